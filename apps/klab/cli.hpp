@@ -1,0 +1,49 @@
+#pragma once
+// The klab CLI's commands. Each returns the process exit code; UsageError escapes to main().
+#include <string>
+#include <vector>
+
+#include "klab/harness/result.hpp"
+#include "klab/harness/runner.hpp"
+
+namespace klab::cli {
+
+struct Common {
+  std::string shape, dtype = "f32", json_path, dist = "normal";
+  bool hot = false, awkward = false, quiet = false;
+  int64_t misalign = 0;
+  uint64_t seed = 0;
+  double noise = 0.01, max_time = 2.0;
+  std::vector<std::string> targets;  // families or variant ids
+};
+
+int cmd_list(const Common& c);
+int cmd_run(const Common& c);
+int cmd_check(const Common& c);
+int cmd_bench(const Common& c);
+int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string& plot);
+int cmd_ceilings(bool remeasure, const std::string& json_path);
+int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md, const std::string& plot,
+               const std::string& readme, const std::string& compare_with, double max_delta_pct);
+
+// table.cpp
+/// The side-by-side table: variant, problem, time, TFLOP/s, GB/s, % ceiling, x baseline, check.
+std::string format_table(const std::vector<Result>& results, bool markdown);
+/// Writes records as a JSON array ("-" = stdout).
+void write_json(const std::vector<Result>& results, const std::string& path);
+std::vector<Result> read_json(const std::string& path);
+
+// progress.cpp
+/// "[3/20] label": rewritten in place on a terminal, plain lines otherwise; to stderr.
+class Progress {
+ public:
+  Progress(int total, bool quiet);
+  ~Progress();
+  void step(const std::string& label);
+
+ private:
+  int total_, done_ = 0;
+  bool tty_, quiet_;
+};
+
+}  // namespace klab::cli

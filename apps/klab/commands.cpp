@@ -1,0 +1,235 @@
+// klab list / run / check / bench / sweep / ceilings.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "apps/klab/cli.hpp"
+#include "kernels/register.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/ceilings.hpp"
+
+namespace klab::cli {
+
+namespace {
+
+struct Selection {
+  const Family* family;
+  std::vector<const Variant*> variants;
+  bool explicit_variant = false;  // the user named variants, not a family
+};
+
+// Families and/or variant ids -> what to run, in registry order. Empty targets: everything.
+std::vector<Selection> select(const std::vector<std::string>& targets) {
+  const Registry& reg = registry();
+  std::vector<Selection> out;
+  if (targets.empty()) {
+    for (const auto& f : reg.families()) {
+      Selection s{&f, {}, false};
+      for (const auto& v : f.ladder) s.variants.push_back(&v);
+      out.push_back(s);
+    }
+    return out;
+  }
+  for (const auto& t : targets) {
+    if (t.find('.') == std::string::npos) {
+      const Family& f = reg.family(t);
+      Selection s{&f, {}, false};
+      for (const auto& v : f.ladder) s.variants.push_back(&v);
+      out.push_back(s);
+    } else {
+      auto [f, v] = reg.variant(t);
+      auto it = std::find_if(out.begin(), out.end(), [&](const Selection& s) { return s.family == f && s.explicit_variant; });
+      if (it == out.end()) out.push_back({f, {v}, true});
+      else it->variants.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::vector<Dist> dists_of(const std::string& d) {
+  if (d == "all") return {Dist::normal, Dist::uniform, Dist::heavy};
+  return {parse_dist(d)};
+}
+
+// Problems for a selection: --shape (validated now, before any GPU work) or the family's own.
+std::vector<Problem> problems_of(const Common& c, const Family& f, bool with_awkward) {
+  if (!c.shape.empty()) return {make_problem(f, c.shape, c.dtype, c.misalign)};
+  std::vector<Problem> ps = f.headline;
+  if (with_awkward) ps.insert(ps.end(), f.awkward.begin(), f.awkward.end());
+  return ps;
+}
+
+// No GPU: a named GPU variant is an error; a family runs its CPU rungs only (said plainly).
+void apply_gpu_policy(std::vector<Selection>& sel, bool allow_cpu_fallback) {
+  const DeviceInfo& d = device_info();
+  if (d.present) return;
+  for (auto& s : sel) {
+    std::vector<const Variant*> cpu;
+    for (const Variant* v : s.variants) {
+      if (v->info.device == Device::cpu) cpu.push_back(v);
+      else if (s.explicit_variant || !allow_cpu_fallback)
+        throw UsageError(v->info.id + " needs a GPU, and there is none: " + d.absent_reason);
+    }
+    s.variants = cpu;
+  }
+}
+
+// Explicit variant + explicit shape that the variant cannot run: an error, with the reason.
+void check_implementable(const std::vector<Selection>& sel, const std::vector<std::vector<Problem>>& problems, const Common& c) {
+  if (c.shape.empty()) return;
+  for (size_t i = 0; i < sel.size(); ++i) {
+    if (!sel[i].explicit_variant) continue;
+    for (const Variant* v : sel[i].variants)
+      for (const Problem& p : problems[i])
+        if (Status st = can_run(*v, p); !st.ok()) throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
+  }
+}
+
+RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist> dists) {
+  RunOptions o;
+  o.check = check;
+  o.bench = bench;
+  o.dists = std::move(dists);
+  o.seed = c.seed;
+  o.bench_cfg.hot = c.hot;
+  o.bench_cfg.target_rel_noise = c.noise;
+  o.bench_cfg.max_time_s = c.max_time;
+  return o;
+}
+
+// Runs selections x problems, prints one table per family, writes JSON; exit 1 on a failed check.
+int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt, bool cpu_fallback) {
+  std::vector<std::vector<Problem>> problems;
+  for (const auto& s : sel) problems.push_back(problems_of(c, *s.family, with_awkward));
+  check_implementable(sel, problems, c);
+  apply_gpu_policy(sel, cpu_fallback);
+  int total = 0;
+  for (size_t i = 0; i < sel.size(); ++i) total += static_cast<int>(sel[i].variants.size() * problems[i].size());
+  if (device_info().present && opt.bench) {
+    // Ceilings first (cached per device), so the progress line is honest about the long step.
+    if (!load_cached_ceilings()) std::cerr << "measuring this device's bandwidth ceilings once (cached at "
+                                           << ceilings_cache_path() << ")\n";
+    ceilings_for_this_device();
+  }
+  Progress progress(total, c.quiet);
+  std::vector<Result> all;
+  bool failed = false;
+  for (size_t i = 0; i < sel.size(); ++i) {
+    std::vector<Result> fam;
+    for (const Problem& p : problems[i])
+      for (const Variant* v : sel[i].variants) {
+        progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)));
+        fam.push_back(run_variant(*sel[i].family, *v, p, opt));
+        const Result& r = fam.back();
+        failed |= r.status == "error" || (r.checked && !r.check.passed);
+      }
+    attach_baselines(fam);
+    if (!fam.empty()) {
+      std::cout << "\n## " << sel[i].family->name << " — " << sel[i].family->summary << "\n";
+      std::cout << format_table(fam, false);
+    }
+    all.insert(all.end(), fam.begin(), fam.end());
+  }
+  if (!c.json_path.empty()) write_json(all, c.json_path);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_list(const Common& c) {
+  for (const auto& s : select(c.targets)) {
+    const Family& f = *s.family;
+    std::string dims;
+    for (const auto& d : f.dims) dims += (dims.empty() ? "" : ",") + d;
+    std::cout << f.name << "  (" << dims << ")  " << f.summary << "\n";
+    for (const Variant* v : s.variants) {
+      std::string dt;
+      for (DType t : v->info.dtypes) dt += (dt.empty() ? "" : ",") + std::string(dtype_name(t));
+      std::cout << fmt::format("  {:<40} {:<4} {:<9} {:<10} {}{}\n", v->info.id,
+                               v->info.device == Device::gpu ? "gpu" : "cpu",
+                               v->info.min_sm ? "sm_" + std::to_string(v->info.min_sm) : "-", dt,
+                               v->info.summary, v->info.baseline ? "  [baseline]" : "");
+    }
+  }
+  return 0;
+}
+
+int cmd_run(const Common& c) {
+  const DeviceInfo& d = device_info();
+  if (!d.present)
+    std::cout << "No GPU here (" << d.absent_reason << "): running the CPU variants only.\n";
+  else
+    std::cout << "Device: " << d.name << ", " << d.sm_count << " SMs, sm_" << d.sm() << ", driver " << d.driver << "\n";
+  return execute(c, select(c.targets), false, options_of(c, true, true, {Dist::normal}), true);
+}
+
+int cmd_check(const Common& c) {
+  return execute(c, select(c.targets), c.awkward || c.shape.empty(), options_of(c, true, false, dists_of(c.dist)), true);
+}
+
+int cmd_bench(const Common& c) {
+  if (c.targets.empty()) throw UsageError("bench needs a family or variant (see `klab list`)");
+  return execute(c, select(c.targets), false, options_of(c, true, true, dists_of(c.dist == "all" ? "normal" : c.dist)), true);
+}
+
+int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string& plot) {
+  if (c.targets.size() != 1 || c.targets[0].find('.') == std::string::npos)
+    throw UsageError("sweep takes exactly one variant id (see `klab list`)");
+  auto [f, v] = registry().variant(c.targets[0]);
+  if (!v->info.sweepable) throw UsageError(v->info.id + " has no block-size knob to sweep");
+  for (int b : blocks)
+    if (b < 32 || b > 1024 || b % 32 != 0) throw UsageError("block sizes must be multiples of 32 in [32, 1024], got " + std::to_string(b));
+  const Problem p = c.shape.empty() ? f->headline.front() : make_problem(*f, c.shape, c.dtype, c.misalign);
+  if (Status st = can_run(*v, p); !st.ok()) throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
+  if (v->info.device == Device::gpu && !device_info().present)
+    throw UsageError(v->info.id + " needs a GPU, and there is none: " + device_info().absent_reason);
+  RunOptions opt = options_of(c, true, true, {Dist::normal});
+  if (device_info().present) ceilings_for_this_device();
+  Progress progress(static_cast<int>(blocks.size()), c.quiet);
+  std::vector<Result> all;
+  bool failed = false;
+  for (int b : blocks) {
+    progress.step(v->info.id + " block=" + std::to_string(b));
+    opt.block_threads = b;
+    all.push_back(run_variant(*f, *v, p, opt));
+    failed |= all.back().status == "error" || (all.back().checked && !all.back().check.passed);
+  }
+  std::cout << "\n## sweep " << v->info.id << " " << p.str() << "\n" << format_table(all, false);
+  if (!c.json_path.empty()) write_json(all, c.json_path);
+  if (!plot.empty()) {
+    if (c.json_path.empty() || c.json_path == "-") throw UsageError("--plot needs --json FILE (the plot is drawn from it)");
+    cmd_report({c.json_path}, "", plot, "", "", 0);
+  }
+  return failed ? 1 : 0;
+}
+
+int cmd_ceilings(bool remeasure, const std::string& json_path) {
+  const DeviceInfo& d = device_info();
+  if (!d.present) throw UsageError("ceilings needs a GPU, and there is none: " + d.absent_reason);
+  std::optional<Ceilings> c = remeasure ? std::nullopt : load_cached_ceilings();
+  const bool cached = c.has_value();
+  if (!c) {
+    std::cerr << "measuring ceilings on " << d.name << "...\n";
+    c = measure_ceilings(BenchConfig{});
+    save_ceilings(*c);
+  }
+  std::cout << "Ceilings of " << c->device << (cached ? " (cached " : " (measured ") << c->timestamp << ", "
+            << ceilings_cache_path() << ")\n";
+  std::cout << fmt::format("{:<10} {:>12} {:>12} {:>8}  {}\n", "ceiling", "measured", "datasheet", "% ds", "how");
+  for (const auto& i : c->items)
+    std::cout << fmt::format("{:<10} {:>8.0f} {:<4} {:>8.0f} {:<4}{:>7.1f}%  {}\n", i.name, i.value, i.unit, i.datasheet,
+                             i.unit, i.datasheet > 0 ? 100 * i.value / i.datasheet : 0.0, i.how);
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& i : c->items)
+      items.push_back({{"name", i.name}, {"unit", i.unit}, {"value", i.value}, {"datasheet", i.datasheet}, {"how", i.how}});
+    nlohmann::json j = {{"device", c->device}, {"timestamp", c->timestamp}, {"ceilings", items}};
+    j.update(machine_json());
+    out << j.dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace klab::cli

@@ -1,0 +1,102 @@
+// klab: check and benchmark GPU kernel ladders. Usage errors: one line, exit 2, before GPU work.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "apps/klab/cli.hpp"
+#include "klab/core/errors.hpp"
+
+namespace {
+
+void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = false) {
+  auto* t = cmd->add_option("targets", c.targets, "families or variant ids (see `klab list`)");
+  if (targets_required) t->required();
+  cmd->add_option("--shape", c.shape, "problem dimensions, e.g. n=1048576 or m=4096,n=4096,k=4096");
+  cmd->add_option("--dtype", c.dtype, "f32, f16, bf16, e4m3, e5m2");
+  cmd->add_option("--misalign", c.misalign, "shift every base pointer by this many elements");
+  cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)");
+  cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
+  cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
+  cmd->add_flag("--quiet", c.quiet, "no progress line");
+}
+
+void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {
+  cmd->add_flag("--hot", c.hot, "hot L2: no flush, no rotation (labelled 'hot')");
+  cmd->add_option("--noise", c.noise, "target relative noise (MAD-based) before stopping");
+  cmd->add_option("--max-time", c.max_time, "wall-clock cap per benchmark, seconds");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"klab — a kernel engineering lab: ladders of GPU kernels, checked and measured honestly"};
+  app.require_subcommand(1);
+  klab::cli::Common c;
+
+  auto* list = app.add_subcommand("list", "families and their ladders");
+  list->add_option("targets", c.targets, "families to list");
+
+  auto* run = app.add_subcommand("run", "check and benchmark every family at its headline shapes");
+  add_common(run, c);
+  add_bench_opts(run, c);
+
+  auto* check = app.add_subcommand("check", "check variants against the fp64 reference (headline + awkward shapes)");
+  add_common(check, c);
+  check->add_flag("--awkward", c.awkward, "with --shape: add the family's awkward shapes");
+  c.dist = "normal";
+
+  auto* bench = app.add_subcommand("bench", "check once, then benchmark");
+  add_common(bench, c, true);
+  add_bench_opts(bench, c);
+
+  std::vector<int> blocks{32, 64, 128, 256, 512, 1024};
+  std::string sweep_plot;
+  auto* sweep = app.add_subcommand("sweep", "block-size sweep of one variant");
+  add_common(sweep, c, true);
+  add_bench_opts(sweep, c);
+  sweep->add_option("--blocks", blocks, "block sizes (multiples of 32, 32..1024)")->delimiter(',');
+  sweep->add_option("--plot", sweep_plot, "also plot the sweep (PNG or SVG; needs --json)");
+
+  bool remeasure = false;
+  std::string ceil_json;
+  auto* ceilings = app.add_subcommand("ceilings", "measure (or show cached) bandwidth and compute ceilings");
+  ceilings->add_flag("--remeasure", remeasure, "ignore the cache");
+  ceilings->add_option("--json", ceil_json, "also write them as JSON");
+
+  std::vector<std::string> report_in;
+  std::string report_md, report_plot, report_readme, compare_with;
+  double max_delta = 2.0;
+  auto* report = app.add_subcommand("report", "markdown tables and plots from result JSONs");
+  report->add_option("inputs", report_in, "result JSON files or folders")->required();
+  report->add_option("--md", report_md, "write the markdown here (default: stdout)");
+  report->add_option("--plot", report_plot, "plot file (.png or .svg)");
+  report->add_option("--readme", report_readme, "replace the <!-- klab:results --> section of this README");
+  report->add_option("--compare", compare_with, "compare medians with these results");
+  report->add_option("--max-delta", max_delta, "with --compare: fail when a median moves more than this %");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "klab: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  try {
+    if (*list) return klab::cli::cmd_list(c);
+    if (*run) return klab::cli::cmd_run(c);
+    if (*check) return klab::cli::cmd_check(c);
+    if (*bench) return klab::cli::cmd_bench(c);
+    if (*sweep) return klab::cli::cmd_sweep(c, blocks, sweep_plot);
+    if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
+    if (*report) return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with, max_delta);
+  } catch (const klab::UsageError& e) {
+    std::cerr << "klab: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "klab: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,110 @@
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "apps/klab/cli.hpp"
+#include "klab/core/errors.hpp"
+
+namespace klab::cli {
+
+namespace {
+
+std::string check_cell(const Result& r) {
+  if (r.status == "skipped") return "skipped: " + r.reason;
+  if (r.status == "error") return "ERROR: " + r.reason;
+  if (!r.checked) return "-";
+  return r.check.passed ? "pass" : r.check.summary();
+}
+
+std::vector<std::string> row(const Result& r) {
+  std::string problem = r.problem.shape.str() + " " + std::string(dtype_name(r.problem.dtype));
+  if (r.problem.misalign) problem += " +" + std::to_string(r.problem.misalign);
+  if (r.block_threads) problem += " block=" + std::to_string(r.block_threads);
+  std::vector<std::string> c{r.variant + (r.baseline_variant ? " (baseline)" : ""), problem};
+  if (r.timed) {
+    c.push_back(fmt::format("{:.4f}", r.timing.stats.median));
+    c.push_back(fmt::format("{:.1f}%", 100 * r.timing.stats.rel_noise));
+    c.push_back(fmt::format("{:.2f}", r.tflops));
+    c.push_back(fmt::format("{:.0f}", r.gbps));
+    c.push_back(r.ceiling.name.empty() ? "-" : fmt::format("{:.1f}% {}", r.ceiling.pct, r.ceiling.name));
+    c.push_back(r.baseline.id.empty() ? "-" : fmt::format("{:.2f}x", r.baseline.speedup));
+    c.push_back(r.timing.throttled_samples ? fmt::format("{}-{} MHz (throttled)", r.timing.sm_clock_min_mhz, r.timing.sm_clock_max_mhz)
+                                           : (r.timing.sm_clock_max_mhz ? fmt::format("{}-{}", r.timing.sm_clock_min_mhz, r.timing.sm_clock_max_mhz) : "-"));
+  } else {
+    for (int i = 0; i < 7; ++i) c.push_back("-");
+  }
+  c.push_back(check_cell(r));
+  return c;
+}
+
+}  // namespace
+
+std::string format_table(const std::vector<Result>& results, bool markdown) {
+  const std::vector<std::string> head{"variant", "problem", "median ms", "noise", "TFLOP/s", "GB/s",
+                                      "% ceiling", "x baseline", "SM MHz", "check"};
+  std::vector<std::vector<std::string>> rows{head};
+  for (const auto& r : results) rows.push_back(row(r));
+  std::vector<size_t> w(head.size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  std::string out;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const auto& r = rows[k];
+    if (markdown) {
+      out += "|";
+      for (size_t i = 0; i < r.size(); ++i) out += " " + r[i] + " |";
+      out += "\n";
+      if (k == 0) {
+        out += "|";
+        for (size_t i = 0; i < r.size(); ++i) out += i >= 2 && i <= 7 ? "---:|" : "---|";
+        out += "\n";
+      }
+    } else {
+      for (size_t i = 0; i < r.size(); ++i) {
+        const bool right = i >= 2 && i <= 8;
+        out += right ? fmt::format("{:>{}}", r[i], w[i]) : fmt::format("{:<{}}", r[i], w[i]);
+        out += i + 1 < r.size() ? "  " : "";
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+void write_json(const std::vector<Result>& results, const std::string& path) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& r : results) arr.push_back(to_json(r));
+  if (path == "-") {
+    std::cout << arr.dump(1) << "\n";
+    return;
+  }
+  std::ofstream out(path);
+  if (!out) throw UsageError("cannot write " + path);
+  out << arr.dump(1) << "\n";
+}
+
+std::vector<Result> read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read " + path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw UsageError(path + " is not valid JSON: " + std::string(e.what()));
+  }
+  std::vector<Result> out;
+  try {
+    if (j.is_array())
+      for (const auto& e : j) out.push_back(result_from_json(e));
+    else
+      out.push_back(result_from_json(j));
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(path + " is not a klab result file: " + std::string(e.what()));
+  }
+  return out;
+}
+
+}  // namespace klab::cli

@@ -1,0 +1,27 @@
+// The elementwise ladders, in order. Adding a rung: one file plus one line per family here.
+#include "kernels/elementwise/family.hpp"
+#include "kernels/register.hpp"
+
+namespace klab {
+
+void register_elementwise(Registry& r) {
+  using namespace elementwise;
+  const std::pair<Family (*)(), Op> families[] = {
+      {make_vector_add, Op::add}, {make_saxpy, Op::saxpy}, {make_relu, Op::relu}, {make_grayscale, Op::grayscale}};
+  for (const auto& [make, op] : families) {
+    Family f = make();
+    f.ladder = {
+        cpu_v00(op),
+#if KLAB_HAS_CUDA
+        gpu_v01_naive(op),
+        gpu_v02_grid_stride(op),
+        gpu_v03_vectorized(op),
+        gpu_v04_vectorized_ilp(op),
+        gpu_baseline_cub(op),
+#endif
+    };
+    r.add(std::move(f));
+  }
+}
+
+}  // namespace klab

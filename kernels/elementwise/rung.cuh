@@ -1,0 +1,49 @@
+#pragma once
+// Shared plumbing of the elementwise rungs: binding buffers to kernel arguments per op.
+#include <string>
+
+#include "kernels/elementwise/family.hpp"
+#include "kernels/elementwise/ops.cuh"
+#include "klab/core/cuda_check.hpp"
+#include "klab/device/dispatch.cuh"
+#include "klab/device/launch.hpp"
+
+namespace klab::elementwise {
+
+inline constexpr int kDefaultBlock = 256;
+
+/// Calls fn(op_functor, MapArgs<T, kIn>) for the map ops (add, saxpy, relu) in the problem's dtype.
+template <class Fn>
+void with_map_args(Op op, const Problem& p, Buffers& b, Fn&& fn) {
+  device::dispatch_float(p.dtype, [&]<class T>() {
+    const int64_t n = p.dim("n");
+    switch (op) {
+      case Op::add: fn(AddOp{}, MapArgs<T, 2>{{b.ptr<T>("a"), b.ptr<T>("b")}, b.ptr<T>("out"), n}); break;
+      case Op::saxpy: fn(SaxpyOp{kSaxpyAlpha}, MapArgs<T, 2>{{b.ptr<T>("x"), b.ptr<T>("y")}, b.ptr<T>("y"), n}); break;
+      case Op::relu: fn(ReluOp{}, MapArgs<T, 1>{{b.ptr<T>("x")}, b.ptr<T>("out"), n}); break;
+      case Op::grayscale: throw Error("grayscale is not a map op");
+    }
+  });
+}
+
+/// A GPU rung of `op`'s family; dtypes follow the family (grayscale: f32 only).
+inline Variant gpu_variant(Op op, const std::string& rung, const std::string& summary,
+                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+  Variant v;
+  v.info.id = std::string(op_family(op)) + "." + rung;
+  v.info.summary = summary;
+  v.info.min_sm = 70;
+  v.info.dtypes = op == Op::grayscale ? std::vector<DType>{DType::f32}
+                                      : std::vector<DType>{DType::f32, DType::bf16};
+  v.info.device = Device::gpu;
+  v.info.sweepable = true;
+  v.launch = std::move(launch);
+  return v;
+}
+
+inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+
+/// The grid-stride launcher (v02); the vectorised rungs fall back to it for misaligned pointers.
+void launch_grid_stride(Op op, const Problem& p, Buffers& b, const LaunchArgs& args);
+
+}  // namespace klab::elementwise

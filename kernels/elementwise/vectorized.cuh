@@ -1,0 +1,99 @@
+#pragma once
+// The 16-byte vectorised kernels behind v03 (kUnroll = 1) and v04 (kUnroll = 4).
+#include "kernels/elementwise/rung.cuh"
+#include "klab/device/vec.cuh"
+
+namespace klab::elementwise {
+
+/// Each thread moves kUnroll 16-byte vectors per input per iteration: all loads are issued
+/// before the first use, so kUnroll x 16 bytes per input are in flight per thread.
+template <int kUnroll, class Op, class T, int kIn>
+__global__ void vectorized_map(Op op, MapArgs<T, kIn> a) {
+  using V = device::Vec16<T>;
+  constexpr int kN = V::kN;
+  const int64_t n_vec = a.n / kN;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t j = tid;
+  for (; j + (kUnroll - 1) * stride < n_vec; j += kUnroll * stride) {
+    V in[kIn][kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int k = 0; k < kIn; ++k) in[k][u] = device::load16_stream(a.in[k] + (j + u * stride) * kN);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      V out;
+#pragma unroll
+      for (int e = 0; e < kN; ++e) {
+        if constexpr (kIn == 1) out.v[e] = device::from_float<T>(op(device::to_float(in[0][u].v[e])));
+        else out.v[e] = device::from_float<T>(op(device::to_float(in[0][u].v[e]), device::to_float(in[1][u].v[e])));
+      }
+      device::store16(a.out + (j + u * stride) * kN, out);
+    }
+  }
+  for (; j < n_vec; j += stride) {  // remainder of whole vectors
+    V in[kIn];
+#pragma unroll
+    for (int k = 0; k < kIn; ++k) in[k] = device::load16_stream(a.in[k] + j * kN);
+    V out;
+#pragma unroll
+    for (int e = 0; e < kN; ++e) {
+      if constexpr (kIn == 1) out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
+      else out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
+    }
+    device::store16(a.out + j * kN, out);
+  }
+  const int64_t tail = n_vec * kN + tid;  // the last n % kN elements, one per thread
+  if (tail < a.n) a.out[tail] = apply_at(op, a, tail);
+}
+
+/// Four pixels per step: three 16-byte loads of interleaved RGB, one 16-byte store.
+template <int kUnroll>
+__global__ void vectorized_gray(const float* __restrict__ rgb, float* __restrict__ out, int64_t n) {
+  const int64_t n_quads = n / 4;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  auto do_quads = [&]<int kCount>(int64_t j0) {
+    float4 in[kCount][3];
+#pragma unroll
+    for (int u = 0; u < kCount; ++u)
+#pragma unroll
+      for (int c = 0; c < 3; ++c) in[u][c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * (j0 + u * stride)) + c);
+#pragma unroll
+    for (int u = 0; u < kCount; ++u) {
+      const float* f = reinterpret_cast<const float*>(in[u]);
+      const float4 g = make_float4(gray(f[0], f[1], f[2]), gray(f[3], f[4], f[5]), gray(f[6], f[7], f[8]),
+                                   gray(f[9], f[10], f[11]));
+      *reinterpret_cast<float4*>(out + 4 * (j0 + u * stride)) = g;
+    }
+  };
+  int64_t j = tid;
+  for (; j + (kUnroll - 1) * stride < n_quads; j += kUnroll * stride) do_quads.template operator()<kUnroll>(j);
+  for (; j < n_quads; j += stride) do_quads.template operator()<1>(j);
+  const int64_t tail = n_quads * 4 + tid;
+  if (tail < n) out[tail] = gray(rgb[3 * tail], rgb[3 * tail + 1], rgb[3 * tail + 2]);
+}
+
+/// Vectorised launch when every pointer is 16-byte aligned; otherwise the grid-stride path.
+template <int kUnroll>
+void launch_vectorized(Op op, const Problem& p, Buffers& b, const LaunchArgs& args) {
+  for (const auto& t : b.tensors)
+    if (!device::aligned16(t.data)) return launch_grid_stride(op, p, b, args);
+  const int block = device::block_or(args.block_threads, kDefaultBlock);
+  const int64_t n = p.dim("n");
+  if (op == Op::grayscale) {
+    const unsigned grid = device::grid_full_wave(device::ceil_div(n, 4 * kUnroll), block);
+    vectorized_gray<kUnroll><<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
+  } else {
+    with_map_args(op, p, b, [&](auto f, auto a) {
+      using T = std::remove_pointer_t<decltype(a.out)>;
+      constexpr int kN = device::Vec16<T>::kN;
+      const unsigned grid = device::grid_full_wave(std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
+      vectorized_map<kUnroll><<<grid, block, 0, stream_of(args)>>>(f, a);
+    });
+  }
+  KLAB_CHECK_LAUNCH();
+}
+
+}  // namespace klab::elementwise

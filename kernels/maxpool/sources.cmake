@@ -1,0 +1,1 @@
+klab_family(maxpool HOST register.cpp)

@@ -1,0 +1,1 @@
+klab_family(reduction HOST register.cpp)

@@ -1,0 +1,16 @@
+#pragma once
+// One registration function per kernel folder; register_all() calls them in course order.
+#include "klab/harness/registry.hpp"
+
+namespace klab {
+
+void register_elementwise(Registry& r);
+void register_maxpool(Registry& r);
+void register_transpose(Registry& r);
+void register_reduction(Registry& r);  // sum reduction and row softmax
+void register_sgemm(Registry& r);
+
+/// Every family klab knows, in the order of the course.
+Registry& registry();
+
+}  // namespace klab

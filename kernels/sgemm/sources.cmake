@@ -1,0 +1,1 @@
+klab_family(sgemm HOST register.cpp)

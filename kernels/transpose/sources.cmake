@@ -1,0 +1,1 @@
+klab_family(transpose HOST register.cpp)

@@ -1,0 +1,41 @@
+#include <chrono>
+
+#include "klab/harness/bench.hpp"
+
+namespace klab {
+
+bool bench_should_stop(const std::vector<double>& samples_ms, double measured_s, double wall_s,
+                       const BenchConfig& cfg, bool* converged) {
+  const int n = static_cast<int>(samples_ms.size());
+  if (n >= cfg.min_samples && measured_s >= cfg.min_time_s &&
+      summarize(samples_ms).rel_noise <= cfg.target_rel_noise) {
+    *converged = true;
+    return true;
+  }
+  *converged = false;
+  // Hard stops; never fewer than 3 samples, so that a median exists.
+  return n >= 3 && (n >= cfg.max_samples || wall_s >= cfg.max_time_s);
+}
+
+Timing bench_cpu(const std::function<void()>& run, const BenchConfig& cfg) {
+  using clock = std::chrono::steady_clock;
+  Timing t;
+  t.mode = "cpu";
+  const auto w0 = clock::now();
+  for (int i = 0; i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s; ++i) run();
+  const auto start = clock::now();
+  double measured = 0;
+  for (;;) {
+    const auto a = clock::now();
+    run();
+    const double ms = std::chrono::duration<double, std::milli>(clock::now() - a).count();
+    t.samples_ms.push_back(ms);
+    measured += ms / 1e3;
+    const double wall = std::chrono::duration<double>(clock::now() - start).count();
+    if (bench_should_stop(t.samples_ms, measured, wall, cfg, &t.converged)) break;
+  }
+  t.stats = summarize(t.samples_ms);
+  return t;
+}
+
+}  // namespace klab

@@ -1,0 +1,43 @@
+#pragma once
+// Measured hardware ceilings (bandwidth, later FLOP rates), cached per device.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "klab/harness/bench.hpp"
+
+namespace klab {
+
+struct Ceiling {
+  std::string name;    ///< "copy", "read", "write", "fp32", "bf16_tc", ...
+  std::string unit;    ///< "GB/s" or "TFLOP/s"
+  double value = 0;    ///< measured
+  double datasheet = 0;  ///< vendor figure for this device, 0 when unknown
+  std::string how;     ///< what was timed
+};
+
+struct Ceilings {
+  std::string device;     ///< device name + PCI bus id it was measured on
+  std::string timestamp;
+  std::vector<Ceiling> items;
+  const Ceiling* find(std::string_view name) const;
+};
+
+/// A probe measures one ceiling; more register themselves in ceiling_probes() (roofline issue).
+using CeilingProbe = std::function<Ceiling(const BenchConfig&)>;
+std::vector<CeilingProbe>& ceiling_probes();
+
+/// Runs every probe on the GPU. Throws Error when there is no GPU.
+Ceilings measure_ceilings(const BenchConfig& cfg);
+/// Cache file: $KLAB_CACHE_DIR or ~/.cache/klab, one file per device name and bus id.
+std::string ceilings_cache_path();
+std::optional<Ceilings> load_cached_ceilings();
+void save_ceilings(const Ceilings& c);
+/// Cached ceilings, or measured now (and cached) when none exist for this device.
+const Ceilings& ceilings_for_this_device();
+
+/// Datasheet memory bandwidth in GB/s for known device names (0 when unknown).
+double datasheet_bandwidth_gbps(const std::string& device_name);
+
+}  // namespace klab

@@ -1,0 +1,100 @@
+#pragma once
+// A family is one operation (vector add, transpose, sgemm, ...); a variant is one rung of its
+// ladder. Families plug into the harness; the harness never includes a family.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "klab/harness/buffers.hpp"
+#include "klab/harness/problem.hpp"
+
+struct CUstream_st;
+
+namespace klab {
+
+using Stream = CUstream_st*;  ///< cudaStream_t without the CUDA headers (nullptr on the CPU).
+
+enum class Device : uint8_t { cpu, gpu };
+
+/// ok, or the reason a variant cannot run a problem.
+struct Status {
+  std::string reason;  ///< empty when ok
+  bool ok() const { return reason.empty(); }
+  static Status yes() { return {}; }
+  static Status no(std::string why) { return {std::move(why)}; }
+};
+
+/// Launch-time knobs a sweep may set; 0 means "the rung's own default".
+struct LaunchArgs {
+  Stream stream = nullptr;
+  int block_threads = 0;
+};
+
+struct VariantInfo {
+  std::string id;       ///< "sgemm.v05_2d_blocktile"
+  std::string summary;  ///< one line: what this rung adds
+  int min_sm = 0;       ///< e.g. 90 for sm_90; 0 for CPU variants
+  std::vector<DType> dtypes;
+  bool baseline = false;  ///< vendor library (cuBLAS, cuDNN, OpenBLAS, ...)
+  Device device = Device::gpu;
+  bool sweepable = false;  ///< honours LaunchArgs::block_threads
+};
+
+struct Variant {
+  VariantInfo info;
+  /// Empty means "every problem of a supported dtype".
+  std::function<Status(const Problem&)> can_implement;
+  /// Enqueues the work: no allocation, no synchronisation.
+  std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch;
+};
+
+/// Minimal work: each input read once, each output written once.
+struct Counts {
+  double flops = 0;
+  double bytes = 0;
+};
+
+/// Pass when, element by element, |out - ref| <= atol + rtol * |ref| + mtol * magnitude, and the
+/// relative L2 error over the whole output is <= max_rel_l2. `magnitude` is the reference's sum
+/// of |terms| (the quantity floating-point error bounds scale with, e.g. sum_k |a_ik b_kj| in a
+/// GEMM). Each family says why its numbers are what they are.
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+  double mtol = 0;
+  double max_rel_l2 = 0;
+};
+
+/// One fp64 reference output; `magnitude` is optional (empty: not used).
+struct RefOutput {
+  std::vector<double> value;
+  std::vector<double> magnitude;
+};
+/// Reference outputs, by output tensor name.
+using Reference = std::map<std::string, RefOutput>;
+
+struct Family {
+  std::string name;
+  std::string summary;
+  std::vector<std::string> dims;  ///< required dimension names, in display order
+  std::vector<DType> dtypes;      ///< dtypes any rung takes
+  /// Which measured ceiling bounds this family: "copy", "read", "write", "fp32", "bf16_tc", ...
+  std::string ceiling;
+
+  /// Semantic checks beyond the generic ones (required dims, positive); throws UsageError.
+  std::function<void(const Problem&)> validate;
+  std::function<std::vector<TensorSpec>(const Problem&)> tensors;
+  /// Computes every output from the host inputs with fp64 accumulation.
+  std::function<void(const Problem&, const Buffers&, Reference&)> reference;
+  std::function<Counts(const Problem&)> counts;
+  std::function<Tolerance(const Problem&)> tolerance;
+
+  std::vector<Problem> headline;  ///< shapes that matter for speed
+  std::vector<Problem> awkward;   ///< shapes that break careless kernels
+  std::vector<Variant> ladder;    ///< in ladder order, baselines included
+
+  const Variant* find(std::string_view id) const;
+};
+
+}  // namespace klab

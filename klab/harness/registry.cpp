@@ -1,0 +1,81 @@
+#include "klab/harness/registry.hpp"
+
+#include <algorithm>
+
+#include "klab/core/errors.hpp"
+
+namespace klab {
+
+void Registry::add(Family family) {
+  KLAB_CHECK(!family.name.empty(), "family without a name");
+  for (const auto& v : family.ladder)
+    KLAB_CHECK(v.info.id.rfind(family.name + ".", 0) == 0,
+               "variant " + v.info.id + " does not start with '" + family.name + ".'");
+  families_.push_back(std::move(family));
+}
+
+const Family& Registry::family(std::string_view name) const {
+  std::string known;
+  for (const auto& f : families_) {
+    if (f.name == name) return f;
+    known += (known.empty() ? "" : ", ") + f.name;
+  }
+  throw UsageError("unknown family '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::pair<const Family*, const Variant*> Registry::variant(std::string_view id) const {
+  const size_t dot = id.find('.');
+  if (dot == std::string_view::npos)
+    throw UsageError("'" + std::string(id) + "' is not a variant id (expected family.vNN_name; see `klab list`)");
+  const Family& f = family(id.substr(0, dot));
+  if (const Variant* v = f.find(id)) return {&f, v};
+  throw UsageError("unknown variant '" + std::string(id) + "' (see `klab list " + f.name + "`)");
+}
+
+void validate_problem(const Family& f, const Problem& p) {
+  for (const auto& d : f.dims)
+    if (!p.shape.has(d))
+      throw UsageError(f.name + ": shape '" + p.shape.str() + "' lacks dimension '" + d + "'");
+  for (const auto& [name, v] : p.shape.dims) {
+    if (std::find(f.dims.begin(), f.dims.end(), name) == f.dims.end()) {
+      std::string all;
+      for (const auto& d : f.dims) all += (all.empty() ? "" : ",") + d;
+      throw UsageError(f.name + ": unknown dimension '" + name + "' (expected " + all + ")");
+    }
+    if (v <= 0) throw UsageError(f.name + ": dimension " + name + " must be positive");
+  }
+  if (std::find(f.dtypes.begin(), f.dtypes.end(), p.dtype) == f.dtypes.end())
+    throw UsageError(f.name + " does not take dtype " + std::string(dtype_name(p.dtype)));
+  if (p.misalign < 0) throw UsageError("misalign must be >= 0");
+  if (f.validate) f.validate(p);
+  // Element counts and byte sizes must fit comfortably in int64 (tensors() uses checked math).
+  for (const auto& t : f.tensors(p))
+    checked_product({t.numel, dtype_size(t.dtype)}, f.name + " tensor " + t.name);
+}
+
+Problem make_problem(const Family& f, std::string_view shape_text, std::string_view dtype_text,
+                     int64_t misalign) {
+  Problem p;
+  p.family = f.name;
+  p.shape = parse_shape(shape_text);
+  p.dtype = parse_dtype(dtype_text);
+  p.misalign = misalign;
+  // Reorder dims into the family's display order.
+  Shape ordered;
+  for (const auto& d : f.dims)
+    if (p.shape.has(d)) ordered.dims.emplace_back(d, p.shape.at(d));
+  for (const auto& kv : p.shape.dims)
+    if (!ordered.has(kv.first)) ordered.dims.push_back(kv);
+  p.shape = ordered;
+  validate_problem(f, p);
+  return p;
+}
+
+Status can_run(const Variant& v, const Problem& p) {
+  if (std::find(v.info.dtypes.begin(), v.info.dtypes.end(), p.dtype) == v.info.dtypes.end())
+    return Status::no(v.info.id + " does not take dtype " + std::string(dtype_name(p.dtype)));
+  if (v.can_implement) return v.can_implement(p);
+  return Status::yes();
+}
+
+}  // namespace klab

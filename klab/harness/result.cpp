@@ -1,0 +1,151 @@
+#include "klab/harness/result.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "klab/build_info.hpp"
+
+namespace klab {
+
+using nlohmann::json;
+
+std::string now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+json machine_json() {
+  const DeviceInfo& d = device_info();
+  json dev = {{"present", d.present}};
+  if (d.present) {
+    dev.update({{"name", d.name},
+                {"sm_count", d.sm_count},
+                {"cc", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                {"l2_bytes", d.l2_bytes},
+                {"memory_bytes", d.global_mem_bytes},
+                {"driver", d.driver},
+                {"cuda_runtime", d.cuda_runtime},
+                {"cuda_driver", d.cuda_driver},
+                {"max_sm_clock_mhz", d.max_sm_clock_mhz},
+                {"pci_bus_id", d.pci_bus_id}});
+  } else {
+    dev["absent_reason"] = d.absent_reason;
+  }
+  return {{"device", dev},
+          {"build", {{"git_sha", build::kGitSha},
+                     {"type", build::kBuildType},
+                     {"cxx_flags", build::kCxxFlags},
+                     {"cuda_flags", build::kCudaFlags},
+                     {"cuda_archs", build::kCudaArchs}}}};
+}
+
+json to_json(const Result& r) {
+  json j = {{"variant", r.variant},
+            {"family", r.family},
+            {"problem", r.problem.shape.str()},
+            {"dtype", std::string(dtype_name(r.problem.dtype))},
+            {"misalign", r.problem.misalign},
+            {"device_kind", r.device_kind},
+            {"baseline_variant", r.baseline_variant},
+            {"status", r.status},
+            {"timestamp", r.timestamp},
+            {"flops", r.counts.flops},
+            {"bytes", r.counts.bytes}};
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  if (r.block_threads) j["block_threads"] = r.block_threads;
+  if (r.checked) {
+    json mism = json::array();
+    for (const auto& m : r.check.first)
+      mism.push_back({{"tensor", m.tensor}, {"index", m.index}, {"got", m.got}, {"want", m.want}});
+    j["check"] = {{"passed", r.check.passed},   {"max_abs", r.check.max_abs},
+                  {"max_rel", r.check.max_rel}, {"rel_l2", r.check.rel_l2},
+                  {"nan", r.check.nan},         {"unwritten", r.check.unwritten},
+                  {"bad", r.check.bad},         {"first_mismatches", mism}};
+  }
+  if (r.timed) {
+    const auto& s = r.timing.stats;
+    j.update({{"mode", r.timing.mode},
+              {"samples_ms", r.timing.samples_ms},
+              {"median_ms", s.median},
+              {"p10_ms", s.p10},
+              {"p90_ms", s.p90},
+              {"mean_ms", s.mean},
+              {"rel_noise", s.rel_noise},
+              {"converged", r.timing.converged},
+              {"rotation_sets", r.timing.rotation_sets},
+              {"sm_clock_mhz", {r.timing.sm_clock_min_mhz, r.timing.sm_clock_max_mhz}},
+              {"throttled_samples", r.timing.throttled_samples},
+              {"throttled", r.timing.throttled_samples > 0},
+              {"tflops", r.tflops},
+              {"gbps", r.gbps}});
+    if (!r.ceiling.name.empty())
+      j["ceiling"] = {{"name", r.ceiling.name}, {"unit", r.ceiling.unit}, {"value", r.ceiling.value},
+                      {"datasheet", r.ceiling.datasheet}, {"pct", r.ceiling.pct}};
+    if (!r.baseline.id.empty())
+      j["baseline"] = {{"id", r.baseline.id}, {"speedup", r.baseline.speedup}};
+  }
+  j.update(machine_json());
+  return j;
+}
+
+Result result_from_json(const json& j) {
+  Result r;
+  r.variant = j.at("variant");
+  r.family = j.at("family");
+  r.problem.family = r.family;
+  r.problem.shape = parse_shape(j.at("problem").get<std::string>());
+  r.problem.dtype = parse_dtype(j.at("dtype").get<std::string>());
+  r.problem.misalign = j.value("misalign", 0);
+  r.device_kind = j.value("device_kind", "gpu");
+  r.baseline_variant = j.value("baseline_variant", false);
+  r.status = j.value("status", "ok");
+  r.reason = j.value("reason", "");
+  r.timestamp = j.value("timestamp", "");
+  r.counts.flops = j.value("flops", 0.0);
+  r.counts.bytes = j.value("bytes", 0.0);
+  r.block_threads = j.value("block_threads", 0);
+  if (j.contains("check")) {
+    const auto& c = j["check"];
+    r.checked = true;
+    r.check.passed = c.at("passed");
+    r.check.max_abs = c.value("max_abs", 0.0);
+    r.check.max_rel = c.value("max_rel", 0.0);
+    r.check.rel_l2 = c.value("rel_l2", 0.0);
+    r.check.nan = c.value("nan", 0);
+    r.check.unwritten = c.value("unwritten", 0);
+    r.check.bad = c.value("bad", 0);
+    for (const auto& m : c.value("first_mismatches", json::array()))
+      r.check.first.push_back({m.at("tensor"), m.at("index"), m.at("got"), m.at("want")});
+  }
+  if (j.contains("median_ms")) {
+    r.timed = true;
+    r.timing.mode = j.value("mode", "cold");
+    r.timing.samples_ms = j.value("samples_ms", std::vector<double>{});
+    r.timing.stats = summarize(r.timing.samples_ms);
+    r.timing.converged = j.value("converged", false);
+    r.timing.rotation_sets = j.value("rotation_sets", 1);
+    auto clk = j.value("sm_clock_mhz", std::vector<int>{0, 0});
+    r.timing.sm_clock_min_mhz = clk.at(0);
+    r.timing.sm_clock_max_mhz = clk.at(1);
+    r.timing.throttled_samples = j.value("throttled_samples", 0);
+    r.tflops = j.value("tflops", 0.0);
+    r.gbps = j.value("gbps", 0.0);
+    if (j.contains("ceiling")) {
+      const auto& c = j["ceiling"];
+      r.ceiling.name = c.at("name");
+      r.ceiling.unit = c.value("unit", "");
+      r.ceiling.value = c.value("value", 0.0);
+      r.ceiling.datasheet = c.value("datasheet", 0.0);
+      r.ceiling.pct = c.value("pct", 0.0);
+    }
+    if (j.contains("baseline")) {
+      r.baseline.id = j["baseline"].at("id");
+      r.baseline.speedup = j["baseline"].value("speedup", 0.0);
+    }
+  }
+  return r;
+}
+
+}  // namespace klab

@@ -1,0 +1,44 @@
+#pragma once
+// One result record per (variant, problem, mode), as JSON.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "klab/harness/bench.hpp"
+#include "klab/harness/check.hpp"
+#include "klab/harness/device_info.hpp"
+#include "klab/harness/family.hpp"
+
+namespace klab {
+
+struct Result {
+  std::string variant, family;
+  Problem problem;
+  bool baseline_variant = false;
+  std::string device_kind;   ///< "gpu" or "cpu"
+  std::string status = "ok";  ///< "ok", "skipped", "error"
+  std::string reason;         ///< why skipped / the error
+  bool checked = false;
+  CheckResult check;
+  bool timed = false;
+  Timing timing;
+  Counts counts;
+  double tflops = 0, gbps = 0;
+  struct {
+    std::string name, unit;
+    double value = 0, datasheet = 0, pct = 0;  ///< pct of the measured value
+  } ceiling;
+  struct {
+    std::string id;
+    double speedup = 0;  ///< baseline median / this median (>1: faster than the baseline)
+  } baseline;
+  int block_threads = 0;  ///< sweep knob (0: the rung's default)
+  std::string timestamp;
+};
+
+nlohmann::json to_json(const Result& r);
+Result result_from_json(const nlohmann::json& j);
+/// Device and build metadata stamped on every record.
+nlohmann::json machine_json();
+std::string now_iso8601();
+
+}  // namespace klab

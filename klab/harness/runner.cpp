@@ -1,0 +1,247 @@
+#include "klab/harness/runner.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "klab/core/errors.hpp"
+#include "klab/harness/ceilings.hpp"
+
+#if KLAB_HAS_CUDA
+#include "klab/core/cuda_check.hpp"
+#include "klab/core/cuda_memory.hpp"
+#endif
+
+namespace klab {
+
+namespace {
+
+Buffers make_host_buffers(const Family& f, const Problem& p) {
+  Buffers b;
+  for (auto& spec : f.tensors(p)) {
+    Tensor t;
+    t.spec = spec;
+    t.host.resize(static_cast<size_t>(t.bytes()));
+    b.tensors.push_back(std::move(t));
+  }
+  return b;
+}
+
+void fill_inputs(Buffers& b, Dist dist, uint64_t seed) {
+  uint64_t k = 0;
+  for (auto& t : b.tensors) {
+    ++k;
+    if (t.spec.role == Role::output) continue;
+    fill_random(t.host.data(), t.spec.dtype, t.spec.numel, t.spec.fixed_dist ? t.spec.dist : dist,
+                splitmix64(seed + k));
+  }
+}
+
+CheckResult compare_all(const Family& f, const Problem& p, const Buffers& b, const Reference& ref) {
+  CheckResult all;
+  const Tolerance tol = f.tolerance(p);
+  for (const auto& t : b.tensors) {
+    if (!t.is_output()) continue;
+    auto it = ref.find(t.spec.name);
+    KLAB_CHECK(it != ref.end(), f.name + " reference did not produce " + t.spec.name);
+    merge(all, compare_output(t, it->second, tol));
+  }
+  return all;
+}
+
+uint64_t fresh_seed(const RunOptions& opt, int k) {
+  if (opt.seed != 0) return splitmix64(opt.seed + static_cast<uint64_t>(k));
+  static std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+// ---- CPU variants: run on the host copies directly. ----
+void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt, Result& r) {
+  Buffers b = make_host_buffers(f, p);
+  for (auto& t : b.tensors) t.data = t.host.data();
+  LaunchArgs args{nullptr, opt.block_threads};
+  if (opt.check) {
+    r.checked = true;
+    int k = 0;
+    for (Dist d : opt.dists) {
+      fill_inputs(b, d, fresh_seed(opt, k++));
+      Reference ref;
+      f.reference(p, b, ref);
+      for (auto& t : b.tensors)
+        if (t.spec.role == Role::output) fill_poison(t.host.data(), t.bytes());
+      v.launch(p, b, args);
+      merge(r.check, compare_all(f, p, b, ref));
+    }
+  } else {
+    fill_inputs(b, opt.dists.front(), fresh_seed(opt, 0));
+  }
+  if (opt.bench) {
+    r.timing = bench_cpu([&] { v.launch(p, b, args); }, opt.bench_cfg);
+    r.timed = true;
+  }
+}
+
+#if KLAB_HAS_CUDA
+// ---- GPU variants. ----
+struct DeviceSet {
+  std::vector<DeviceBuffer> mem;
+  Buffers view;  // specs + device pointers (host vectors left empty)
+};
+
+DeviceSet make_device_set(const Buffers& host, const Problem& p) {
+  DeviceSet s;
+  for (const auto& t : host.tensors) {
+    const int64_t shift = p.misalign * dtype_size(t.spec.dtype);
+    s.mem.emplace_back(static_cast<size_t>(t.bytes() + shift));
+    Tensor view;
+    view.spec = t.spec;
+    view.data = static_cast<unsigned char*>(s.mem.back().get()) + shift;
+    s.view.tensors.push_back(std::move(view));
+  }
+  return s;
+}
+
+void upload(const Buffers& host, Buffers& dev, cudaStream_t st) {
+  for (size_t i = 0; i < host.tensors.size(); ++i) {
+    const auto& h = host.tensors[i];
+    auto& d = dev.tensors[i];
+    if (h.spec.role == Role::output)
+      KLAB_CUDA_CHECK(cudaMemsetAsync(d.data, kPoisonByte, h.bytes(), st));
+    else
+      KLAB_CUDA_CHECK(cudaMemcpyAsync(d.data, h.host.data(), h.bytes(), cudaMemcpyHostToDevice, st));
+  }
+}
+
+void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt, Result& r) {
+  CudaStream stream;
+  cudaStream_t st = stream.get();
+  const LaunchArgs args{reinterpret_cast<Stream>(st), opt.block_threads};
+  Buffers host = make_host_buffers(f, p);
+  DeviceSet set0 = make_device_set(host, p);
+
+  int k = 0;
+  for (Dist d : opt.check ? opt.dists : std::vector<Dist>{opt.dists.front()}) {
+    fill_inputs(host, d, fresh_seed(opt, k++));
+    upload(host, set0.view, st);
+    KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (!opt.check) break;
+    Reference ref;
+    f.reference(p, host, ref);
+    v.launch(p, set0.view, args);
+    KLAB_CHECK_LAUNCH();
+    KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+    for (size_t i = 0; i < host.tensors.size(); ++i)
+      if (host.tensors[i].is_output())
+        KLAB_CUDA_CHECK(cudaMemcpy(host.tensors[i].host.data(), set0.view.tensors[i].data,
+                                   host.tensors[i].bytes(), cudaMemcpyDeviceToHost));
+    r.checked = true;
+    merge(r.check, compare_all(f, p, host, ref));
+    // Restore the inputs of in-place tensors for the benchmark that follows.
+    upload(host, set0.view, st);
+  }
+
+  if (!opt.bench) return;
+  // Rotate among input sets when the working set would otherwise stay in L2.
+  const int64_t ws = host.total_bytes();
+  const int64_t l2 = device_info().l2_bytes;
+  int sets = 1;
+  if (!opt.bench_cfg.hot && ws < l2) sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
+  std::vector<DeviceSet> extra;
+  for (int i = 1; i < sets; ++i) {
+    extra.push_back(make_device_set(host, p));
+    for (size_t t = 0; t < host.tensors.size(); ++t)
+      KLAB_CUDA_CHECK(cudaMemcpyAsync(extra.back().view.tensors[t].data, set0.view.tensors[t].data,
+                                      host.tensors[t].bytes(), cudaMemcpyDeviceToDevice, st));
+  }
+  KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+  r.timing = bench_gpu(
+      [&](int s) {
+        Buffers& b = s == 0 ? set0.view : extra[s - 1].view;
+        v.launch(p, b, args);
+        KLAB_CHECK_LAUNCH();
+      },
+      sets, args.stream, opt.bench_cfg);
+  r.timed = true;
+}
+#endif
+
+}  // namespace
+
+void attach_throughput(const Family& f, Result& r) {
+  if (!r.timed || r.timing.stats.median <= 0) return;
+  const double s = r.timing.stats.median * 1e-3;
+  r.tflops = r.counts.flops / s / 1e12;
+  r.gbps = r.counts.bytes / s / 1e9;
+  if (r.device_kind != "gpu" || f.ceiling.empty() || !device_info().present) return;
+  const Ceiling* c = ceilings_for_this_device().find(f.ceiling);
+  if (!c || c->value <= 0) return;
+  r.ceiling.name = c->name;
+  r.ceiling.unit = c->unit;
+  r.ceiling.value = c->value;
+  r.ceiling.datasheet = c->datasheet;
+  r.ceiling.pct = 100.0 * (c->unit == "GB/s" ? r.gbps : r.tflops) / c->value;
+}
+
+Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt) {
+  Result r;
+  r.variant = v.info.id;
+  r.family = f.name;
+  r.problem = p;
+  r.baseline_variant = v.info.baseline;
+  r.device_kind = v.info.device == Device::gpu ? "gpu" : "cpu";
+  r.counts = f.counts(p);
+  r.block_threads = opt.block_threads;
+  r.timestamp = now_iso8601();
+  if (const Status st = can_run(v, p); !st.ok()) {
+    r.status = "skipped";
+    r.reason = st.reason;
+    return r;
+  }
+  if (v.info.device == Device::gpu) {
+    const DeviceInfo& d = device_info();
+    if (!d.present) {
+      r.status = "skipped";
+      r.reason = d.absent_reason;
+      return r;
+    }
+    if (d.sm() < v.info.min_sm) {
+      r.status = "skipped";
+      r.reason = "needs sm_" + std::to_string(v.info.min_sm) + ", device is sm_" + std::to_string(d.sm());
+      return r;
+    }
+  }
+  try {
+    if (v.info.device == Device::cpu) {
+      run_cpu(f, v, p, opt, r);
+    } else {
+#if KLAB_HAS_CUDA
+      run_gpu(f, v, p, opt, r);
+#endif
+    }
+    attach_throughput(f, r);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.status = "error";
+    r.reason = e.what();
+  }
+  return r;
+}
+
+void attach_baselines(std::vector<Result>& results) {
+  for (auto& r : results) {
+    if (!r.timed || r.baseline_variant) continue;
+    for (const auto& b : results) {
+      if (!b.baseline_variant || !b.timed || b.status != "ok" || b.device_kind != r.device_kind) continue;
+      if (b.family != r.family || !(b.problem.shape == r.problem.shape) || b.problem.dtype != r.problem.dtype ||
+          b.problem.misalign != r.problem.misalign)
+        continue;
+      r.baseline.id = b.variant;
+      r.baseline.speedup = b.timing.stats.median / r.timing.stats.median;
+      break;
+    }
+  }
+}
+
+}  // namespace klab
