@@ -39,6 +39,8 @@ struct Tensor {
 class Buffers {
  public:
   std::vector<Tensor> tensors;
+  void* workspace = nullptr;  ///< device scratch of Variant::workspace_bytes (nullptr if none)
+  size_t workspace_bytes = 0;
 
   Tensor& operator[](std::string_view name);
   const Tensor& operator[](std::string_view name) const;

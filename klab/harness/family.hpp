@@ -45,8 +45,11 @@ struct Variant {
   VariantInfo info;
   /// Empty means "every problem of a supported dtype".
   std::function<Status(const Problem&)> can_implement;
-  /// Enqueues the work: no allocation, no synchronisation.
+  /// Enqueues the work: no allocation, no synchronisation. Scratch memory comes from
+  /// Buffers::workspace, sized by `workspace_bytes` and allocated by the harness.
   std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch;
+  /// Device scratch the launch needs (e.g. CUB temp storage); empty means none.
+  std::function<size_t(const Problem&)> workspace_bytes;
 };
 
 /// Minimal work: each input read once, each output written once.
@@ -89,6 +92,13 @@ struct Family {
   std::function<void(const Problem&, const Buffers&, Reference&)> reference;
   std::function<Counts(const Problem&)> counts;
   std::function<Tolerance(const Problem&)> tolerance;
+
+  /// For problems too large for the CPU reference (counts().flops above cpu_reference_max_flops,
+  /// when that is > 0), the outputs of this trusted GPU variant (a vendor baseline) serve as the
+  /// reference, compared under gpu_reference_tolerance.
+  double cpu_reference_max_flops = 0;
+  std::string gpu_reference_variant;
+  std::function<Tolerance(const Problem&)> gpu_reference_tolerance;
 
   std::vector<Problem> headline;  ///< shapes that matter for speed
   std::vector<Problem> awkward;   ///< shapes that break careless kernels

@@ -38,9 +38,8 @@ void fill_inputs(Buffers& b, Dist dist, uint64_t seed) {
   }
 }
 
-CheckResult compare_all(const Family& f, const Problem& p, const Buffers& b, const Reference& ref) {
+CheckResult compare_all(const Family& f, const Problem& p, const Buffers& b, const Reference& ref, const Tolerance& tol) {
   CheckResult all;
-  const Tolerance tol = f.tolerance(p);
   for (const auto& t : b.tensors) {
     if (!t.is_output()) continue;
     auto it = ref.find(t.spec.name);
@@ -71,7 +70,7 @@ void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
       for (auto& t : b.tensors)
         if (t.spec.role == Role::output) fill_poison(t.host.data(), t.bytes());
       v.launch(p, b, args);
-      merge(r.check, compare_all(f, p, b, ref));
+      merge(r.check, compare_all(f, p, b, ref, f.tolerance(p)));
     }
   } else {
     fill_inputs(b, opt.dists.front(), fresh_seed(opt, 0));
@@ -86,11 +85,17 @@ void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
 // ---- GPU variants. ----
 struct DeviceSet {
   std::vector<DeviceBuffer> mem;
+  DeviceBuffer workspace;
   Buffers view;  // specs + device pointers (host vectors left empty)
 };
 
-DeviceSet make_device_set(const Buffers& host, const Problem& p) {
+DeviceSet make_device_set(const Buffers& host, const Problem& p, size_t workspace_bytes) {
   DeviceSet s;
+  if (workspace_bytes > 0) {
+    s.workspace = DeviceBuffer(workspace_bytes);
+    s.view.workspace = s.workspace.get();
+    s.view.workspace_bytes = workspace_bytes;
+  }
   for (const auto& t : host.tensors) {
     const int64_t shift = p.misalign * dtype_size(t.spec.dtype);
     s.mem.emplace_back(static_cast<size_t>(t.bytes() + shift));
@@ -118,7 +123,14 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   cudaStream_t st = stream.get();
   const LaunchArgs args{reinterpret_cast<Stream>(st), opt.block_threads};
   Buffers host = make_host_buffers(f, p);
-  DeviceSet set0 = make_device_set(host, p);
+  const size_t ws_bytes = v.workspace_bytes ? v.workspace_bytes(p) : 0;
+  DeviceSet set0 = make_device_set(host, p, ws_bytes);
+  // Too large for the CPU reference: a trusted GPU variant computes it on the same inputs.
+  const Variant* gpu_ref = nullptr;
+  if (f.cpu_reference_max_flops > 0 && f.counts(p).flops > f.cpu_reference_max_flops) {
+    gpu_ref = f.find(f.gpu_reference_variant);
+    KLAB_CHECK(gpu_ref != nullptr, f.name + ": gpu_reference_variant '" + f.gpu_reference_variant + "' not registered");
+  }
 
   int k = 0;
   for (Dist d : opt.check ? opt.dists : std::vector<Dist>{opt.dists.front()}) {
@@ -127,7 +139,26 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
     KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
     if (!opt.check) break;
     Reference ref;
-    f.reference(p, host, ref);
+    Tolerance tol = f.tolerance(p);
+    if (gpu_ref) {
+      tol = f.gpu_reference_tolerance(p);
+      DeviceSet rs = make_device_set(host, p, gpu_ref->workspace_bytes ? gpu_ref->workspace_bytes(p) : 0);
+      upload(host, rs.view, st);
+      gpu_ref->launch(p, rs.view, args);
+      KLAB_CHECK_LAUNCH();
+      KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+      for (size_t i = 0; i < host.tensors.size(); ++i) {
+        const Tensor& t = host.tensors[i];
+        if (!t.is_output()) continue;
+        std::vector<unsigned char> raw(static_cast<size_t>(t.bytes()));
+        KLAB_CUDA_CHECK(cudaMemcpy(raw.data(), rs.view.tensors[i].data, raw.size(), cudaMemcpyDeviceToHost));
+        auto& out = ref[t.spec.name].value;
+        out.resize(static_cast<size_t>(t.spec.numel));
+        for (int64_t e = 0; e < t.spec.numel; ++e) out[e] = load_as_double(raw.data(), t.spec.dtype, e);
+      }
+    } else {
+      f.reference(p, host, ref);
+    }
     v.launch(p, set0.view, args);
     KLAB_CHECK_LAUNCH();
     KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
@@ -136,7 +167,7 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
         KLAB_CUDA_CHECK(cudaMemcpy(host.tensors[i].host.data(), set0.view.tensors[i].data,
                                    host.tensors[i].bytes(), cudaMemcpyDeviceToHost));
     r.checked = true;
-    merge(r.check, compare_all(f, p, host, ref));
+    merge(r.check, compare_all(f, p, host, ref, tol));
     // Restore the inputs of in-place tensors for the benchmark that follows.
     upload(host, set0.view, st);
   }
@@ -149,7 +180,7 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   if (!opt.bench_cfg.hot && ws < l2) sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
   std::vector<DeviceSet> extra;
   for (int i = 1; i < sets; ++i) {
-    extra.push_back(make_device_set(host, p));
+    extra.push_back(make_device_set(host, p, ws_bytes));
     for (size_t t = 0; t < host.tensors.size(); ++t)
       KLAB_CUDA_CHECK(cudaMemcpyAsync(extra.back().view.tensors[t].data, set0.view.tensors[t].data,
                                       host.tensors[t].bytes(), cudaMemcpyDeviceToDevice, st));
