@@ -9,6 +9,7 @@ void register_maxpool(Registry& r);
 void register_transpose(Registry& r);
 void register_reduction(Registry& r);  // sum reduction and row softmax
 void register_sgemm(Registry& r);
+void register_hgemm(Registry& r);
 
 /// Every family klab knows, in the order of the course.
 Registry& registry();

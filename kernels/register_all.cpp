@@ -10,6 +10,7 @@ Registry& registry() {
     register_transpose(reg);
     register_reduction(reg);
     register_sgemm(reg);
+    register_hgemm(reg);
     return reg;
   }();
   return r;

@@ -9,7 +9,7 @@
 namespace klab::cli {
 
 struct Common {
-  std::string shape, dtype = "f32", json_path, dist = "normal";
+  std::string shape, dtype, json_path, dist = "normal";  // dtype empty: every headline dtype
   bool hot = false, awkward = false, quiet = false;
   int64_t misalign = 0;
   uint64_t seed = 0;

@@ -53,10 +53,18 @@ std::vector<Dist> dists_of(const std::string& d) {
 }
 
 // Problems for a selection: --shape (validated now, before any GPU work) or the family's own.
+// --dtype alone filters the family's own problems; with --shape it defaults to the first dtype.
 std::vector<Problem> problems_of(const Common& c, const Family& f, bool with_awkward) {
-  if (!c.shape.empty()) return {make_problem(f, c.shape, c.dtype, c.misalign)};
+  if (!c.shape.empty())
+    return {make_problem(f, c.shape, c.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : c.dtype, c.misalign)};
   std::vector<Problem> ps = f.headline;
   if (with_awkward) ps.insert(ps.end(), f.awkward.begin(), f.awkward.end());
+  if (!c.dtype.empty()) {
+    const DType t = parse_dtype(c.dtype);
+    if (std::find(f.dtypes.begin(), f.dtypes.end(), t) == f.dtypes.end())
+      throw UsageError(f.name + " does not take dtype " + c.dtype);
+    std::erase_if(ps, [&](const Problem& p) { return p.dtype != t; });
+  }
   return ps;
 }
 
@@ -180,7 +188,7 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
   if (!v->info.sweepable) throw UsageError(v->info.id + " has no block-size knob to sweep");
   for (int b : blocks)
     if (b < 32 || b > 1024 || b % 32 != 0) throw UsageError("block sizes must be multiples of 32 in [32, 1024], got " + std::to_string(b));
-  const Problem p = c.shape.empty() ? f->headline.front() : make_problem(*f, c.shape, c.dtype, c.misalign);
+  const Problem p = c.shape.empty() ? f->headline.front() : make_problem(*f, c.shape, c.dtype.empty() ? "f32" : c.dtype, c.misalign);
   if (Status st = can_run(*v, p); !st.ok()) throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
   if (v->info.device == Device::gpu && !device_info().present)
     throw UsageError(v->info.id + " needs a GPU, and there is none: " + device_info().absent_reason);
@@ -225,8 +233,7 @@ int cmd_ceilings(bool remeasure, const std::string& json_path) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& i : c->items)
       items.push_back({{"name", i.name}, {"unit", i.unit}, {"value", i.value}, {"datasheet", i.datasheet}, {"how", i.how}});
-    nlohmann::json j = {{"device", c->device}, {"timestamp", c->timestamp}, {"ceilings", items}};
-    j.update(machine_json());
+    nlohmann::json j = {{"device", c->device}, {"timestamp", c->timestamp}, {"ceilings", items}, {"machine", machine_json()}};
     out << j.dump(2) << "\n";
   }
   return 0;

@@ -73,6 +73,14 @@ int main(int argc, char** argv) {
   report->add_option("--compare", compare_with, "compare medians with these results");
   report->add_option("--max-delta", max_delta, "with --compare: fail when a median moves more than this %");
 
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
+    if (!known) {
+      std::cerr << "klab: error: unknown command '" << argv[1] << "' (commands: list, run, check, bench, sweep, ceilings, report)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

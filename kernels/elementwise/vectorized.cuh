@@ -5,73 +5,77 @@
 
 namespace klab::elementwise {
 
-/// Each thread moves kUnroll 16-byte vectors per input per iteration: all loads are issued
-/// before the first use, so kUnroll x 16 bytes per input are in flight per thread.
+/// Each block owns chunks of blockDim.x * kUnroll consecutive 16-byte vectors; a thread issues
+/// all kUnroll loads of a chunk (each coalesced across the warp) before the first use, so
+/// kUnroll x 16 bytes per input are in flight per thread, and a block streams one contiguous
+/// region (DRAM-page friendly) rather than kUnroll regions a grid apart.
 template <int kUnroll, class Op, class T, int kIn>
 __global__ void vectorized_map(Op op, MapArgs<T, kIn> a) {
   using V = device::Vec16<T>;
   constexpr int kN = V::kN;
   const int64_t n_vec = a.n / kN;
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  int64_t j = tid;
-  for (; j + (kUnroll - 1) * stride < n_vec; j += kUnroll * stride) {
-    V in[kIn][kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-      for (int k = 0; k < kIn; ++k) in[k][u] = device::load16_stream(a.in[k] + (j + u * stride) * kN);
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      V out;
-#pragma unroll
-      for (int e = 0; e < kN; ++e) {
-        if constexpr (kIn == 1) out.v[e] = device::from_float<T>(op(device::to_float(in[0][u].v[e])));
-        else out.v[e] = device::from_float<T>(op(device::to_float(in[0][u].v[e]), device::to_float(in[1][u].v[e])));
-      }
-      device::store16(a.out + (j + u * stride) * kN, out);
-    }
-  }
-  for (; j < n_vec; j += stride) {  // remainder of whole vectors
-    V in[kIn];
-#pragma unroll
-    for (int k = 0; k < kIn; ++k) in[k] = device::load16_stream(a.in[k] + j * kN);
+  const int64_t chunk = int64_t(blockDim.x) * kUnroll;
+  auto compute = [&](const V (&in)[kIn]) {
     V out;
 #pragma unroll
     for (int e = 0; e < kN; ++e) {
       if constexpr (kIn == 1) out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
       else out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
     }
-    device::store16(a.out + j * kN, out);
+    return out;
+  };
+  for (int64_t base = blockIdx.x * chunk; base < n_vec; base += int64_t(gridDim.x) * chunk) {
+    if (base + chunk <= n_vec) {
+      V in[kUnroll][kIn];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int k = 0; k < kIn; ++k) in[u][k] = device::load16_stream(a.in[k] + (base + u * blockDim.x + threadIdx.x) * kN);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) device::store16(a.out + (base + u * blockDim.x + threadIdx.x) * kN, compute(in[u]));
+    } else {  // the last, partial chunk
+      for (int64_t j = base + threadIdx.x; j < n_vec; j += blockDim.x) {
+        V in[kIn];
+#pragma unroll
+        for (int k = 0; k < kIn; ++k) in[k] = device::load16_stream(a.in[k] + j * kN);
+        device::store16(a.out + j * kN, compute(in));
+      }
+    }
   }
-  const int64_t tail = n_vec * kN + tid;  // the last n % kN elements, one per thread
+  const int64_t tail = n_vec * kN + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;  // last n % kN elements
   if (tail < a.n) a.out[tail] = apply_at(op, a, tail);
 }
 
-/// Four pixels per step: three 16-byte loads of interleaved RGB, one 16-byte store.
+/// Four pixels per step: three 16-byte loads of interleaved RGB, one 16-byte store; chunks of
+/// blockDim.x * kUnroll quads per block, as in vectorized_map.
 template <int kUnroll>
 __global__ void vectorized_gray(const float* __restrict__ rgb, float* __restrict__ out, int64_t n) {
   const int64_t n_quads = n / 4;
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  auto do_quads = [&]<int kCount>(int64_t j0) {
-    float4 in[kCount][3];
-#pragma unroll
-    for (int u = 0; u < kCount; ++u)
-#pragma unroll
-      for (int c = 0; c < 3; ++c) in[u][c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * (j0 + u * stride)) + c);
-#pragma unroll
-    for (int u = 0; u < kCount; ++u) {
-      const float* f = reinterpret_cast<const float*>(in[u]);
-      const float4 g = make_float4(gray(f[0], f[1], f[2]), gray(f[3], f[4], f[5]), gray(f[6], f[7], f[8]),
-                                   gray(f[9], f[10], f[11]));
-      *reinterpret_cast<float4*>(out + 4 * (j0 + u * stride)) = g;
-    }
+  const int64_t chunk = int64_t(blockDim.x) * kUnroll;
+  auto quad = [&](const float4 (&in)[3]) {
+    const float* f = reinterpret_cast<const float*>(in);
+    return make_float4(gray(f[0], f[1], f[2]), gray(f[3], f[4], f[5]), gray(f[6], f[7], f[8]), gray(f[9], f[10], f[11]));
   };
-  int64_t j = tid;
-  for (; j + (kUnroll - 1) * stride < n_quads; j += kUnroll * stride) do_quads.template operator()<kUnroll>(j);
-  for (; j < n_quads; j += stride) do_quads.template operator()<1>(j);
-  const int64_t tail = n_quads * 4 + tid;
+  for (int64_t base = blockIdx.x * chunk; base < n_quads; base += int64_t(gridDim.x) * chunk) {
+    if (base + chunk <= n_quads) {
+      float4 in[kUnroll][3];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int c = 0; c < 3; ++c)
+          in[u][c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * (base + u * blockDim.x + threadIdx.x)) + c);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) *reinterpret_cast<float4*>(out + 4 * (base + u * blockDim.x + threadIdx.x)) = quad(in[u]);
+    } else {
+      for (int64_t j = base + threadIdx.x; j < n_quads; j += blockDim.x) {
+        float4 in[3];
+#pragma unroll
+        for (int c = 0; c < 3; ++c) in[c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * j) + c);
+        *reinterpret_cast<float4*>(out + 4 * j) = quad(in);
+      }
+    }
+  }
+  const int64_t tail = n_quads * 4 + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tail < n) out[tail] = gray(rgb[3 * tail], rgb[3 * tail + 1], rgb[3 * tail + 2]);
 }
 

@@ -70,9 +70,7 @@ Shape parse_shape(std::string_view text) {
     if (ec != std::errc() || ptr != value.data() + value.size())
       throw UsageError("malformed shape '" + whole + "': " + name + "=" + std::string(value) +
                        " is not an integer");
-    if (v <= 0)
-      throw UsageError("shape '" + whole + "': " + name + " must be positive, got " +
-                       std::to_string(v));
+    // Zero parses here (a padding may be 0); the family decides which dimensions may be 0.
     if (shape.has(name)) throw UsageError("shape '" + whole + "': dimension '" + name + "' given twice");
     shape.dims.emplace_back(name, v);
     pos = comma + 1;

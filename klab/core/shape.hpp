@@ -22,8 +22,9 @@ struct Shape {
   bool operator==(const Shape&) const = default;
 };
 
-/// Parses "a=1,b=2". Throws UsageError (one line) on malformed text, duplicate names,
-/// non-positive values or values that overflow int64.
+/// Parses "a=1,b=2". Throws UsageError (one line) on malformed text, duplicate names, negative
+/// values or values that overflow int64. Zero is accepted here; validate_problem() rejects it
+/// for every dimension a family does not list in Family::zero_ok_dims.
 Shape parse_shape(std::string_view text);
 
 /// Multiplies extents, throwing UsageError when the product would overflow int64.

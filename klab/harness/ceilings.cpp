@@ -61,9 +61,7 @@ json to_json(const Ceilings& c) {
   for (const auto& i : c.items)
     items.push_back({{"name", i.name}, {"unit", i.unit}, {"value", i.value},
                      {"datasheet", i.datasheet}, {"how", i.how}});
-  json j = {{"device", c.device}, {"timestamp", c.timestamp}, {"ceilings", items}};
-  j.update(machine_json());
-  return j;
+  return {{"device", c.device}, {"timestamp", c.timestamp}, {"ceilings", items}, {"machine", machine_json()}};
 }
 }  // namespace
 

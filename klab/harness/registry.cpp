@@ -42,7 +42,9 @@ void validate_problem(const Family& f, const Problem& p) {
       for (const auto& d : f.dims) all += (all.empty() ? "" : ",") + d;
       throw UsageError(f.name + ": unknown dimension '" + name + "' (expected " + all + ")");
     }
-    if (v <= 0) throw UsageError(f.name + ": dimension " + name + " must be positive");
+    const bool zero_ok = std::find(f.zero_ok_dims.begin(), f.zero_ok_dims.end(), name) != f.zero_ok_dims.end();
+    if (v < 0 || (v == 0 && !zero_ok))
+      throw UsageError(f.name + ": dimension " + name + " must be positive, got " + std::to_string(v));
   }
   if (std::find(f.dtypes.begin(), f.dtypes.end(), p.dtype) == f.dtypes.end())
     throw UsageError(f.name + " does not take dtype " + std::string(dtype_name(p.dtype)));

@@ -1,0 +1,24 @@
+#pragma once
+// The hgemm family (C = A @ B, bf16/f16 in and out, fp32 accumulation) and its rung factories.
+#include "klab/harness/family.hpp"
+
+namespace klab::hgemm {
+
+/// Above this many flops the fp64 CPU reference is too slow: cuBLASLt's output serves instead.
+inline constexpr double kCpuReferenceMaxFlops = 2e10;
+/// The v00 CPU rung refuses problems above this many flops (seconds per run on the host).
+inline constexpr double kCpuRungMaxFlops = 1e10;
+/// The trusted GPU variant for problems above kCpuReferenceMaxFlops.
+inline constexpr const char* kGpuReference = "hgemm.baseline_cublaslt";
+
+Family make_hgemm();
+
+// One factory per rung, each defined in its own file (cpu.cpp, vNN_*.cu, baseline_cublaslt.cu).
+Variant cpu_v00();
+Variant gpu_v01_wmma();
+Variant gpu_v02_mma_ldmatrix();
+Variant gpu_v03_mma_swizzled();
+Variant gpu_v04_mma_cp_async();
+Variant gpu_baseline_cublaslt();
+
+}  // namespace klab::hgemm

@@ -1,0 +1,23 @@
+// The hgemm ladder, in order. Adding a rung: one file plus one line here.
+#include "kernels/hgemm/family.hpp"
+#include "kernels/register.hpp"
+
+namespace klab {
+
+void register_hgemm(Registry& r) {
+  using namespace hgemm;
+  Family f = make_hgemm();
+  f.ladder = {
+      cpu_v00(),
+#if KLAB_HAS_CUDA
+      gpu_v01_wmma(),
+      gpu_v02_mma_ldmatrix(),
+      gpu_v03_mma_swizzled(),
+      gpu_v04_mma_cp_async(),
+      gpu_baseline_cublaslt(),
+#endif
+  };
+  r.add(std::move(f));
+}
+
+}  // namespace klab

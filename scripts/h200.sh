@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU side, in one call on the H200: GPU tests, compute-sanitizer (memcheck, racecheck),
+# ceilings, benchmarks (twice, to measure run-to-run agreement) and sweeps. Writes logs and result
+# JSONs to OUTDIR. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
+#   KLAB_H200_STEPS="tests sanitize ceilings bench repeat sweep" selects steps (default: all).
+set -uo pipefail
+out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
+build=${2:-build}
+steps=${KLAB_H200_STEPS:-tests sanitize ceilings bench repeat sweep}
+mkdir -p "$out"
+klab="$build/apps/klab/klab"
+gpu_tests="$build/tests/klab_gpu_tests"
+export KLAB_CACHE_DIR="$out/cache"
+has() { [[ " $steps " == *" $1 "* ]]; }
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
+status=0
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$out/nvidia-smi.txt" 2>&1
+
+if has tests; then
+  log "GPU tests (every GPU variant x headline + awkward shapes x 3 distributions)"
+  "$gpu_tests" --gtest_brief=1 --gtest_output=json:"$out/gpu_tests.json" > "$out/gpu_tests.log" 2>&1 || status=1
+  tail -n 5 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
+fi
+
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    log "compute-sanitizer $tool over the GPU tests (awkward shapes)"
+    KLAB_TEST_SHAPES=awkward compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+      "$gpu_tests" --gtest_brief=1 ${KLAB_SANITIZE_FILTER:+--gtest_filter=$KLAB_SANITIZE_FILTER} \
+      > "$out/sanitizer_$tool.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
+  done
+fi
+
+if has ceilings; then
+  log "ceilings"
+  "$klab" ceilings --remeasure --json "$out/ceilings.json" 2>&1 | tee -a "$out/summary.txt"
+fi
+
+if has bench; then
+  log "klab run (every family, headline shapes)"
+  "$klab" run --quiet --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
+  cat "$out/run.txt" >> "$out/summary.txt"
+fi
+
+if has repeat; then
+  log "repeat: vector_add and saxpy benchmarked again; medians compared with the first run"
+  "$klab" bench vector_add saxpy --quiet --json "$out/run_repeat.json" > "$out/run_repeat.txt" 2>&1 || status=1
+  "$klab" report "$out/run.json" --compare "$out/run_repeat.json" --max-delta 2 2>&1 | tail -n 30 | tee -a "$out/summary.txt" || status=1
+fi
+
+if has sweep; then
+  log "block-size sweeps"
+  for v in vector_add.v02_grid_stride vector_add.v03_vectorized; do
+    "$klab" sweep "$v" --quiet --json "$out/sweep_$v.json" 2>&1 | tee -a "$out/summary.txt" || status=1
+  done
+fi
+
+log "done (status $status)"
+exit $status

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what klab needs to build and test, and does nothing when all of it is there.
+# Debian packages by name; a current CMake and matplotlib from PyPI when missing.
+set -euo pipefail
+
+need_apt=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev \
+           libopenblas-dev libhwy-dev libomp-dev python3-pip; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+if ((${#need_apt[@]})); then
+  echo "setup: installing ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# CMake >= 3.28 (older releases do not know nvcc 13's C++20 dialect flag).
+cmake_ok() {
+  local v
+  v=$(cmake --version 2>/dev/null | head -1 | awk '{print $3}') || return 1
+  [ -n "$v" ] && [ "$(printf '%s\n3.28\n' "$v" | sort -V | head -1)" = "3.28" ]
+}
+py=python3
+if ! cmake_ok; then
+  echo "setup: installing a current CMake from PyPI"
+  $py -m pip install -q --disable-pip-version-check "cmake>=3.28" 2>/dev/null ||
+    $py -m pip install -q --disable-pip-version-check --break-system-packages "cmake>=3.28"
+  hash -r
+fi
+cmake_ok || { echo "setup: CMake >= 3.28 is still missing" >&2; exit 1; }
+
+# matplotlib draws the report plots (klab report --plot).
+if ! $py -c "import matplotlib" 2>/dev/null; then
+  echo "setup: installing matplotlib from PyPI"
+  $py -m pip install -q --disable-pip-version-check matplotlib 2>/dev/null ||
+    $py -m pip install -q --disable-pip-version-check --break-system-packages matplotlib
+fi
+
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
+  echo "setup: no CUDA toolkit found: use the cpu-only preset (cmake --preset cpu-only)" >&2
+exit 0

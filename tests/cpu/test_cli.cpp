@@ -1,0 +1,83 @@
+// Bad input through the real CLI: one line on stderr, exit code 2, no GPU work.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Out {
+  int code;
+  std::string err;
+};
+
+Out klab(const std::string& args) {
+  const std::string cmd = std::string(KLAB_BINARY) + " " + args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string err;
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) err += buf.data();
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+class BadInput : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(BadInput, OneLineAndExitTwo) {
+  const auto [args, expect] = GetParam();
+  const Out o = klab(args);
+  EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+  EXPECT_EQ(lines(o.err), 1) << args << "\n" << o.err;
+  EXPECT_NE(o.err.find(expect), std::string::npos) << args << "\n" << o.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, BadInput,
+    ::testing::Values(
+        std::make_pair("check nosuchfamily", "unknown family"),
+        std::make_pair("check vector_add.v99_nope", "unknown variant"),
+        std::make_pair("check vector_add --shape n=abc", "not an integer"),
+        std::make_pair("check vector_add --shape n=0", "must be positive"),
+        std::make_pair("check vector_add --shape n=-5", "must be positive"),
+        std::make_pair("check vector_add --shape n=99999999999999999999999", "overflows"),
+        std::make_pair("check vector_add --shape n=4611686018427387904", "overflows"),
+        std::make_pair("check vector_add --shape m=4", "lacks dimension"),
+        std::make_pair("check vector_add --shape n=4,n=5", "given twice"),
+        std::make_pair("check vector_add --shape n", "malformed shape"),
+        std::make_pair("check vector_add --dtype f33", "unknown dtype"),
+        std::make_pair("check vector_add.v00_cpu --shape n=8 --dtype e4m3", "does not take dtype"),
+        std::make_pair("check grayscale.v01_naive --shape n=8 --dtype bf16", "does not take dtype"),
+        std::make_pair("sweep vector_add", "exactly one variant"),
+        std::make_pair("sweep vector_add.v01_naive --blocks 48", "multiples of 32"),
+        std::make_pair("sweep vector_add.baseline_cub", "no block-size knob"),
+        std::make_pair("bench", "targets is required"),
+        std::make_pair("frobnicate", "frobnicate"),
+        std::make_pair("report /nonexistent/x.json", "no such file"),
+        std::make_pair("check vector_add --dist cauchy", "unknown distribution")));
+
+// No GPU here: a GPU command is refused plainly; `klab run` runs the CPU rungs and exits 0.
+TEST(Cli, NoGpuIsSaidPlainly) {
+  const Out probe = klab("bench vector_add.v01_naive --shape n=8");
+  if (probe.err.find("needs a GPU") == std::string::npos) GTEST_SKIP() << "a GPU is present";
+  EXPECT_EQ(probe.code, 2);
+  EXPECT_EQ(lines(probe.err), 1);
+  EXPECT_EQ(klab("ceilings").code, 2);
+  const Out run = klab("run vector_add --quiet --max-time 0.05 --shape n=1000");
+  EXPECT_EQ(run.code, 0) << run.err;
+}
+
+TEST(Cli, ListShowsEveryFamily) {
+  const std::string cmd = std::string(KLAB_BINARY) + " list";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  EXPECT_EQ(pclose(p), 0);
+  for (const char* f : {"vector_add", "saxpy", "relu", "grayscale", "maxpool"}) EXPECT_NE(out.find(f), std::string::npos) << f;
+}

@@ -1,0 +1,53 @@
+#include <gtest/gtest.h>
+
+#include "klab/harness/result.hpp"
+
+using namespace klab;
+
+TEST(Json, ResultRoundTrips) {
+  Result r;
+  r.variant = "vector_add.v03_vectorized";
+  r.family = "vector_add";
+  r.problem.family = "vector_add";
+  r.problem.shape.dims = {{"n", 1000003}};
+  r.problem.dtype = DType::bf16;
+  r.problem.misalign = 1;
+  r.device_kind = "gpu";
+  r.checked = true;
+  r.check.passed = false;
+  r.check.max_abs = 0.5;
+  r.check.unwritten = 2;
+  r.check.first.push_back({"out", 7, 1.0, 2.0});
+  r.timed = true;
+  r.timing.mode = "cold";
+  r.timing.samples_ms = {1.0, 1.1, 0.9, 1.05};
+  r.timing.stats = summarize(r.timing.samples_ms);
+  r.timing.sm_clock_min_mhz = 1900;
+  r.timing.sm_clock_max_mhz = 1980;
+  r.counts = {1e6, 3e6};
+  r.gbps = 3000;
+  r.ceiling.name = "copy";
+  r.ceiling.value = 4200;
+  r.ceiling.pct = 71.4;
+  r.baseline.id = "vector_add.baseline_cub";
+  r.baseline.speedup = 0.9;
+  const nlohmann::json j = to_json(r);
+  const Result back = result_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.variant, r.variant);
+  EXPECT_EQ(back.problem.shape, r.problem.shape);
+  EXPECT_EQ(back.problem.dtype, DType::bf16);
+  EXPECT_EQ(back.problem.misalign, 1);
+  EXPECT_FALSE(back.check.passed);
+  EXPECT_EQ(back.check.unwritten, 2);
+  ASSERT_EQ(back.check.first.size(), 1u);
+  EXPECT_EQ(back.check.first[0].index, 7);
+  EXPECT_EQ(back.timing.samples_ms, r.timing.samples_ms);
+  EXPECT_DOUBLE_EQ(back.timing.stats.median, r.timing.stats.median);
+  EXPECT_EQ(back.timing.sm_clock_max_mhz, 1980);
+  EXPECT_EQ(back.ceiling.name, "copy");
+  EXPECT_EQ(back.baseline.id, r.baseline.id);
+  EXPECT_TRUE(j.contains("device"));
+  EXPECT_TRUE(j["build"].contains("git_sha"));
+  for (const char* k : {"median_ms", "p10_ms", "p90_ms", "mean_ms", "rel_noise", "timestamp", "sm_clock_mhz", "throttled"})
+    EXPECT_TRUE(j.contains(k)) << k;
+}

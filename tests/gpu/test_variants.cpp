@@ -1,0 +1,71 @@
+// Every registered GPU variant x (headline + awkward shapes), each checked with fresh inputs
+// from three distributions. Exit 77 (CTest: skipped) when there is no GPU.
+// KLAB_TEST_SHAPES=awkward limits the run to awkward shapes (compute-sanitizer runs use it).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "kernels/register.hpp"
+#include "klab/harness/device_info.hpp"
+#include "klab/harness/runner.hpp"
+
+using namespace klab;
+
+namespace {
+
+struct Case {
+  const Family* family;
+  const Variant* variant;
+  Problem problem;
+};
+
+std::vector<Case> cases() {
+  const char* only = std::getenv("KLAB_TEST_SHAPES");
+  const bool awkward_only = only && std::string(only) == "awkward";
+  std::vector<Case> out;
+  for (const auto& f : registry().families())
+    for (const auto& v : f.ladder) {
+      if (v.info.device != Device::gpu) continue;
+      if (!awkward_only)
+        for (const auto& p : f.headline) out.push_back({&f, &v, p});
+      for (const auto& p : f.awkward) out.push_back({&f, &v, p});
+    }
+  return out;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string s = info.param.variant->info.id + "_" + info.param.problem.shape.str() + "_" +
+                  std::string(dtype_name(info.param.problem.dtype)) +
+                  (info.param.problem.misalign ? "_mis" + std::to_string(info.param.problem.misalign) : "");
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s + "_" + std::to_string(info.index);
+}
+
+class GpuVariant : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(GpuVariant, PassesCheck) {
+  const Case& c = GetParam();
+  if (device_info().sm() < c.variant->info.min_sm) GTEST_SKIP() << "needs sm_" << c.variant->info.min_sm;
+  RunOptions opt;
+  opt.bench = false;
+  opt.dists = {Dist::normal, Dist::uniform, Dist::heavy};
+  const Result r = run_variant(*c.family, *c.variant, c.problem, opt);
+  if (r.status == "skipped") GTEST_SKIP() << r.reason;  // can_implement refused, with its reason
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_TRUE(r.check.passed) << c.problem.str() << ": " << r.check.summary();
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuVariant, ::testing::ValuesIn(cases()), case_name);
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (!device_info().present) {
+    std::cout << "SKIPPED: no GPU (" << device_info().absent_reason << ")\n";
+    return 77;
+  }
+  return RUN_ALL_TESTS();
+}
