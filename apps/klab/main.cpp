@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/klab/cli.hpp"
+#include "apps/klab/extra_commands.hpp"
 #include "klab/core/errors.hpp"
 
 namespace {
@@ -73,11 +74,18 @@ int main(int argc, char** argv) {
   report->add_option("--compare", compare_with, "compare medians with these results");
   report->add_option("--max-delta", max_delta, "with --compare: fail when a median moves more than this %");
 
+  klab::cli::CommandList extra;
+  for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands, klab::cli::add_scaling_command,
+                   klab::cli::add_tune_command})
+    add(app, extra);
+
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
-      std::cerr << "klab: error: unknown command '" << argv[1] << "' (commands: list, run, check, bench, sweep, ceilings, report)\n";
+      std::string names;
+      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) names += (names.empty() ? "" : ", ") + sub->get_name();
+      std::cerr << "klab: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
       return 2;
     }
   }
@@ -99,6 +107,8 @@ int main(int argc, char** argv) {
     if (*sweep) return klab::cli::cmd_sweep(c, blocks, sweep_plot);
     if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
     if (*report) return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with, max_delta);
+    for (const auto& [sub, fn] : extra)
+      if (*sub) return fn();
   } catch (const klab::UsageError& e) {
     std::cerr << "klab: error: " << e.what() << "\n";
     return 2;

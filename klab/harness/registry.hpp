@@ -15,6 +15,9 @@ class Registry {
   const Family& family(std::string_view name) const;
   /// Finds "family.vNN_name"; throws UsageError when unknown.
   std::pair<const Family*, const Variant*> variant(std::string_view id) const;
+  /// Adds a rung to an already registered family, after its last CPU rung (CPU ladders come
+  /// first in ladder order). Throws Error when the family is unknown.
+  void add_variant(std::string_view family, Variant v);
 
  private:
   std::vector<Family> families_;

@@ -11,7 +11,7 @@
 using namespace klab;
 
 TEST(Registry, IdsAndLaddersAreWellFormed) {
-  const std::regex id_re(R"(^[a-z0-9_]+\.(v[0-9]{2}_[a-z0-9_]+|baseline_[a-z0-9_]+)$)");
+  const std::regex id_re(R"(^[a-z0-9_]+\.((v|cpu)[0-9]{2}_[a-z0-9_]+|baseline_[a-z0-9_]+)$)");
   std::set<std::string> ids;
   ASSERT_FALSE(registry().families().empty());
   for (const auto& f : registry().families()) {

@@ -1,0 +1,7 @@
+#include "apps/klab/extra_commands.hpp"
+
+namespace klab::cli {
+
+void add_roofline_commands(CLI::App&, CommandList&) {}  // not yet implemented
+
+}  // namespace klab::cli

@@ -1,0 +1,1 @@
+klab_family(cpu HOST register.cpp)
