@@ -25,8 +25,8 @@ fi
 
 if has sanitize; then
   for tool in memcheck racecheck; do
-    log "compute-sanitizer $tool over the GPU tests (awkward shapes)"
-    KLAB_TEST_SHAPES=awkward compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+    log "compute-sanitizer $tool over the GPU tests (awkward shapes up to 2 GFLOP / 256 MB)"
+    KLAB_TEST_SHAPES=small compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
       "$gpu_tests" --gtest_brief=1 ${KLAB_SANITIZE_FILTER:+--gtest_filter=$KLAB_SANITIZE_FILTER} \
       > "$out/sanitizer_$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
@@ -40,13 +40,13 @@ fi
 
 if has bench; then
   log "klab run (every family, headline shapes)"
-  "$klab" run --quiet --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
+  "$klab" run --quiet --max-time ${KLAB_MAX_TIME:-1} --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
   cat "$out/run.txt" >> "$out/summary.txt"
 fi
 
 if has repeat; then
   log "repeat: vector_add and saxpy benchmarked again; medians compared with the first run"
-  "$klab" bench vector_add saxpy --quiet --json "$out/run_repeat.json" > "$out/run_repeat.txt" 2>&1 || status=1
+  "$klab" bench vector_add saxpy --quiet --max-time ${KLAB_MAX_TIME:-1} --json "$out/run_repeat.json" > "$out/run_repeat.txt" 2>&1 || status=1
   "$klab" report "$out/run.json" --compare "$out/run_repeat.json" --max-delta 2 2>&1 | tail -n 30 | tee -a "$out/summary.txt" || status=1
 fi
 

@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   report->add_option("--readme", report_readme, "replace the <!-- klab:results --> section of this README");
   report->add_option("--compare", compare_with, "compare medians with these results");
   report->add_option("--max-delta", max_delta, "with --compare: fail when a median moves more than this %");
+  std::vector<std::string> report_families;
+  report->add_option("--family", report_families, "only these families");
 
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands, klab::cli::add_scaling_command,
@@ -106,7 +108,7 @@ int main(int argc, char** argv) {
     if (*bench) return klab::cli::cmd_bench(c);
     if (*sweep) return klab::cli::cmd_sweep(c, blocks, sweep_plot);
     if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
-    if (*report) return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with, max_delta);
+    if (*report) return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with, max_delta, report_families);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

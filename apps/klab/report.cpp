@@ -67,9 +67,14 @@ std::string family_markdown(const std::string& family, const std::vector<Result>
 }  // namespace
 
 int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md, const std::string& plot,
-               const std::string& readme, const std::string& compare_with, double max_delta_pct) {
+               const std::string& readme, const std::string& compare_with, double max_delta_pct,
+               const std::vector<std::string>& families) {
   const auto files = expand(inputs);
-  const auto results = load_all(files);
+  auto results = load_all(files);
+  if (!families.empty()) {
+    std::erase_if(results, [&](const Result& r) { return std::find(families.begin(), families.end(), r.family) == families.end(); });
+    if (results.empty()) throw UsageError("no records of the requested families in the inputs");
+  }
 
   if (!compare_with.empty()) {
     const auto other = load_all(expand({compare_with}));
@@ -122,10 +127,13 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   }
 
   if (!plot.empty()) {
-    std::string cmd = "python3 " + std::string(KLAB_SCRIPTS_DIR) + "/plot_results.py --out '" + plot + "'";
-    for (const auto& f : files) cmd += " '" + f + "'";
+    // The plot script reads JSON files: hand it exactly the records selected here.
+    const std::string sel = plot + ".records.json";
+    write_json(results, sel);
+    std::string cmd = "python3 " + std::string(KLAB_SCRIPTS_DIR) + "/plot_results.py --out '" + plot + "' '" + sel + "'";
     if (std::system(cmd.c_str()) != 0)
       throw UsageError("plotting failed (needs python3 with matplotlib; scripts/setup.sh installs it): " + cmd);
+    std::filesystem::remove(sel);
     std::cerr << "wrote " << plot << "\n";
   }
   return 0;

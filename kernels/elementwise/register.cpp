@@ -10,16 +10,15 @@ void register_elementwise(Registry& r) {
       {make_vector_add, Op::add}, {make_saxpy, Op::saxpy}, {make_relu, Op::relu}, {make_grayscale, Op::grayscale}};
   for (const auto& [make, op] : families) {
     Family f = make();
-    f.ladder = {
-        cpu_v00(op),
+    f.ladder = {cpu_v00(op)};
 #if KLAB_HAS_CUDA
-        gpu_v01_naive(op),
-        gpu_v02_grid_stride(op),
-        gpu_v03_vectorized(op),
-        gpu_v04_vectorized_ilp(op),
-        gpu_baseline_cub(op),
+    f.ladder.push_back(gpu_v01_naive(op));
+    f.ladder.push_back(gpu_v02_grid_stride(op));
+    f.ladder.push_back(gpu_v03_vectorized(op));
+    f.ladder.push_back(gpu_v04_vectorized_ilp(op));
+    if (op != Op::grayscale) f.ladder.push_back(gpu_v05_bulk_copy_sm90(op));  // map ops only
+    f.ladder.push_back(gpu_baseline_cub(op));
 #endif
-    };
     r.add(std::move(f));
   }
 }

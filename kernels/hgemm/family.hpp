@@ -19,6 +19,8 @@ Variant gpu_v01_wmma();
 Variant gpu_v02_mma_ldmatrix();
 Variant gpu_v03_mma_swizzled();
 Variant gpu_v04_mma_cp_async();
+Variant gpu_v05_mma_tuned();
+Variant gpu_v06_mma_2cta();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

@@ -14,6 +14,8 @@ void register_hgemm(Registry& r) {
       gpu_v02_mma_ldmatrix(),
       gpu_v03_mma_swizzled(),
       gpu_v04_mma_cp_async(),
+      gpu_v05_mma_tuned(),
+      gpu_v06_mma_2cta(),
       gpu_baseline_cublaslt(),
 #endif
   };

@@ -1,4 +1,4 @@
 klab_family(hgemm
   HOST family.cpp cpu.cpp register.cpp
-  CUDA v01_wmma.cu v02_mma_ldmatrix.cu v03_mma_swizzled.cu v04_mma_cp_async.cu baseline_cublaslt.cu
+  CUDA v01_wmma.cu v02_mma_ldmatrix.cu v03_mma_swizzled.cu v04_mma_cp_async.cu v05_mma_tuned.cu v06_mma_2cta.cu baseline_cublaslt.cu
   CUDA_LIBS CUDA::cublasLt CUDA::cublas)

@@ -103,11 +103,14 @@ struct TileCopier {
     soff = Layout::offset(r, c);
   }
 
-  /// Issues the copy of the current tile into `s` (one pipeline stage).
+  /// Issues the copy of the current tile into `s` (one pipeline stage): passes [first, last) only,
+  /// so that a main loop can spread one tile's copies over several mma steps. first/last must be
+  /// compile-time constants after unrolling (the skipped passes then vanish).
   template <Copy kCopy>
-  __device__ void copy(T* s) const {
+  __device__ void copy(T* s, int first = 0, int last = kPasses) const {
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
+      if (p < first || p >= last) continue;
       const bool row_ok = row + p * kRowsPerPass < rows;
       const T* g = src + static_cast<int64_t>(p * kRowsPerPass) * ld;
       T* d = s + soff + p * kRowsPerPass * Layout::kStride;
@@ -143,6 +146,39 @@ struct TileCopier {
     }
   }
 };
+
+/// Linear block id -> (tile row, tile column) with grouped rasterization: kGroupM tile-rows at a
+/// time, column-major inside a group, so the blocks resident together share A and B panels in L2.
+template <int kGroupM>
+__device__ __forceinline__ void grouped_tile(int bid, int tiles_m, int tiles_n, int& tm, int& tn) {
+  const int per_group = kGroupM * tiles_n;
+  const int first_m = (bid / per_group) * kGroupM;
+  const int group_m = min(tiles_m - first_m, kGroupM);
+  const int in_group = bid % per_group;
+  tm = first_m + in_group % group_m;
+  tn = in_group / group_m;
+}
+
+/// Block-level epilogue, second half: copies a (kRows, kCols) tile of C staged in shared memory
+/// (laid out as Layout, see WarpTile::stage) to global rows row0.., columns col0.. with 16-byte
+/// stores, consecutive threads on consecutive chunks of a row (fully coalesced). Needs n % 8 == 0
+/// and C 16-byte aligned, so a chunk is either wholly inside or wholly outside the matrix.
+template <class T, int kRows, int kCols, int kThreads, class Layout>
+__device__ __forceinline__ void store_tile16(const T* s, T* c, int m, int n, int row0, int col0, int tid) {
+  constexpr int kChunksPerRow = kCols / kChunk;
+  constexpr int kRowsPerPass = kThreads / kChunksPerRow;
+  static_assert(kThreads % kChunksPerRow == 0 && kRows % kRowsPerPass == 0);
+  const int r = tid / kChunksPerRow, ch = tid % kChunksPerRow;
+  const int col = col0 + ch * kChunk;
+  if (col >= n) return;
+#pragma unroll
+  for (int p = 0; p < kRows / kRowsPerPass; ++p) {
+    const int rr = r + p * kRowsPerPass;
+    if (row0 + rr >= m) break;
+    const uint4 v = *reinterpret_cast<const uint4*>(s + Layout::offset(rr, ch));
+    *reinterpret_cast<uint4*>(c + static_cast<int64_t>(row0 + rr) * n + col) = v;
+  }
+}
 
 /// One warp's (kWarpM, kWarpN) block of C in fp32 registers, as (kWarpM/16) x (kWarpN/8)
 /// m16n8 accumulator fragments, and the mma.sync loop that feeds it from shared memory.
@@ -210,6 +246,25 @@ struct WarpTile {
       load_frags<LayoutA, LayoutB>(f, sA, sB, fa, fb, row0, chunk0, ks);
       mma(f);
     }
+  }
+
+  /// Block-level epilogue, first half: rounds to T and writes this warp's block into a shared
+  /// (kRows, kCols) tile of C laid out as Layout, at tile rows row0.., chunks chunk0.. (chunk0 a
+  /// multiple of Layout::kPeriod). 4-byte stores; with a swizzled layout the 8 rows of one store
+  /// phase land in 8 distinct bank groups (conflict-free). Follow with __syncthreads and store_tile16.
+  template <class Layout>
+  __device__ void stage(T* s, int row0, int chunk0, int lane) const {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int i = 0; i < kTilesM; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = row0 + 16 * i + g + 8 * h;
+#pragma unroll
+        for (int j = 0; j < kTilesN; ++j)
+          *reinterpret_cast<uint32_t*>(s + Layout::offset(r, chunk0 + j) + 2 * t) =
+              device::pack2<T>(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+      }
   }
 
   /// Rounds to T and writes the rows < m, columns < n of this warp's block at (row0, col0) of C.

@@ -36,16 +36,6 @@ using LayoutB = SwizzledLayout<kBlockK, kBlockN>;  // (BK, BN) of B, per stage
 template <class T>
 constexpr int kSmemBytes = kStages * (LayoutA::kElems + LayoutB::kElems) * static_cast<int>(sizeof(T));
 
-/// Linear block id -> (tile row, tile column), kGroupM tile-rows at a time, column-major inside a group.
-__device__ __forceinline__ void grouped_tile(int bid, int tiles_m, int tiles_n, int& tm, int& tn) {
-  const int per_group = kGroupM * tiles_n;
-  const int first_m = (bid / per_group) * kGroupM;
-  const int group_m = min(tiles_m - first_m, kGroupM);
-  const int in_group = bid % per_group;
-  tm = first_m + in_group % group_m;
-  tn = in_group / group_m;
-}
-
 template <class T, bool kVec>
 __global__ void __launch_bounds__(kThreads, 1) hgemm_v04_kernel(const T* __restrict__ a, const T* __restrict__ b,
                                                                 T* __restrict__ c, int m, int n, int k) {
@@ -57,7 +47,7 @@ __global__ void __launch_bounds__(kThreads, 1) hgemm_v04_kernel(const T* __restr
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   int tm, tn;
-  grouped_tile(blockIdx.x, (m - 1) / kBlockM + 1, (n - 1) / kBlockN + 1, tm, tn);
+  grouped_tile<kGroupM>(blockIdx.x, (m - 1) / kBlockM + 1, (n - 1) / kBlockN + 1, tm, tn);
   const int m0 = tm * kBlockM, n0 = tn * kBlockN;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
 

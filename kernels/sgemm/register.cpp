@@ -1,6 +1,7 @@
 // The sgemm ladder, in order. Adding a rung: one file plus one line here.
 #include "kernels/register.hpp"
 #include "kernels/sgemm/family.hpp"
+#include "kernels/sgemm/tune.hpp"
 
 namespace klab {
 
@@ -24,6 +25,7 @@ void register_sgemm(Registry& r) {
 #endif
   };
   r.add(std::move(f));
+  register_sgemm_tunable();  // v10's configurations, for `klab tune` (registered without CUDA too)
 }
 
 }  // namespace klab

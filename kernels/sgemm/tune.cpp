@@ -1,8 +1,14 @@
-// The host side of the tune space: names, shape classes and v10's per-class table.
+// The host side of the tune space: names, shape classes, v10's lookup (tune cache, committed
+// table, built-in guess) and its registration as a tunable for `klab tune`.
 #include "kernels/sgemm/tune.hpp"
 
 #include <algorithm>
+#include <array>
+#include <mutex>
+#include <optional>
 
+#include "kernels/sgemm/family.hpp"
+#include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
 
 namespace klab::sgemm {
@@ -14,6 +20,12 @@ std::string SgemmConfig::name() const {
 }
 
 std::vector<SgemmConfig> sgemm_tune_space() { return {std::begin(kTuneSpace), std::end(kTuneSpace)}; }
+
+std::vector<std::string> sgemm_config_names() {
+  std::vector<std::string> names;
+  for (const SgemmConfig& c : kTuneSpace) names.push_back(c.name());
+  return names;
+}
 
 const char* shape_class_name(ShapeClass c) {
   switch (c) {
@@ -38,8 +50,9 @@ int64_t sm_count() {
   return d.present && d.sm_count > 0 ? d.sm_count : 132;
 }
 
-// v10's table, one entry per ShapeClass (in enum order). Starting guesses, to be replaced by a
-// `klab tune` sweep on the H200: 128x128 tiles once there are two waves of them, 64x128 while
+// v10's built-in table, one entry per ShapeClass (in enum order): the guesses used when neither
+// the tune cache nor the committed table (kernels/sgemm/tuned.json) has an entry for the device.
+// Measured winners belong in the committed table (`klab tune --commit-to`), not here: 128x128 tiles once there are two waves of them, 64x128 while
 // those still fill the SMs, 64x64 below, and 32-wide tiles along a short side.
 constexpr int kTunedTable[] = {
     0,   // large: 128x128x16, warp 32x64, thread 8x8 (v09)
@@ -61,7 +74,53 @@ ShapeClass shape_class(const Problem& p) {
   return ShapeClass::small;
 }
 
-int tuned_config(const Problem& p) { return kTunedTable[static_cast<int>(shape_class(p))]; }
+int builtin_config(ShapeClass c) { return kTunedTable[static_cast<int>(c)]; }
+
+namespace {
+
+bool usable(int index, const Problem& p) { return sgemm_config_can_implement(index, p).ok(); }
+
+std::vector<TunedChoice> candidates(ShapeClass c, const std::vector<TuneSource>& sources, const std::string& device) {
+  static const std::vector<std::string> names = sgemm_config_names();
+  return tune_candidates(sources, device, kV10Id, shape_class_name(c), names, builtin_config(c));
+}
+
+}  // namespace
+
+TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& sources, const std::string& device) {
+  return pick_tuned(candidates(shape_class(p), sources, device), [&](int i) { return usable(i, p); });
+}
+
+namespace {
+
+// Read once per shape class: v10 looks its configuration up on every launch. Never changed once
+// set, so the reference stays valid outside the lock.
+const std::vector<TunedChoice>& memo_candidates(ShapeClass c) {
+  static std::mutex mu;
+  static std::array<std::optional<std::vector<TunedChoice>>, 5> memo;
+  std::lock_guard lock(mu);
+  auto& m = memo[static_cast<size_t>(c)];
+  if (!m) {
+    const DeviceInfo& d = device_info();
+    const std::string device = d.present ? d.name : "";
+    m = candidates(c, default_tune_sources(device, kCommittedTable), device);
+  }
+  return *m;
+}
+
+}  // namespace
+
+TunedChoice tuned_choice(const Problem& p) {
+  return pick_tuned(memo_candidates(shape_class(p)), [&](int i) { return usable(i, p); });
+}
+
+int tuned_config(const Problem& p) {
+  // The launch path: no strings copied.
+  const auto& cands = memo_candidates(shape_class(p));
+  for (const auto& c : cands)
+    if (usable(c.config, p)) return c.config;
+  return cands.back().config;
+}
 
 Status sgemm_config_can_implement(int index, const Problem& p) {
   if (index < 0 || index >= kTuneSpaceSize)
@@ -70,6 +129,31 @@ Status sgemm_config_can_implement(int index, const Problem& p) {
   const int64_t bm = kTuneSpace[index].block_m;
   if ((p.dim("m") + bm - 1) / bm > 65535) return Status::no("m > 65535 * " + std::to_string(bm) + " (gridDim.y limit)");
   return Status::yes();
+}
+
+void register_sgemm_tunable() {
+  Tunable t;
+  t.variant = kV10Id;
+  t.configs = sgemm_config_names();
+  t.can_implement = sgemm_config_can_implement;
+  t.shape_class = [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); };
+  t.current = tuned_choice;
+  t.committed_table = kCommittedTable;
+  t.make = [](int index) -> Variant {
+    KLAB_CHECK(index >= 0 && index < kTuneSpaceSize, "sgemm tune-space index out of range");
+#if KLAB_HAS_CUDA
+    // v10 with the table lookup replaced by one fixed configuration.
+    Variant v = gpu_v10_autotuned();
+    v.info.id = config_variant_id(kV10Id, index);
+    v.info.summary = "v10 fixed to configuration " + std::to_string(index) + ": " + kTuneSpace[index].name();
+    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) { launch_sgemm_config(index, p, b, a); };
+    v.can_implement = [index](const Problem& p) { return sgemm_config_can_implement(index, p); };
+    return v;
+#else
+    throw UsageError(std::string(kV10Id) + " needs a CUDA build");
+#endif
+  };
+  register_tunable(std::move(t));
 }
 
 }  // namespace klab::sgemm

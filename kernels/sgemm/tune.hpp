@@ -1,11 +1,14 @@
 #pragma once
 // The tuning space of the warp-tiled SGEMM kernel (v09's template, v10's table): every
-// configuration a `klab tune` sweep may run by index, and the table v10 reads per shape class.
-// Host-compilable; the launcher is defined in v10_autotuned.cu (CUDA builds only).
+// configuration a `klab tune` sweep may run by index, and how v10 picks one per shape class: the
+// tune cache for this device, then the committed table kernels/sgemm/tuned.json, then a
+// built-in guess (klab/harness/tunable.hpp). Host-compilable; the launcher is defined in
+// v10_autotuned.cu (CUDA builds only).
 #include <string>
 #include <vector>
 
 #include "klab/harness/family.hpp"
+#include "klab/harness/tunable.hpp"
 
 namespace klab::sgemm {
 
@@ -64,16 +67,35 @@ static_assert(all_valid(), "every tune-space entry must satisfy SgemmConfig::val
 /// The configurations a sweep can run, in index order.
 std::vector<SgemmConfig> sgemm_tune_space();
 
-/// Shape classes v10 chooses by; a sweep over representative shapes fills the table below.
+/// Configuration names, in index order (the names tune tables store).
+std::vector<std::string> sgemm_config_names();
+
+/// Shape classes v10 chooses by; `klab tune` at a shape of each class fills the tables.
 enum class ShapeClass { large, medium, small, short_m, short_n };
 const char* shape_class_name(ShapeClass c);
 ShapeClass shape_class(const Problem& p);
 
-/// v10's choice: index into kTuneSpace for the problem's shape class.
+inline constexpr const char* kV10Id = "sgemm.v10_autotuned";
+/// v10's committed table, relative to the source directory.
+inline constexpr const char* kCommittedTable = "kernels/sgemm/tuned.json";
+
+/// v10's built-in guess for a shape class (used when no table has an entry).
+int builtin_config(ShapeClass c);
+
+/// v10's choice for the problem and where it came from: the first usable of the tune cache for
+/// this device, the committed table and the built-in guess. Tables are read once per shape class
+/// per process.
+TunedChoice tuned_choice(const Problem& p);
+/// The same lookup from explicit tables and device name, read now (tests; `klab tune`).
+TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& sources, const std::string& device);
+/// tuned_choice(p).config: index into kTuneSpace.
 int tuned_config(const Problem& p);
 
 /// ok, or why configuration `index` cannot run `p` (index out of range, grid limits).
 Status sgemm_config_can_implement(int index, const Problem& p);
+
+/// Registers v10 as a tunable (klab/harness/tunable.hpp); called by register_sgemm.
+void register_sgemm_tunable();
 
 #if KLAB_HAS_CUDA
 /// Enqueues configuration `index` of the tune space on `args.stream`: no allocation, no sync.

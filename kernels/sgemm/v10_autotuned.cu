@@ -1,8 +1,10 @@
 // v10 autotuned: v09's kernel template instantiated for every configuration in tune.hpp's
-// kTuneSpace; each launch picks one from a small table by shape class (large, medium, small,
-// short m, short n), so small and skinny problems get tiles that fill the 132 SMs instead of
-// leaving most of them idle under 128 x 128 tiles. `launch_sgemm_config` runs any entry by
-// index, for a `klab tune` sweep that rewrites the table from measurements.
+// kTuneSpace; each launch picks one by shape class (large, medium, small, short m, short n), so
+// small and skinny problems get tiles that fill the 132 SMs instead of leaving most of them idle
+// under 128 x 128 tiles. The choice comes from the first of: the tune cache for this device
+// (~/.cache/klab/tune-<device>.json, written by `klab tune`), the committed table
+// kernels/sgemm/tuned.json (`klab tune --commit-to`), the built-in guess in tune.cpp.
+// `launch_sgemm_config` runs any entry by index, for the `klab tune` sweep.
 // Adds over v09: shape-dependent tiles (more blocks for small m * n, shorter tiles for thin C).
 // Expected bottleneck: as v09 on large shapes (the same kernel unless the sweep finds better);
 // on small ones, too few blocks or too little k to amortise the prologue.
@@ -33,7 +35,7 @@ void launch_sgemm_config(int index, const Problem& p, Buffers& b, const LaunchAr
 
 Variant gpu_v10_autotuned() {
   return gpu_variant(
-      "v10_autotuned", "v09's template, tile sizes chosen per shape class from a tuned table",
+      "v10_autotuned", "v09's template, tiles per shape class: tune cache, else kernels/sgemm/tuned.json, else built-in",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) { launch_sgemm_config(tuned_config(p), p, b, args); },
       [](const Problem& p) { return sgemm_config_can_implement(tuned_config(p), p); });
 }

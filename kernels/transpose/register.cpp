@@ -1,7 +1,24 @@
+// The transpose ladder, in order. Adding a rung: one file plus one line here.
 #include "kernels/register.hpp"
+#include "kernels/transpose/family.hpp"
 
 namespace klab {
 
-void register_transpose(Registry&) {}  // the ladder lands here
+void register_transpose(Registry& r) {
+  using namespace transpose;
+  Family f = make_transpose();
+  f.ladder = {
+      cpu_v00(),
+#if KLAB_HAS_CUDA
+      gpu_v01_naive(),
+      gpu_v02_smem_tile(),
+      gpu_v03_padded(),
+      gpu_v04_swizzled(),
+      gpu_v05_vectorized(),
+      gpu_baseline_cublas(),
+#endif
+  };
+  r.add(std::move(f));
+}
 
 }  // namespace klab

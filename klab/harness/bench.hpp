@@ -29,8 +29,9 @@ struct Timing {
   bool converged = false;  ///< noise target reached before a hard stop
 };
 
-/// Times `launch(set)` (which enqueues on `stream`) with CUDA events. Cold mode flushes L2 with a
-/// buffer of twice the device's L2 before every sample and rotates among `sets` input sets.
+/// Times `launch(set)` (which enqueues on `stream`) with CUDA events. Cold mode flushes L2 before
+/// every sample (a read of twice the device's L2: see l2_flush.cu for why not a memset) and
+/// rotates among `sets` input sets.
 Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream stream,
                  const BenchConfig& cfg);
 

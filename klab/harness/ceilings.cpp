@@ -7,6 +7,7 @@
 
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
+#include "klab/harness/devices.hpp"
 #include "klab/harness/result.hpp"
 
 namespace klab {
@@ -21,6 +22,7 @@ const Ceiling* Ceilings::find(std::string_view name) const {
 
 #if KLAB_HAS_CUDA
 void register_bandwidth_probes(std::vector<CeilingProbe>& probes);  // bandwidth_probes.cu
+void register_compute_probes(std::vector<CeilingProbe>& probes);    // compute_probes.cu
 #endif
 
 std::vector<CeilingProbe>& ceiling_probes() {
@@ -28,6 +30,7 @@ std::vector<CeilingProbe>& ceiling_probes() {
     std::vector<CeilingProbe> p;
 #if KLAB_HAS_CUDA
     register_bandwidth_probes(p);
+    register_compute_probes(p);
 #endif
     return p;
   }();
@@ -35,12 +38,9 @@ std::vector<CeilingProbe>& ceiling_probes() {
 }
 
 double datasheet_bandwidth_gbps(const std::string& name) {
-  // Vendor datasheets (HBM peak). Source: NVIDIA H200 / H100 / A100 product pages.
-  if (name.find("H200") != std::string::npos) return 4800;
-  if (name.find("H100") != std::string::npos && name.find("PCIe") != std::string::npos) return 2000;
-  if (name.find("H100") != std::string::npos) return 3350;
-  if (name.find("A100") != std::string::npos) return 2039;
-  return 0;
+  // The device table's DRAM bandwidth (vendor datasheets; devices.cpp names each source).
+  const DeviceSpec* d = device_for_cuda_name(name);
+  return d ? d->memory_gbps : 0;
 }
 
 std::string ceilings_cache_path() {

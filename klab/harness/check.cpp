@@ -37,41 +37,49 @@ CheckResult compare_output(const Tensor& out, const RefOutput& refo, const Toler
   KLAB_CHECK(static_cast<int64_t>(ref.size()) == out.spec.numel,
              "reference size differs from output " + out.spec.name);
   CheckResult r;
-  double err2 = 0, ref2 = 0;
+  double err2 = 0, ref2 = 0, max_abs = 0, max_rel = 0;
+  int64_t unwritten = 0, nan = 0, bad = 0;
   const int64_t n = out.spec.numel;
-  for (int64_t i = 0; i < n; ++i) {
+  // Classifies element i: 0 ok, 1 unwritten, 2 NaN/Inf, 3 out of tolerance (or finite vs non-finite).
+  auto classify = [&](int64_t i, double& got, double& e) -> int {
     const double want = ref[i];
-    bool fail = false;
-    double got;
+    e = 0;
     if (is_poison(out.host.data(), out.spec.dtype, i)) {
-      ++r.unwritten;
-      fail = true;
       got = std::nan("");
-    } else {
-      got = out.host_at(i);
-      if (!std::isfinite(got)) {
-        if (std::isfinite(want) || std::isnan(got) != std::isnan(want)) {
-          ++r.nan;
-          fail = true;
-        }
-      } else if (!std::isfinite(want)) {
-        ++r.bad;  // finite where the reference is not
-        fail = true;
-      } else {
-        const double e = std::fabs(got - want);
+      return 1;
+    }
+    got = out.host_at(i);
+    if (!std::isfinite(got)) return (std::isfinite(want) || std::isnan(got) != std::isnan(want)) ? 2 : 0;
+    if (!std::isfinite(want)) return 3;
+    e = std::fabs(got - want);
+    return e > tol.atol + tol.rtol * std::fabs(want) + (has_mag ? tol.mtol * refo.magnitude[i] : 0.0) ? 3 : 0;
+  };
+#pragma omp parallel for reduction(+ : err2, ref2, unwritten, nan, bad) reduction(max : max_abs, max_rel)
+  for (int64_t i = 0; i < n; ++i) {
+    double got, e;
+    const int c = classify(i, got, e);
+    unwritten += c == 1;
+    nan += c == 2;
+    bad += c == 3;
+    if (c == 0 || c == 3) {
+      if (std::isfinite(got) && std::isfinite(ref[i])) {
         err2 += e * e;
-        ref2 += want * want;
-        if (e > r.max_abs) r.max_abs = e;
-        if (want != 0 && e / std::fabs(want) > r.max_rel) r.max_rel = e / std::fabs(want);
-        if (e > tol.atol + tol.rtol * std::fabs(want) + (has_mag ? tol.mtol * refo.magnitude[i] : 0.0)) {
-          ++r.bad;
-          fail = true;
-        }
+        ref2 += ref[i] * ref[i];
+        max_abs = std::max(max_abs, e);
+        if (ref[i] != 0) max_rel = std::max(max_rel, e / std::fabs(ref[i]));
       }
     }
-    if (fail && static_cast<int>(r.first.size()) < max_mismatches)
-      r.first.push_back({out.spec.name, i, got, want});
   }
+  r.max_abs = max_abs;
+  r.max_rel = max_rel;
+  r.unwritten = unwritten;
+  r.nan = nan;
+  r.bad = bad;
+  if (unwritten + nan + bad > 0)  // the first failing elements, in index order
+    for (int64_t i = 0; i < n && static_cast<int>(r.first.size()) < max_mismatches; ++i) {
+      double got, e;
+      if (classify(i, got, e) != 0) r.first.push_back({out.spec.name, i, got, ref[i]});
+    }
   r.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
   r.passed = r.unwritten == 0 && r.nan == 0 && r.bad == 0 && r.rel_l2 <= tol.max_rel_l2;
   return r;

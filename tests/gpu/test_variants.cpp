@@ -1,6 +1,7 @@
 // Every registered GPU variant x (headline + awkward shapes), each checked with fresh inputs
 // from three distributions. Exit 77 (CTest: skipped) when there is no GPU.
-// KLAB_TEST_SHAPES=awkward limits the run to awkward shapes (compute-sanitizer runs use it).
+// KLAB_TEST_SHAPES=awkward limits the run to awkward shapes; KLAB_TEST_SHAPES=small to awkward
+// shapes of at most 2 GFLOP and 256 MB (compute-sanitizer runs use it: it slows kernels ~100x).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -22,14 +23,20 @@ struct Case {
 
 std::vector<Case> cases() {
   const char* only = std::getenv("KLAB_TEST_SHAPES");
-  const bool awkward_only = only && std::string(only) == "awkward";
+  const std::string mode = only ? only : "";
+  const bool awkward_only = mode == "awkward" || mode == "small";
+  const bool small_only = mode == "small";
   std::vector<Case> out;
   for (const auto& f : registry().families())
     for (const auto& v : f.ladder) {
       if (v.info.device != Device::gpu) continue;
       if (!awkward_only)
         for (const auto& p : f.headline) out.push_back({&f, &v, p});
-      for (const auto& p : f.awkward) out.push_back({&f, &v, p});
+      for (const auto& p : f.awkward) {
+        const Counts c = f.counts(p);
+        if (small_only && (c.flops > 2e9 || c.bytes > 2.56e8)) continue;
+        out.push_back({&f, &v, p});
+      }
     }
   return out;
 }

@@ -1,0 +1,53 @@
+#pragma once
+// Shared plumbing of the softmax rungs.
+#include <cuda_bf16.h>
+
+#include <string>
+
+#include "kernels/reduction/common.cuh"
+
+namespace klab::reduction {
+
+/// x, y: (rows, cols) row-major; softmax along each row.
+template <class T>
+struct SoftmaxArgs {
+  const T* __restrict__ x;
+  T* __restrict__ y;
+  int64_t rows, cols;
+};
+
+/// Calls fn(SoftmaxArgs<T>) with T = float or __nv_bfloat16, the problem's dtype.
+template <class Fn>
+void with_softmax_args(const Problem& p, Buffers& b, Fn&& fn) {
+  const int64_t rows = p.dim("rows"), cols = p.dim("cols");
+  switch (p.dtype) {
+    case DType::f32: fn(SoftmaxArgs<float>{b.ptr<float>("x"), b.ptr<float>("y"), rows, cols}); return;
+    case DType::bf16:
+      fn(SoftmaxArgs<__nv_bfloat16>{b.ptr<__nv_bfloat16>("x"), b.ptr<__nv_bfloat16>("y"), rows, cols});
+      return;
+    default: throw Error("softmax: dtype " + std::string(dtype_name(p.dtype)) + " not dispatched");
+  }
+}
+
+/// exp(t) for t = x - max <= 0: ex2.approx via __expf (error budget in family.cpp's tolerance).
+__device__ __forceinline__ float exp_shifted(float t) { return __expf(t); }
+
+inline Variant softmax_variant(const std::string& rung, const std::string& summary,
+                               std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+  Variant v;
+  v.info.id = "softmax." + rung;
+  v.info.summary = summary;
+  v.info.min_sm = 70;
+  v.info.dtypes = {DType::f32, DType::bf16};
+  v.info.device = Device::gpu;
+  v.launch = std::move(launch);
+  return v;
+}
+
+/// One block per row: gridDim.x holds at most 2^31 - 1 rows.
+inline Status one_block_per_row(const Problem& p) {
+  if (p.dim("rows") > 2147483647) return Status::no("more than 2^31 - 1 rows (one block per row)");
+  return Status::yes();
+}
+
+}  // namespace klab::reduction

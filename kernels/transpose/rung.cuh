@@ -1,0 +1,61 @@
+#pragma once
+// Shared plumbing of the transpose rungs: typed arguments, dtype dispatch, tile grids.
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/transpose/family.hpp"
+#include "klab/core/cuda_check.hpp"
+#include "klab/device/launch.hpp"
+
+namespace klab::transpose {
+
+/// in: (rows, cols) row-major; out: (cols, rows) row-major.
+template <class T>
+struct Args {
+  const T* __restrict__ in;
+  T* __restrict__ out;
+  int64_t rows, cols;
+};
+
+/// Calls fn(Args<T>) with T = float or __nv_bfloat16, the problem's dtype.
+template <class Fn>
+void with_args(const Problem& p, Buffers& b, Fn&& fn) {
+  const int64_t rows = p.dim("rows"), cols = p.dim("cols");
+  switch (p.dtype) {
+    case DType::f32: fn(Args<float>{b.ptr<float>("in"), b.ptr<float>("out"), rows, cols}); return;
+    case DType::bf16:
+      fn(Args<__nv_bfloat16>{b.ptr<__nv_bfloat16>("in"), b.ptr<__nv_bfloat16>("out"), rows, cols});
+      return;
+    default: throw Error("transpose: dtype " + std::string(dtype_name(p.dtype)) + " not dispatched");
+  }
+}
+
+inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+
+/// The most blocks gridDim.y may hold; kernels walk further tile rows with a stride of gridDim.y.
+inline constexpr int64_t kMaxGridY = 65535;
+
+/// x: one block per column tile; y: one per row tile, capped at kMaxGridY (kernels loop).
+inline dim3 tile_grid(int64_t rows, int64_t cols, int64_t tile_rows, int64_t tile_cols) {
+  return dim3(static_cast<unsigned>(device::ceil_div(cols, tile_cols)),
+              static_cast<unsigned>(std::min(device::ceil_div(rows, tile_rows), kMaxGridY)));
+}
+
+inline Variant gpu_variant(const std::string& rung, const std::string& summary,
+                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+  Variant v;
+  v.info.id = "transpose." + rung;
+  v.info.summary = summary;
+  v.info.min_sm = 70;
+  v.info.dtypes = {DType::f32, DType::bf16};
+  v.info.device = Device::gpu;
+  v.launch = std::move(launch);
+  return v;
+}
+
+/// v04's launcher: v05 falls back to it when sizes or alignment forbid 16-byte vectors.
+void launch_swizzled(const Problem& p, Buffers& b, const LaunchArgs& args);
+
+}  // namespace klab::transpose

@@ -1,0 +1,436 @@
+#include "klab/harness/profiler_output.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <memory>
+
+namespace klab {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (end < text.size() || !line.empty()) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+}  // namespace
+
+std::string demangle(std::string_view mangled) {
+  const std::string m(mangled);
+  if (!starts_with(m, "_Z")) return m;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(m.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : m;
+}
+
+// ---- Nsight Compute ----
+
+std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool in_quotes = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        field += c;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"': in_quotes = true; any = true; break;
+      case ',':
+        row.push_back(std::move(field));
+        field.clear();
+        any = true;
+        break;
+      case '\r': break;
+      case '\n':
+        if (any || !field.empty()) {
+          row.push_back(std::move(field));
+          rows.push_back(std::move(row));
+        }
+        row.clear();
+        field.clear();
+        any = false;
+        break;
+      default: field += c; any = true;
+    }
+  }
+  if (any || !field.empty()) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::optional<double> parse_ncu_number(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  std::string digits;
+  digits.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    // A thousands separator sits between digits, with exactly three digits after it.
+    if (s[i] == ',') {
+      auto digit = [&](size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])); };
+      const bool grouped = i > 0 && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4);
+      if (!grouped) return std::nullopt;
+      continue;
+    }
+    digits += s[i];
+  }
+  double v = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [p, ec] = std::from_chars(digits.data(), end, v);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return v;
+}
+
+std::optional<double> NcuRow::number(std::string_view column) const {
+  auto it = values.find(column);
+  if (it == values.end()) return std::nullopt;
+  return parse_ncu_number(it->second);
+}
+
+std::string NcuRow::text(std::string_view column) const {
+  auto it = values.find(column);
+  return it == values.end() ? std::string() : it->second;
+}
+
+NcuReport parse_ncu_csv(std::string_view text) {
+  NcuReport r;
+  std::string table;
+  bool in_table = false;
+  for (std::string_view line : split_lines(text)) {
+    if (starts_with(line, "==")) {
+      r.messages.emplace_back(line);
+      continue;
+    }
+    if (!in_table) {
+      if (!starts_with(line, "\"ID\"")) continue;  // program output before the report
+      in_table = true;
+    }
+    if (!starts_with(line, "\"")) continue;  // program output interleaved with the report
+    table.append(line);
+    table += '\n';
+  }
+  const auto rows = parse_csv(table);
+  if (rows.empty()) return r;
+  r.columns = rows.front();
+  const auto id = std::find(r.columns.begin(), r.columns.end(), "ID");
+  const size_t id_col = static_cast<size_t>(id - r.columns.begin());
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].size() != r.columns.size()) continue;
+    if (id_col < rows[i].size() && rows[i][id_col].empty()) {
+      for (size_t c = 0; c < r.columns.size(); ++c) r.units[r.columns[c]] = rows[i][c];
+      continue;
+    }
+    NcuRow row;
+    for (size_t c = 0; c < r.columns.size(); ++c) row.values[r.columns[c]] = rows[i][c];
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
+std::vector<std::pair<std::string, double>> top_metrics(const NcuRow& row, std::string_view prefix,
+                                                        std::string_view suffix, size_t n) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [name, value] : row.values) {
+    if (name.size() < prefix.size() + suffix.size() || !starts_with(name, prefix) || !ends_with(name, suffix))
+      continue;
+    if (auto v = parse_ncu_number(value))
+      out.emplace_back(name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()), *v);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+std::vector<std::string> parse_ncu_metric_list(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view line : split_lines(text)) {
+    line = trim(line);
+    if (!line.empty() && line.front() == '"') line.remove_prefix(1);
+    const size_t end = line.find_first_of(" \t\",");
+    const std::string_view tok = line.substr(0, end);
+    if (tok.find("__") == std::string_view::npos || tok.front() == '_') continue;
+    const bool ok = std::all_of(tok.begin(), tok.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    });
+    if (ok) out.emplace_back(tok);
+  }
+  return out;
+}
+
+std::string_view metric_base_name(std::string_view metric) { return metric.substr(0, metric.find('.')); }
+
+// ---- cuobjdump ----
+
+std::vector<DeviceSymbol> parse_cuobjdump_symbols(std::string_view text) {
+  std::vector<DeviceSymbol> out;
+  std::string source;
+  for (std::string_view line : split_lines(text)) {
+    const std::string_view t = trim(line);
+    if (starts_with(t, "identifier = ")) {
+      source = std::string(trim(t.substr(13)));
+      continue;
+    }
+    if (t.find("STO_ENTRY") == std::string_view::npos) continue;
+    const size_t sp = t.find_last_of(" \t");
+    if (sp == std::string_view::npos) continue;
+    std::string name(t.substr(sp + 1));
+    if (std::none_of(out.begin(), out.end(), [&](const DeviceSymbol& s) { return s.name == name; }))
+      out.push_back({std::move(name), source});
+  }
+  return out;
+}
+
+std::string extract_ptx_entry(std::string_view ptx, std::string_view name) {
+  std::string header, out;
+  bool in_entry = false, opened = false;
+  int depth = 0;
+  for (std::string_view line : split_lines(ptx)) {
+    const std::string_view t = trim(line);
+    if (!in_entry) {
+      if (starts_with(t, ".version") || starts_with(t, ".target") || starts_with(t, ".address_size")) {
+        if (starts_with(t, ".version")) header.clear();  // a new module
+        header.append(t).append("\n");
+      }
+      const size_t e = t.find(".entry ");
+      if (e != std::string_view::npos && t.substr(e + 7, name.size()) == name &&
+          t.substr(e + 7 + name.size(), 1) == "(") {
+        in_entry = true;
+        out = header + "\n";
+      }
+    }
+    if (in_entry) {
+      out.append(line).append("\n");
+      // Braces of inline-asm scopes nest inside the body: count them (comments aside).
+      const std::string_view code = line.substr(0, line.find("//"));
+      depth += static_cast<int>(std::count(code.begin(), code.end(), '{'));
+      opened |= depth > 0;
+      depth -= static_cast<int>(std::count(code.begin(), code.end(), '}'));
+      if (opened && depth <= 0) return out;
+    }
+  }
+  return in_entry ? out : std::string();
+}
+
+std::vector<SassFunction> parse_sass(std::string_view text) {
+  std::vector<SassFunction> out;
+  SassFunction* f = nullptr;
+  int line_no = 0;
+  for (std::string_view line : split_lines(text)) {
+    const std::string_view t = trim(line);
+    if (starts_with(t, "Function : ")) {
+      out.emplace_back();
+      f = &out.back();
+      f->name = std::string(trim(t.substr(11)));
+      line_no = 0;
+      f->listing.append(line).append("\n");
+      continue;
+    }
+    if (!f) continue;
+    if (starts_with(t, "Fatbin ") || starts_with(t, "code for ") || starts_with(t, "=====")) {
+      f = nullptr;  // the next module's header: this function's listing is over
+      continue;
+    }
+    ++line_no;
+    f->listing.append(line).append("\n");
+    if (t.size() > 1 && t.front() == '.' && t.back() == ':' && t.find(' ') == std::string_view::npos) {
+      f->labels[std::string(t.substr(0, t.size() - 1))] = static_cast<int>(f->instrs.size());
+      continue;
+    }
+    // "/*0110*/   @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;   /* 0x... */"
+    if (!starts_with(t, "/*")) continue;
+    size_t i = 2;
+    while (i < t.size() && is_hex(t[i])) ++i;
+    if (i == 2 || t.substr(i, 2) != "*/") continue;  // an encoding-only line: "/* 0x000f... */"
+    SassInstr in;
+    in.line = line_no;
+    std::from_chars(t.data() + 2, t.data() + i, in.offset, 16);
+    std::string_view body = t.substr(i + 2);
+    if (const size_t c = body.find("/*"); c != std::string_view::npos) body = body.substr(0, c);
+    body = trim(body);
+    if (!body.empty() && body.back() == ';') body = trim(body.substr(0, body.size() - 1));
+    in.text = std::string(body);
+    std::string_view op = body;
+    if (!op.empty() && op.front() == '@') op = trim(op.substr(std::min(op.size(), op.find(' '))));
+    in.opcode = std::string(op.substr(0, op.find(' ')));
+    if (const size_t b = body.find("`("); b != std::string_view::npos) {
+      const size_t e = body.find(')', b);
+      if (e != std::string_view::npos) in.target = std::string(body.substr(b + 2, e - b - 2));
+    } else if (in.opcode.starts_with("BRA")) {  // "@!P1 BRA P2, 0x4f0": the last 0x... operand
+      const size_t h = body.rfind("0x");
+      if (h != std::string_view::npos) {
+        uint64_t a = 0;
+        const auto [p, ec] = std::from_chars(body.data() + h + 2, body.data() + body.size(), a, 16);
+        if (ec == std::errc() && p != body.data() + h + 2) in.target_offset = static_cast<int64_t>(a);
+      }
+    }
+    if (!in.opcode.empty()) f->instrs.push_back(std::move(in));
+  }
+  return out;
+}
+
+SassClass classify_sass(std::string_view opcode) {
+  std::vector<std::string_view> tok;
+  for (size_t s = 0; s <= opcode.size();) {
+    size_t e = opcode.find('.', s);
+    if (e == std::string_view::npos) e = opcode.size();
+    tok.push_back(opcode.substr(s, e - s));
+    s = e + 1;
+  }
+  const std::string_view base = tok.front();
+  auto width = [&] {
+    for (size_t i = 1; i < tok.size(); ++i) {
+      if (tok[i] == "128") return "128";
+      if (tok[i] == "64") return "64";
+      if (tok[i] == "U16" || tok[i] == "S16") return "16";
+      if (tok[i] == "U8" || tok[i] == "S8") return "8";
+    }
+    return "32";
+  };
+  auto with_width = [&](std::string_view g) { return SassClass{std::string(base) + "." + width(), std::string(g)}; };
+  if (base == "LDG") return with_width("global load");
+  if (base == "LDGSTS") return with_width("global load");  // cp.async: global -> shared
+  if (base == "UTMALDG" || base == "UBLKCP") return {std::string(base), "global load"};  // TMA
+  if (base == "STG") return with_width("global store");
+  if (base == "UTMASTG" || base == "UTMAREDG") return {std::string(base), "global store"};
+  if (base == "LDS" || base == "STS") return with_width("shared");
+  if (base == "LDSM" || base == "STSM") {
+    const std::string_view last = tok.size() > 1 ? tok.back() : "";
+    return {std::string(base) + ".x" + std::string(last == "4" || last == "2" ? last : "1"), "shared"};
+  }
+  if (base == "LDL" || base == "STL") return with_width("local (spill)");
+  if (base == "ATOMG" || base == "ATOM" || base == "RED" || base == "REDG" || base == "ATOMS")
+    return {std::string(base), "atomic"};
+  if (base == "HFMA2" && tok.size() > 1 && tok[1] == "MMA") return {"", "other"};  // a register-move idiom
+  static constexpr std::array<std::string_view, 16> kMath{"FFMA",  "FADD",   "FMUL", "FMNMX", "HFMA2", "HADD2",
+                                                          "HMUL2", "HMNMX2", "DFMA", "DADD",  "DMUL",  "HMMA",
+                                                          "HGMMA", "IMMA",   "QGMMA", "IGMMA"};
+  if (std::find(kMath.begin(), kMath.end(), base) != kMath.end()) return {std::string(base), "math"};
+  if (base == "MUFU") return {std::string(opcode.substr(0, opcode.find('.', 5))), "special function"};  // MUFU.EX2
+  if (base == "SHFL") return {"SHFL", "shuffle"};
+  if (base == "BAR" || base == "SYNCS" || base == "DEPBAR" || base == "LDGDEPBAR" || base == "WARPGROUP")
+    return {std::string(base), "barrier"};
+  if (base == "BRA") return {"BRA", "branch"};
+  return {"", "other"};
+}
+
+namespace {
+
+constexpr std::array<std::string_view, 10> kGroupOrder{"global load", "global store",     "shared",  "local (spill)",
+                                                       "atomic",      "math",             "special function",
+                                                       "shuffle",     "barrier",          "branch"};
+int group_rank(std::string_view g) {
+  auto it = std::find(kGroupOrder.begin(), kGroupOrder.end(), g);
+  return static_cast<int>(it - kGroupOrder.begin());
+}
+
+char group_char(std::string_view g) {
+  if (g == "global load") return 'G';
+  if (g == "global store") return 'W';
+  if (g == "shared") return 'S';
+  if (g == "local (spill)") return 'L';
+  if (g == "atomic") return 'A';
+  if (g == "math") return 'M';
+  if (g == "barrier") return 'B';
+  return 0;
+}
+
+}  // namespace
+
+SassSummary summarize_sass(const SassFunction& f, int strip_width) {
+  SassSummary s;
+  std::vector<char> chars(f.instrs.size(), 0);
+  for (size_t i = 0; i < f.instrs.size(); ++i) {
+    const SassInstr& in = f.instrs[i];
+    if (in.opcode == "NOP") continue;
+    ++s.instructions;
+    const SassClass c = classify_sass(in.opcode);
+    chars[i] = group_char(c.group);
+    const int idx = static_cast<int>(i);
+    if (!c.row.empty()) {
+      auto it = std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.name == c.row; });
+      if (it == s.rows.end()) it = s.rows.insert(s.rows.end(), SassSummary::Row{c.row, c.group, 0, idx, idx});
+      ++it->count;
+      it->last = idx;
+    }
+    if (group_char(c.group) != 0) {
+      auto it = std::find_if(s.regions.begin(), s.regions.end(), [&](const auto& r) { return r.group == c.group; });
+      if (it == s.regions.end()) it = s.regions.insert(s.regions.end(), SassSummary::Region{c.group, 0, idx, idx});
+      ++it->count;
+      it->last = idx;
+    }
+    // A branch back to an earlier label closes a loop (a branch to itself is the end-of-code trap).
+    if (in.opcode.starts_with("BRA")) {
+      int head = -1;
+      if (auto l = f.labels.find(in.target); !in.target.empty() && l != f.labels.end()) head = l->second;
+      if (in.target_offset >= 0) {
+        auto t = std::lower_bound(f.instrs.begin(), f.instrs.end(), in.target_offset,
+                                  [](const SassInstr& x, int64_t off) { return int64_t{x.offset} < off; });
+        if (t != f.instrs.end() && int64_t{t->offset} == in.target_offset) head = static_cast<int>(t - f.instrs.begin());
+      }
+      if (head >= 0 && head < idx) s.loops.push_back(SassSummary::Loop{head, idx});
+    }
+  }
+  std::stable_sort(s.rows.begin(), s.rows.end(), [](const auto& a, const auto& b) {
+    if (group_rank(a.group) != group_rank(b.group)) return group_rank(a.group) < group_rank(b.group);
+    return a.name < b.name;
+  });
+  std::stable_sort(s.regions.begin(), s.regions.end(),
+                   [](const auto& a, const auto& b) { return group_rank(a.group) < group_rank(b.group); });
+
+  const size_t n = f.instrs.size();
+  const size_t w = std::min<size_t>(n, static_cast<size_t>(std::max(1, strip_width)));
+  static constexpr std::string_view kTieOrder = "WGLATSMB";  // rarer, more telling groups first
+  for (size_t b = 0; b < w; ++b) {
+    std::array<int, 128> count{};
+    for (size_t i = b * n / w; i < (b + 1) * n / w; ++i)
+      if (chars[i]) ++count[static_cast<unsigned char>(chars[i])];
+    char best = '.';
+    int best_n = 0;
+    for (char c : kTieOrder)
+      if (count[static_cast<unsigned char>(c)] > best_n) best = c, best_n = count[static_cast<unsigned char>(c)];
+    s.strip += best;
+  }
+  return s;
+}
+
+}  // namespace klab

@@ -1,0 +1,283 @@
+// klab tune: tune tables (round trip through the cache directory), the lookup order a tunable
+// variant follows (cache, committed table, built-in guess), sgemm v10's registration, and the
+// CLI's bad requests.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "kernels/register.hpp"
+#include "kernels/sgemm/tune.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/device_info.hpp"
+#include "klab/harness/tunable.hpp"
+
+namespace fs = std::filesystem;
+using namespace klab;
+
+namespace {
+
+// A fresh directory, used as $KLAB_CACHE_DIR for the test's lifetime.
+class TuneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("klab-tune-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    if (const char* old = std::getenv("KLAB_CACHE_DIR")) old_ = old, had_old_ = true;
+    ::setenv("KLAB_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    if (had_old_) ::setenv("KLAB_CACHE_DIR", old_.c_str(), 1);
+    else ::unsetenv("KLAB_CACHE_DIR");
+    fs::remove_all(dir_);
+  }
+  fs::path dir_;
+  std::string old_;
+  bool had_old_ = false;
+};
+
+TuneEntry entry(const std::string& device, const std::string& cls, const std::string& name, int config = 0) {
+  TuneEntry e;
+  e.device = device;
+  e.variant = "fam.v01_tunable";
+  e.shape_class = cls;
+  e.config = config;
+  e.config_name = name;
+  e.median_ms = 1.25;
+  e.problem = "n=4096 f32";
+  e.timestamp = "2025-01-01T00:00:00Z";
+  e.git_sha = "abc";
+  return e;
+}
+
+const std::vector<std::string> kConfigs{"a", "b", "c", "d"};
+
+}  // namespace
+
+TEST_F(TuneTest, CachePathFollowsCacheDirAndDeviceName) {
+  EXPECT_EQ(klab_cache_dir(), dir_.string());
+  EXPECT_EQ(tune_cache_path("NVIDIA H200"), (dir_ / "tune-NVIDIA_H200.json").string());
+  EXPECT_EQ(config_variant_id("sgemm.v10_autotuned", 3), "sgemm.v10_autotuned[cfg3]");
+}
+
+TEST_F(TuneTest, TableRoundTripAndReplace) {
+  const std::string path = tune_cache_path("NVIDIA H200");
+  EXPECT_TRUE(load_tune_table(path, true).entries.empty());  // missing file: empty table
+  record_tune_entry(entry("NVIDIA H200", "large", "b", 1), path);
+  record_tune_entry(entry("NVIDIA H200", "small", "c", 2), path);
+  ASSERT_TRUE(fs::exists(path));
+  TuneTable t = load_tune_table(path, true);
+  ASSERT_EQ(t.entries.size(), 2u);
+  const TuneEntry* e = t.find("NVIDIA H200", "fam.v01_tunable", "large");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->config_name, "b");
+  EXPECT_EQ(e->config, 1);
+  EXPECT_DOUBLE_EQ(e->median_ms, 1.25);
+  EXPECT_EQ(e->problem, "n=4096 f32");
+  EXPECT_EQ(e->timestamp, "2025-01-01T00:00:00Z");
+  EXPECT_EQ(e->git_sha, "abc");
+  EXPECT_EQ(t.find("NVIDIA H100", "fam.v01_tunable", "large"), nullptr);
+  EXPECT_EQ(t.find("NVIDIA H200", "fam.v02_other", "large"), nullptr);
+
+  // Same device, variant and class: replaced, the others kept.
+  record_tune_entry(entry("NVIDIA H200", "large", "d", 3), path);
+  t = load_tune_table(path, true);
+  ASSERT_EQ(t.entries.size(), 2u);
+  EXPECT_EQ(t.find("NVIDIA H200", "fam.v01_tunable", "large")->config_name, "d");
+  EXPECT_EQ(t.find("NVIDIA H200", "fam.v01_tunable", "small")->config_name, "c");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_F(TuneTest, CorruptTableIsEmptyForLookupsAndAnErrorForWrites) {
+  const std::string path = (dir_ / "bad.json").string();
+  std::ofstream(path) << "{ not json";
+  EXPECT_TRUE(load_tune_table(path).entries.empty());
+  EXPECT_THROW(load_tune_table(path, true), UsageError);
+  EXPECT_THROW(record_tune_entry(entry("X", "large", "a"), path), UsageError);
+  std::ofstream(path) << R"({"entries": [{"device": "X"}]})";  // an entry lacking fields
+  EXPECT_TRUE(load_tune_table(path).entries.empty());
+}
+
+TEST_F(TuneTest, LookupOrderCacheThenCommittedThenBuiltIn) {
+  const std::string cache = tune_cache_path("Dev"), committed = (dir_ / "committed.json").string();
+  const std::vector<TuneSource> sources{{"cache", cache}, {"committed", committed}};
+  auto pick = [&](const std::string& cls, const std::function<bool(int)>& usable = {}) {
+    return pick_tuned(tune_candidates(sources, "Dev", "fam.v01_tunable", cls, kConfigs, 0), usable);
+  };
+
+  // Nothing stored: the built-in guess.
+  TunedChoice c = pick("large");
+  EXPECT_EQ(c.config, 0);
+  EXPECT_EQ(c.source, "built-in");
+  EXPECT_EQ(c.describe(), "built-in");
+
+  // Committed only.
+  record_tune_entry(entry("Dev", "large", "c"), committed);
+  c = pick("large");
+  EXPECT_EQ(c.config, 2);
+  EXPECT_EQ(c.source, "committed");
+  EXPECT_EQ(c.path, committed);
+
+  // The cache wins over the committed table.
+  record_tune_entry(entry("Dev", "large", "b"), cache);
+  c = pick("large");
+  EXPECT_EQ(c.config, 1);
+  EXPECT_EQ(c.source, "cache");
+  EXPECT_EQ(c.describe(), "cache (" + cache + ")");
+
+  // A cached choice that cannot run the problem falls through to the committed one, then to
+  // the built-in one.
+  c = pick("large", [](int i) { return i != 1; });
+  EXPECT_EQ(c.source, "committed");
+  c = pick("large", [](int i) { return i == 0; });
+  EXPECT_EQ(c.source, "built-in");
+  // Nothing usable: the built-in one anyway (its can_implement then says why).
+  c = pick("large", [](int) { return false; });
+  EXPECT_EQ(c.source, "built-in");
+
+  // Other shape classes, devices and variants do not match.
+  EXPECT_EQ(pick("small").source, "built-in");
+  EXPECT_EQ(pick_tuned(tune_candidates(sources, "Other", "fam.v01_tunable", "large", kConfigs, 3), {}).config, 3);
+  EXPECT_EQ(pick_tuned(tune_candidates(sources, "Dev", "fam.v02_other", "large", kConfigs, 3), {}).config, 3);
+  // No device (no GPU): tables are not consulted.
+  EXPECT_EQ(pick_tuned(tune_candidates(sources, "", "fam.v01_tunable", "large", kConfigs, 3), {}).source, "built-in");
+
+  // A stale entry (a configuration name no longer in the list) is skipped.
+  record_tune_entry(entry("Dev", "large", "renamed"), cache);
+  c = pick("large");
+  EXPECT_EQ(c.source, "committed");
+  EXPECT_EQ(c.config, 2);
+
+  // The full candidate list, in order.
+  record_tune_entry(entry("Dev", "large", "d"), cache);
+  const auto all = tune_candidates(sources, "Dev", "fam.v01_tunable", "large", kConfigs, 0);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].source, "cache");
+  EXPECT_EQ(all[0].config, 3);
+  EXPECT_EQ(all[1].source, "committed");
+  EXPECT_EQ(all[2].source, "built-in");
+}
+
+TEST_F(TuneTest, DefaultSourcesAreCacheThenSourceTree) {
+  const auto s = default_tune_sources("NVIDIA H200", sgemm::kCommittedTable);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].label, "cache");
+  EXPECT_EQ(s[0].path, tune_cache_path("NVIDIA H200"));
+  EXPECT_EQ(s[1].label, "committed");
+  EXPECT_EQ(fs::path(s[1].path), fs::path(committed_table_path("kernels/sgemm/tuned.json")));
+  // The committed sgemm table exists and parses.
+  EXPECT_TRUE(fs::exists(s[1].path)) << s[1].path;
+  EXPECT_NO_THROW(load_tune_table(s[1].path, true));
+}
+
+TEST_F(TuneTest, SgemmV10IsTunable) {
+  registry();  // registers the tunables
+  const Tunable* t = find_tunable(sgemm::kV10Id);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(find_tunable("sgemm.v09_warptile"), nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kTuneSpaceSize);
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  EXPECT_EQ(t->configs[0], sgemm::kTuneSpace[0].name());
+  EXPECT_EQ(t->committed_table, "kernels/sgemm/tuned.json");
+
+  Problem p = registry().family("sgemm").headline.front();
+  for (int i = 0; i < sgemm::kTuneSpaceSize; ++i) EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
+  EXPECT_FALSE(t->can_implement(sgemm::kTuneSpaceSize, p).ok());
+  EXPECT_FALSE(t->can_implement(-1, p).ok());
+  // m beyond 65535 row tiles of 32: no configuration fits gridDim.y.
+  p.shape.dims = {{"m", 65535LL * 256 + 1}, {"n", 64}, {"k", 1}};
+  for (int i = 0; i < sgemm::kTuneSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+}
+
+TEST_F(TuneTest, SgemmLookupOrder) {
+  const Problem p = registry().family("sgemm").headline.front();
+  const std::string cls = sgemm::shape_class_name(sgemm::shape_class(p));
+  const std::string cache = tune_cache_path("Dev"), committed = (dir_ / "tuned.json").string();
+  const std::vector<TuneSource> sources{{"cache", cache}, {"committed", committed}};
+  const int builtin = sgemm::builtin_config(sgemm::shape_class(p));
+  const auto names = sgemm::sgemm_config_names();
+
+  TunedChoice c = sgemm::tuned_choice_from(p, sources, "Dev");
+  EXPECT_EQ(c.source, "built-in");
+  EXPECT_EQ(c.config, builtin);
+
+  TuneEntry e;
+  e.device = "Dev";
+  e.variant = sgemm::kV10Id;
+  e.shape_class = cls;
+  e.config = 5;
+  e.config_name = names[5];
+  record_tune_entry(e, committed);
+  c = sgemm::tuned_choice_from(p, sources, "Dev");
+  EXPECT_EQ(c.source, "committed");
+  EXPECT_EQ(c.config, 5);
+
+  e.config = 3;
+  e.config_name = names[3];
+  record_tune_entry(e, cache);
+  c = sgemm::tuned_choice_from(p, sources, "Dev");
+  EXPECT_EQ(c.source, "cache");
+  EXPECT_EQ(c.config, 3);
+  EXPECT_EQ(sgemm::tuned_choice_from(p, sources, "Other Dev").source, "built-in");
+
+  // Without a GPU, v10 itself uses its built-in guess.
+  if (!device_info().present) {
+    EXPECT_EQ(sgemm::tuned_choice(p).source, "built-in");
+    EXPECT_EQ(sgemm::tuned_config(p), builtin);
+  }
+}
+
+// The CLI: bad requests are one line on stderr and exit 2, before any GPU work.
+namespace {
+
+struct Out {
+  int code;
+  std::string err;
+};
+
+Out klab_cli(const std::string& args) {
+  const std::string cmd = std::string(KLAB_BINARY) + " " + args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string err;
+  std::array<char, 512> buf{};
+  while (fgets(buf.data(), buf.size(), p)) err += buf.data();
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+}
+
+void expect_usage_error(const std::string& args, const std::string& expect) {
+  const Out o = klab_cli(args);
+  EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << "\n" << o.err;
+  EXPECT_NE(o.err.find(expect), std::string::npos) << args << "\n" << o.err;
+}
+
+}  // namespace
+
+TEST(TuneCli, BadRequests) {
+  expect_usage_error("tune", "variant is required");
+  expect_usage_error("tune nosuchfamily.v01", "unknown family");
+  expect_usage_error("tune sgemm.v99_nope", "unknown variant");
+  expect_usage_error("tune sgemm.v10_autotuned --shape m=0,n=4,k=4", "must be positive");
+  expect_usage_error("tune sgemm.v10_autotuned --shape m=4,n=4", "lacks dimension");
+  expect_usage_error("tune sgemm.v10_autotuned --dtype bf16", "dtype");
+#if KLAB_HAS_CUDA
+  expect_usage_error("tune sgemm.v09_warptile", "no configurations to tune");
+#endif
+}
+
+TEST(TuneCli, NoGpuIsAUsageError) {
+  if (device_info().present) GTEST_SKIP() << "a GPU is present";
+  expect_usage_error("tune sgemm.v10_autotuned", "needs a GPU");
+  expect_usage_error("tune sgemm.v10_autotuned --shape m=64,n=64,k=64 --json /dev/null", "needs a GPU");
+}
