@@ -6,7 +6,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-steps=${KLAB_H200_STEPS:-tests sanitize ceilings bench repeat sweep}
+steps=${KLAB_H200_STEPS:-tests sanitize ceilings tune bench repeat sweep inspect}
 mkdir -p "$out"
 klab="$build/apps/klab/klab"
 gpu_tests="$build/tests/klab_gpu_tests"
@@ -26,7 +26,7 @@ fi
 if has sanitize; then
   for tool in memcheck racecheck; do
     log "compute-sanitizer $tool over the GPU tests (awkward shapes up to 2 GFLOP / 256 MB)"
-    KLAB_TEST_SHAPES=small compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+    KLAB_TEST_SHAPES=small timeout ${KLAB_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
       "$gpu_tests" --gtest_brief=1 ${KLAB_SANITIZE_FILTER:+--gtest_filter=$KLAB_SANITIZE_FILTER} \
       > "$out/sanitizer_$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
@@ -36,6 +36,12 @@ fi
 if has ceilings; then
   log "ceilings"
   "$klab" ceilings --remeasure --json "$out/ceilings.json" 2>&1 | tee -a "$out/summary.txt"
+fi
+
+if has tune; then
+  log "klab tune sgemm.v10_autotuned (winner cached for the run below)"
+  "$klab" tune sgemm.v10_autotuned --quiet --max-time 0.5 --json "$out/tune_sgemm.json" > "$out/tune_sgemm.txt" 2>&1 || status=1
+  tail -n 20 "$out/tune_sgemm.txt" | tee -a "$out/summary.txt"
 fi
 
 if has bench; then
@@ -54,6 +60,14 @@ if has sweep; then
   log "block-size sweeps"
   for v in vector_add.v02_grid_stride vector_add.v03_vectorized; do
     "$klab" sweep "$v" --quiet --json "$out/sweep_$v.json" 2>&1 | tee -a "$out/summary.txt" || status=1
+  done
+fi
+
+if has inspect; then
+  log "occupancy, SASS and Nsight Compute summaries of selected rungs"
+  for v in ${KLAB_INSPECT:-vector_add.v03_vectorized transpose.v05_vectorized softmax.v04_registers sgemm.v09_warptile hgemm.v04_mma_cp_async}; do
+    { echo "### $v"; "$klab" occupancy "$v"; "$klab" sass "$v"; } >> "$out/inspect.txt" 2>&1 || true
+    timeout 120 "$klab" profile "$v" --set all >> "$out/profile.txt" 2>&1 || true
   done
 fi
 

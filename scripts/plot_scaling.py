@@ -63,8 +63,11 @@ def main():
             ax_e.plot(threads, [100 * e for e in eff], marker="o", color=line.get_color(), label=label)
 
     hw = recs[0].get("host_cpu", {}).get("hardware_threads", 0)
+    ticks = sorted({r["cpu_threads"] for r in recs})
     for ax in (ax_t, ax_e):
         ax.set_xscale("log", base=2)
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.minorticks_off()
         ax.set_xlabel("threads")
         ax.grid(alpha=0.3)
         if hw:

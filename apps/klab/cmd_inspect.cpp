@@ -271,10 +271,10 @@ void print_sass_summary(const SassFunction& f) {
   auto at = [&](int i) { return i >= 0 && i < static_cast<int>(f.instrs.size()) ? hex(f.instrs[i].offset) : "-"; };
   std::cout << fmt::format("  {} instructions (NOPs excluded), {}..{}\n", s.instructions, at(0),
                            at(static_cast<int>(f.instrs.size()) - 1));
-  std::cout << fmt::format("  {:<14} {:<12} {:>6}  {:<7} {:<7}\n", "group", "instruction", "count", "first", "last");
+  std::cout << fmt::format("  {:<16} {:<12} {:>6}  {:<7} {:<7}\n", "group", "instruction", "count", "first", "last");
   std::string group;
   for (const auto& r : s.rows) {
-    std::cout << fmt::format("  {:<14} {:<12} {:>6}  {:<7} {:<7}\n", r.group == group ? "" : r.group, r.name, r.count,
+    std::cout << fmt::format("  {:<16} {:<12} {:>6}  {:<7} {:<7}\n", r.group == group ? "" : r.group, r.name, r.count,
                              at(r.first), at(r.last));
     group = r.group;
   }
@@ -420,17 +420,22 @@ std::vector<std::string> profile_metrics(const std::string& set, const std::stri
   const bool stalls = all || set == "stalls";
   if (stalls) want.push_back("smsp__average_warp_latency_per_inst_issued.ratio");
 
-  // Keep what this ncu knows on this GPU: an unknown metric would fail the whole run.
+  // Keep what this ncu knows on this GPU: an unknown metric would fail the whole run. The list
+  // is trusted only when it holds metrics every ncu has (else it was not the format we read);
+  // launch statistics are not counters and may be missing from it.
   const Output q = run(quote(ncu) + " --query-metrics 2>&1");
-  const std::vector<std::string> known_list = q.code == 0 ? parse_ncu_metric_list(q.text) : std::vector<std::string>{};
-  const std::set<std::string, std::less<>> known(known_list.begin(), known_list.end());
+  std::vector<std::string> known_list = q.code == 0 ? parse_ncu_metric_list(q.text) : std::vector<std::string>{};
+  std::set<std::string, std::less<>> known(known_list.begin(), known_list.end());
+  if (!known.contains("dram__bytes_read") || !known.contains("sm__throughput")) known.clear();
   std::vector<std::string> out;
   for (const auto& m : want)
-    if (known.empty() || known.contains(metric_base_name(m))) out.push_back(m);
+    if (known.empty() || known.contains(metric_base_name(m)) || m.starts_with("launch__") ||
+        m == "sm__maximum_warps_per_active_cycle_pct")
+      out.push_back(m);
   if (stalls) {
     const std::string_view base_suffix = kStallSuffix.substr(0, kStallSuffix.rfind('.'));  // "_per_issue_active"
     bool any = false;
-    for (const auto& k : known_list)
+    for (const auto& k : known)
       if (k.starts_with(kStallPrefix) && k.ends_with(base_suffix)) {
         out.push_back(k + ".ratio");
         any = true;

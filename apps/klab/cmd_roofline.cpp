@@ -46,17 +46,18 @@ struct Inputs {
   std::vector<std::string> files;
 };
 
-std::vector<std::string> expand(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
+/// The JSON files named, and those directly inside the folders named (`found` marks the latter).
+std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& inputs) {
+  std::vector<std::pair<std::string, bool>> files;
   for (const auto& in : inputs) {
     if (fs::is_directory(in)) {
       std::vector<std::string> found;
       for (const auto& e : fs::directory_iterator(in))
         if (e.path().extension() == ".json") found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      for (auto& f : found) files.emplace_back(std::move(f), true);
     } else if (fs::exists(in)) {
-      files.push_back(in);
+      files.emplace_back(in, false);
     } else {
       throw UsageError("no such file or folder: " + in);
     }
@@ -76,11 +77,18 @@ json parse_file(const std::string& path) {
 
 bool is_ceilings_json(const json& j) { return j.is_object() && j.contains("ceilings") && !j.contains("variant"); }
 
+bool is_results_json(const json& j) {
+  if (j.is_object()) return j.contains("variant");
+  return j.is_array() && (j.empty() || (j.front().is_object() && j.front().contains("variant")));
+}
+
 Inputs load_inputs(const std::vector<std::string>& paths) {
   Inputs in;
-  in.files = expand(paths);
-  for (const auto& f : in.files) {
+  for (const auto& [f, found_in_folder] : expand(paths)) {
     const json j = parse_file(f);
+    // A folder may hold other JSON (gtest reports, sweeps' plots' data): skip what is neither.
+    if (found_in_folder && !is_ceilings_json(j) && !is_results_json(j)) continue;
+    in.files.push_back(f);
     if (is_ceilings_json(j)) {
       for (const auto& c : j.at("ceilings"))
         if (c.value("value", 0.0) > 0) in.file_ceilings[c.at("name").get<std::string>()] = c.at("value").get<double>();
@@ -207,13 +215,20 @@ std::string dtype_of(const Record& rec) { return std::string(dtype_name(rec.r.pr
 
 /// The roof a record runs against: its precision, its unit, its family's memory ceiling; the
 /// ceiling stamped on the record (measured in its run) wins over other measured values.
-rl::Roof roof_for(const DeviceSpec& spec, const Record& rec, const rl::Measured& measured, bool datasheet_only) {
-  const auto& c = rec.r.ceiling;
-  const std::string mem = rl::is_memory_ceiling(c.name) ? c.name : "copy";
+rl::Measured measured_for(const Record& rec, const rl::Measured& measured, bool datasheet_only) {
   rl::Measured m = measured;
-  if (!datasheet_only && c.value > 0) m[c.name] = c.value;
-  return rl::make_roof(spec, rl::precision_of(rec.r.problem.dtype), rl::unit_for(rec.r.family, rec.r.problem.dtype, c.name),
-                       m, mem);
+  if (!datasheet_only && rec.r.ceiling.value > 0) m[rec.r.ceiling.name] = rec.r.ceiling.value;
+  return m;
+}
+
+std::string memory_ceiling_of(const Record& rec) {
+  return rl::is_memory_ceiling(rec.r.ceiling.name) ? rec.r.ceiling.name : "copy";
+}
+
+rl::Roof roof_for(const DeviceSpec& spec, const Record& rec, const rl::Measured& measured, bool datasheet_only) {
+  return rl::make_roof(spec, rl::precision_of(rec.r.problem.dtype),
+                       rl::unit_for(rec.r.family, rec.r.problem.dtype, rec.r.ceiling.name),
+                       measured_for(rec, measured, datasheet_only), memory_ceiling_of(rec));
 }
 
 std::string device_header(const DeviceSpec& d) {
@@ -377,7 +392,7 @@ int cmd_roofline(const RooflineOpts& o) {
                         dtype_of(*rec), r.timing.mode, fmt_ai(a.ai), moves_only ? "—" : fmt_tflops(a.achieved_flops),
                         fmt_bw(a.achieved_bytes), moves_only ? "— (data movement)" : rl::compute_roof_name(p, u),
                         moves_only ? "—" : fmt_tflops(a.attainable), a.pct_of_roof, rl::bound_name(a.bound));
-      ps.add_roofs(spec, p, u, measured, rl::is_memory_ceiling(r.ceiling.name) ? r.ceiling.name : "copy");
+      ps.add_roofs(spec, p, u, measured_for(*rec, measured, o.datasheet), memory_ceiling_of(*rec));
       if (r.counts.flops > 0)  // a pure data mover (transpose) has AI 0: no place on log axes
         ps.points.push_back({{"label", short_variant(r.variant) + " " + bare_shape(r.problem.shape) + " " + dtype_of(*rec)},
                              {"ai", a.ai},

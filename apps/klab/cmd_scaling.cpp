@@ -1,8 +1,10 @@
 // klab scaling: how a CPU rung scales with threads. The rung runs at 1, 2, 4, ... threads (powers
 // of two below the maximum, then the maximum), through the same run_variant as every other
 // command; the table shows throughput, the speed-up over one thread and the parallel efficiency
-// (speed-up / threads).
+// (speed-up / threads). The thread count is klab::cpu::thread_count() for the cpuNN rungs and
+// OpenMP's default team size for rungs that leave it to the runtime (the v00_cpu rungs).
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <fstream>
 #include <iostream>
@@ -11,6 +13,7 @@
 
 #include "apps/klab/cli.hpp"
 #include "apps/klab/extra_commands.hpp"
+#include "kernels/cpu/ladder.hpp"
 #include "kernels/cpu/threads.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
@@ -83,13 +86,19 @@ int run_scaling(const ScalingOptions& o) {
     std::cout << "(above the family's CPU-reference limit of " << f->cpu_reference_max_flops
               << " FLOPs; `klab check` it at a smaller shape)\n";
 
+  if (cpu::single_threaded(v->info.id))
+    std::cout << "(" << v->info.id << " runs on one thread by design: a flat line, the control for the threaded rungs)\n";
+
   Progress progress(static_cast<int>(counts.size()), o.quiet);
   std::vector<Result> results;
   bool failed = false;
+  const int omp_default = omp_get_max_threads();
   for (int t : counts) {
     progress.step(v->info.id + " threads=" + std::to_string(t));
     cpu::ScopedThreadCount scope(t);
+    omp_set_num_threads(t);  // rungs that take OpenMP's default team size (the v00_cpu rungs) follow too
     results.push_back(run_variant(*f, *v, p, opt));
+    omp_set_num_threads(omp_default);
     const Result& r = results.back();
     failed |= r.status != "ok" || (r.checked && !r.check.passed);
   }

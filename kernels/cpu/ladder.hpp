@@ -11,6 +11,7 @@
 //   sgemm.baseline_openblas  cblas_sgemm from libopenblas.so.0, loaded at run time
 // Registered by register_cpu_ladders() (register.cpp) after the families' own rungs.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "klab/harness/family.hpp"
@@ -30,6 +31,11 @@
 #endif
 
 namespace klab::cpu {
+
+/// The rungs that run on one thread whatever thread_count() says (cpu01_scalar, cpu04_simd).
+inline bool single_threaded(std::string_view id) {
+  return id.ends_with(".cpu01_scalar") || id.ends_with(".cpu04_simd");
+}
 
 /// A CPU rung's common fields (device cpu, min_sm 0).
 inline Variant cpu_variant(std::string id, std::string summary, std::vector<DType> dtypes, bool baseline = false) {

@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <string>
 
+#if KLAB_HAS_CUDA
+#include <cuda_occupancy.h>  // NVIDIA's calculator: the reference for the sweep below
+#endif
+
 #include "klab/harness/occupancy.hpp"
 #include "klab/harness/profiler_output.hpp"
 
@@ -142,6 +146,52 @@ TEST(Occupancy, LaunchesThatCannotRun) {
   EXPECT_EQ(occ(128, 32, 0, 227 * 1024).blocks_per_sm, 1);
   EXPECT_EQ(occ(1024, 64).blocks_per_sm, 1);                   // 65536 registers: just fits
 }
+
+#if KLAB_HAS_CUDA
+// NVIDIA's own occupancy calculator (header-only, host code) as the independent reference:
+// every block size, register count, shared-memory size and carveout of a broad sweep agrees.
+TEST(Occupancy, AgreesWithCudaOccupancyHeader) {
+  cudaOccDeviceProp p;
+  p.computeMajor = 9;
+  p.computeMinor = 0;
+  p.maxThreadsPerBlock = 1024;
+  p.maxThreadsPerMultiprocessor = 2048;
+  p.regsPerBlock = 65536;
+  p.regsPerMultiprocessor = 65536;
+  p.warpSize = 32;
+  p.sharedMemPerBlock = 48 * 1024;
+  p.sharedMemPerMultiprocessor = 228 * 1024;
+  p.numSms = 132;
+  p.sharedMemPerBlockOptin = 227 * 1024;
+  p.reservedSharedMemPerBlock = 1024;
+  int cases = 0;
+  for (int threads : {1, 32, 33, 96, 97, 128, 192, 256, 384, 512, 640, 1000, 1024})
+    for (int regs = 1; regs <= 255; regs += 7)
+      for (int64_t st : {0, 1000, 16384})
+        for (int64_t dyn : {0, 4096, 40000, 49152, 100000, 200000, 227 * 1024})
+          for (int carveout : {-1, 0, 25, 50, 100}) {
+            cudaOccFuncAttributes a;
+            a.maxThreadsPerBlock = 1024;
+            a.numRegs = regs;
+            a.sharedSizeBytes = static_cast<size_t>(st);
+            a.partitionedGCConfig = PARTITIONED_GC_OFF;
+            a.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+            a.maxDynamicSharedSizeBytes = static_cast<int>(227 * 1024 - st);
+            a.numBlockBarriers = 1;
+            cudaOccDeviceState state;
+            state.carveoutConfig = carveout;
+            cudaOccResult ref;
+            const bool ok = cudaOccMaxActiveBlocksPerMultiprocessor(&ref, &p, &a, &state, threads,
+                                                                   static_cast<size_t>(dyn)) == CUDA_OCC_SUCCESS;
+            const Occupancy o = occ(threads, regs, st, dyn, carveout);
+            const int mine = o.invalid.empty() ? o.blocks_per_sm : 0;
+            ASSERT_EQ(mine, ok ? ref.activeBlocksPerMultiprocessor : -1)
+                << threads << " threads, " << regs << " regs, " << st << "+" << dyn << " B smem, carveout " << carveout;
+            ++cases;
+          }
+  EXPECT_GT(cases, 40000);
+}
+#endif
 
 // ---- ncu CSV ----
 

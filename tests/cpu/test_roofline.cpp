@@ -1,5 +1,10 @@
 // Roofline arithmetic, the device table and bound classification (host only).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "klab/core/errors.hpp"
 #include "klab/harness/ceilings.hpp"
@@ -173,4 +178,42 @@ TEST(Devices, TableIsComplete) {
   EXPECT_EQ(klab::datasheet_bandwidth_gbps("NVIDIA H200"), 4800);
   EXPECT_EQ(klab::datasheet_bandwidth_gbps("NVIDIA H100 PCIe"), 2000);
   EXPECT_EQ(klab::datasheet_bandwidth_gbps("Some Other GPU"), 0);
+}
+
+// Through the real CLI: the H200 table, and bad requests as one line with exit code 2.
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out;
+};
+
+CliRun klab_run(const std::string& args) {
+  const std::string cmd = std::string(KLAB_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+TEST(RooflineCli, H200Table) {
+  const CliRun r = klab_run("roofline --device h200 --dtype bf16");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("| GEMM | m=4096,n=4096,k=4096 | bf16 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| 1365 | bf16 tensor | 206 | compute |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| vector add |"), std::string::npos) << r.out;
+}
+
+TEST(RooflineCli, BadRequests) {
+  for (const char* args : {"roofline --device nope", "roofline --device h200 --dtype f33",
+                           "roofline --device a100 --dtype e4m3", "roofline --device h200 --plot out.txt",
+                           "predict /no/such/file.json"}) {
+    const CliRun r = klab_run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+  }
 }
