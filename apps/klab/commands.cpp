@@ -138,8 +138,10 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
       std::cout << format_table(fam, false);
     }
     all.insert(all.end(), fam.begin(), fam.end());
+    // Rewritten after every family: a run stopped by a time limit keeps what it measured.
+    if (!c.json_path.empty() && c.json_path != "-") write_json(all, c.json_path);
   }
-  if (!c.json_path.empty()) write_json(all, c.json_path);
+  if (c.json_path == "-") write_json(all, c.json_path);
   return failed ? 1 : 0;
 }
 
