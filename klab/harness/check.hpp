@@ -28,6 +28,9 @@ struct CheckResult {
   std::string summary() const;
 };
 
+/// Outputs smaller than this are not judged by their relative L2 error (see check.cpp).
+inline constexpr int64_t kMinElementsForRelL2 = 64;
+
 /// Compares one output tensor (host copy read back) with its reference.
 CheckResult compare_output(const Tensor& out, const RefOutput& ref, const Tolerance& tol,
                            int max_mismatches = 8);

@@ -39,9 +39,19 @@ TEST(Check, MagnitudeToleranceAllowsCancellation) {
 }
 
 TEST(Check, RelL2Limit) {
-  const auto r = compare_output(f32_tensor({1.01f, 1.0f}), ref_of({1, 1}), {1, 1, 0, 1e-3});
-  EXPECT_FALSE(r.passed);  // every element within atol, but the relative L2 error is 7e-3
-  EXPECT_NEAR(r.rel_l2, 0.01 / std::sqrt(2.0), 1e-4);
+  // 64 elements each within atol, but all off by 1%: the relative L2 error (1e-2) fails.
+  const auto r = compare_output(f32_tensor(std::vector<float>(64, 1.01f)), ref_of(std::vector<double>(64, 1.0)),
+                                {1, 1, 0, 1e-3});
+  EXPECT_FALSE(r.passed);
+  EXPECT_NEAR(r.rel_l2, 0.01, 1e-4);
+}
+
+TEST(Check, RelL2NotAppliedToTinyOutputs) {
+  // One element that cancels: within its elementwise (magnitude) bound, so it passes even though
+  // its relative error is large; a wrong value still fails on the elementwise bound.
+  RefOutput ref{{1e-9}, {1.0}};
+  EXPECT_TRUE(compare_output(f32_tensor({1.1e-9f}), ref, {0, 0, 1e-7, 1e-6}).passed);
+  EXPECT_FALSE(compare_output(f32_tensor({1e-3f}), ref, {0, 0, 1e-7, 1e-6}).passed);
 }
 
 TEST(Check, UnwrittenAndNanAreCaughtWithIndices) {
