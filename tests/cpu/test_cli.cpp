@@ -37,32 +37,32 @@ TEST_P(BadInput, OneLineAndExitTwo) {
   EXPECT_NE(o.err.find(expect), std::string::npos) << args << "\n" << o.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cli, BadInput,
-    ::testing::Values(
-        std::make_pair("check nosuchfamily", "unknown family"),
-        std::make_pair("check vector_add.v99_nope", "unknown variant"),
-        std::make_pair("check vector_add --shape n=abc", "not an integer"),
-        std::make_pair("check vector_add --shape n=0", "must be positive"),
-        std::make_pair("check vector_add --shape n=-5", "must be positive"),
-        std::make_pair("check vector_add --shape n=99999999999999999999999", "overflows"),
-        std::make_pair("check vector_add --shape n=4611686018427387904", "overflows"),
-        std::make_pair("check vector_add --shape m=4", "lacks dimension"),
-        std::make_pair("check vector_add --shape n=4,n=5", "given twice"),
-        std::make_pair("check vector_add --shape n", "malformed shape"),
-        std::make_pair("check vector_add --dtype f33", "unknown dtype"),
-        std::make_pair("check vector_add.v00_cpu --shape n=8 --dtype e4m3", "does not take dtype"),
-        std::make_pair("check grayscale.v00_cpu --shape n=8 --dtype bf16", "does not take dtype"),
-        std::make_pair("sweep vector_add", "exactly one variant"),
+const std::pair<const char*, const char*> kBadInputCases[] = {
+    {"check nosuchfamily", "unknown family"},
+    {"check vector_add.v99_nope", "unknown variant"},
+    {"check vector_add --shape n=abc", "not an integer"},
+    {"check vector_add --shape n=0", "must be positive"},
+    {"check vector_add --shape n=-5", "must be positive"},
+    {"check vector_add --shape n=99999999999999999999999", "overflows"},
+    {"check vector_add --shape n=4611686018427387904", "overflows"},
+    {"check vector_add --shape m=4", "lacks dimension"},
+    {"check vector_add --shape n=4,n=5", "given twice"},
+    {"check vector_add --shape n", "malformed shape"},
+    {"check vector_add --dtype f33", "unknown dtype"},
+    {"check vector_add.v00_cpu --shape n=8 --dtype e4m3", "does not take dtype"},
+    {"check grayscale.v00_cpu --shape n=8 --dtype bf16", "does not take dtype"},
+    {"sweep vector_add", "exactly one variant"},
 #if KLAB_HAS_CUDA  // these name GPU rungs, registered only in the CUDA build
-        std::make_pair("sweep vector_add.v01_naive --blocks 48", "multiples of 32"),
-        std::make_pair("sweep vector_add.baseline_cub", "no block-size knob"),
+    {"sweep vector_add.v01_naive --blocks 48", "multiples of 32"},
+    {"sweep vector_add.baseline_cub", "no block-size knob"},
 #endif
-        std::make_pair("sweep vector_add.v00_cpu", "no block-size knob"),
-        std::make_pair("bench", "targets is required"),
-        std::make_pair("frobnicate", "frobnicate"),
-        std::make_pair("report /nonexistent/x.json", "no such file"),
-        std::make_pair("check vector_add --dist cauchy", "unknown distribution")));
+    {"sweep vector_add.v00_cpu", "no block-size knob"},
+    {"bench", "targets is required"},
+    {"frobnicate", "frobnicate"},
+    {"report /nonexistent/x.json", "no such file"},
+    {"check vector_add --dist cauchy", "unknown distribution"},
+};
+INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
 // No GPU here: a GPU command is refused plainly; `klab run` runs the CPU rungs and exits 0.
 TEST(Cli, NoGpuIsSaidPlainly) {
