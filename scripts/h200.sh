@@ -2,7 +2,10 @@
 # The GPU side, in one call on the H200: GPU tests, compute-sanitizer (memcheck, racecheck),
 # ceilings, benchmarks (twice, to measure run-to-run agreement) and sweeps. Writes logs and result
 # JSONs to OUTDIR. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
-#   KLAB_H200_STEPS="tests sanitize ceilings bench repeat sweep" selects steps (default: all).
+#   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect" selects steps (default: all).
+#   KLAB_FAMILIES="transpose softmax" limits `bench` to these families (default: every family).
+#   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
+#   KLAB_STEP_TIMEOUT (seconds, default 420) bounds bench and tune, so their JSON survives.
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
@@ -22,11 +25,13 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 if has tests; then
   # One family group per call of the test binary, each with its own time limit, so that one slow
   # or hung group cannot take the rest of the run with it.
-  for group in '*vector_add*:*saxpy*:*relu*:*grayscale*' '*maxpool*' '*transpose*' '*reduce_sum*:*softmax*' '*sgemm*' '*hgemm*'; do
+  set -f  # the groups are gtest patterns, not file globs
+  for group in ${KLAB_TEST_GROUPS:-*vector_add*:*saxpy*:*relu*:*grayscale* *maxpool* *transpose* *reduce_sum*:*softmax* *sgemm* *hgemm*}; do
     log "GPU tests $group (headline: normal inputs; awkward: three distributions)"
     GTEST_FILTER="$group" timeout ${KLAB_TEST_TIMEOUT:-300} "$gpu_tests" --gtest_brief=1 >> "$out/gpu_tests.log" 2>&1 || status=1
     tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
   done
+  set +f
 fi
 
 if has sanitize; then
@@ -46,13 +51,13 @@ fi
 
 if has tune; then
   log "klab tune sgemm.v10_autotuned (winner cached for the run below)"
-  "$klab" tune sgemm.v10_autotuned --quiet --max-time 0.5 --json "$out/tune_sgemm.json" > "$out/tune_sgemm.txt" 2>&1 || status=1
+  timeout ${KLAB_STEP_TIMEOUT:-420} "$klab" tune sgemm.v10_autotuned --quiet --max-time 0.5 --json "$out/tune_sgemm.json" > "$out/tune_sgemm.txt" 2>&1 || status=1
   tail -n 20 "$out/tune_sgemm.txt" | tee -a "$out/summary.txt"
 fi
 
 if has bench; then
   log "klab run (every family, headline shapes)"
-  "$klab" run --quiet --max-time ${KLAB_MAX_TIME:-1} --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
+  timeout ${KLAB_STEP_TIMEOUT:-420} "$klab" run ${KLAB_FAMILIES:-} --quiet --max-time ${KLAB_MAX_TIME:-1} --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
   cat "$out/run.txt" >> "$out/summary.txt"
 fi
 

@@ -189,6 +189,9 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
     const double flops = 2.0 * m * n * k;
     Best best;
 
+    // What went wrong, for the `how` of a probe that found nothing that ran.
+    int offered = 0;
+    std::string first_failure;
     for (int fast_accum : g.fp8 ? std::vector<int>{0, 1} : std::vector<int>{-1}) {
       cublasLtMatmulDesc_t op_raw = nullptr;
       KLAB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -212,8 +215,13 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
                                                              &ws_bytes, sizeof ws_bytes));
       cublasLtMatmulHeuristicResult_t results[kMaxAlgos] = {};
       int found = 0;
-      KLAB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle.get(), op.get(), la.get(), lb.get(), lc.get(), lc.get(),
-                                                       pref.get(), kMaxAlgos, results, &found));
+      const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(
+          handle.get(), op.get(), la.get(), lb.get(), lc.get(), lc.get(), pref.get(), kMaxAlgos, results, &found);
+      if (heuristic != CUBLAS_STATUS_SUCCESS) {
+        if (first_failure.empty()) first_failure = std::string("heuristic: ") + cublasGetStatusString(heuristic);
+        continue;
+      }
+      offered += found;
       for (int i = 0; i < found; ++i) {
         if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
         const cublasLtMatmulAlgo_t* algo = &results[i].algo;
@@ -221,7 +229,11 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
           return cublasLtMatmul(handle.get(), op.get(), &alpha, a.get(), la.get(), b.get(), lb.get(), &beta, c.get(),
                                 lc.get(), c.get(), lc.get(), algo, ws.get(), kWorkspaceBytes, s);
         };
-        if (run(stream.get()) != CUBLAS_STATUS_SUCCESS) continue;  // an algo the heuristic offered but cannot run
+        if (const cublasStatus_t st = run(stream.get()); st != CUBLAS_STATUS_SUCCESS) {
+          // An algo the heuristic offered but cannot run.
+          if (first_failure.empty()) first_failure = std::string("matmul: ") + cublasGetStatusString(st);
+          continue;
+        }
         KLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
         Timing tm = bench_gpu([&](int) { KLAB_CUBLAS_CHECK(run(stream.get())); }, 1,
                               reinterpret_cast<Stream>(stream.get()), cfg);
@@ -234,7 +246,10 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
                        ", median of " + std::to_string(tm.stats.n));
       }
     }
-    if (best.value <= 0) return {g.name, "TFLOP/s", 0, datasheet, "cuBLASLt offered no algorithm that ran"};
+    if (best.value <= 0)
+      return {g.name, "TFLOP/s", 0, datasheet,
+              "cuBLASLt offered " + std::to_string(offered) + " algorithms, none ran" +
+                  (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")")};
     return {g.name, "TFLOP/s", best.value, datasheet, best.how};
   } catch (const Error& e) {
     std::fprintf(stderr, "klab: warning: the %s ceiling failed: %s\n", g.name, e.what());
