@@ -15,6 +15,7 @@ void register_transpose(Registry& r) {
       gpu_v03_padded(),
       gpu_v04_swizzled(),
       gpu_v05_vectorized(),
+      gpu_v06_tma_pipeline(),
       gpu_baseline_cublas(),
 #endif
   };

@@ -127,21 +127,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) vectorized_transpose(Arg
 
 }  // namespace
 
+void launch_vectorized(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  bool vector_ok = true;
+  with_args(p, b, [&]<class T>(Args<T> a) {
+    constexpr int kN = VecTile<T>::kN;
+    vector_ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out);
+    if (!vector_ok) return;
+    constexpr int kTileE = VecTile<T>::kTile;
+    vectorized_transpose<T><<<tile_grid(a.rows, a.cols, kTileE, kTileE), kThreads, 0, stream_of(args)>>>(a);
+  });
+  if (!vector_ok) return launch_swizzled(p, b, args);
+  KLAB_CHECK_LAUNCH();
+}
+
 Variant gpu_v05_vectorized() {
-  return gpu_variant(
-      "v05_vectorized", "16-byte loads/stores, 256-byte tile rows, chunk swizzle (v04 if unaligned)",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        bool vector_ok = true;
-        with_args(p, b, [&]<class T>(Args<T> a) {
-          constexpr int kN = VecTile<T>::kN;
-          vector_ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out);
-          if (!vector_ok) return;
-          constexpr int kTileE = VecTile<T>::kTile;
-          vectorized_transpose<T><<<tile_grid(a.rows, a.cols, kTileE, kTileE), kThreads, 0, stream_of(args)>>>(a);
-        });
-        if (!vector_ok) return launch_swizzled(p, b, args);
-        KLAB_CHECK_LAUNCH();
-      });
+  return gpu_variant("v05_vectorized", "16-byte loads/stores, 256-byte tile rows, chunk swizzle (v04 if unaligned)",
+                     launch_vectorized);
 }
 
 }  // namespace klab::transpose

@@ -54,3 +54,44 @@ __device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_s
 }
 
 }  // namespace klab::device
+
+// ---------------------------------------------------------------------------------------------
+// Tensor (2D tile) form: cp.async.bulk.tensor moves a box described by a CUtensorMap (built on
+// the host, see tensor_map.hpp, passed as a __grid_constant__ kernel parameter).
+
+namespace klab::device {
+
+/// Loads the box at element coordinates (x: inner, y: outer) into shared memory, completing on
+/// `bar`. Out-of-range elements arrive as zeros and still count towards the transaction bytes.
+__device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_map, int x, int y, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          smem_u32(smem_dst)),
+      "l"(tensor_map), "r"(x), "r"(y), "r"(smem_u32(bar))
+      : "memory");
+}
+
+/// Stores a box from shared memory to (x, y); out-of-range elements are not written. Part of the
+/// thread's current bulk group (see bulk_commit_group / bulk_wait_group_read).
+__device__ __forceinline__ void tma_store_2d(const void* tensor_map, int x, int y, const void* smem_src) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(tensor_map),
+               "r"(x), "r"(y), "r"(smem_u32(smem_src))
+               : "memory");
+}
+
+/// Closes the bulk group of the stores issued so far by this thread.
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+/// Waits until at most kPending of this thread's bulk groups still read shared memory.
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
+
+/// Waits until at most kPending of this thread's bulk groups are incomplete (writes done).
+template <int kPending>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+}  // namespace klab::device

@@ -1,0 +1,215 @@
+// v06 TMA pipeline (sm_90): the copy engine moves 2D tiles between global and shared memory in
+// both directions; threads only transpose inside shared memory. A persistent grid walks the tiles
+// with kStages loads in flight per block.
+// Adds over v05:
+//  - Loads and stores are cp.async.bulk.tensor (TMA) boxes: no load/store instructions, no
+//    address arithmetic, no registers holding data in flight. One thread issues them.
+//  - A kStages-deep ring of input tiles (an mbarrier per stage) keeps the read stream going
+//    while the block transposes and the previous tiles' stores drain (two output buffers, reused
+//    once cp.async.bulk.wait_group.read says the engine has read them).
+//  - Both tiles use the TMA's 128-byte swizzle: 16-byte chunk j of a 128-byte tile row r sits at
+//    chunk j ^ (r % 8). Each thread moves an N x N block (N = 16 bytes / element size: 4 f32,
+//    8 bf16) with N 16-byte shared loads, a register transpose and N 16-byte shared stores. Lane
+//    (p, k) = (lane-group p, index k in the group of 8) takes block row a = k and block column
+//    b = (k + p) % 8; with the swizzle, the 8 lanes of every 16-byte access phase hit 8 distinct
+//    chunk positions on both the load and the store side: no bank conflicts.
+//  - Tiles are walked in groups of kGroup tile rows (like a GEMM's rasterisation), so the tiles
+//    in flight at once read kGroup x 64 input rows and write segments of many output rows, both
+//    in long contiguous runs.
+// Expected bottleneck: DRAM bandwidth at the copy ceiling (the elementwise v05 rung with the same
+// engine reached 98.5% of copy); the residual is the DRAM page locality of 128-256-byte row
+// segments. Predicted 93-97% of copy in f32 and bf16.
+// Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned
+// pointers; otherwise v05's path (which falls back to v04 in turn).
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/transpose/rung.cuh"
+#include "klab/device/tensor_map.hpp"
+#include "klab/device/tma_sm90.cuh"
+#include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::transpose {
+
+namespace {
+
+constexpr int kGroup = 8;  // tile rows per rasterisation group
+
+/// kSubX x kSubY sub-tiles of (E x E) elements per pipeline stage, E x element size = 128 bytes.
+template <class T, int kSubX_, int kSubY_, int kStages_>
+struct TmaTile {
+  static constexpr int kSubX = kSubX_, kSubY = kSubY_, kStages = kStages_;
+  static constexpr int kN = 16 / int(sizeof(T));  // elements per 16-byte chunk
+  static constexpr int kE = 8 * kN;               // sub-tile edge: 128 bytes of elements
+  static constexpr int kThreads = 64 * kSubX * kSubY;  // 64 threads per sub-tile, N x N each
+  static constexpr int kTileCols = kE * kSubX, kTileRows = kE * kSubY;  // one stage, input side
+  static constexpr int kInBox = 128 * kTileRows;   // bytes of one input box (kE cols x kTileRows)
+  static constexpr int kOutBox = 128 * kTileCols;  // bytes of one output box (kE x kTileCols)
+  static constexpr int kStageBytes = kSubX * kInBox;  // = kSubY * kOutBox
+  static constexpr int kSmem = (kStages + 2) * kStageBytes + 1024 /* alignment */ + 64 /* barriers */;
+};
+
+// f32: 64 x 64 stages (16 KiB), 256 threads; bf16: 128 wide x 64 tall (16 KiB), 128 threads.
+// Both use 4 stages + 2 output buffers = 96 KiB: two blocks per SM.
+template <class T>
+using Config = std::conditional_t<sizeof(T) == 4, TmaTile<T, 2, 2, 4>, TmaTile<T, 2, 1, 4>>;
+
+/// Transposes an N x N block of 16-byte chunks: out[j] holds element j of every in[i].
+template <class T>
+__device__ __forceinline__ void transpose_block(const uint4 (&in)[16 / sizeof(T)], uint4 (&out)[16 / sizeof(T)]) {
+  if constexpr (sizeof(T) == 4) {
+    const uint32_t(*w)[4] = reinterpret_cast<const uint32_t(*)[4]>(in);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) out[j] = make_uint4(w[0][j], w[1][j], w[2][j], w[3][j]);
+  } else {  // 8 x 8 halves: word w of out[j] = (element j of in[2w], element j of in[2w + 1])
+    const uint32_t(*w)[4] = reinterpret_cast<const uint32_t(*)[4]>(in);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const unsigned sel = (j & 1) ? 0x7632u : 0x5410u;
+      out[j] = make_uint4(__byte_perm(w[0][j / 2], w[1][j / 2], sel), __byte_perm(w[2][j / 2], w[3][j / 2], sel),
+                          __byte_perm(w[4][j / 2], w[5][j / 2], sel), __byte_perm(w[6][j / 2], w[7][j / 2], sel));
+    }
+  }
+}
+
+/// Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled box.
+__device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
+  return uint32_t(row) * 128u + uint32_t((chunk ^ (row & 7)) * 16);
+}
+
+template <class T, class G>
+__global__ void __launch_bounds__(G::kThreads) tma_transpose(const __grid_constant__ CUtensorMap in_map,
+                                                             const __grid_constant__ CUtensorMap out_map, int64_t rows,
+                                                             int64_t cols) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kN = G::kN, kE = G::kE, kStages = G::kStages;
+  extern __shared__ unsigned char smem_raw[];
+  // The 128-byte swizzle repeats every 1024 bytes: boxes start on 1024-byte boundaries.
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  unsigned char* in_stage = smem;                                 // [kStages][kSubX][kInBox]
+  unsigned char* out_buf = smem + kStages * G::kStageBytes;       // [2][kSubY][kOutBox]
+  uint64_t* full = reinterpret_cast<uint64_t*>(out_buf + 2 * G::kStageBytes);  // [kStages]
+
+  const int64_t tiles_x = (cols + G::kTileCols - 1) / G::kTileCols;
+  const int64_t tiles_y = (rows + G::kTileRows - 1) / G::kTileRows;
+  const int64_t n_tiles = tiles_x * tiles_y;
+  const int64_t my_tiles = blockIdx.x < n_tiles ? (n_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  // Tile t -> (tile row, tile column), kGroup tile rows at a time, column by column in a group.
+  auto tile_origin = [&](int64_t local, int& x, int& y) {
+    const int64_t t = blockIdx.x + local * gridDim.x;
+    const int64_t per_group = int64_t(kGroup) * tiles_x;
+    const int64_t first = (t / per_group) * kGroup;
+    const int64_t height = tiles_y - first < kGroup ? tiles_y - first : kGroup;
+    const int64_t in_group = t % per_group;
+    y = static_cast<int>((first + in_group % height) * G::kTileRows);
+    x = static_cast<int>((in_group / height) * G::kTileCols);
+  };
+
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) device::mbarrier_init(&full[s], 1);
+    device::fence_mbarrier_init();
+  }
+  __syncthreads();
+  auto issue_load = [&](int64_t local) {  // thread 0
+    const int s = static_cast<int>(local % kStages);
+    int x, y;
+    tile_origin(local, x, y);
+    device::mbarrier_arrive_expect_tx(&full[s], G::kStageBytes);
+#pragma unroll
+    for (int bx = 0; bx < G::kSubX; ++bx)
+      device::tma_load_2d(in_stage + s * G::kStageBytes + bx * G::kInBox, &in_map, x + bx * kE, y, &full[s]);
+  };
+  if (tid == 0)
+    for (int64_t l = 0; l < kStages && l < my_tiles; ++l) issue_load(l);
+
+  // This thread's N x N block: sub-tile (sx, sy), block row a, block column b (see the header).
+  const int sub = tid / 64, u = tid % 64;
+  const int sx = sub % G::kSubX, sy = sub / G::kSubX;
+  const int a = u % 8, b = (u % 8 + u / 8) % 8;
+  const int in_row0 = sy * kE + kN * a;   // rows in_row0 .. + N - 1 of input box sx, chunk b
+  const int out_row0 = sx * kE + kN * b;  // rows out_row0 .. + N - 1 of output box sy, chunk a
+
+  for (int64_t l = 0; l < my_tiles; ++l) {
+    const int s = static_cast<int>(l % kStages), ob = static_cast<int>(l & 1);
+    device::mbarrier_wait(&full[s], static_cast<uint32_t>((l / kStages) & 1));
+    // Output buffer ob was last stored from at l - 2: wait until the engine has read it.
+    if (tid == 0) device::bulk_wait_group_read<1>();
+    __syncthreads();
+
+    const unsigned char* src = in_stage + s * G::kStageBytes + sx * G::kInBox;
+    unsigned char* dst = out_buf + ob * G::kStageBytes + sy * G::kOutBox;
+    uint4 v[kN], w[kN];
+#pragma unroll
+    for (int i = 0; i < kN; ++i) v[i] = *reinterpret_cast<const uint4*>(src + swizzled(in_row0 + i, b));
+    transpose_block<T>(v, w);
+#pragma unroll
+    for (int j = 0; j < kN; ++j) *reinterpret_cast<uint4*>(dst + swizzled(out_row0 + j, a)) = w[j];
+    device::fence_proxy_async_shared();  // the stores below read what this thread wrote
+    __syncthreads();                     // and stage s is free for the next load
+
+    if (tid == 0) {
+      int x, y;
+      tile_origin(l, x, y);
+#pragma unroll
+      for (int by = 0; by < G::kSubY; ++by)
+        device::tma_store_2d(&out_map, y + by * kE, x, out_buf + ob * G::kStageBytes + by * G::kOutBox);
+      device::bulk_commit_group();
+      if (l + kStages < my_tiles) issue_load(l + kStages);
+    }
+  }
+  if (tid == 0) device::bulk_wait_group<0>();  // shared memory must outlive the engine's reads
+#endif
+}
+
+template <class T>
+constexpr CUtensorMapDataType tma_type() {
+  return sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+
+template <class T>
+void launch_tma(Args<T> a, cudaStream_t stream) {
+  using G = Config<T>;
+  auto kernel = tma_transpose<T, G>;
+  static const int per_sm = [&] {
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmem));
+    int n = 0;
+    KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, G::kThreads, G::kSmem));
+    return std::max(n, 1);
+  }();
+  const CUtensorMap in_map =
+      device::tensor_map_2d(a.in, tma_type<T>(), uint64_t(a.cols), uint64_t(a.rows), uint64_t(a.cols) * sizeof(T),
+                            G::kE, G::kTileRows, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap out_map =
+      device::tensor_map_2d(a.out, tma_type<T>(), uint64_t(a.rows), uint64_t(a.cols), uint64_t(a.rows) * sizeof(T),
+                            G::kE, G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const int64_t tiles = device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
+  const int64_t grid = std::min<int64_t>(int64_t(device_info().sm_count) * per_sm, tiles);
+  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.rows, a.cols);
+}
+
+}  // namespace
+
+Variant gpu_v06_tma_pipeline() {
+  Variant v = gpu_variant(
+      "v06_tma_pipeline", "TMA tile loads and stores, 4-stage mbarrier ring, persistent grid (sm_90; v05 otherwise)",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        bool tma_ok = true;
+        with_args(p, b, [&]<class T>(Args<T> a) {
+          constexpr int kN = Config<T>::kN;
+          // 16-byte row pitches and bases; coordinates are 32-bit.
+          tma_ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out) &&
+                   a.rows < (int64_t(1) << 31) && a.cols < (int64_t(1) << 31);
+          if (tma_ok) launch_tma(a, stream_of(args));
+        });
+        if (!tma_ok) return launch_vectorized(p, b, args);
+        KLAB_CHECK_LAUNCH();
+      });
+  v.info.min_sm = 90;
+  return v;
+}
+
+}  // namespace klab::transpose
