@@ -5,6 +5,7 @@
 #   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect" selects steps (default: all).
 #   KLAB_FAMILIES="transpose softmax" limits `bench` to these families (default: every family).
 #   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
+#   KLAB_TUNE="sgemm.v10_autotuned transpose.v06_tma_pipeline@bf16" selects what `tune` tunes.
 #   KLAB_STEP_TIMEOUT (seconds, default 420) bounds bench and tune, so their JSON survives.
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
@@ -50,9 +51,16 @@ if has ceilings; then
 fi
 
 if has tune; then
-  log "klab tune sgemm.v10_autotuned (winner cached for the run below)"
-  timeout ${KLAB_STEP_TIMEOUT:-420} "$klab" tune sgemm.v10_autotuned --quiet --max-time 0.5 --json "$out/tune_sgemm.json" > "$out/tune_sgemm.txt" 2>&1 || status=1
-  tail -n 20 "$out/tune_sgemm.txt" | tee -a "$out/summary.txt"
+  # KLAB_TUNE: tunable variants, each optionally @dtype and @shape (default: the family's first
+  # headline shape). Winners go to the tune cache (used by the bench below) and to
+  # tuned_<variant>.json in OUTDIR (a committable table).
+  for spec in ${KLAB_TUNE:-sgemm.v10_autotuned}; do
+    IFS=@ read -r v dt shp <<< "$spec"
+    log "klab tune $v ${dt:+--dtype $dt} ${shp:+--shape $shp}"
+    timeout ${KLAB_STEP_TIMEOUT:-420} "$klab" tune "$v" ${dt:+--dtype "$dt"} ${shp:+--shape "$shp"} --quiet --max-time 0.5 \
+      --commit-to "$out/tuned_$v.json" >> "$out/tune.txt" 2>&1 || status=1
+    grep -E "^ +[0-9]+ |winner" "$out/tune.txt" | tail -n 20 | tee -a "$out/summary.txt"
+  done
 fi
 
 if has bench; then

@@ -1,6 +1,7 @@
 // The transpose ladder, in order. Adding a rung: one file plus one line here.
 #include "kernels/register.hpp"
 #include "kernels/transpose/family.hpp"
+#include "kernels/transpose/tune.hpp"
 
 namespace klab {
 
@@ -20,6 +21,7 @@ void register_transpose(Registry& r) {
 #endif
   };
   r.add(std::move(f));
+  register_transpose_tunable();  // v06's configurations, for `klab tune` (registered without CUDA too)
 }
 
 }  // namespace klab

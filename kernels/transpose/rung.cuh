@@ -57,7 +57,6 @@ inline Variant gpu_variant(const std::string& rung, const std::string& summary,
 
 /// v04's launcher: v05 falls back to it when sizes or alignment forbid 16-byte vectors.
 void launch_swizzled(const Problem& p, Buffers& b, const LaunchArgs& args);
-/// v05's launcher: v06 falls back to it when the TMA's stride and alignment rules do not hold.
-void launch_vectorized(const Problem& p, Buffers& b, const LaunchArgs& args);
+
 
 }  // namespace klab::transpose

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "kernels/transpose/rung.cuh"
+#include "kernels/transpose/tune.hpp"
 #include "klab/device/vec.cuh"
 
 namespace klab::transpose {

@@ -19,14 +19,19 @@
 // Expected bottleneck: DRAM bandwidth at the copy ceiling (the elementwise v05 rung with the same
 // engine reached 98.5% of copy); the residual is the DRAM page locality of 128-256-byte row
 // segments. Predicted 93-97% of copy in f32 and bf16.
+// Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
+// one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned
 // pointers; otherwise v05's path (which falls back to v04 in turn).
 #include <cuda.h>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cstdint>
 
 #include "kernels/transpose/rung.cuh"
+#include "kernels/transpose/tune.hpp"
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/vec.cuh"
@@ -38,24 +43,22 @@ namespace {
 
 constexpr int kGroup = 8;  // tile rows per rasterisation group
 
-/// kSubX x kSubY sub-tiles of (E x E) elements per pipeline stage, E x element size = 128 bytes.
-template <class T, int kSubX_, int kSubY_, int kStages_>
+/// Entry kIndex of tune.hpp's space for element type T: kSubX x kSubY sub-tiles of (E x E)
+/// elements per pipeline stage, E x element size = 128 bytes.
+template <class T, int kIndex>
 struct TmaTile {
-  static constexpr int kSubX = kSubX_, kSubY = kSubY_, kStages = kStages_;
+  static constexpr TmaConfig kCfg = kTmaSpace[kIndex];
+  static constexpr int kSubX = kCfg.sub_x, kSubY = kCfg.sub_y, kStages = kCfg.stages;
   static constexpr int kN = 16 / int(sizeof(T));  // elements per 16-byte chunk
   static constexpr int kE = 8 * kN;               // sub-tile edge: 128 bytes of elements
-  static constexpr int kThreads = 64 * kSubX * kSubY;  // 64 threads per sub-tile, N x N each
+  static constexpr int kThreads = kCfg.threads();  // 64 threads per sub-tile, N x N each
   static constexpr int kTileCols = kE * kSubX, kTileRows = kE * kSubY;  // one stage, input side
   static constexpr int kInBox = 128 * kTileRows;   // bytes of one input box (kE cols x kTileRows)
   static constexpr int kOutBox = 128 * kTileCols;  // bytes of one output box (kE x kTileCols)
   static constexpr int kStageBytes = kSubX * kInBox;  // = kSubY * kOutBox
-  static constexpr int kSmem = (kStages + 2) * kStageBytes + 1024 /* alignment */ + 64 /* barriers */;
+  static constexpr int kSmem = kCfg.smem_bytes(int(sizeof(T)));
+  static_assert(kSmem == (kStages + 2) * kStageBytes + 1024 + 64, "tune.hpp's smem_bytes and the layout agree");
 };
-
-// f32: 64 x 64 stages (16 KiB), 256 threads; bf16: 128 wide x 64 tall (16 KiB), 128 threads.
-// Both use 4 stages + 2 output buffers = 96 KiB: two blocks per SM.
-template <class T>
-using Config = std::conditional_t<sizeof(T) == 4, TmaTile<T, 2, 2, 4>, TmaTile<T, 2, 1, 4>>;
 
 /// Transposes an N x N block of 16-byte chunks: out[j] holds element j of every in[i].
 template <class T>
@@ -170,11 +173,11 @@ constexpr CUtensorMapDataType tma_type() {
   return sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
-template <class T>
+template <class T, int kIndex>
 void launch_tma(Args<T> a, cudaStream_t stream) {
-  using G = Config<T>;
-  auto kernel = tma_transpose<T, G>;
-  static const int per_sm = [&] {
+  using G = TmaTile<T, kIndex>;
+  constexpr auto kernel = tma_transpose<T, G>;
+  static const int per_sm = [] {
     KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmem));
     int n = 0;
     KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, G::kThreads, G::kSmem));
@@ -191,22 +194,53 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
   kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.rows, a.cols);
 }
 
+// Entries too large for a dtype (tma_config_can_implement refuses them) are never instantiated.
+template <class T, int kIndex>
+constexpr bool kFits = kTmaSpace[kIndex].smem_bytes(int(sizeof(T))) <= 227 * 1024 &&
+                       (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_x <= 256 &&
+                       (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_y <= 256 && kTmaSpace[kIndex].threads() <= 1024;
+
+template <class T, int kIndex>
+void launch_entry(Args<T> a, cudaStream_t stream) {
+  if constexpr (kFits<T, kIndex>) launch_tma<T, kIndex>(a, stream);
+  else throw Error("transpose v06: entry " + kTmaSpace[kIndex].name() + " does not fit this dtype");
+}
+
+template <class T>
+using Launcher = void (*)(Args<T>, cudaStream_t);
+
+template <class T, size_t... I>
+constexpr std::array<Launcher<T>, sizeof...(I)> launchers(std::index_sequence<I...>) {
+  return {&launch_entry<T, static_cast<int>(I)>...};
+}
+
 }  // namespace
+
+bool tma_path_ok(const Problem& p, const Buffers& b) {
+  bool ok = false;
+  with_args(p, const_cast<Buffers&>(b), [&]<class T>(Args<T> a) {
+    constexpr int kN = 16 / int(sizeof(T));
+    ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out) &&
+         a.rows < (int64_t(1) << 31) && a.cols < (int64_t(1) << 31);
+  });
+  return ok;
+}
+
+void launch_tma_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args) {
+  KLAB_CHECK(index >= 0 && index < kTmaSpaceSize, "transpose tune-space index out of range");
+  with_args(p, b, [&]<class T>(Args<T> a) {
+    static constexpr auto table = launchers<T>(std::make_index_sequence<kTmaSpaceSize>());
+    table[static_cast<size_t>(index)](a, stream_of(args));
+  });
+  KLAB_CHECK_LAUNCH();
+}
 
 Variant gpu_v06_tma_pipeline() {
   Variant v = gpu_variant(
-      "v06_tma_pipeline", "TMA tile loads and stores, 4-stage mbarrier ring, persistent grid (sm_90; v05 otherwise)",
+      "v06_tma_pipeline", "TMA tile loads and stores, mbarrier ring, persistent grid, tuned per dtype (sm_90; v05 otherwise)",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        bool tma_ok = true;
-        with_args(p, b, [&]<class T>(Args<T> a) {
-          constexpr int kN = Config<T>::kN;
-          // 16-byte row pitches and bases; coordinates are 32-bit.
-          tma_ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out) &&
-                   a.rows < (int64_t(1) << 31) && a.cols < (int64_t(1) << 31);
-          if (tma_ok) launch_tma(a, stream_of(args));
-        });
-        if (!tma_ok) return launch_vectorized(p, b, args);
-        KLAB_CHECK_LAUNCH();
+        if (!tma_path_ok(p, b)) return launch_vectorized(p, b, args);
+        launch_tma_config(tma_tuned_config(p), p, b, args);
       });
   v.info.min_sm = 90;
   return v;

@@ -9,6 +9,7 @@
 
 #include "klab/build_info.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/harness/device_info.hpp"
 
 namespace klab {
 
@@ -173,6 +174,24 @@ TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates, const std::fu
   for (const auto& c : candidates)
     if (!usable || usable(c.config)) return c;
   return candidates.back();
+}
+
+const std::vector<TunedChoice>& TunedLookup::candidates(const std::string& shape_class, int builtin) {
+  std::lock_guard lock(mu_);
+  const std::string key = shape_class + "#" + std::to_string(builtin);
+  auto it = memo_.find(key);
+  if (it == memo_.end()) {
+    const DeviceInfo& d = device_info();
+    const std::string device = d.present ? d.name : "";
+    it = memo_.emplace(key, tune_candidates(default_tune_sources(device, committed_), device, variant_, shape_class,
+                                            configs_, builtin))
+             .first;
+  }
+  return it->second;
+}
+
+int TunedLookup::config(const std::string& shape_class, int builtin, const std::function<bool(int)>& usable) {
+  return pick_tuned(candidates(shape_class, builtin), usable).config;
 }
 
 }  // namespace klab

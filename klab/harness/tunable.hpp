@@ -11,6 +11,8 @@
 // Entries name their configuration by name; one whose name is no longer in the configuration
 // list (a renamed or removed entry) is ignored, as is one for another device or variant.
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -102,5 +104,24 @@ std::vector<TunedChoice> tune_candidates(const std::vector<TuneSource>& sources,
                                          const std::vector<std::string>& configs, int builtin);
 /// The first candidate that `usable` accepts (the built-in one when none is).
 TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates, const std::function<bool(int)>& usable);
+
+/// The launch-path lookup of a tunable variant: the candidates of each shape class are read once
+/// (this device's tune cache, the committed table, the built-in choice) and kept; thread-safe.
+class TunedLookup {
+ public:
+  TunedLookup(std::string variant, std::string committed_table, std::vector<std::string> configs)
+      : variant_(std::move(variant)), committed_(std::move(committed_table)), configs_(std::move(configs)) {}
+  /// Candidates for the shape class, in lookup order, ending with `builtin`. The reference stays
+  /// valid for the lookup's lifetime.
+  const std::vector<TunedChoice>& candidates(const std::string& shape_class, int builtin);
+  /// The first usable candidate's configuration (the built-in one when none is).
+  int config(const std::string& shape_class, int builtin, const std::function<bool(int)>& usable);
+
+ private:
+  std::string variant_, committed_;
+  std::vector<std::string> configs_;
+  std::mutex mu_;
+  std::map<std::string, std::vector<TunedChoice>> memo_;  // node-based: references stay valid
+};
 
 }  // namespace klab

@@ -1,0 +1,90 @@
+// The host side of v06's tune space: names, limits, the per-dtype lookup and the registration
+// as a tunable for `klab tune`.
+#include "kernels/transpose/tune.hpp"
+
+#include "kernels/transpose/family.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/tunable.hpp"
+
+namespace klab::transpose {
+
+std::string TmaConfig::name() const {
+  return std::to_string(sub_x) + "x" + std::to_string(sub_y) + "_s" + std::to_string(stages);
+}
+
+std::vector<std::string> tma_config_names() {
+  std::vector<std::string> names;
+  for (const TmaConfig& c : kTmaSpace) names.push_back(c.name());
+  return names;
+}
+
+namespace {
+
+constexpr int kMaxSmem = 227 * 1024;  // sm_90's opt-in limit per block
+
+// The built-in guesses, per dtype, used until a tune table has an entry for the device.
+int builtin_config(DType t) { return t == DType::f32 ? 0 : 1; }
+
+std::string shape_class(const Problem& p) { return std::string(dtype_name(p.dtype)); }
+
+TunedLookup& lookup() {
+  static TunedLookup l(kV06Id, kTransposeTable, tma_config_names());
+  return l;
+}
+
+TunedChoice tuned_choice(const Problem& p) {
+  return pick_tuned(lookup().candidates(shape_class(p), builtin_config(p.dtype)),
+                    [&](int i) { return tma_config_can_implement(i, p).ok(); });
+}
+
+}  // namespace
+
+Status tma_config_can_implement(int index, const Problem& p) {
+  if (index < 0 || index >= kTmaSpaceSize)
+    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                      std::to_string(kTmaSpaceSize) + ")");
+  const TmaConfig& c = kTmaSpace[index];
+  const int elem = static_cast<int>(dtype_size(p.dtype));
+  if (c.smem_bytes(elem) > kMaxSmem)
+    return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes(elem) / 1024) + " KiB of shared memory in " +
+                      std::string(dtype_name(p.dtype)) + " (at most 227)");
+  const int edge = 128 / elem;
+  if (edge * c.sub_x > 256 || edge * c.sub_y > 256)
+    return Status::no(c.name() + ": a TMA box side is at most 256 elements");
+  if (c.threads() > 1024) return Status::no(c.name() + ": more than 1024 threads");
+  return Status::yes();
+}
+
+int tma_tuned_config(const Problem& p) {
+  return lookup().config(shape_class(p), builtin_config(p.dtype),
+                         [&](int i) { return tma_config_can_implement(i, p).ok(); });
+}
+
+void register_transpose_tunable() {
+  Tunable t;
+  t.variant = kV06Id;
+  t.configs = tma_config_names();
+  t.can_implement = tma_config_can_implement;
+  t.shape_class = shape_class;
+  t.current = tuned_choice;
+  t.committed_table = kTransposeTable;
+  t.make = [](int index) -> Variant {
+    KLAB_CHECK(index >= 0 && index < kTmaSpaceSize, "transpose tune-space index out of range");
+#if KLAB_HAS_CUDA
+    Variant v = gpu_v06_tma_pipeline();
+    v.info.id = config_variant_id(kV06Id, index);
+    v.info.summary = "v06 fixed to configuration " + std::to_string(index) + ": " + kTmaSpace[index].name();
+    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
+      if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
+      launch_vectorized(p, b, a);
+    };
+    v.can_implement = [index](const Problem& p) { return tma_config_can_implement(index, p); };
+    return v;
+#else
+    throw UsageError(std::string(kV06Id) + " needs a CUDA build");
+#endif
+  };
+  register_tunable(std::move(t));
+}
+
+}  // namespace klab::transpose

@@ -1,0 +1,60 @@
+#pragma once
+// The tuning space of the TMA transpose (v06): how much of the matrix one pipeline stage holds
+// and how many stages a block keeps in flight, which together set the blocks per SM. Host-
+// compilable; the kernels are instantiated in v06_tma_pipeline.cu, one per entry and dtype.
+// v06 picks an entry per dtype (its shape class): this device's tune cache, then the committed
+// table kernels/transpose/tuned.json, then the built-in guess (klab/harness/tunable.hpp).
+#include <string>
+#include <vector>
+
+#include "klab/harness/family.hpp"
+
+namespace klab::transpose {
+
+/// A stage is sub_x x sub_y sub-tiles of 128 x 128 bytes (32 x 32 f32, 64 x 64 bf16); a block
+/// has 64 threads per sub-tile, `stages` input stages and two output buffers of a stage each.
+struct TmaConfig {
+  int sub_x, sub_y, stages;
+  constexpr int threads() const { return 64 * sub_x * sub_y; }
+  /// Dynamic shared memory for elements of `elem_bytes`: stages + 2 output buffers, + alignment.
+  constexpr int smem_bytes(int elem_bytes) const {
+    const int edge = 128 / elem_bytes;  // sub-tile edge, elements
+    return (stages + 2) * sub_x * sub_y * 128 * edge + 1024 + 64;
+  }
+  std::string name() const;  ///< "2x2_s4"
+};
+
+/// Every configuration v06 can launch; index = position (append only).
+inline constexpr TmaConfig kTmaSpace[] = {
+    {2, 2, 4},  // 0: f32 64 x 64 stages (16 KiB), 2 blocks/SM of 256 threads
+    {2, 1, 4},  // 1: bf16 128 x 64 stages (16 KiB), 2 blocks/SM of 128 threads
+    {2, 2, 2},  // 2: fewer stages, more blocks per SM (f32: 3)
+    {1, 1, 4},  // 3: one sub-tile per stage, many small blocks
+    {1, 2, 4},  // 4
+    {2, 1, 2},  // 5
+    {4, 2, 3},  // 6: 512 threads, long rows both ways
+    {1, 1, 8},  // 7: small stages, deep ring
+};
+inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaSpace) / sizeof(kTmaSpace[0]));
+
+inline constexpr const char* kV06Id = "transpose.v06_tma_pipeline";
+inline constexpr const char* kTransposeTable = "kernels/transpose/tuned.json";
+
+std::vector<std::string> tma_config_names();
+/// ok, or why entry `index` cannot run the problem (shared memory, box limits).
+Status tma_config_can_implement(int index, const Problem& p);
+/// The entry v06 uses for this problem now (tune cache, committed table, built-in).
+int tma_tuned_config(const Problem& p);
+/// Registers v06 as a tunable for `klab tune`.
+void register_transpose_tunable();
+
+#if KLAB_HAS_CUDA
+/// Runs entry `index` (TMA path only: the caller checked the TMA's stride and alignment rules).
+void launch_tma_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
+/// v06's TMA rules: 16-byte row pitches and bases, 32-bit coordinates.
+bool tma_path_ok(const Problem& p, const Buffers& b);
+/// v05's launcher: v06 falls back to it when the TMA's rules do not hold.
+void launch_vectorized(const Problem& p, Buffers& b, const LaunchArgs& args);
+#endif
+
+}  // namespace klab::transpose
