@@ -78,7 +78,14 @@ std::string tune_cache_path(const std::string& device) {
 }
 
 std::string committed_table_path(const std::string& relative) {
-  return (std::filesystem::path(build::kSourceDir) / relative).string();
+  // $KLAB_SOURCE_DIR, else the source tree this binary was built from, else the working
+  // directory (a build carried to another machine runs from a checkout at another path).
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("KLAB_SOURCE_DIR"); env && *env) return (fs::path(env) / relative).string();
+  const fs::path built = fs::path(build::kSourceDir) / relative;
+  std::error_code ec;
+  if (fs::exists(built, ec) || !fs::exists(fs::path(relative), ec)) return built.string();
+  return fs::absolute(fs::path(relative), ec).string();
 }
 
 namespace {
