@@ -6,24 +6,35 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
+# The H200 run each family's tables come from (one device call each; see results/h200/README.md).
+source_of() {
+  case $1 in
+    transpose) echo "$res/run_transpose.json" ;;
+    reduce_sum | softmax) echo "$res/run_memory.json" ;;
+    sgemm | hgemm) echo "$res/run_gemm.json" ;;
+    *) echo "$res/run.json" ;;
+  esac
+}
+report() {  # report OUT_README PLOT FAMILY...
+  local readme=$1 plot=$2
+  shift 2
+  local args=() srcs=()
+  for f in "$@"; do
+    args+=(--family "$f")
+    s=$(source_of "$f")
+    [[ " ${srcs[*]} " == *" $s "* ]] || srcs+=("$s")
+  done
+  "$klab" report "${srcs[@]}" "${args[@]}" --readme "$readme" --plot "$plot"
+  rm -f "$plot.records.json"
+}
 # folder:families (a folder's README holds the tables of the families it implements)
 for entry in elementwise:vector_add,saxpy,relu,grayscale maxpool:maxpool transpose:transpose \
              reduction:reduce_sum,softmax sgemm:sgemm hgemm:hgemm; do
   dir=${entry%%:*}
   fams=${entry#*:}
-  readme=kernels/$dir/README.md
-  [ -f "$readme" ] || continue
-  args=()
-  for f in ${fams//,/ }; do args+=(--family "$f"); done
-  "$klab" report "$res/run.json" "${args[@]}" --readme "$readme" --plot "kernels/$dir/results.png" || true
+  [ -f "kernels/$dir/README.md" ] || continue
+  report "kernels/$dir/README.md" "kernels/$dir/results.png" ${fams//,/ }
 done
-for wl in docs/worklogs/*.md; do
-  name=$(basename "$wl" .md)
-  case $name in
-    transpose) fams=(--family transpose) ;;
-    softmax) fams=(--family softmax --family reduce_sum) ;;
-    gemm) fams=(--family sgemm --family hgemm) ;;
-    *) continue ;;
-  esac
-  "$klab" report "$res/run.json" "${fams[@]}" --readme "$wl" --plot "docs/worklogs/$name.png" || true
-done
+report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
+report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
+report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm

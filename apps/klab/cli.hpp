@@ -33,6 +33,9 @@ std::string format_table(const std::vector<Result>& results, bool markdown);
 /// Writes records as a JSON array ("-" = stdout).
 void write_json(const std::vector<Result>& results, const std::string& path);
 std::vector<Result> read_json(const std::string& path);
+/// One record per (variant, problem, dtype, block size, mode): where several inputs measured the
+/// same thing (a rerun, an older run's file), the newest by timestamp; order otherwise kept.
+std::vector<Result> newest_per_record(std::vector<Result> results);
 
 // progress.cpp
 /// "[3/20] label": rewritten in place on a terminal, plain lines otherwise; to stderr.

@@ -84,6 +84,7 @@ bool is_results_json(const json& j) {
 
 Inputs load_inputs(const std::vector<std::string>& paths) {
   Inputs in;
+  std::vector<Result> all;
   for (const auto& [f, found_in_folder] : expand(paths)) {
     const json j = parse_file(f);
     // A folder may hold other JSON (gtest reports, sweeps' plots' data): skip what is neither.
@@ -94,13 +95,13 @@ Inputs load_inputs(const std::vector<std::string>& paths) {
         if (c.value("value", 0.0) > 0) in.file_ceilings[c.at("name").get<std::string>()] = c.at("value").get<double>();
       continue;
     }
-    const std::vector<Result> rs = read_json(f);
-    for (size_t i = 0; i < rs.size(); ++i) {
-      const json& e = j.is_array() ? j.at(i) : j;
-      std::string dev;
-      if (e.contains("device") && e["device"].is_object()) dev = e["device"].value("name", "");
-      in.records.push_back({rs[i], dev});
-    }
+    for (Result& r : read_json(f)) all.push_back(std::move(r));
+  }
+  // The newest of records that measured the same thing (several runs among the inputs).
+  for (Result& r : newest_per_record(std::move(all))) {
+    std::string dev;
+    if (r.machine.contains("device") && r.machine["device"].is_object()) dev = r.machine["device"].value("name", "");
+    in.records.push_back({std::move(r), dev});
   }
   if (in.records.empty()) throw UsageError("no result records in the given inputs");
   for (const auto& rec : in.records)

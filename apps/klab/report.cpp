@@ -71,6 +71,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
                const std::vector<std::string>& families) {
   const auto files = expand(inputs);
   auto results = load_all(files);
+  if (compare_with.empty()) results = newest_per_record(std::move(results));
   if (!families.empty()) {
     std::erase_if(results, [&](const Result& r) { return std::find(families.begin(), families.end(), r.family) == families.end(); });
     if (results.empty()) throw UsageError("no records of the requested families in the inputs");

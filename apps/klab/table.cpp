@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "apps/klab/cli.hpp"
 #include "klab/core/errors.hpp"
@@ -104,6 +105,21 @@ std::vector<Result> read_json(const std::string& path) {
   } catch (const std::exception& e) {
     throw UsageError(path + " is not a klab result file: " + std::string(e.what()));
   }
+  return out;
+}
+
+std::vector<Result> newest_per_record(std::vector<Result> results) {
+  auto id = [](const Result& r) {
+    return r.variant + " " + r.problem.str() + " b" + std::to_string(r.block_threads) + " " + r.timing.mode;
+  };
+  std::map<std::string, size_t> newest;  // id -> index of its newest record
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto [it, fresh] = newest.emplace(id(results[i]), i);
+    if (!fresh && results[i].timestamp > results[it->second].timestamp) it->second = i;
+  }
+  std::vector<Result> out;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (newest.at(id(results[i])) == i) out.push_back(std::move(results[i]));
   return out;
 }
 

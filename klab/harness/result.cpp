@@ -86,7 +86,7 @@ json to_json(const Result& r) {
     if (!r.baseline.id.empty())
       j["baseline"] = {{"id", r.baseline.id}, {"speedup", r.baseline.speedup}};
   }
-  j.update(machine_json());
+  j.update(r.machine.is_object() && !r.machine.empty() ? r.machine : machine_json());
   return j;
 }
 
@@ -106,6 +106,8 @@ Result result_from_json(const json& j) {
   r.counts.flops = j.value("flops", 0.0);
   r.counts.bytes = j.value("bytes", 0.0);
   r.block_threads = j.value("block_threads", 0);
+  for (const char* key : {"device", "build"})
+    if (j.contains(key)) r.machine[key] = j[key];
   if (j.contains("check")) {
     const auto& c = j["check"];
     r.checked = true;

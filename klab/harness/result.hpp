@@ -33,6 +33,10 @@ struct Result {
   } baseline;
   int block_threads = 0;  ///< sweep knob (0: the rung's default)
   std::string timestamp;
+  /// The device and build a record was measured with ({"device", "build"}), kept when a record
+  /// is read back so that rewriting it (klab report --plot) never restamps it with this machine.
+  /// Empty for a fresh record: to_json stamps machine_json().
+  nlohmann::json machine;
 };
 
 nlohmann::json to_json(const Result& r);

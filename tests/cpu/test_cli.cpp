@@ -87,3 +87,30 @@ TEST(Cli, ListShowsEveryFamily) {
   EXPECT_EQ(pclose(p), 0);
   for (const char* f : {"vector_add", "saxpy", "relu", "grayscale", "maxpool"}) EXPECT_NE(out.find(f), std::string::npos) << f;
 }
+
+// Two runs among the inputs measured the same record: the report shows the newest only.
+TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
+  const std::string dir = ::testing::TempDir();
+  auto record = [](const char* ts, double median) {
+    return std::string(R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)") +
+           R"("dtype":"f32","status":"ok","timestamp":")" + ts + R"(","flops":1024,"bytes":12288,"mode":"cold",)" +
+           R"("samples_ms":[)" + std::to_string(median) + R"(],"median_ms":)" + std::to_string(median) + "}]";
+  };
+  const std::string older = dir + "/klab_old.json", newer = dir + "/klab_new.json", md = dir + "/klab_report.md";
+  { FILE* f = fopen(older.c_str(), "w"); fputs(record("2026-01-01T00:00:00Z", 0.5).c_str(), f); fclose(f); }
+  { FILE* f = fopen(newer.c_str(), "w"); fputs(record("2026-02-01T00:00:00Z", 0.25).c_str(), f); fclose(f); }
+  // Either order of the inputs.
+  for (const std::string& args : {newer + " " + older, older + " " + newer}) {
+    const Out o = klab("report " + args + " --md " + md);
+    ASSERT_EQ(o.code, 0) << o.err;
+    FILE* f = fopen(md.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    std::string text;
+    std::array<char, 512> buf{};
+    while (fgets(buf.data(), buf.size(), f)) text += buf.data();
+    fclose(f);
+    EXPECT_NE(text.find("0.2500"), std::string::npos) << text;
+    EXPECT_EQ(text.find("0.5000"), std::string::npos) << text;
+    EXPECT_NE(text.find("from 1 record(s)"), std::string::npos) << text;
+  }
+}

@@ -51,3 +51,21 @@ TEST(Json, ResultRoundTrips) {
   for (const char* k : {"median_ms", "p10_ms", "p90_ms", "mean_ms", "rel_noise", "timestamp", "sm_clock_mhz", "throttled"})
     EXPECT_TRUE(j.contains(k)) << k;
 }
+
+// A record read back keeps the device and build it was measured with: rewriting it (klab report
+// --plot hands the plot script a rewritten file) must not restamp it with this machine.
+TEST(Json, RecordReadBackKeepsItsMachine) {
+  nlohmann::json j = to_json(Result{});
+  j["variant"] = "x.v01";
+  j["family"] = "x";
+  j["problem"] = "n=8";
+  j["dtype"] = "f32";
+  j["device"] = {{"present", true}, {"name", "Some GPU elsewhere"}, {"sm_count", 7}};
+  j["build"] = {{"git_sha", "0123456789ab"}};
+  const nlohmann::json again = to_json(result_from_json(j));
+  EXPECT_EQ(again["device"]["name"], "Some GPU elsewhere");
+  EXPECT_EQ(again["device"]["sm_count"], 7);
+  EXPECT_EQ(again["build"]["git_sha"], "0123456789ab");
+  // A fresh record is stamped with this machine.
+  EXPECT_EQ(to_json(Result{})["build"]["git_sha"], machine_json()["build"]["git_sha"]);
+}
