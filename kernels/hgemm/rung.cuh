@@ -34,11 +34,7 @@ void with_gemm_args(const Problem& p, Buffers& b, Fn&& fn) {
     fn(GemmArgs<T>{b.ptr<T>("a"), b.ptr<T>("b"), b.ptr<T>("c"), static_cast<int>(p.dim("m")),
                    static_cast<int>(p.dim("n")), static_cast<int>(p.dim("k"))});
   };
-  switch (p.dtype) {
-    case DType::bf16: bind.template operator()<__nv_bfloat16>(); return;
-    case DType::f16: bind.template operator()<__half>(); return;
-    default: throw Error("hgemm takes bf16 or f16, not " + std::string(dtype_name(p.dtype)));
-  }
+  device::dispatch_among<__nv_bfloat16, __half>(p.dtype, "hgemm", bind);
 }
 
 inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }

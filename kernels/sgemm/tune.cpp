@@ -3,9 +3,6 @@
 #include "kernels/sgemm/tune.hpp"
 
 #include <algorithm>
-#include <array>
-#include <mutex>
-#include <optional>
 
 #include "kernels/sgemm/family.hpp"
 #include "klab/core/errors.hpp"
@@ -93,33 +90,22 @@ TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& s
 
 namespace {
 
-// Read once per shape class: v10 looks its configuration up on every launch. Never changed once
-// set, so the reference stays valid outside the lock.
-const std::vector<TunedChoice>& memo_candidates(ShapeClass c) {
-  static std::mutex mu;
-  static std::array<std::optional<std::vector<TunedChoice>>, 5> memo;
-  std::lock_guard lock(mu);
-  auto& m = memo[static_cast<size_t>(c)];
-  if (!m) {
-    const DeviceInfo& d = device_info();
-    const std::string device = d.present ? d.name : "";
-    m = candidates(c, default_tune_sources(device, kCommittedTable), device);
-  }
-  return *m;
+// v10's launch-path lookup, read once per shape class.
+TunedLookup& lookup() {
+  static TunedLookup l(kV10Id, kCommittedTable, sgemm_config_names());
+  return l;
 }
 
 }  // namespace
 
 TunedChoice tuned_choice(const Problem& p) {
-  return pick_tuned(memo_candidates(shape_class(p)), [&](int i) { return usable(i, p); });
+  const ShapeClass c = shape_class(p);
+  return pick_tuned(lookup().candidates(shape_class_name(c), builtin_config(c)), [&](int i) { return usable(i, p); });
 }
 
 int tuned_config(const Problem& p) {
-  // The launch path: no strings copied.
-  const auto& cands = memo_candidates(shape_class(p));
-  for (const auto& c : cands)
-    if (usable(c.config, p)) return c.config;
-  return cands.back().config;
+  const ShapeClass c = shape_class(p);
+  return lookup().config(shape_class_name(c), builtin_config(c), [&](int i) { return usable(i, p); });
 }
 
 Status sgemm_config_can_implement(int index, const Problem& p) {

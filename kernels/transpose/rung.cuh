@@ -7,6 +7,7 @@
 
 #include "kernels/transpose/family.hpp"
 #include "klab/core/cuda_check.hpp"
+#include "klab/device/dispatch.cuh"
 #include "klab/device/launch.hpp"
 
 namespace klab::transpose {
@@ -22,14 +23,9 @@ struct Args {
 /// Calls fn(Args<T>) with T = float or __nv_bfloat16, the problem's dtype.
 template <class Fn>
 void with_args(const Problem& p, Buffers& b, Fn&& fn) {
-  const int64_t rows = p.dim("rows"), cols = p.dim("cols");
-  switch (p.dtype) {
-    case DType::f32: fn(Args<float>{b.ptr<float>("in"), b.ptr<float>("out"), rows, cols}); return;
-    case DType::bf16:
-      fn(Args<__nv_bfloat16>{b.ptr<__nv_bfloat16>("in"), b.ptr<__nv_bfloat16>("out"), rows, cols});
-      return;
-    default: throw Error("transpose: dtype " + std::string(dtype_name(p.dtype)) + " not dispatched");
-  }
+  device::dispatch_among<float, __nv_bfloat16>(p.dtype, "transpose", [&]<class T>() {
+    fn(Args<T>{b.ptr<T>("in"), b.ptr<T>("out"), p.dim("rows"), p.dim("cols")});
+  });
 }
 
 inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }

@@ -5,6 +5,7 @@
 #include <cuda_fp8.h>
 
 #include <string>
+#include <type_traits>
 
 #include "klab/core/errors.hpp"
 #include "klab/core/dtype.hpp"
@@ -20,6 +21,23 @@ void dispatch_float(DType t, Fn&& fn) {
     case DType::bf16: fn.template operator()<__nv_bfloat16>(); return;
     default: throw Error("dtype " + std::string(dtype_name(t)) + " not dispatched here");
   }
+}
+
+/// The DType of a device element type.
+template <class T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>) return DType::f32;
+  else if constexpr (std::is_same_v<T, __half>) return DType::f16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return DType::bf16;
+  else static_assert(sizeof(T) == 0, "no DType for this element type");
+}
+
+/// Calls fn.template operator()<T>() with T the one of Ts whose DType is `t`; `what` names the
+/// caller in the error for any other dtype.
+template <class... Ts, class Fn>
+void dispatch_among(DType t, const char* what, Fn&& fn) {
+  const bool done = ((dtype_of<Ts>() == t ? (fn.template operator()<Ts>(), true) : false) || ...);
+  if (!done) throw Error(std::string(what) + ": dtype " + std::string(dtype_name(t)) + " not dispatched");
 }
 
 template <class T>

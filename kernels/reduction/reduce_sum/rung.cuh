@@ -11,11 +11,7 @@ namespace klab::reduction {
 /// Calls fn(x) with x the typed input pointer (const float* or const __nv_bfloat16*).
 template <class Fn>
 void with_sum_input(const Problem& p, Buffers& b, Fn&& fn) {
-  switch (p.dtype) {
-    case DType::f32: fn(b.ptr<const float>("x")); return;
-    case DType::bf16: fn(b.ptr<const __nv_bfloat16>("x")); return;
-    default: throw Error("reduce_sum: dtype " + std::string(dtype_name(p.dtype)) + " not dispatched");
-  }
+  device::dispatch_among<float, __nv_bfloat16>(p.dtype, "reduce_sum", [&]<class T>() { fn(b.ptr<const T>("x")); });
 }
 
 inline Variant sum_variant(const std::string& rung, const std::string& summary,

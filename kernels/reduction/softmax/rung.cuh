@@ -19,14 +19,9 @@ struct SoftmaxArgs {
 /// Calls fn(SoftmaxArgs<T>) with T = float or __nv_bfloat16, the problem's dtype.
 template <class Fn>
 void with_softmax_args(const Problem& p, Buffers& b, Fn&& fn) {
-  const int64_t rows = p.dim("rows"), cols = p.dim("cols");
-  switch (p.dtype) {
-    case DType::f32: fn(SoftmaxArgs<float>{b.ptr<float>("x"), b.ptr<float>("y"), rows, cols}); return;
-    case DType::bf16:
-      fn(SoftmaxArgs<__nv_bfloat16>{b.ptr<__nv_bfloat16>("x"), b.ptr<__nv_bfloat16>("y"), rows, cols});
-      return;
-    default: throw Error("softmax: dtype " + std::string(dtype_name(p.dtype)) + " not dispatched");
-  }
+  device::dispatch_among<float, __nv_bfloat16>(p.dtype, "softmax", [&]<class T>() {
+    fn(SoftmaxArgs<T>{b.ptr<T>("x"), b.ptr<T>("y"), p.dim("rows"), p.dim("cols")});
+  });
 }
 
 /// exp(t) for t = x - max <= 0: ex2.approx via __expf (error budget in family.cpp's tolerance).
