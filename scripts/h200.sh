@@ -2,7 +2,7 @@
 # The GPU side, in one call on the H200: GPU tests, compute-sanitizer (memcheck, racecheck),
 # ceilings, benchmarks (twice, to measure run-to-run agreement) and sweeps. Writes logs and result
 # JSONs to OUTDIR. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
-#   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect" selects steps (default: all).
+#   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect scaling" selects steps (default: all).
 #   KLAB_FAMILIES="transpose softmax" limits `bench` to these families (default: every family).
 #   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
 #   KLAB_TUNE="sgemm.v10_autotuned transpose.v06_tma_pipeline@bf16" selects what `tune` tunes.
@@ -10,7 +10,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-steps=${KLAB_H200_STEPS:-tests sanitize ceilings tune bench repeat sweep inspect}
+steps=${KLAB_H200_STEPS:-tests sanitize ceilings tune bench repeat sweep inspect scaling}
 mkdir -p "$out"
 klab="$build/apps/klab/klab"
 # Libraries packed beside the build by scripts/pack_for_device.sh (the device image lacks them).
@@ -37,8 +37,9 @@ fi
 
 if has sanitize; then
   for tool in memcheck racecheck; do
-    log "compute-sanitizer $tool over the GPU tests (awkward shapes up to 2 GFLOP / 256 MB)"
-    KLAB_TEST_SHAPES=small timeout ${KLAB_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+    shapes=small; [ $tool = racecheck ] && shapes=tiny
+    log "compute-sanitizer $tool over the GPU tests (KLAB_TEST_SHAPES=$shapes awkward shapes)"
+    KLAB_TEST_SHAPES=$shapes timeout ${KLAB_SANITIZE_TIMEOUT:-240} compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
       "$gpu_tests" --gtest_brief=1 ${KLAB_SANITIZE_FILTER:+--gtest_filter=$KLAB_SANITIZE_FILTER} \
       > "$out/sanitizer_$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
@@ -83,11 +84,26 @@ if has sweep; then
 fi
 
 if has inspect; then
+  # KLAB_INSPECT: variants, each optionally @dtype and @shape (default: the family's first
+  # headline shape). Occupancy and SASS to inspect.txt, Nsight Compute summaries to profile.txt.
   log "occupancy, SASS and Nsight Compute summaries of selected rungs"
-  for v in ${KLAB_INSPECT:-vector_add.v03_vectorized transpose.v05_vectorized softmax.v04_registers sgemm.v09_warptile hgemm.v04_mma_cp_async}; do
-    { echo "### $v"; "$klab" occupancy "$v"; "$klab" sass "$v"; } >> "$out/inspect.txt" 2>&1 || true
-    timeout 120 "$klab" profile "$v" --set all >> "$out/profile.txt" 2>&1 || true
+  for spec in ${KLAB_INSPECT:-vector_add.v03_vectorized transpose.v06_tma_pipeline softmax.v04_registers sgemm.v10_autotuned hgemm.v05_mma_tuned}; do
+    IFS=@ read -r v dt shp <<< "$spec"
+    sel=(${dt:+--dtype "$dt"} ${shp:+--shape "$shp"})
+    { echo "### $spec"; "$klab" occupancy "$v" "${sel[@]}"; "$klab" sass "$v" "${sel[@]}"; } >> "$out/inspect.txt" 2>&1 || true
+    { echo "### $spec"; timeout ${KLAB_PROFILE_TIMEOUT:-60} "$klab" profile "$v" "${sel[@]}" --set all; } >> "$out/profile.txt" 2>&1 || true
   done
+fi
+
+if has scaling; then
+  # The CPU ladder's threads+SIMD rungs at 1..N threads on this host (16 cores on the H200 box).
+  log "CPU scaling study"
+  for spec in vector_add.cpu05_threads_simd reduce_sum.cpu05_threads_simd sgemm.cpu05_threads_simd@m=2048,n=2048,k=2048; do
+    IFS=@ read -r v shp <<< "$spec"
+    timeout 120 "$klab" scaling "$v" ${shp:+--shape "$shp"} --quiet --max-time 2 --json "$out/scaling_$v.json" \
+      >> "$out/scaling.txt" 2>&1 || status=1
+  done
+  tail -n 20 "$out/scaling.txt" | tee -a "$out/summary.txt"
 fi
 
 log "done (status $status)"

@@ -53,10 +53,11 @@ Family make_transpose() {
   // Awkward: a single element, odd sizes around a 32-wide tile, a column and a row (one tile
   // extent is 1, the other a prime), a non-multiple of every tile, multiples of the 16-byte vector
   // width that are not multiples of any tile (v05's vector path with partial tiles), a short
-  // wide matrix, and misaligned base pointers (v05 must fall back).
+  // wide matrix, a small one on the 16-byte/TMA paths with partial tiles (small enough for
+  // racecheck), and misaligned base pointers (v05 and v06 must fall back).
   for (DType t : kDtypes) {
     for (auto [r, c] : std::initializer_list<std::pair<int64_t, int64_t>>{
-             {1, 1}, {31, 33}, {1000003, 1}, {1, 1000003}, {4097, 4095}, {4104, 4088}, {24, 100000}})
+             {1, 1}, {31, 33}, {1000003, 1}, {1, 1000003}, {4097, 4095}, {4104, 4088}, {24, 100000}, {520, 1000}})
       f.awkward.push_back(problem(r, c, t));
     f.awkward.push_back(problem(4097, 4095, t, 1));
     f.awkward.push_back(problem(1024, 1024, t, 1));

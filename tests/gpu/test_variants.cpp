@@ -1,7 +1,8 @@
 // Every registered GPU variant x (headline + awkward shapes), each checked with fresh inputs
 // (three distributions at awkward shapes, one at the large headline shapes). Exit 77 (CTest: skipped) when there is no GPU.
 // KLAB_TEST_SHAPES=awkward limits the run to awkward shapes; KLAB_TEST_SHAPES=small to awkward
-// shapes of at most 2 GFLOP and 256 MB (compute-sanitizer runs use it: it slows kernels ~100x).
+// shapes of at most 2 GFLOP and 256 MB (compute-sanitizer memcheck runs use it: it slows kernels
+// ~100x); KLAB_TEST_SHAPES=tiny to at most 0.1 GFLOP and 16 MB (racecheck).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -25,8 +26,11 @@ struct Case {
 std::vector<Case> cases() {
   const char* only = std::getenv("KLAB_TEST_SHAPES");
   const std::string mode = only ? only : "";
-  const bool awkward_only = mode == "awkward" || mode == "small";
-  const bool small_only = mode == "small";
+  const bool awkward_only = mode == "awkward" || mode == "small" || mode == "tiny";
+  // small: compute-sanitizer memcheck (~100x slower); tiny: racecheck, which instruments every
+  // shared-memory access and is slower still on GEMM-sized problems.
+  const double max_flops = mode == "tiny" ? 1e8 : mode == "small" ? 2e9 : 0;
+  const double max_bytes = mode == "tiny" ? 1.6e7 : mode == "small" ? 2.56e8 : 0;
   std::vector<Case> out;
   for (const auto& f : registry().families())
     for (const auto& v : f.ladder) {
@@ -35,7 +39,7 @@ std::vector<Case> cases() {
         for (const auto& p : f.headline) out.push_back({&f, &v, p, true});
       for (const auto& p : f.awkward) {
         const Counts c = f.counts(p);
-        if (small_only && (c.flops > 2e9 || c.bytes > 2.56e8)) continue;
+        if (max_bytes > 0 && (c.flops > max_flops || c.bytes > max_bytes)) continue;
         out.push_back({&f, &v, p, false});
       }
     }
