@@ -15,13 +15,14 @@ namespace klab::transpose {
 /// has 64 threads per sub-tile, `stages` input stages and two output buffers of a stage each.
 struct TmaConfig {
   int sub_x, sub_y, stages;
+  int group = 8;  ///< tile rows walked together (1: row by row, as a plain 2D grid would)
   constexpr int threads() const { return 64 * sub_x * sub_y; }
   /// Dynamic shared memory for elements of `elem_bytes`: stages + 2 output buffers, + alignment.
   constexpr int smem_bytes(int elem_bytes) const {
     const int edge = 128 / elem_bytes;  // sub-tile edge, elements
     return (stages + 2) * sub_x * sub_y * 128 * edge + 1024 + 64;
   }
-  std::string name() const;  ///< "2x2_s4"
+  std::string name() const;  ///< "2x2_s4", "2x2_s2_g1" (the group when not 8)
 };
 
 /// Every configuration v06 can launch; index = position (append only).
@@ -34,6 +35,10 @@ inline constexpr TmaConfig kTmaSpace[] = {
     {2, 1, 2},  // 5
     {4, 2, 3},  // 6: 512 threads, long rows both ways
     {1, 1, 8},  // 7: small stages, deep ring
+    {2, 2, 2, 1},   // 8: tile order row by row: each wave reads whole input rows
+    {2, 2, 4, 1},   // 9
+    {2, 2, 2, 32},  // 10: tall groups: longer output-row segments per wave
+    {4, 2, 2, 1},   // 11: 512-byte input segments, row by row
 };
 inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaSpace) / sizeof(kTmaSpace[0]));
 

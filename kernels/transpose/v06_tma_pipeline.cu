@@ -13,7 +13,7 @@
 //    (p, k) = (lane-group p, index k in the group of 8) takes block row a = k and block column
 //    b = (k + p) % 8; with the swizzle, the 8 lanes of every 16-byte access phase hit 8 distinct
 //    chunk positions on both the load and the store side: no bank conflicts.
-//  - Tiles are walked in groups of kGroup tile rows (like a GEMM's rasterisation), so the tiles
+//  - Tiles are walked in groups of kGroup tile rows (like a GEMM's rasterisation; tuned), so the tiles
 //    in flight at once read kGroup x 64 input rows and write segments of many output rows, both
 //    in long contiguous runs.
 // Expected bottleneck: DRAM bandwidth at the copy ceiling (the elementwise v05 rung with the same
@@ -41,14 +41,13 @@ namespace klab::transpose {
 
 namespace {
 
-constexpr int kGroup = 8;  // tile rows per rasterisation group
-
 /// Entry kIndex of tune.hpp's space for element type T: kSubX x kSubY sub-tiles of (E x E)
 /// elements per pipeline stage, E x element size = 128 bytes.
 template <class T, int kIndex>
 struct TmaTile {
   static constexpr TmaConfig kCfg = kTmaSpace[kIndex];
   static constexpr int kSubX = kCfg.sub_x, kSubY = kCfg.sub_y, kStages = kCfg.stages;
+  static constexpr int kGroup = kCfg.group;  // tile rows per rasterisation group
   static constexpr int kN = 16 / int(sizeof(T));  // elements per 16-byte chunk
   static constexpr int kE = 8 * kN;               // sub-tile edge: 128 bytes of elements
   static constexpr int kThreads = kCfg.threads();  // 64 threads per sub-tile, N x N each
@@ -88,7 +87,7 @@ __global__ void __launch_bounds__(G::kThreads) tma_transpose(const __grid_consta
                                                              const __grid_constant__ CUtensorMap out_map, int64_t rows,
                                                              int64_t cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int kN = G::kN, kE = G::kE, kStages = G::kStages;
+  constexpr int kN = G::kN, kE = G::kE, kStages = G::kStages, kGroup = G::kGroup;
   extern __shared__ unsigned char smem_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: boxes start on 1024-byte boundaries.
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));

@@ -50,13 +50,19 @@ TEST(DType, Fp8KnownValues) {
 TEST(DType, EveryNarrowCodeRoundTrips) {
   for (int b = 0; b < 256; ++b) {
     const float e4 = e4m3_bits_to_float(static_cast<uint8_t>(b));
-    if (!std::isnan(e4)) EXPECT_EQ(e4m3_bits_to_float(float_to_e4m3_bits(e4)), e4) << b;
+    if (!std::isnan(e4)) {
+      EXPECT_EQ(e4m3_bits_to_float(float_to_e4m3_bits(e4)), e4) << b;
+    }
     const float e5 = e5m2_bits_to_float(static_cast<uint8_t>(b));
-    if (!std::isnan(e5)) EXPECT_EQ(e5m2_bits_to_float(float_to_e5m2_bits(e5)), e5) << b;
+    if (!std::isnan(e5)) {
+      EXPECT_EQ(e5m2_bits_to_float(float_to_e5m2_bits(e5)), e5) << b;
+    }
   }
   for (int h = 0; h < 65536; ++h) {
     const float f = half_bits_to_float(static_cast<uint16_t>(h));
-    if (!std::isnan(f)) EXPECT_EQ(half_bits_to_float(float_to_half_bits(f)), f) << h;
+    if (!std::isnan(f)) {
+      EXPECT_EQ(half_bits_to_float(float_to_half_bits(f)), f) << h;
+    }
   }
 }
 
@@ -83,12 +89,16 @@ TEST(Rng, DistributionsHaveTheirShape) {
     mean /= n;
     m2 /= n;
     EXPECT_NEAR(mean, 0.0, 0.02) << dist_name(d);
-    if (d == Dist::normal) EXPECT_NEAR(m2, 1.0, 0.02);
+    if (d == Dist::normal) {
+      EXPECT_NEAR(m2, 1.0, 0.02);
+    }
     if (d == Dist::uniform) {
       EXPECT_NEAR(m2, 1.0 / 3, 0.01);
       EXPECT_LE(mx, 1.0);
     }
-    if (d == Dist::heavy) EXPECT_GT(mx, 20.0);  // t(3): heavy tails show up in 2e5 draws
+    if (d == Dist::heavy) {
+      EXPECT_GT(mx, 20.0);  // t(3): heavy tails show up in 2e5 draws
+    }
     for (float v : x) ASSERT_NE(v, 0.0f);       // never zeros
   }
 }
