@@ -23,6 +23,7 @@ Variant gpu_v07_bank_conflict_free();
 Variant gpu_v08_double_buffer();
 Variant gpu_v09_warptile();
 Variant gpu_v10_autotuned();
+Variant gpu_v11_multistage();
 Variant gpu_baseline_cublas();
 
 }  // namespace klab::sgemm

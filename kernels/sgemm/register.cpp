@@ -21,6 +21,7 @@ void register_sgemm(Registry& r) {
       gpu_v08_double_buffer(),
       gpu_v09_warptile(),
       gpu_v10_autotuned(),
+      gpu_v11_multistage(),
       gpu_baseline_cublas(),
 #endif
   };

@@ -4,15 +4,13 @@
 // memory on the copy engine (TMA) and signals an mbarrier with the bytes delivered.
 #include <cstdint>
 
-namespace klab::device {
+#include "klab/device/smem.cuh"
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
+namespace klab::device {
 
 /// Initialises an mbarrier expecting `count` arrivals per phase.
 __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
 }
 
 /// Makes initialised mbarriers visible to the async proxy (the copy engine).
@@ -27,7 +25,7 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 
 /// One arrival that also tells the barrier to expect `bytes` more from async copies this phase.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
                : "memory");
 }
 
@@ -39,7 +37,7 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
       "wait_loop:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra wait_loop;\n"
-      "}\n" ::"r"(smem_u32(bar)),
+      "}\n" ::"r"(smem_addr(bar)),
       "r"(parity)
       : "memory");
 }
@@ -48,8 +46,8 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 /// completing on `bar`.
 __device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_src, uint32_t bytes, uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_u32(smem_dst)),
-      "l"(gmem_src), "r"(bytes), "r"(smem_u32(bar))
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(smem_dst)),
+      "l"(gmem_src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
 
@@ -66,8 +64,8 @@ namespace klab::device {
 __device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_map, int x, int y, uint64_t* bar) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          smem_u32(smem_dst)),
-      "l"(tensor_map), "r"(x), "r"(y), "r"(smem_u32(bar))
+          smem_addr(smem_dst)),
+      "l"(tensor_map), "r"(x), "r"(y), "r"(smem_addr(bar))
       : "memory");
 }
 
@@ -75,7 +73,7 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_m
 /// thread's current bulk group (see bulk_commit_group / bulk_wait_group_read).
 __device__ __forceinline__ void tma_store_2d(const void* tensor_map, int x, int y, const void* smem_src) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(tensor_map),
-               "r"(x), "r"(y), "r"(smem_u32(smem_src))
+               "r"(x), "r"(y), "r"(smem_addr(smem_src))
                : "memory");
 }
 
