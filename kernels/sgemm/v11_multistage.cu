@@ -145,10 +145,12 @@ void launch(const GemmArgs& g, cudaStream_t stream) {
 }  // namespace
 
 Variant gpu_v11_multistage() {
-  return gpu_variant(
+  Variant v = gpu_variant(
       "v11_multistage", "v09's tiles fed by a 3-stage cp.async pipeline (no register staging)",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) { launch(gemm_args(p, b), stream_of(args)); },
       [](const Problem& p) { return grid_fits(p, kBM); });
+  v.info.min_sm = 80;  // cp.async
+  return v;
 }
 
 }  // namespace klab::sgemm
