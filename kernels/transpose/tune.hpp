@@ -39,6 +39,9 @@ inline constexpr TmaConfig kTmaSpace[] = {
     {2, 2, 4, 1},   // 9
     {2, 2, 2, 32},  // 10: tall groups: longer output-row segments per wave
     {4, 2, 2, 1},   // 11: 512-byte input segments, row by row
+    {2, 2, 2, 2},   // 12: 2 and 4 tile rows at a time: between row by row and 8
+    {2, 2, 2, 4},   // 13
+    {2, 2, 3, 1},   // 14
 };
 inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaSpace) / sizeof(kTmaSpace[0]));
 
