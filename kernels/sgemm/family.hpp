@@ -24,6 +24,7 @@ Variant gpu_v08_double_buffer();
 Variant gpu_v09_warptile();
 Variant gpu_v10_autotuned();
 Variant gpu_v11_multistage();
+Variant gpu_v12_multistage_256x128();
 Variant gpu_baseline_cublas();
 
 }  // namespace klab::sgemm

@@ -22,6 +22,7 @@ void register_sgemm(Registry& r) {
       gpu_v09_warptile(),
       gpu_v10_autotuned(),
       gpu_v11_multistage(),
+      gpu_v12_multistage_256x128(),
       gpu_baseline_cublas(),
 #endif
   };
