@@ -16,6 +16,7 @@
 
 #include "kernels/register.hpp"
 #include "kernels/sgemm/tune.hpp"
+#include "kernels/transpose/tune.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/tunable.hpp"
@@ -197,6 +198,40 @@ TEST_F(TuneTest, SgemmV10IsTunable) {
   // m beyond 65535 row tiles of 32: no configuration fits gridDim.y.
   p.shape.dims = {{"m", 65535LL * 256 + 1}, {"n", 64}, {"k", 1}};
   for (int i = 0; i < sgemm::kTuneSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+}
+
+TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
+  registry();
+  const Tunable* t = find_tunable(transpose::kV06Id);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), transpose::kTmaSpaceSize);
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  EXPECT_EQ(t->committed_table, "kernels/transpose/tuned.json");
+  // The shape class is the dtype: f32 and bf16 winners differ.
+  Problem f32 = registry().family("transpose").headline.front(), bf16 = f32;
+  bf16.dtype = DType::bf16;
+  EXPECT_EQ(t->shape_class(f32), "f32");
+  EXPECT_EQ(t->shape_class(bf16), "bf16");
+  // Shared memory decides what fits: 4x2 with 3 stages is 161 KiB in f32, 321 KiB in bf16.
+  int entry = -1;
+  for (int i = 0; i < transpose::kTmaSpaceSize; ++i)
+    if (t->configs[i] == "4x2_s3") entry = i;
+  ASSERT_GE(entry, 0);
+  EXPECT_TRUE(t->can_implement(entry, f32).ok());
+  const Status no = t->can_implement(entry, bf16);
+  EXPECT_FALSE(no.ok());
+  EXPECT_NE(no.reason.find("KiB of shared memory"), std::string::npos) << no.reason;
+  EXPECT_FALSE(t->can_implement(transpose::kTmaSpaceSize, f32).ok());
+  // Every entry fits one dtype at least, and a block never exceeds 1024 threads.
+  for (int i = 0; i < transpose::kTmaSpaceSize; ++i) {
+    EXPECT_TRUE(t->can_implement(i, f32).ok() || t->can_implement(i, bf16).ok()) << t->configs[i];
+    EXPECT_LE(transpose::kTmaSpace[i].threads(), 1024) << t->configs[i];
+  }
+  // The committed table exists and parses; whatever it names is in the space.
+  const std::string committed = committed_table_path(t->committed_table);
+  ASSERT_TRUE(fs::exists(committed)) << committed;
+  for (const TuneEntry& e : load_tune_table(committed, true).entries)
+    EXPECT_NE(std::find(t->configs.begin(), t->configs.end(), e.config_name), t->configs.end()) << e.config_name;
 }
 
 TEST_F(TuneTest, SgemmLookupOrder) {
