@@ -168,7 +168,10 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
     const int m = kGemmSize, n = kGemmSize, k = kGemmSize;
     // Column-major, TN: op(A) = A^T with A stored k x m (ld k), B stored k x n (ld k), D m x n.
     DeviceBuffer a(size_t(k) * m * g.ab_bytes), b(size_t(k) * n * g.ab_bytes), c(size_t(m) * n * g.cd_bytes);
-    DeviceBuffer ws(kWorkspaceBytes), scales(2 * sizeof(float));
+    // Each dequantisation scale in its own allocation (256-byte aligned): the first fp8 run found
+    // every offered algorithm refusing to run with both scales in one 8-byte buffer, the second
+    // one 4-byte aligned.
+    DeviceBuffer ws(kWorkspaceBytes), scale_a(sizeof(float)), scale_b(sizeof(float));
     if (g.fp8) {
       fill_random<__nv_fp8_e4m3>(a.get(), int64_t(k) * m, 1);
       fill_random<__nv_fp8_e4m3>(b.get(), int64_t(k) * n, 2);
@@ -176,8 +179,9 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
       fill_random<__nv_bfloat16>(a.get(), int64_t(k) * m, 1);
       fill_random<__nv_bfloat16>(b.get(), int64_t(k) * n, 2);
     }
-    const float ones[2] = {1.f, 1.f};  // per-tensor dequantisation scales of A and B
-    KLAB_CUDA_CHECK(cudaMemcpy(scales.get(), ones, sizeof ones, cudaMemcpyHostToDevice));
+    const float one = 1.f;  // per-tensor dequantisation scales of A and B
+    KLAB_CUDA_CHECK(cudaMemcpy(scale_a.get(), &one, sizeof one, cudaMemcpyHostToDevice));
+    KLAB_CUDA_CHECK(cudaMemcpy(scale_b.get(), &one, sizeof one, cudaMemcpyHostToDevice));
     KLAB_CUDA_CHECK(cudaDeviceSynchronize());
 
     cublasLtHandle_t raw = nullptr;
@@ -200,8 +204,8 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
       KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
       KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt));
       if (g.fp8) {
-        const float* sa = static_cast<const float*>(scales.get());
-        const float* sb = sa + 1;
+        const float* sa = static_cast<const float*>(scale_a.get());
+        const float* sb = static_cast<const float*>(scale_b.get());
         KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
         KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
         const int8_t fa = static_cast<int8_t>(fast_accum);
