@@ -3,9 +3,11 @@
 // of 4 x 4 chunks), fed by a kStages-deep cp.async pipeline. A stays row-major in shared memory
 // (cp.async cannot transpose), its rows padded by 4 floats; a lane reads kKGroup k-steps of one A
 // row per LDS (64- or 128-bit). See v11_multistage.cu for what it adds and why.
+#include <string>
 #include <type_traits>
 
 #include "kernels/sgemm/rung.cuh"
+#include "kernels/sgemm/warptile.cuh"
 #include "klab/device/mma_sm80.cuh"
 
 namespace klab::sgemm {
@@ -131,6 +133,21 @@ void launch_multistage(const GemmArgs& g, cudaStream_t stream) {
   (void)configured;
   sgemm_multistage<C><<<tile_grid(g, C::kBM, C::kBN), C::kThreads, C::kSmemBytes, stream>>>(g);
   KLAB_CHECK_LAUNCH();
+}
+
+/// A rung running MultistageConfig C on the 16-byte path and v09's scalar path otherwise.
+template <class C>
+Variant multistage_variant(const std::string& rung, const std::string& summary) {
+  Variant v = gpu_variant(
+      rung, summary,
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const GemmArgs g = gemm_args(p, b);
+        if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
+        launch_multistage<C>(g, stream_of(args));
+      },
+      [](const Problem& p) { return grid_fits(p, C::kBM); });
+  v.info.min_sm = 80;  // cp.async
+  return v;
 }
 
 }  // namespace klab::sgemm

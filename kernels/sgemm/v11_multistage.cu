@@ -19,7 +19,6 @@
 // Requirements: the 16-byte path (k % 4 == 0, n % 4 == 0, 16-byte-aligned A, B, C); any other
 // problem runs v09's scalar path.
 #include "kernels/sgemm/multistage.cuh"
-#include "kernels/sgemm/warptile.cuh"
 
 namespace klab::sgemm {
 
@@ -34,16 +33,7 @@ using Config = MultistageConfig<128, 128, 16, 32, 64, 8, 8, 256, 3, 2, 2>;
 }  // namespace
 
 Variant gpu_v11_multistage() {
-  Variant v = gpu_variant(
-      "v11_multistage", "v09's tiles fed by a 3-stage cp.async pipeline (no register staging)",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        const GemmArgs g = gemm_args(p, b);
-        if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
-        launch_multistage<Config>(g, stream_of(args));
-      },
-      [](const Problem& p) { return grid_fits(p, Config::kBM); });
-  v.info.min_sm = 80;  // cp.async
-  return v;
+  return multistage_variant<Config>("v11_multistage", "v09's tiles fed by a 3-stage cp.async pipeline (no register staging)");
 }
 
 }  // namespace klab::sgemm

@@ -11,7 +11,6 @@
 // NOT YET MEASURED: written after session 2's device time ran out.
 // Requirements: as v11 (16-byte path, else v09's scalar path).
 #include "kernels/sgemm/multistage.cuh"
-#include "kernels/sgemm/warptile.cuh"
 
 namespace klab::sgemm {
 
@@ -22,16 +21,8 @@ using Config = MultistageConfig<256, 128, 16, 64, 64, 8, 16, 256, 3, 1, 4>;
 }  // namespace
 
 Variant gpu_v12_multistage_256x128() {
-  Variant v = gpu_variant(
-      "v12_multistage_256x128", "v11's pipeline with 256x128 blocks and 8x16 lanes, one block per SM",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        const GemmArgs g = gemm_args(p, b);
-        if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
-        launch_multistage<Config>(g, stream_of(args));
-      },
-      [](const Problem& p) { return grid_fits(p, Config::kBM); });
-  v.info.min_sm = 80;  // cp.async
-  return v;
+  return multistage_variant<Config>("v12_multistage_256x128",
+                                    "v11's pipeline with 256x128 blocks and 8x16 lanes, one block per SM");
 }
 
 }  // namespace klab::sgemm
