@@ -87,13 +87,15 @@ fi
 
 if has inspect; then
   # KLAB_INSPECT: variants, each optionally @dtype and @shape (default: the family's first
-  # headline shape). Occupancy and SASS to inspect.txt, Nsight Compute summaries to profile.txt.
+  # headline shape). Occupancy and SASS to inspect.txt, Nsight Compute summaries to profile.txt
+  # and their records to profiles.json (for `klab profile-report`, scripts/update_docs.sh).
   log "occupancy, SASS and Nsight Compute summaries of selected rungs"
   for spec in ${KLAB_INSPECT:-vector_add.v03_vectorized transpose.v06_tma_pipeline softmax.v04_registers sgemm.v10_autotuned hgemm.v05_mma_tuned}; do
     IFS=@ read -r v dt shp <<< "$spec"
     sel=(${dt:+--dtype "$dt"} ${shp:+--shape "$shp"})
     { echo "### $spec"; "$klab" occupancy "$v" "${sel[@]}"; "$klab" sass "$v" "${sel[@]}"; } >> "$out/inspect.txt" 2>&1 || true
-    { echo "### $spec"; timeout ${KLAB_PROFILE_TIMEOUT:-60} "$klab" profile "$v" "${sel[@]}" --set all; } >> "$out/profile.txt" 2>&1 || true
+    { echo "### $spec"; timeout ${KLAB_PROFILE_TIMEOUT:-60} "$klab" profile "$v" "${sel[@]}" --set all \
+        --json "$out/profiles.json"; } >> "$out/profile.txt" 2>&1 || true
   done
 fi
 

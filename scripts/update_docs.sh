@@ -38,3 +38,9 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
+# Profiler tables (klab profile --json records), where a run has produced them.
+if [ -f "$res/profiles.json" ]; then
+  "$klab" profile-report "$res/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
+  "$klab" profile-report "$res/profiles.json" --family softmax --family reduce_sum --readme docs/worklogs/softmax.md || true
+  "$klab" profile-report "$res/profiles.json" --family sgemm --family hgemm --readme docs/worklogs/gemm.md || true
+fi

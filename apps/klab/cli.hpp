@@ -36,6 +36,9 @@ std::vector<Result> read_json(const std::string& path);
 /// One record per (variant, problem, dtype, block size, mode): where several inputs measured the
 /// same thing (a rerun, an older run's file), the newest by timestamp; order otherwise kept.
 std::vector<Result> newest_per_record(std::vector<Result> results);
+/// Replaces the text between <!-- klab:NAME:begin --> and <!-- klab:NAME:end --> in `path`
+/// (the rest of the file is hand-written prose). UsageError when the file or a marker is missing.
+void replace_marked_section(const std::string& path, const std::string& name, const std::string& md);
 
 // progress.cpp
 /// "[3/20] label": rewritten in place on a terminal, plain lines otherwise; to stderr.

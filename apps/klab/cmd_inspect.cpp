@@ -19,6 +19,7 @@
 #include <set>
 
 #include "apps/klab/extra_commands.hpp"
+#include "apps/klab/profile_records.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
@@ -39,6 +40,7 @@ struct InspectOptions {
   std::string ptx;            // sass: PTX file
   bool list = false;          // sass: list the kernels in this binary
   std::string set = "all";    // profile: sol | memory | stalls | all
+  std::string json;           // profile: append the parsed metrics to this JSON file
 };
 
 struct Target {
@@ -598,6 +600,10 @@ int cmd_profile(const InspectOptions& opt) {
   const Counts counts = t.family->counts(t.problem);
   for (const auto& row : rep.rows) print_profile_row(row, rep.rows.size() == 1 ? counts : Counts{});
   if (!temp) std::cout << "\nraw CSV: " << csv.string() << "\n";
+  if (!opt.json.empty()) {
+    append_profile_record(opt.json, profile_record(t.variant->info.id, t.family->name, t.problem, opt.set, counts, rep));
+    std::cout << "appended to " << opt.json << "\n";
+  }
   return o.code == 0 ? 0 : 1;
 }
 
@@ -629,6 +635,7 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   add_target_opts(prof, *o, true);
   prof->add_option("--set", o->set, "sol, memory, stalls or all")->check(CLI::IsMember({"sol", "memory", "stalls", "all"}));
   prof->add_option("--out", o->out, "keep the raw ncu CSV, the program's log and the command in this folder");
+  prof->add_option("--json", o->json, "append the parsed metrics to this JSON file (for `klab profile-report`)");
   out.emplace_back(prof, [o] { return cmd_profile(*o); });
 }
 

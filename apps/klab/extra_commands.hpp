@@ -15,5 +15,6 @@ void add_roofline_commands(CLI::App& app, CommandList& out);  // cmd_roofline.cp
 void add_inspect_commands(CLI::App& app, CommandList& out);   // cmd_inspect.cpp: occupancy, sass, profile
 void add_scaling_command(CLI::App& app, CommandList& out);    // cmd_scaling.cpp: CPU core scaling
 void add_tune_command(CLI::App& app, CommandList& out);       // cmd_tune.cpp: autotuning
+void add_profile_report_command(CLI::App& app, CommandList& out);  // profile_records.cpp: profile tables
 
 }  // namespace klab::cli

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
 
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands, klab::cli::add_scaling_command,
-                   klab::cli::add_tune_command})
+                   klab::cli::add_tune_command, klab::cli::add_profile_report_command})
     add(app, extra);
 
   if (argc > 1 && argv[1][0] != '-') {

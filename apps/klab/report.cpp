@@ -112,18 +112,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   }
 
   if (!readme.empty()) {
-    // Replaces the text between the markers; the rest of the README is hand-written prose.
-    const std::string begin = "<!-- klab:results:begin -->", end = "<!-- klab:results:end -->";
-    std::ifstream in(readme);
-    if (!in) throw UsageError("cannot read " + readme);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    const size_t b = text.find(begin), e = text.find(end);
-    if (b == std::string::npos || e == std::string::npos || e < b)
-      throw UsageError(readme + " has no " + begin + " ... " + end + " section");
-    text = text.substr(0, b + begin.size()) + "\n" + md + text.substr(e);
-    std::ofstream(readme) << text;
+    replace_marked_section(readme, "results", md);
     std::cerr << "updated " << readme << "\n";
   }
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "apps/klab/cli.hpp"
 #include "klab/core/errors.hpp"
@@ -121,6 +122,22 @@ std::vector<Result> newest_per_record(std::vector<Result> results) {
   for (size_t i = 0; i < results.size(); ++i)
     if (newest.at(id(results[i])) == i) out.push_back(std::move(results[i]));
   return out;
+}
+
+void replace_marked_section(const std::string& path, const std::string& name, const std::string& md) {
+  const std::string begin = "<!-- klab:" + name + ":begin -->", end = "<!-- klab:" + name + ":end -->";
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const size_t b = text.find(begin), e = text.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b)
+    throw UsageError(path + " has no " + begin + " ... " + end + " section");
+  text = text.substr(0, b + begin.size()) + "\n" + md + text.substr(e);
+  std::ofstream out(path);
+  if (!out) throw UsageError("cannot write " + path);
+  out << text;
 }
 
 }  // namespace klab::cli
