@@ -25,9 +25,8 @@ namespace {
 struct ScalingOptions {
   std::string variant, shape, dtype, json_path, plot;
   int max_threads = 0;  // 0: thread_count() (KLAB_CPU_THREADS or the hardware's count)
-  double noise = 0.01, max_time = 2.0;
-  uint64_t seed = 0;
-  bool no_check = false, quiet = false;
+  bool no_check = false;
+  SamplingOptions sampling;
 };
 
 std::vector<int> thread_counts(int max) {
@@ -72,9 +71,7 @@ int run_scaling(const ScalingOptions& o) {
   }
 
   RunOptions opt;
-  opt.seed = o.seed;
-  opt.bench_cfg.target_rel_noise = o.noise;
-  opt.bench_cfg.max_time_s = o.max_time;
+  o.sampling.apply(opt);
   // Checked at every thread count (partitioning bugs depend on it), unless the fp64 reference
   // itself would be the long part.
   const double flops = f->counts(p).flops;
@@ -89,7 +86,7 @@ int run_scaling(const ScalingOptions& o) {
   if (cpu::single_threaded(v->info.id))
     std::cout << "(" << v->info.id << " runs on one thread by design: a flat line, the control for the threaded rungs)\n";
 
-  Progress progress(static_cast<int>(counts.size()), o.quiet);
+  Progress progress(static_cast<int>(counts.size()), o.sampling.quiet);
   std::vector<Result> results;
   bool failed = false;
   const int omp_default = omp_get_max_threads();
@@ -162,11 +159,8 @@ void add_scaling_command(CLI::App& app, CommandList& out) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--json", o->json_path, "write the result records (with cpu_threads) here ('-' for stdout)");
   cmd->add_option("--plot", o->plot, "also plot throughput and efficiency against threads (PNG or SVG; needs --json)");
-  cmd->add_option("--noise", o->noise, "target relative noise (MAD-based) before stopping");
-  cmd->add_option("--max-time", o->max_time, "wall-clock cap per benchmark, seconds");
-  cmd->add_option("--seed", o->seed, "input seed (0: fresh, recorded)");
+  add_sampling_options(cmd, o->sampling);
   cmd->add_flag("--no-check", o->no_check, "benchmark only");
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
   out.emplace_back(cmd, [o] { return run_scaling(*o); });
 }
 

@@ -27,9 +27,8 @@ namespace {
 
 struct TuneOptions {
   std::string variant, shape, dtype, json_path, commit_to;
-  bool commit = false, no_cache = false, quiet = false;
-  double noise = 0.01, max_time = 2.0;
-  uint64_t seed = 0;
+  bool commit = false, no_cache = false;
+  SamplingOptions sampling;
 };
 
 std::string tunable_ids() {
@@ -87,16 +86,14 @@ int run_tune(const TuneOptions& o) {
   opt.check = true;
   opt.bench = true;
   opt.dists = {Dist::normal};
-  opt.seed = o.seed;
-  opt.bench_cfg.target_rel_noise = o.noise;
-  opt.bench_cfg.max_time_s = o.max_time;
+  o.sampling.apply(opt);
   ceilings_for_this_device();  // measured (once per device) before the progress line starts
 
   std::cout << "## tune " << t->variant << " " << p.str() << "  (shape class " << cls << ", " << d.name << ")\n"
             << runnable << " of " << n << " configurations can run it; now using cfg" << before.config << " from "
             << before.describe() << "\n";
 
-  Progress progress(runnable, o.quiet);
+  Progress progress(runnable, o.sampling.quiet);
   std::vector<Result> results;
   bool failed = false;
   for (int i = 0; i < n; ++i) {
@@ -221,10 +218,7 @@ void add_tune_command(CLI::App& app, CommandList& out) {
   cmd->add_flag("--commit", o->commit, "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
   cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file");
   cmd->add_flag("--no-cache", o->no_cache, "do not store the winner in the tune cache");
-  cmd->add_option("--noise", o->noise, "target relative noise (MAD-based) before stopping");
-  cmd->add_option("--max-time", o->max_time, "wall-clock cap per benchmark, seconds");
-  cmd->add_option("--seed", o->seed, "input seed (0: fresh, recorded)");
-  cmd->add_flag("--quiet", o->quiet, "no progress line");
+  add_sampling_options(cmd, o->sampling);
   out.emplace_back(cmd, [o] { return run_tune(*o); });
 }
 

@@ -2,6 +2,7 @@
 // Commands beyond the core ones register themselves here, each from its own file, so that a
 // new tool is one new file plus one line in kAdders (main.cpp).
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -10,6 +11,28 @@ namespace klab::cli {
 
 /// A subcommand and what running it does (returns the exit code; UsageError escapes).
 using CommandList = std::vector<std::pair<CLI::App*, std::function<int()>>>;
+
+/// The sampling options of commands that benchmark (tune, scaling).
+struct SamplingOptions {
+  double noise = 0.01, max_time = 2.0;
+  uint64_t seed = 0;
+  bool quiet = false;
+  /// Copies them into run options (seed, target noise, time cap).
+  template <class RunOptions>
+  void apply(RunOptions& opt) const {
+    opt.seed = seed;
+    opt.bench_cfg.target_rel_noise = noise;
+    opt.bench_cfg.max_time_s = max_time;
+  }
+};
+
+/// --noise, --max-time, --seed, --quiet.
+inline void add_sampling_options(CLI::App* cmd, SamplingOptions& o) {
+  cmd->add_option("--noise", o.noise, "target relative noise (MAD-based) before stopping");
+  cmd->add_option("--max-time", o.max_time, "wall-clock cap per benchmark, seconds");
+  cmd->add_option("--seed", o.seed, "input seed (0: fresh, recorded)");
+  cmd->add_flag("--quiet", o.quiet, "no progress line");
+}
 
 void add_roofline_commands(CLI::App& app, CommandList& out);  // cmd_roofline.cpp: roofline, predict
 void add_inspect_commands(CLI::App& app, CommandList& out);   // cmd_inspect.cpp: occupancy, sass, profile

@@ -247,7 +247,9 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
                        (g.fp8 ? std::string(", per-tensor scales, fast accumulation ") + (fast_accum ? "on" : "off")
                               : std::string()) +
                        ", heuristic algo " + std::to_string(i + 1) + " of " + std::to_string(found) +
-                       ", median of " + std::to_string(tm.stats.n));
+                       ", median of " + std::to_string(tm.stats.n) + ", SM clock " +
+                       std::to_string(tm.sm_clock_min_mhz) + "-" + std::to_string(tm.sm_clock_max_mhz) + " MHz" +
+                       (tm.throttled_samples ? " (throttled)" : ""));
       }
     }
     if (best.value <= 0)
