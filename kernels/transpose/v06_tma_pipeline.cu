@@ -19,6 +19,9 @@
 // Expected bottleneck: DRAM bandwidth at the copy ceiling (the elementwise v05 rung with the same
 // engine reached 98.5% of copy); the residual is the DRAM page locality of 128-256-byte row
 // segments. Predicted 93-97% of copy in f32 and bf16.
+// Measured (session 2, results/h200/run_transpose.json): 88.3% (f32) and 88.4% (bf16) at 16384²,
+// cuBLAS 93.5% (f32); the same at ring depths 2 and 4, so the tile order's DRAM efficiency is
+// the suspect, not bytes in flight (docs/worklogs/transpose.md).
 // Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
 // one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned
