@@ -4,6 +4,7 @@
 # JSONs to OUTDIR. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
 #   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect scaling" selects steps (default: all).
 #   KLAB_FAMILIES="transpose softmax" limits `bench` to these families (default: every family).
+#   KLAB_RUN_DEVICE=gpu leaves the CPU rungs out of `bench` (they take minutes at headline shapes).
 #   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
 #   KLAB_TUNE="sgemm.v10_autotuned transpose.v06_tma_pipeline@bf16" selects what `tune` tunes.
 #   KLAB_STEP_TIMEOUT (seconds, default 420) bounds bench and tune, so their JSON survives.
@@ -68,7 +69,7 @@ fi
 
 if has bench; then
   log "klab run (every family, headline shapes)"
-  timeout ${KLAB_STEP_TIMEOUT:-420} "$klab" run ${KLAB_FAMILIES:-} --quiet --max-time ${KLAB_MAX_TIME:-1} --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
+  timeout ${KLAB_STEP_TIMEOUT:-420} "$klab" run ${KLAB_FAMILIES:-} --device ${KLAB_RUN_DEVICE:-all} --quiet --max-time ${KLAB_MAX_TIME:-1} --json "$out/run.json" > "$out/run.txt" 2>&1 || status=1
   cat "$out/run.txt" >> "$out/summary.txt"
 fi
 

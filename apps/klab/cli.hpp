@@ -15,6 +15,7 @@ struct Common {
   uint64_t seed = 0;
   double noise = 0.01, max_time = 2.0;
   std::vector<std::string> targets;  // families or variant ids
+  std::string device = "all";         // run only the gpu or the cpu rungs of the selected families
 };
 
 int cmd_list(const Common& c);

@@ -83,6 +83,23 @@ void apply_gpu_policy(std::vector<Selection>& sel, bool allow_cpu_fallback) {
   }
 }
 
+// --device gpu|cpu: a family's rungs of the other kind are left out; a named variant of the
+// other kind is an error (it was asked for by name).
+void apply_device_filter(std::vector<Selection>& sel, const std::string& device) {
+  if (device == "all") return;
+  if (device == "gpu" && !device_info().present)
+    throw UsageError("--device gpu needs a GPU, and there is none: " + device_info().absent_reason);
+  const Device want = device == "gpu" ? Device::gpu : Device::cpu;
+  for (auto& s : sel) {
+    if (s.explicit_variant) {
+      for (const Variant* v : s.variants)
+        if (v->info.device != want) throw UsageError(v->info.id + " is not a " + device + " variant (--device " + device + ")");
+      continue;
+    }
+    std::erase_if(s.variants, [&](const Variant* v) { return v->info.device != want; });
+  }
+}
+
 // Explicit variant + explicit shape that the variant cannot run: an error, with the reason.
 void check_implementable(const std::vector<Selection>& sel, const std::vector<std::vector<Problem>>& problems, const Common& c) {
   if (c.shape.empty()) return;
@@ -111,6 +128,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
   std::vector<std::vector<Problem>> problems;
   for (const auto& s : sel) problems.push_back(problems_of(c, *s.family, with_awkward));
   check_implementable(sel, problems, c);
+  apply_device_filter(sel, c.device);
   apply_gpu_policy(sel, cpu_fallback);
   int total = 0;
   for (size_t i = 0; i < sel.size(); ++i) total += static_cast<int>(sel[i].variants.size() * problems[i].size());

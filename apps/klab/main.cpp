@@ -18,6 +18,8 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
   cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
   cmd->add_flag("--quiet", c.quiet, "no progress line");
+  cmd->add_option("--device", c.device, "gpu, cpu or all (default): which rungs of the selected families run")
+      ->check(CLI::IsMember({"gpu", "cpu", "all"}));
 }
 
 void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {

@@ -55,7 +55,9 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
 #if KLAB_HAS_CUDA  // these name GPU rungs, registered only in the CUDA build
     {"sweep vector_add.v01_naive --blocks 48", "multiples of 32"},
     {"sweep vector_add.baseline_cub", "no block-size knob"},
+    {"run vector_add.v01_naive --device cpu", "is not a cpu variant"},
 #endif
+    {"run vector_add --device tpu", "--device"},
     {"sweep vector_add.v00_cpu", "no block-size knob"},
     {"bench", "targets is required"},
     {"frobnicate", "frobnicate"},
