@@ -6,7 +6,7 @@ set -euo pipefail
 need_apt=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev \
-           libopenblas-dev libhwy-dev libomp-dev python3-pip; do
+           libopenblas-dev libhwy-dev libomp-dev python3-pip clang-format; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then

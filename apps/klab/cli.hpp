@@ -15,7 +15,7 @@ struct Common {
   uint64_t seed = 0;
   double noise = 0.01, max_time = 2.0;
   std::vector<std::string> targets;  // families or variant ids
-  std::string device = "all";         // run only the gpu or the cpu rungs of the selected families
+  std::string device = "all";        // run only the gpu or the cpu rungs of the selected families
 };
 
 int cmd_list(const Common& c);
@@ -24,9 +24,9 @@ int cmd_check(const Common& c);
 int cmd_bench(const Common& c);
 int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string& plot);
 int cmd_ceilings(bool remeasure, const std::string& json_path);
-int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md, const std::string& plot,
-               const std::string& readme, const std::string& compare_with, double max_delta_pct,
-               const std::vector<std::string>& families = {});
+int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md,
+               const std::string& plot, const std::string& readme, const std::string& compare_with,
+               double max_delta_pct, const std::vector<std::string>& families = {});
 
 // table.cpp
 /// The side-by-side table: variant, problem, time, TFLOP/s, GB/s, % ceiling, x baseline, check.
@@ -39,7 +39,8 @@ std::vector<Result> read_json(const std::string& path);
 std::vector<Result> newest_per_record(std::vector<Result> results);
 /// Replaces the text between <!-- klab:NAME:begin --> and <!-- klab:NAME:end --> in `path`
 /// (the rest of the file is hand-written prose). UsageError when the file or a marker is missing.
-void replace_marked_section(const std::string& path, const std::string& name, const std::string& md);
+void replace_marked_section(const std::string& path, const std::string& name,
+                            const std::string& md);
 
 // progress.cpp
 /// "[3/20] label": rewritten in place on a terminal, plain lines otherwise; to stderr.

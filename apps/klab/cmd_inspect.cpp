@@ -35,12 +35,12 @@ namespace fs = std::filesystem;
 
 struct InspectOptions {
   std::string variant, shape, dtype;
-  std::string kernel;         // sass: substring of a kernel name
-  std::string out;            // sass: SASS file; profile: folder
-  std::string ptx;            // sass: PTX file
-  bool list = false;          // sass: list the kernels in this binary
-  std::string set = "all";    // profile: sol | memory | stalls | all
-  std::string json;           // profile: append the parsed metrics to this JSON file
+  std::string kernel;       // sass: substring of a kernel name
+  std::string out;          // sass: SASS file; profile: folder
+  std::string ptx;          // sass: PTX file
+  bool list = false;        // sass: list the kernels in this binary
+  std::string set = "all";  // profile: sol | memory | stalls | all
+  std::string json;         // profile: append the parsed metrics to this JSON file
 };
 
 struct Target {
@@ -76,8 +76,10 @@ Target resolve(const InspectOptions& o) {
       throw UsageError(v->info.id + " runs none of " + f->name + "'s headline problems" +
                        (want ? " in " + o.dtype : std::string()) + "; give --shape");
   }
-  if (Status st = can_run(*v, p); !st.ok()) throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
-  if (v->info.device != Device::gpu) throw UsageError(v->info.id + " is a CPU variant: it launches no GPU kernels");
+  if (Status st = can_run(*v, p); !st.ok())
+    throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
+  if (v->info.device != Device::gpu)
+    throw UsageError(v->info.id + " is a CPU variant: it launches no GPU kernels");
   return {f, v, p};
 }
 
@@ -118,7 +120,9 @@ std::string self_exe() {
   return p.string();
 }
 
-bool executable(const fs::path& p) { return !p.empty() && access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
+bool executable(const fs::path& p) {
+  return !p.empty() && access(p.c_str(), X_OK) == 0 && !fs::is_directory(p);
+}
 
 // PATH, then $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin (and Nsight Compute's own
 // install folders for ncu). "" when absent.
@@ -136,10 +140,12 @@ std::string find_tool(const std::string& name) {
   for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* v = std::getenv(env)) dirs.emplace_back(fs::path(v) / "bin");
   dirs.emplace_back("/usr/local/cuda/bin");
-  if (name == "ncu") {  // /opt/nvidia/nsight-compute/<version>/, /usr/local/cuda/nsight-compute-<version>/
+  if (name ==
+      "ncu") {  // /opt/nvidia/nsight-compute/<version>/, /usr/local/cuda/nsight-compute-<version>/
     std::error_code ec;
     std::vector<fs::path> installs;
-    for (const auto& e : fs::directory_iterator("/opt/nvidia/nsight-compute", ec)) installs.push_back(e.path());
+    for (const auto& e : fs::directory_iterator("/opt/nvidia/nsight-compute", ec))
+      installs.push_back(e.path());
     for (const auto& e : fs::directory_iterator("/usr/local/cuda", ec))
       if (e.path().filename().string().starts_with("nsight-compute")) installs.push_back(e.path());
     std::sort(installs.rbegin(), installs.rend());  // newest version first
@@ -150,10 +156,12 @@ std::string find_tool(const std::string& name) {
   return {};
 }
 
-std::string need_tool(const std::string& name, const std::string& command, const std::string& what) {
+std::string need_tool(const std::string& name, const std::string& command,
+                      const std::string& what) {
   std::string p = find_tool(name);
   if (p.empty())
-    throw UsageError(command + " needs " + what + " (" + name + "), which is not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin");
+    throw UsageError(command + " needs " + what + " (" + name +
+                     "), which is not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin");
   return p;
 }
 
@@ -171,12 +179,15 @@ std::string bytes_text(double b) {
   return fmt::format("{:.0f} B", b);
 }
 
-std::string dim3_text(const std::array<unsigned, 3>& d) { return fmt::format("({},{},{})", d[0], d[1], d[2]); }
+std::string dim3_text(const std::array<unsigned, 3>& d) {
+  return fmt::format("({},{},{})", d[0], d[1], d[2]);
+}
 
 void print_header(const Target& t) {
   const DeviceInfo& d = device_info();
   std::cout << t.variant->info.id << "  " << t.problem.str();
-  if (d.present) std::cout << "  on " << d.name << " (sm_" << d.sm() << ", " << d.sm_count << " SMs)";
+  if (d.present)
+    std::cout << "  on " << d.name << " (sm_" << d.sm() << ", " << d.sm_count << " SMs)";
   std::cout << "\n";
 }
 
@@ -190,58 +201,75 @@ void print_occupancy(const CapturedKernel& k, const SmLimits& sm, int sm_count) 
   r.dynamic_smem = k.dynamic_smem;
   r.carveout_pct = k.carveout_pct;
   const Occupancy o = compute_occupancy(r, sm);
-  std::cout << fmt::format("  launch     grid {} = {} blocks, block {} = {} threads, dynamic smem {} B{}\n",
-                           dim3_text(k.grid), k.grid_blocks(), dim3_text(k.block), k.block_threads(), k.dynamic_smem,
-                           k.launches > 1 ? fmt::format("  [x{} launches]", k.launches) : "");
-  std::cout << fmt::format("  resources  {} regs/thread, static smem {} B, local {} B/thread{}, max {} threads/block, sm_{}\n",
-                           k.num_regs, k.static_smem, k.local_bytes,
-                           k.local_bytes > 0 ? " (spills or stack)" : " (no spills)", k.max_threads_per_block,
-                           k.binary_version);
+  std::cout << fmt::format(
+      "  launch     grid {} = {} blocks, block {} = {} threads, dynamic smem {} B{}\n",
+      dim3_text(k.grid), k.grid_blocks(), dim3_text(k.block), k.block_threads(), k.dynamic_smem,
+      k.launches > 1 ? fmt::format("  [x{} launches]", k.launches) : "");
+  std::cout << fmt::format(
+      "  resources  {} regs/thread, static smem {} B, local {} B/thread{}, max {} threads/block, "
+      "sm_{}\n",
+      k.num_regs, k.static_smem, k.local_bytes,
+      k.local_bytes > 0 ? " (spills or stack)" : " (no spills)", k.max_threads_per_block,
+      k.binary_version);
   if (!o.invalid.empty()) {
     std::cout << "  by hand (" << sm.arch << "): cannot launch: " << o.invalid << "\n";
     return;
   }
   auto lim = [&](int n) { return n >= kUnlimited ? std::string("-") : std::to_string(n); };
   auto mark = [&](Limiter l) {
-    return std::find(o.limiters.begin(), o.limiters.end(), l) != o.limiters.end() ? "  <- limit" : "";
+    return std::find(o.limiters.begin(), o.limiters.end(), l) != o.limiters.end() ? "  <- limit"
+                                                                                  : "";
   };
   std::cout << "  by hand (" << sm.arch << "):   blocks/SM\n";
-  std::cout << fmt::format("    threads       {:>5}   {} per SM / {} per block{}\n", lim(o.by_threads),
-                           sm.max_threads_per_sm, r.block_threads, mark(Limiter::threads));
-  std::cout << fmt::format("    warps         {:>5}   {} per SM / {} per block{}\n", lim(o.by_warps), sm.max_warps_per_sm,
-                           o.warps_per_block, mark(Limiter::warps));
-  std::cout << fmt::format("    blocks        {:>5}   at most {} per SM{}\n", lim(o.by_blocks), sm.max_blocks_per_sm,
-                           mark(Limiter::blocks));
+  std::cout << fmt::format("    threads       {:>5}   {} per SM / {} per block{}\n",
+                           lim(o.by_threads), sm.max_threads_per_sm, r.block_threads,
+                           mark(Limiter::threads));
+  std::cout << fmt::format("    warps         {:>5}   {} per SM / {} per block{}\n",
+                           lim(o.by_warps), sm.max_warps_per_sm, o.warps_per_block,
+                           mark(Limiter::warps));
+  std::cout << fmt::format("    blocks        {:>5}   at most {} per SM{}\n", lim(o.by_blocks),
+                           sm.max_blocks_per_sm, mark(Limiter::blocks));
   if (r.regs_per_thread > 0)
-    std::cout << fmt::format("    registers     {:>5}   {} regs x 32 -> {}/warp (unit {}); {} per sub-partition / {} -> {} warps x {}{}\n",
-                             lim(o.by_registers), r.regs_per_thread, o.regs_per_warp, sm.reg_alloc_unit,
-                             sm.regs_per_sm / sm.sub_partitions, o.regs_per_warp,
-                             (sm.regs_per_sm / sm.sub_partitions) / o.regs_per_warp, sm.sub_partitions,
-                             mark(Limiter::registers));
+    std::cout << fmt::format(
+        "    registers     {:>5}   {} regs x 32 -> {}/warp (unit {}); {} per sub-partition / {} -> "
+        "{} warps x {}{}\n",
+        lim(o.by_registers), r.regs_per_thread, o.regs_per_warp, sm.reg_alloc_unit,
+        sm.regs_per_sm / sm.sub_partitions, o.regs_per_warp,
+        (sm.regs_per_sm / sm.sub_partitions) / o.regs_per_warp, sm.sub_partitions,
+        mark(Limiter::registers));
   else
     std::cout << "    registers         -   (register count unknown)\n";
-  std::cout << fmt::format("    shared memory {:>5}   {} B/block ({} static + {} dynamic + {} reserved, unit {}) in a {} KiB carveout{}{}\n",
-                           lim(o.by_smem), o.smem_per_block, r.static_smem, r.dynamic_smem, sm.smem_reserved_per_block,
-                           sm.smem_alloc_unit, o.smem_config / 1024,
-                           r.carveout_pct >= 0 ? fmt::format(" (preferred {}%)", r.carveout_pct) : "",
-                           mark(Limiter::shared_memory));
-  std::cout << fmt::format("  => {} blocks/SM = {} warps = {:.0f}% occupancy, limited by {}; needs a {} KiB carveout\n",
-                           o.blocks_per_sm, o.active_warps, 100 * o.occupancy, o.limiter_text(),
-                           o.smem_config_needed / 1024);
+  std::cout << fmt::format(
+      "    shared memory {:>5}   {} B/block ({} static + {} dynamic + {} reserved, unit {}) in a "
+      "{} KiB carveout{}{}\n",
+      lim(o.by_smem), o.smem_per_block, r.static_smem, r.dynamic_smem, sm.smem_reserved_per_block,
+      sm.smem_alloc_unit, o.smem_config / 1024,
+      r.carveout_pct >= 0 ? fmt::format(" (preferred {}%)", r.carveout_pct) : "",
+      mark(Limiter::shared_memory));
+  std::cout << fmt::format(
+      "  => {} blocks/SM = {} warps = {:.0f}% occupancy, limited by {}; needs a {} KiB carveout\n",
+      o.blocks_per_sm, o.active_warps, 100 * o.occupancy, o.limiter_text(),
+      o.smem_config_needed / 1024);
   if (k.cuda_blocks_per_sm >= 0)
-    std::cout << fmt::format("  cudaOccupancyMaxActiveBlocksPerMultiprocessor: {} blocks/SM ({})\n", k.cuda_blocks_per_sm,
-                             k.cuda_blocks_per_sm == o.blocks_per_sm ? "agrees" : "DIFFERS from the hand count");
+    std::cout << fmt::format(
+        "  cudaOccupancyMaxActiveBlocksPerMultiprocessor: {} blocks/SM ({})\n",
+        k.cuda_blocks_per_sm,
+        k.cuda_blocks_per_sm == o.blocks_per_sm ? "agrees" : "DIFFERS from the hand count");
   else
     std::cout << "  cudaOccupancyMaxActiveBlocksPerMultiprocessor: not available for this kernel\n";
   if (k.cluster_blocks > 1)
-    std::cout << fmt::format("  clusters of {} blocks: co-scheduling may lower this (cudaOccupancyMaxActiveClusters)\n",
-                             k.cluster_blocks);
+    std::cout << fmt::format(
+        "  clusters of {} blocks: co-scheduling may lower this (cudaOccupancyMaxActiveClusters)\n",
+        k.cluster_blocks);
   if (sm_count > 0 && o.blocks_per_sm > 0) {
-    const double waves = static_cast<double>(k.grid_blocks()) / (double(o.blocks_per_sm) * sm_count);
-    std::cout << fmt::format("  waves      {} blocks / ({} x {} SMs) = {:.2f}{}\n", k.grid_blocks(), o.blocks_per_sm,
-                             sm_count, waves,
+    const double waves =
+        static_cast<double>(k.grid_blocks()) / (double(o.blocks_per_sm) * sm_count);
+    std::cout << fmt::format("  waves      {} blocks / ({} x {} SMs) = {:.2f}{}\n", k.grid_blocks(),
+                             o.blocks_per_sm, sm_count, waves,
                              waves < 1 ? " (the grid does not fill the GPU)"
-                             : waves - static_cast<int>(waves) > 0 && waves < 4 ? " (a partial last wave)" : "");
+                             : waves - static_cast<int>(waves) > 0 && waves < 4
+                                 ? " (a partial last wave)"
+                                 : "");
   }
 }
 
@@ -270,33 +298,43 @@ std::string hex(uint32_t off) { return fmt::format("0x{:04x}", off); }
 
 void print_sass_summary(const SassFunction& f) {
   const SassSummary s = summarize_sass(f);
-  auto at = [&](int i) { return i >= 0 && i < static_cast<int>(f.instrs.size()) ? hex(f.instrs[i].offset) : "-"; };
+  auto at = [&](int i) {
+    return i >= 0 && i < static_cast<int>(f.instrs.size()) ? hex(f.instrs[i].offset) : "-";
+  };
   std::cout << fmt::format("  {} instructions (NOPs excluded), {}..{}\n", s.instructions, at(0),
                            at(static_cast<int>(f.instrs.size()) - 1));
-  std::cout << fmt::format("  {:<16} {:<12} {:>6}  {:<7} {:<7}\n", "group", "instruction", "count", "first", "last");
+  std::cout << fmt::format("  {:<16} {:<12} {:>6}  {:<7} {:<7}\n", "group", "instruction", "count",
+                           "first", "last");
   std::string group;
   for (const auto& r : s.rows) {
-    std::cout << fmt::format("  {:<16} {:<12} {:>6}  {:<7} {:<7}\n", r.group == group ? "" : r.group, r.name, r.count,
-                             at(r.first), at(r.last));
+    std::cout << fmt::format("  {:<16} {:<12} {:>6}  {:<7} {:<7}\n",
+                             r.group == group ? "" : r.group, r.name, r.count, at(r.first),
+                             at(r.last));
     group = r.group;
   }
   std::cout << "  where:";
-  for (const auto& r : s.regions) std::cout << fmt::format("  {} {}..{} ({})", r.group, at(r.first), at(r.last), r.count);
+  for (const auto& r : s.regions)
+    std::cout << fmt::format("  {} {}..{} ({})", r.group, at(r.first), at(r.last), r.count);
   std::cout << "\n";
   if (!s.loops.empty()) {
     auto loops = s.loops;
-    std::stable_sort(loops.begin(), loops.end(), [](const auto& a, const auto& b) { return a.tail - a.head > b.tail - b.head; });
+    std::stable_sort(loops.begin(), loops.end(), [](const auto& a, const auto& b) {
+      return a.tail - a.head > b.tail - b.head;
+    });
     std::cout << "  loops (backward branches), largest first:";
     for (size_t i = 0; i < loops.size() && i < 4; ++i)
-      std::cout << fmt::format("  {}..{} ({} instr)", at(loops[i].head), at(loops[i].tail), loops[i].tail - loops[i].head + 1);
+      std::cout << fmt::format("  {}..{} ({} instr)", at(loops[i].head), at(loops[i].tail),
+                               loops[i].tail - loops[i].head + 1);
     if (loops.size() > 4) std::cout << fmt::format("  (+{} more)", loops.size() - 4);
     std::cout << "\n";
   }
   std::cout << "  layout: " << s.strip << "\n"
-            << "          (start to end; G global load, S shared, M math, W global store, B barrier, L local, A atomic)\n";
+            << "          (start to end; G global load, S shared, M math, W global store, B "
+               "barrier, L local, A atomic)\n";
   for (const auto& r : s.rows)
     if (r.group == "local (spill)") {
-      std::cout << "  note: local-memory traffic (" << r.name << ") means register spills or a stack array\n";
+      std::cout << "  note: local-memory traffic (" << r.name
+                << ") means register spills or a stack array\n";
       break;
     }
 }
@@ -304,7 +342,8 @@ void print_sass_summary(const SassFunction& f) {
 int cmd_sass(const InspectOptions& opt) {
   std::optional<Target> t;
   if (!opt.variant.empty()) t = resolve(opt);
-  if (!opt.list && opt.kernel.empty() && !t) throw UsageError("sass needs a variant id, --kernel NAME or --list");
+  if (!opt.list && opt.kernel.empty() && !t)
+    throw UsageError("sass needs a variant id, --kernel NAME or --list");
   const std::string cuobjdump = need_tool("cuobjdump", "sass", "the CUDA toolkit's cuobjdump");
   const std::string exe = self_exe();
 
@@ -329,12 +368,15 @@ int cmd_sass(const InspectOptions& opt) {
       std::cout << match.size() << " kernels in " << exe << "\n";
       return 0;
     }
-    if (match.empty()) throw UsageError("no kernel in this binary matches '" + opt.kernel + "' (see `klab sass --list`)");
+    if (match.empty())
+      throw UsageError("no kernel in this binary matches '" + opt.kernel +
+                       "' (see `klab sass --list`)");
     for (const auto& s : match) names.push_back(s.name);
   } else {
     const DeviceInfo& d = device_info();
     if (!d.present)
-      throw UsageError("sass " + opt.variant + " needs a GPU to see which kernels it launches (" + d.absent_reason +
+      throw UsageError("sass " + opt.variant + " needs a GPU to see which kernels it launches (" +
+                       d.absent_reason +
                        "); without one, name the kernel: --kernel NAME (see `klab sass --list`)");
     captured = capture_kernels(*t->family, *t->variant, t->problem);
     for (const auto& k : captured)
@@ -347,17 +389,22 @@ int cmd_sass(const InspectOptions& opt) {
 
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
-  const Output sass = run(quote(cuobjdump) + " -sass -fun " + quote(list) + " " + quote(exe) + " 2>/dev/null");
+  const Output sass =
+      run(quote(cuobjdump) + " -sass -fun " + quote(list) + " " + quote(exe) + " 2>/dev/null");
   const std::vector<SassFunction> fns = parse_sass(sass.text);
   if (t) print_header(*t);
   for (const auto& name : names) {
     std::cout << "\nkernel: " << demangle(name) << "\n  " << name << "\n";
-    auto it = std::find_if(fns.begin(), fns.end(), [&](const SassFunction& f) { return f.name == name; });
+    auto it =
+        std::find_if(fns.begin(), fns.end(), [&](const SassFunction& f) { return f.name == name; });
     if (it == fns.end()) {
-      auto c = std::find_if(captured.begin(), captured.end(), [&](const CapturedKernel& k) { return k.name == name; });
+      auto c = std::find_if(captured.begin(), captured.end(),
+                            [&](const CapturedKernel& k) { return k.name == name; });
       const std::string origin = c != captured.end() ? short_origin(*c) : "";
-      std::cout << "  not in the klab binary" << (origin.empty() ? "" : " (a library kernel: " + origin + ")")
-                << "; its SASS lives in that library: cuobjdump -sass -fun '" << name << "' <library>\n";
+      std::cout << "  not in the klab binary"
+                << (origin.empty() ? "" : " (a library kernel: " + origin + ")")
+                << "; its SASS lives in that library: cuobjdump -sass -fun '" << name
+                << "' <library>\n";
       continue;
     }
     print_sass_summary(*it);
@@ -388,31 +435,61 @@ int cmd_sass(const InspectOptions& opt) {
 
 // ---- profile ----
 
-const std::vector<std::string> kAlways = {
-    "gpu__time_duration.sum", "launch__registers_per_thread", "launch__block_size", "launch__grid_size",
-    "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
-    "launch__occupancy_limit_blocks", "sm__maximum_warps_per_active_cycle_pct",
-    "sm__warps_active.avg.pct_of_peak_sustained_active"};
+const std::vector<std::string> kAlways = {"gpu__time_duration.sum",
+                                          "launch__registers_per_thread",
+                                          "launch__block_size",
+                                          "launch__grid_size",
+                                          "launch__occupancy_limit_registers",
+                                          "launch__occupancy_limit_shared_mem",
+                                          "launch__occupancy_limit_warps",
+                                          "launch__occupancy_limit_blocks",
+                                          "sm__maximum_warps_per_active_cycle_pct",
+                                          "sm__warps_active.avg.pct_of_peak_sustained_active"};
 const std::vector<std::string> kSol = {
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__throughput.avg.pct_of_peak_sustained_active",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"};
 const std::vector<std::string> kMemory = {
-    "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct", "l1tex__t_sector_hit_rate.pct",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"};
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__t_sector_hit_rate.pct",
+    "l1tex__t_sector_hit_rate.pct",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"};
 constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
 constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
 // Used when `ncu --query-metrics` cannot say which reasons this ncu knows.
-const std::vector<std::string> kStallReasons = {
-    "barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle", "long_scoreboard",
-    "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction", "not_selected", "selected",
-    "short_scoreboard", "sleeping", "tex_throttle", "wait"};
+const std::vector<std::string> kStallReasons = {"barrier",
+                                                "branch_resolving",
+                                                "dispatch_stall",
+                                                "drain",
+                                                "imc_miss",
+                                                "lg_throttle",
+                                                "long_scoreboard",
+                                                "math_pipe_throttle",
+                                                "membar",
+                                                "mio_throttle",
+                                                "misc",
+                                                "no_instruction",
+                                                "not_selected",
+                                                "selected",
+                                                "short_scoreboard",
+                                                "sleeping",
+                                                "tex_throttle",
+                                                "wait"};
 
 std::vector<std::string> profile_metrics(const std::string& set, const std::string& ncu) {
   std::vector<std::string> want = kAlways;
@@ -426,7 +503,8 @@ std::vector<std::string> profile_metrics(const std::string& set, const std::stri
   // is trusted only when it holds metrics every ncu has (else it was not the format we read);
   // launch statistics are not counters and may be missing from it.
   const Output q = run(quote(ncu) + " --query-metrics 2>&1");
-  std::vector<std::string> known_list = q.code == 0 ? parse_ncu_metric_list(q.text) : std::vector<std::string>{};
+  std::vector<std::string> known_list =
+      q.code == 0 ? parse_ncu_metric_list(q.text) : std::vector<std::string>{};
   std::set<std::string, std::less<>> known(known_list.begin(), known_list.end());
   if (!known.contains("dram__bytes_read") || !known.contains("sm__throughput")) known.clear();
   std::vector<std::string> out;
@@ -435,7 +513,8 @@ std::vector<std::string> profile_metrics(const std::string& set, const std::stri
         m == "sm__maximum_warps_per_active_cycle_pct")
       out.push_back(m);
   if (stalls) {
-    const std::string_view base_suffix = kStallSuffix.substr(0, kStallSuffix.rfind('.'));  // "_per_issue_active"
+    const std::string_view base_suffix =
+        kStallSuffix.substr(0, kStallSuffix.rfind('.'));  // "_per_issue_active"
     bool any = false;
     for (const auto& k : known)
       if (k.starts_with(kStallPrefix) && k.ends_with(base_suffix)) {
@@ -443,7 +522,8 @@ std::vector<std::string> profile_metrics(const std::string& set, const std::stri
         any = true;
       }
     if (!any)
-      for (const auto& r : kStallReasons) out.push_back(std::string(kStallPrefix) + r + std::string(kStallSuffix));
+      for (const auto& r : kStallReasons)
+        out.push_back(std::string(kStallPrefix) + r + std::string(kStallSuffix));
   }
   return out;
 }
@@ -464,9 +544,10 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
     return v ? fmt::format("{:.1f}%", *v) : std::string("n/a");
   };
   std::cout << "\nkernel: " << demangle(r.text("Kernel Name")) << "\n";
-  std::cout << fmt::format("  launch   grid {} block {}, {} regs/thread", r.text("Grid Size"), r.text("Block Size"),
-                           r.text("launch__registers_per_thread"));
-  if (auto t = num("gpu__time_duration.sum")) std::cout << fmt::format(", {:.2f} us (under the profiler)", *t / 1e3);
+  std::cout << fmt::format("  launch   grid {} block {}, {} regs/thread", r.text("Grid Size"),
+                           r.text("Block Size"), r.text("launch__registers_per_thread"));
+  if (auto t = num("gpu__time_duration.sum"))
+    std::cout << fmt::format(", {:.2f} us (under the profiler)", *t / 1e3);
   std::cout << "\n";
   if (auto th = num("sm__maximum_warps_per_active_cycle_pct")) {
     std::cout << fmt::format("  occupancy  theoretical {:.1f}%, achieved {}", *th,
@@ -475,17 +556,19 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
       auto v = num(m);
       return v ? fmt::format("{:.0f}", *v) : std::string("-");
     };
-    std::cout << fmt::format("; blocks/SM allowed by registers {}, shared memory {}, warps {}, blocks {}\n",
-                             blocks("launch__occupancy_limit_registers"), blocks("launch__occupancy_limit_shared_mem"),
-                             blocks("launch__occupancy_limit_warps"), blocks("launch__occupancy_limit_blocks"));
+    std::cout << fmt::format(
+        "; blocks/SM allowed by registers {}, shared memory {}, warps {}, blocks {}\n",
+        blocks("launch__occupancy_limit_registers"), blocks("launch__occupancy_limit_shared_mem"),
+        blocks("launch__occupancy_limit_warps"), blocks("launch__occupancy_limit_blocks"));
   }
   if (num("sm__throughput.avg.pct_of_peak_sustained_elapsed")) {
-    std::cout << fmt::format("  speed of light  SM {}  memory {}  DRAM {}  L1 {}  L2 {}\n",
-                             pct("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-                             pct("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
-                             pct("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
-                             pct("l1tex__throughput.avg.pct_of_peak_sustained_active"),
-                             pct("lts__throughput.avg.pct_of_peak_sustained_elapsed"));
+    std::cout << fmt::format(
+        "  speed of light  SM {}  memory {}  DRAM {}  L1 {}  L2 {}\n",
+        pct("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+        pct("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+        pct("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+        pct("l1tex__throughput.avg.pct_of_peak_sustained_active"),
+        pct("lts__throughput.avg.pct_of_peak_sustained_elapsed"));
     std::cout << fmt::format("  pipes    issue active {}  FMA {}  tensor {}\n",
                              pct("smsp__issue_active.avg.pct_of_peak_sustained_active"),
                              pct("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
@@ -494,19 +577,26 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
   if (auto rd = num("dram__bytes_read.sum")) {
     const double wr = num("dram__bytes_write.sum").value_or(0);
     std::cout << fmt::format("  memory   DRAM read {} write {}", bytes_text(*rd), bytes_text(wr));
-    if (counts.bytes > 0) std::cout << fmt::format(" = {:.2f}x the minimal {}", (*rd + wr) / counts.bytes, bytes_text(counts.bytes));
-    std::cout << fmt::format("; hit rate L2 {} L1 {}\n", pct("lts__t_sector_hit_rate.pct"), pct("l1tex__t_sector_hit_rate.pct"));
+    if (counts.bytes > 0)
+      std::cout << fmt::format(" = {:.2f}x the minimal {}", (*rd + wr) / counts.bytes,
+                               bytes_text(counts.bytes));
+    std::cout << fmt::format("; hit rate L2 {} L1 {}\n", pct("lts__t_sector_hit_rate.pct"),
+                             pct("l1tex__t_sector_hit_rate.pct"));
     auto ratio = [&](std::string_view a, std::string_view b) {
       auto x = num(a), y = num(b);
       return x && y && *y > 0 ? fmt::format("{:.2f}", *x / *y) : std::string("-");
     };
-    std::cout << fmt::format("  sectors/request  global loads {}  stores {}  (4 = a warp's 4-byte accesses coalesced)\n",
-                             ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
-                             ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"));
+    std::cout << fmt::format(
+        "  sectors/request  global loads {}  stores {}  (4 = a warp's 4-byte accesses coalesced)\n",
+        ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+              "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+        ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"));
     auto conflicts = [&](std::string_view c, std::string_view w) {
       auto x = num(c), y = num(w);
       if (!x) return std::string("n/a");
-      return fmt::format("{:.0f}", *x) + (y && *y > 0 ? fmt::format(" ({:.1f}% of wavefronts)", 100 * *x / *y) : "");
+      return fmt::format("{:.0f}", *x) +
+             (y && *y > 0 ? fmt::format(" ({:.1f}% of wavefronts)", 100 * *x / *y) : "");
     };
     std::cout << fmt::format("  shared bank conflicts  loads {}  stores {}\n",
                              conflicts("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
@@ -515,17 +605,21 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
                                        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"));
     const double local = num("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum").value_or(0) +
                          num("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum").value_or(0);
-    if (local > 0) std::cout << "  local memory traffic " << bytes_text(local) << " (register spills or stack)\n";
+    if (local > 0)
+      std::cout << "  local memory traffic " << bytes_text(local)
+                << " (register spills or stack)\n";
   }
   auto stalls = top_metrics(r, kStallPrefix, kStallSuffix, 64);
-  std::erase_if(stalls, [](const auto& s) { return s.first == "selected"; });  // issuing, not stalled
+  std::erase_if(stalls,
+                [](const auto& s) { return s.first == "selected"; });  // issuing, not stalled
   if (!stalls.empty()) {
     const double total = num("smsp__average_warp_latency_per_inst_issued.ratio").value_or(0);
     std::cout << "  warp stalls (cycles per issued instruction"
               << (total > 0 ? fmt::format(", {:.1f} in all", total) : "") << "):";
     for (size_t i = 0; i < stalls.size() && i < 5; ++i)
-      std::cout << fmt::format("  {} {:.2f}{}", stalls[i].first, stalls[i].second,
-                               total > 0 ? fmt::format(" ({:.0f}%)", 100 * stalls[i].second / total) : "");
+      std::cout << fmt::format(
+          "  {} {:.2f}{}", stalls[i].first, stalls[i].second,
+          total > 0 ? fmt::format(" ({:.0f}%)", 100 * stalls[i].second / total) : "");
     std::cout << "\n";
   }
 }
@@ -565,15 +659,17 @@ int cmd_profile(const InspectOptions& opt) {
   for (const auto& m : profile_metrics(opt.set, ncu)) metrics += (metrics.empty() ? "" : ",") + m;
   // Skip the check's launch (the first `per_launch` matching kernels); profile the next one.
   const std::string cmd =
-      quote(ncu) + " --clock-control none --csv --page raw --print-units base --kernel-name-base mangled" +
-      " --kernel-name " + quote("regex:^(" + names + ")$") + " --launch-skip " + std::to_string(per_launch) +
-      " --launch-count " + std::to_string(per_launch) + " --metrics " + quote(metrics) + " --log-file " +
-      quote(csv.string()) + " " + quote(self_exe()) + " bench " + quote(t.variant->info.id) + " --shape " +
-      quote(t.problem.shape.str()) + " --dtype " + std::string(dtype_name(t.problem.dtype)) +
-      " --max-time 0.05 --quiet --seed 1 > " + quote(app_log.string()) + " 2>&1";
+      quote(ncu) +
+      " --clock-control none --csv --page raw --print-units base --kernel-name-base mangled" +
+      " --kernel-name " + quote("regex:^(" + names + ")$") + " --launch-skip " +
+      std::to_string(per_launch) + " --launch-count " + std::to_string(per_launch) + " --metrics " +
+      quote(metrics) + " --log-file " + quote(csv.string()) + " " + quote(self_exe()) + " bench " +
+      quote(t.variant->info.id) + " --shape " + quote(t.problem.shape.str()) + " --dtype " +
+      std::string(dtype_name(t.problem.dtype)) + " --max-time 0.05 --quiet --seed 1 > " +
+      quote(app_log.string()) + " 2>&1";
   if (!temp) std::ofstream(dir / (stem + ".cmd")) << cmd << "\n";
-  std::cerr << "profiling " << ks.size() << " kernel(s) of " << t.variant->info.id << " with ncu (--set " << opt.set
-            << ")...\n";
+  std::cerr << "profiling " << ks.size() << " kernel(s) of " << t.variant->info.id
+            << " with ncu (--set " << opt.set << ")...\n";
   const Output o = run(cmd);
 
   auto slurp = [](const fs::path& p) {
@@ -589,28 +685,35 @@ int cmd_profile(const InspectOptions& opt) {
     if (m.starts_with("==ERROR==")) error = error.empty() ? m : error;
   if (temp) fs::remove_all(dir);
   if (error.find("ERR_NVGPUCTRPERM") != std::string::npos)
-    throw UsageError("ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM): run as root or allow "
-                     "non-admin profiling (NVreg_RestrictProfilingToAdminUsers=0)");
+    throw UsageError(
+        "ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM): run as root or "
+        "allow "
+        "non-admin profiling (NVreg_RestrictProfilingToAdminUsers=0)");
   if (rep.rows.empty())
-    throw Error("ncu profiled no kernel (exit " + std::to_string(o.code) + ")" + (error.empty() ? "" : ": " + error) +
+    throw Error("ncu profiled no kernel (exit " + std::to_string(o.code) + ")" +
+                (error.empty() ? "" : ": " + error) +
                 (temp ? "" : "; see " + csv.string() + " and " + app_log.string()));
 
   print_header(t);
-  std::cout << "ncu --set " << opt.set << ", " << rep.rows.size() << " launch(es) profiled (cache flushed, clocks as they are)\n";
+  std::cout << "ncu --set " << opt.set << ", " << rep.rows.size()
+            << " launch(es) profiled (cache flushed, clocks as they are)\n";
   const Counts counts = t.family->counts(t.problem);
   for (const auto& row : rep.rows) print_profile_row(row, rep.rows.size() == 1 ? counts : Counts{});
   if (!temp) std::cout << "\nraw CSV: " << csv.string() << "\n";
   if (!opt.json.empty()) {
-    append_profile_record(opt.json, profile_record(t.variant->info.id, t.family->name, t.problem, opt.set, counts, rep));
+    append_profile_record(opt.json, profile_record(t.variant->info.id, t.family->name, t.problem,
+                                                   opt.set, counts, rep));
     std::cout << "appended to " << opt.json << "\n";
   }
   return o.code == 0 ? 0 : 1;
 }
 
 void add_target_opts(CLI::App* cmd, InspectOptions& o, bool required) {
-  auto* v = cmd->add_option("variant", o.variant, "variant id, e.g. sgemm.v05_2d_blocktile (see `klab list`)");
+  auto* v = cmd->add_option("variant", o.variant,
+                            "variant id, e.g. sgemm.v05_2d_blocktile (see `klab list`)");
   if (required) v->required();
-  cmd->add_option("--shape", o.shape, "problem dimensions (default: the family's first headline shape)");
+  cmd->add_option("--shape", o.shape,
+                  "problem dimensions (default: the family's first headline shape)");
   cmd->add_option("--dtype", o.dtype, "f32, f16, bf16, e4m3, e5m2");
 }
 
@@ -619,23 +722,31 @@ void add_target_opts(CLI::App* cmd, InspectOptions& o, bool required) {
 void add_inspect_commands(CLI::App& app, CommandList& out) {
   auto o = std::make_shared<InspectOptions>();
 
-  auto* occ = app.add_subcommand("occupancy", "the kernels a variant launches, their resources and occupancy (by hand and by CUDA)");
+  auto* occ = app.add_subcommand(
+      "occupancy",
+      "the kernels a variant launches, their resources and occupancy (by hand and by CUDA)");
   add_target_opts(occ, *o, true);
   out.emplace_back(occ, [o] { return cmd_occupancy(*o); });
 
-  auto* sass = app.add_subcommand("sass", "SASS instruction mix of a variant's kernels (cuobjdump)");
+  auto* sass =
+      app.add_subcommand("sass", "SASS instruction mix of a variant's kernels (cuobjdump)");
   add_target_opts(sass, *o, false);
-  sass->add_option("--kernel", o->kernel, "kernels whose (mangled or demangled) name contains this; no GPU needed");
+  sass->add_option("--kernel", o->kernel,
+                   "kernels whose (mangled or demangled) name contains this; no GPU needed");
   sass->add_flag("--list", o->list, "list the kernels in this binary (filtered by --kernel)");
   sass->add_option("--out", o->out, "write the SASS listing to this file");
   sass->add_option("--ptx", o->ptx, "write the PTX of the same kernels to this file");
   out.emplace_back(sass, [o] { return cmd_sass(*o); });
 
-  auto* prof = app.add_subcommand("profile", "Nsight Compute summary of a variant's kernels under `klab bench`");
+  auto* prof = app.add_subcommand(
+      "profile", "Nsight Compute summary of a variant's kernels under `klab bench`");
   add_target_opts(prof, *o, true);
-  prof->add_option("--set", o->set, "sol, memory, stalls or all")->check(CLI::IsMember({"sol", "memory", "stalls", "all"}));
-  prof->add_option("--out", o->out, "keep the raw ncu CSV, the program's log and the command in this folder");
-  prof->add_option("--json", o->json, "append the parsed metrics to this JSON file (for `klab profile-report`)");
+  prof->add_option("--set", o->set, "sol, memory, stalls or all")
+      ->check(CLI::IsMember({"sol", "memory", "stalls", "all"}));
+  prof->add_option("--out", o->out,
+                   "keep the raw ncu CSV, the program's log and the command in this folder");
+  prof->add_option("--json", o->json,
+                   "append the parsed metrics to this JSON file (for `klab profile-report`)");
   out.emplace_back(prof, [o] { return cmd_profile(*o); });
 }
 

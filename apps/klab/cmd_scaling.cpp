@@ -48,18 +48,24 @@ std::string cpu_model() {
 }
 
 // Memory-bound families report GB/s, the others GFLOP/s (the unit their ceiling is in).
-bool memory_bound(const Family& f) { return f.ceiling == "copy" || f.ceiling == "read" || f.ceiling == "write"; }
+bool memory_bound(const Family& f) {
+  return f.ceiling == "copy" || f.ceiling == "read" || f.ceiling == "write";
+}
 
 int run_scaling(const ScalingOptions& o) {
   auto [f, v] = registry().variant(o.variant);
   if (v->info.device != Device::cpu)
-    throw UsageError(v->info.id + " runs on the GPU; scaling measures CPU rungs (device cpu in `klab list`)");
+    throw UsageError(v->info.id +
+                     " runs on the GPU; scaling measures CPU rungs (device cpu in `klab list`)");
   if (o.max_threads < 0) throw UsageError("--max-threads must be positive");
   if (!o.plot.empty() && (o.json_path.empty() || o.json_path == "-"))
     throw UsageError("--plot needs --json FILE (the plot is drawn from it)");
-  const Problem p = o.shape.empty()
-                        ? f->headline.front()
-                        : make_problem(*f, o.shape, o.dtype.empty() ? std::string(dtype_name(v->info.dtypes.front())) : o.dtype);
+  const Problem p =
+      o.shape.empty()
+          ? f->headline.front()
+          : make_problem(
+                *f, o.shape,
+                o.dtype.empty() ? std::string(dtype_name(v->info.dtypes.front())) : o.dtype);
   const int max_threads = o.max_threads > 0 ? o.max_threads : cpu::thread_count();
   const std::vector<int> counts = thread_counts(max_threads);
   // Every thread count must be runnable, decided before any work (a rung's limits may depend on
@@ -67,7 +73,8 @@ int run_scaling(const ScalingOptions& o) {
   for (int t : counts) {
     cpu::ScopedThreadCount scope(t);
     if (const Status st = can_run(*v, p); !st.ok())
-      throw UsageError(v->info.id + " cannot run " + p.str() + " at " + std::to_string(t) + " threads: " + st.reason);
+      throw UsageError(v->info.id + " cannot run " + p.str() + " at " + std::to_string(t) +
+                       " threads: " + st.reason);
   }
 
   RunOptions opt;
@@ -75,16 +82,20 @@ int run_scaling(const ScalingOptions& o) {
   // Checked at every thread count (partitioning bugs depend on it), unless the fp64 reference
   // itself would be the long part.
   const double flops = f->counts(p).flops;
-  opt.check = !o.no_check && (f->cpu_reference_max_flops <= 0 || flops <= f->cpu_reference_max_flops);
+  opt.check =
+      !o.no_check && (f->cpu_reference_max_flops <= 0 || flops <= f->cpu_reference_max_flops);
   const unsigned hw = std::thread::hardware_concurrency();
   std::cout << "## scaling " << v->info.id << " " << p.str() << "\n"
-            << cpu_model() << ", " << hw << " hardware threads" << (opt.check ? "" : "; outputs not checked") << "\n";
+            << cpu_model() << ", " << hw << " hardware threads"
+            << (opt.check ? "" : "; outputs not checked") << "\n";
   if (!opt.check && !o.no_check)
     std::cout << "(above the family's CPU-reference limit of " << f->cpu_reference_max_flops
               << " FLOPs; `klab check` it at a smaller shape)\n";
 
   if (cpu::single_threaded(v->info.id))
-    std::cout << "(" << v->info.id << " runs on one thread by design: a flat line, the control for the threaded rungs)\n";
+    std::cout
+        << "(" << v->info.id
+        << " runs on one thread by design: a flat line, the control for the threaded rungs)\n";
 
   Progress progress(static_cast<int>(counts.size()), o.sampling.quiet);
   std::vector<Result> results;
@@ -93,7 +104,8 @@ int run_scaling(const ScalingOptions& o) {
   for (int t : counts) {
     progress.step(v->info.id + " threads=" + std::to_string(t));
     cpu::ScopedThreadCount scope(t);
-    omp_set_num_threads(t);  // rungs that take OpenMP's default team size (the v00_cpu rungs) follow too
+    omp_set_num_threads(
+        t);  // rungs that take OpenMP's default team size (the v00_cpu rungs) follow too
     results.push_back(run_variant(*f, *v, p, opt));
     omp_set_num_threads(omp_default);
     const Result& r = results.back();
@@ -102,21 +114,25 @@ int run_scaling(const ScalingOptions& o) {
 
   const bool gbps = memory_bound(*f);
   const double base_ms = results.front().timed ? results.front().timing.stats.median : 0;
-  std::cout << fmt::format("{:>8} {:>12} {:>8} {:>11} {:>9} {:>11}  {}\n", "threads", "median ms", "noise",
-                           gbps ? "GB/s" : "GFLOP/s", "speed-up", "efficiency", "check");
+  std::cout << fmt::format("{:>8} {:>12} {:>8} {:>11} {:>9} {:>11}  {}\n", "threads", "median ms",
+                           "noise", gbps ? "GB/s" : "GFLOP/s", "speed-up", "efficiency", "check");
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     const int t = counts[i];
-    std::string check = r.status != "ok" ? r.status + ": " + r.reason : !r.checked ? "-" : r.check.passed ? "pass" : r.check.summary();
+    std::string check = r.status != "ok" ? r.status + ": " + r.reason
+                        : !r.checked     ? "-"
+                        : r.check.passed ? "pass"
+                                         : r.check.summary();
     if (static_cast<unsigned>(t) > hw && hw > 0) check += "  (oversubscribed)";
     if (!r.timed) {
-      std::cout << fmt::format("{:>8} {:>12} {:>8} {:>11} {:>9} {:>11}  {}\n", t, "-", "-", "-", "-", "-", check);
+      std::cout << fmt::format("{:>8} {:>12} {:>8} {:>11} {:>9} {:>11}  {}\n", t, "-", "-", "-",
+                               "-", "-", check);
       continue;
     }
     const double ms = r.timing.stats.median, speedup = base_ms > 0 ? base_ms / ms : 0;
-    std::cout << fmt::format("{:>8} {:>12.4f} {:>7.1f}% {:>11.2f} {:>8.2f}x {:>10.0f}%  {}\n", t, ms,
-                             100 * r.timing.stats.rel_noise, gbps ? r.gbps : r.tflops * 1e3, speedup,
-                             100 * speedup / t, check);
+    std::cout << fmt::format("{:>8} {:>12.4f} {:>7.1f}% {:>11.2f} {:>8.2f}x {:>10.0f}%  {}\n", t,
+                             ms, 100 * r.timing.stats.rel_noise, gbps ? r.gbps : r.tflops * 1e3,
+                             speedup, 100 * speedup / t, check);
   }
 
   if (!o.json_path.empty()) {
@@ -138,10 +154,11 @@ int run_scaling(const ScalingOptions& o) {
     }
   }
   if (!o.plot.empty()) {
-    const std::string cmd =
-        "python3 " + std::string(KLAB_SCRIPTS_DIR) + "/plot_scaling.py --out '" + o.plot + "' '" + o.json_path + "'";
+    const std::string cmd = "python3 " + std::string(KLAB_SCRIPTS_DIR) +
+                            "/plot_scaling.py --out '" + o.plot + "' '" + o.json_path + "'";
     if (std::system(cmd.c_str()) != 0)
-      throw UsageError("plotting failed (needs python3 with matplotlib; scripts/setup.sh installs it): " + cmd);
+      throw UsageError(
+          "plotting failed (needs python3 with matplotlib; scripts/setup.sh installs it): " + cmd);
     std::cerr << "wrote " << o.plot << "\n";
   }
   return failed ? 1 : 0;
@@ -151,14 +168,20 @@ int run_scaling(const ScalingOptions& o) {
 
 void add_scaling_command(CLI::App& app, CommandList& out) {
   auto o = std::make_shared<ScalingOptions>();
-  auto* cmd = app.add_subcommand("scaling", "a CPU rung at 1, 2, 4, ... threads: speed-up and parallel efficiency");
-  cmd->add_option("variant", o->variant, "a CPU variant id, e.g. sgemm.cpu05_threads_simd")->required();
-  cmd->add_option("--shape", o->shape, "problem dimensions (default: the family's first headline shape)");
+  auto* cmd = app.add_subcommand(
+      "scaling", "a CPU rung at 1, 2, 4, ... threads: speed-up and parallel efficiency");
+  cmd->add_option("variant", o->variant, "a CPU variant id, e.g. sgemm.cpu05_threads_simd")
+      ->required();
+  cmd->add_option("--shape", o->shape,
+                  "problem dimensions (default: the family's first headline shape)");
   cmd->add_option("--dtype", o->dtype, "dtype (default: the variant's first)");
-  cmd->add_option("--max-threads", o->max_threads, "largest thread count (default: KLAB_CPU_THREADS or all hardware threads)")
+  cmd->add_option("--max-threads", o->max_threads,
+                  "largest thread count (default: KLAB_CPU_THREADS or all hardware threads)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--json", o->json_path, "write the result records (with cpu_threads) here ('-' for stdout)");
-  cmd->add_option("--plot", o->plot, "also plot throughput and efficiency against threads (PNG or SVG; needs --json)");
+  cmd->add_option("--json", o->json_path,
+                  "write the result records (with cpu_threads) here ('-' for stdout)");
+  cmd->add_option("--plot", o->plot,
+                  "also plot throughput and efficiency against threads (PNG or SVG; needs --json)");
   add_sampling_options(cmd, o->sampling);
   cmd->add_flag("--no-check", o->no_check, "benchmark only");
   out.emplace_back(cmd, [o] { return run_scaling(*o); });

@@ -48,9 +48,11 @@ int run_tune(const TuneOptions& o) {
   }
   const size_t dot = t->variant.find('.');
   const Family& f = reg.family(t->variant.substr(0, dot));
-  Problem p = o.shape.empty()
-                  ? f.headline.front()
-                  : make_problem(f, o.shape, o.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : o.dtype);
+  Problem p =
+      o.shape.empty()
+          ? f.headline.front()
+          : make_problem(f, o.shape,
+                         o.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : o.dtype);
   if (o.shape.empty() && !o.dtype.empty()) {
     p.dtype = parse_dtype(o.dtype);
     validate_problem(f, p);
@@ -80,7 +82,8 @@ int run_tune(const TuneOptions& o) {
     runnable += why[static_cast<size_t>(i)].ok();
   }
   if (runnable == 0)
-    throw UsageError("no configuration of " + t->variant + " can run " + p.str() + ": " + why.front().reason);
+    throw UsageError("no configuration of " + t->variant + " can run " + p.str() + ": " +
+                     why.front().reason);
 
   RunOptions opt;
   opt.check = true;
@@ -89,9 +92,10 @@ int run_tune(const TuneOptions& o) {
   o.sampling.apply(opt);
   ceilings_for_this_device();  // measured (once per device) before the progress line starts
 
-  std::cout << "## tune " << t->variant << " " << p.str() << "  (shape class " << cls << ", " << d.name << ")\n"
-            << runnable << " of " << n << " configurations can run it; now using cfg" << before.config << " from "
-            << before.describe() << "\n";
+  std::cout << "## tune " << t->variant << " " << p.str() << "  (shape class " << cls << ", "
+            << d.name << ")\n"
+            << runnable << " of " << n << " configurations can run it; now using cfg"
+            << before.config << " from " << before.describe() << "\n";
 
   Progress progress(runnable, o.sampling.quiet);
   std::vector<Result> results;
@@ -119,28 +123,35 @@ int run_tune(const TuneOptions& o) {
   int best = -1;
   for (int i = 0; i < n; ++i) {
     const Result& r = results[static_cast<size_t>(i)];
-    if (good(r) && (best < 0 || r.timing.stats.median < results[static_cast<size_t>(best)].timing.stats.median)) best = i;
+    if (good(r) && (best < 0 ||
+                    r.timing.stats.median < results[static_cast<size_t>(best)].timing.stats.median))
+      best = i;
   }
   const double best_ms = best >= 0 ? results[static_cast<size_t>(best)].timing.stats.median : 0;
 
-  std::cout << fmt::format("\n{:>5}  {:<28} {:>11} {:>7} {:>9} {:>8} {:>8}  {}\n", "cfg", "configuration", "median ms",
-                           "noise", "TFLOP/s", "% ceil", "vs best", "check");
+  std::cout << fmt::format("\n{:>5}  {:<28} {:>11} {:>7} {:>9} {:>8} {:>8}  {}\n", "cfg",
+                           "configuration", "median ms", "noise", "TFLOP/s", "% ceil", "vs best",
+                           "check");
   for (int i = 0; i < n; ++i) {
     const Result& r = results[static_cast<size_t>(i)];
-    std::string check = r.status != "ok" ? r.status + ": " + r.reason : !r.checked ? "-" : r.check.passed ? "pass" : r.check.summary();
+    std::string check = r.status != "ok" ? r.status + ": " + r.reason
+                        : !r.checked     ? "-"
+                        : r.check.passed ? "pass"
+                                         : r.check.summary();
     std::string note;
     if (i == best) note += "  <- winner";
     if (i == before.config) note += "  (was in use: " + before.source + ")";
     const std::string name = t->configs[static_cast<size_t>(i)];
     if (!r.timed) {
-      std::cout << fmt::format("{:>5}  {:<28} {:>11} {:>7} {:>9} {:>8} {:>8}  {}{}\n", i, name, "-", "-", "-", "-", "-",
-                               check, note);
+      std::cout << fmt::format("{:>5}  {:<28} {:>11} {:>7} {:>9} {:>8} {:>8}  {}{}\n", i, name, "-",
+                               "-", "-", "-", "-", check, note);
       continue;
     }
     const double ms = r.timing.stats.median;
-    std::cout << fmt::format("{:>5}  {:<28} {:>11.4f} {:>6.1f}% {:>9.2f} {:>7.1f}% {:>7.2f}x  {}{}\n", i, name, ms,
-                             100 * r.timing.stats.rel_noise, r.tflops, r.ceiling.pct, best_ms > 0 ? ms / best_ms : 0,
-                             check, note);
+    std::cout << fmt::format(
+        "{:>5}  {:<28} {:>11.4f} {:>6.1f}% {:>9.2f} {:>7.1f}% {:>7.2f}x  {}{}\n", i, name, ms,
+        100 * r.timing.stats.rel_noise, r.tflops, r.ceiling.pct, best_ms > 0 ? ms / best_ms : 0,
+        check, note);
   }
 
   if (best < 0) {
@@ -157,12 +168,14 @@ int run_tune(const TuneOptions& o) {
     e.problem = p.str();
     e.timestamp = now_iso8601();
     e.git_sha = build::kGitSha;
-    std::cout << "\nwinner for " << cls << " on " << d.name << ": cfg" << best << " " << e.config_name << ", "
-              << fmt::format("{:.4f} ms", e.median_ms);
+    std::cout << "\nwinner for " << cls << " on " << d.name << ": cfg" << best << " "
+              << e.config_name << ", " << fmt::format("{:.4f} ms", e.median_ms);
     if (before.config != best && before.config >= 0 && before.config < n &&
         results[static_cast<size_t>(before.config)].timed)
-      std::cout << fmt::format(" ({:.2f}x faster than cfg{})",
-                               results[static_cast<size_t>(before.config)].timing.stats.median / e.median_ms, before.config);
+      std::cout << fmt::format(
+          " ({:.2f}x faster than cfg{})",
+          results[static_cast<size_t>(before.config)].timing.stats.median / e.median_ms,
+          before.config);
     std::cout << "\n";
     if (!o.no_cache) {
       const std::string cache = tune_cache_path(d.name);
@@ -209,13 +222,18 @@ int run_tune(const TuneOptions& o) {
 
 void add_tune_command(CLI::App& app, CommandList& out) {
   auto o = std::make_shared<TuneOptions>();
-  auto* cmd = app.add_subcommand(
-      "tune", "benchmark every configuration of a tunable rung; store the fastest per device and shape class");
-  cmd->add_option("variant", o->variant, "a tunable variant id, e.g. sgemm.v10_autotuned")->required();
-  cmd->add_option("--shape", o->shape, "problem dimensions (default: the family's first headline shape)");
+  auto* cmd = app.add_subcommand("tune",
+                                 "benchmark every configuration of a tunable rung; store the "
+                                 "fastest per device and shape class");
+  cmd->add_option("variant", o->variant, "a tunable variant id, e.g. sgemm.v10_autotuned")
+      ->required();
+  cmd->add_option("--shape", o->shape,
+                  "problem dimensions (default: the family's first headline shape)");
   cmd->add_option("--dtype", o->dtype, "dtype (default: the family's first)");
-  cmd->add_option("--json", o->json_path, "write every configuration's result record here ('-' for stdout)");
-  cmd->add_flag("--commit", o->commit, "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
+  cmd->add_option("--json", o->json_path,
+                  "write every configuration's result record here ('-' for stdout)");
+  cmd->add_flag("--commit", o->commit,
+                "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
   cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file");
   cmd->add_flag("--no-cache", o->no_cache, "do not store the winner in the tune cache");
   add_sampling_options(cmd, o->sampling);

@@ -39,9 +39,13 @@ std::vector<Selection> select(const std::vector<std::string>& targets) {
       out.push_back(s);
     } else {
       auto [f, v] = reg.variant(t);
-      auto it = std::find_if(out.begin(), out.end(), [&](const Selection& s) { return s.family == f && s.explicit_variant; });
-      if (it == out.end()) out.push_back({f, {v}, true});
-      else it->variants.push_back(v);
+      auto it = std::find_if(out.begin(), out.end(), [&](const Selection& s) {
+        return s.family == f && s.explicit_variant;
+      });
+      if (it == out.end())
+        out.push_back({f, {v}, true});
+      else
+        it->variants.push_back(v);
     }
   }
   return out;
@@ -56,7 +60,9 @@ std::vector<Dist> dists_of(const std::string& d) {
 // --dtype alone filters the family's own problems; with --shape it defaults to the first dtype.
 std::vector<Problem> problems_of(const Common& c, const Family& f, bool with_awkward) {
   if (!c.shape.empty())
-    return {make_problem(f, c.shape, c.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : c.dtype, c.misalign)};
+    return {make_problem(f, c.shape,
+                         c.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : c.dtype,
+                         c.misalign)};
   std::vector<Problem> ps = f.headline;
   if (with_awkward) ps.insert(ps.end(), f.awkward.begin(), f.awkward.end());
   if (!c.dtype.empty()) {
@@ -75,7 +81,8 @@ void apply_gpu_policy(std::vector<Selection>& sel, bool allow_cpu_fallback) {
   for (auto& s : sel) {
     std::vector<const Variant*> cpu;
     for (const Variant* v : s.variants) {
-      if (v->info.device == Device::cpu) cpu.push_back(v);
+      if (v->info.device == Device::cpu)
+        cpu.push_back(v);
       else if (s.explicit_variant || !allow_cpu_fallback)
         throw UsageError(v->info.id + " needs a GPU, and there is none: " + d.absent_reason);
     }
@@ -93,7 +100,9 @@ void apply_device_filter(std::vector<Selection>& sel, const std::string& device)
   for (auto& s : sel) {
     if (s.explicit_variant) {
       for (const Variant* v : s.variants)
-        if (v->info.device != want) throw UsageError(v->info.id + " is not a " + device + " variant (--device " + device + ")");
+        if (v->info.device != want)
+          throw UsageError(v->info.id + " is not a " + device + " variant (--device " + device +
+                           ")");
       continue;
     }
     std::erase_if(s.variants, [&](const Variant* v) { return v->info.device != want; });
@@ -101,13 +110,15 @@ void apply_device_filter(std::vector<Selection>& sel, const std::string& device)
 }
 
 // Explicit variant + explicit shape that the variant cannot run: an error, with the reason.
-void check_implementable(const std::vector<Selection>& sel, const std::vector<std::vector<Problem>>& problems, const Common& c) {
+void check_implementable(const std::vector<Selection>& sel,
+                         const std::vector<std::vector<Problem>>& problems, const Common& c) {
   if (c.shape.empty()) return;
   for (size_t i = 0; i < sel.size(); ++i) {
     if (!sel[i].explicit_variant) continue;
     for (const Variant* v : sel[i].variants)
       for (const Problem& p : problems[i])
-        if (Status st = can_run(*v, p); !st.ok()) throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
+        if (Status st = can_run(*v, p); !st.ok())
+          throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
   }
 }
 
@@ -124,18 +135,21 @@ RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist>
 }
 
 // Runs selections x problems, prints one table per family, writes JSON; exit 1 on a failed check.
-int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt, bool cpu_fallback) {
+int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt,
+            bool cpu_fallback) {
   std::vector<std::vector<Problem>> problems;
   for (const auto& s : sel) problems.push_back(problems_of(c, *s.family, with_awkward));
   check_implementable(sel, problems, c);
   apply_device_filter(sel, c.device);
   apply_gpu_policy(sel, cpu_fallback);
   int total = 0;
-  for (size_t i = 0; i < sel.size(); ++i) total += static_cast<int>(sel[i].variants.size() * problems[i].size());
+  for (size_t i = 0; i < sel.size(); ++i)
+    total += static_cast<int>(sel[i].variants.size() * problems[i].size());
   if (device_info().present && opt.bench) {
     // Ceilings first (cached per device), so the progress line is honest about the long step.
-    if (!load_cached_ceilings()) std::cerr << "measuring this device's bandwidth ceilings once (cached at "
-                                           << ceilings_cache_path() << ")\n";
+    if (!load_cached_ceilings())
+      std::cerr << "measuring this device's bandwidth ceilings once (cached at "
+                << ceilings_cache_path() << ")\n";
     ceilings_for_this_device();
   }
   Progress progress(total, c.quiet);
@@ -188,17 +202,20 @@ int cmd_run(const Common& c) {
   if (!d.present)
     std::cout << "No GPU here (" << d.absent_reason << "): running the CPU variants only.\n";
   else
-    std::cout << "Device: " << d.name << ", " << d.sm_count << " SMs, sm_" << d.sm() << ", driver " << d.driver << "\n";
+    std::cout << "Device: " << d.name << ", " << d.sm_count << " SMs, sm_" << d.sm() << ", driver "
+              << d.driver << "\n";
   return execute(c, select(c.targets), false, options_of(c, true, true, {Dist::normal}), true);
 }
 
 int cmd_check(const Common& c) {
-  return execute(c, select(c.targets), c.awkward || c.shape.empty(), options_of(c, true, false, dists_of(c.dist)), true);
+  return execute(c, select(c.targets), c.awkward || c.shape.empty(),
+                 options_of(c, true, false, dists_of(c.dist)), true);
 }
 
 int cmd_bench(const Common& c) {
   if (c.targets.empty()) throw UsageError("bench needs a family or variant (see `klab list`)");
-  return execute(c, select(c.targets), false, options_of(c, true, true, dists_of(c.dist == "all" ? "normal" : c.dist)), true);
+  return execute(c, select(c.targets), false,
+                 options_of(c, true, true, dists_of(c.dist == "all" ? "normal" : c.dist)), true);
 }
 
 int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string& plot) {
@@ -207,11 +224,17 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
   auto [f, v] = registry().variant(c.targets[0]);
   if (!v->info.sweepable) throw UsageError(v->info.id + " has no block-size knob to sweep");
   for (int b : blocks)
-    if (b < 32 || b > 1024 || b % 32 != 0) throw UsageError("block sizes must be multiples of 32 in [32, 1024], got " + std::to_string(b));
-  const Problem p = c.shape.empty() ? f->headline.front() : make_problem(*f, c.shape, c.dtype.empty() ? "f32" : c.dtype, c.misalign);
-  if (Status st = can_run(*v, p); !st.ok()) throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
+    if (b < 32 || b > 1024 || b % 32 != 0)
+      throw UsageError("block sizes must be multiples of 32 in [32, 1024], got " +
+                       std::to_string(b));
+  const Problem p = c.shape.empty()
+                        ? f->headline.front()
+                        : make_problem(*f, c.shape, c.dtype.empty() ? "f32" : c.dtype, c.misalign);
+  if (Status st = can_run(*v, p); !st.ok())
+    throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
   if (v->info.device == Device::gpu && !device_info().present)
-    throw UsageError(v->info.id + " needs a GPU, and there is none: " + device_info().absent_reason);
+    throw UsageError(v->info.id +
+                     " needs a GPU, and there is none: " + device_info().absent_reason);
   RunOptions opt = options_of(c, true, true, {Dist::normal});
   if (device_info().present) ceilings_for_this_device();
   Progress progress(static_cast<int>(blocks.size()), c.quiet);
@@ -226,7 +249,8 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
   std::cout << "\n## sweep " << v->info.id << " " << p.str() << "\n" << format_table(all, false);
   if (!c.json_path.empty()) write_json(all, c.json_path);
   if (!plot.empty()) {
-    if (c.json_path.empty() || c.json_path == "-") throw UsageError("--plot needs --json FILE (the plot is drawn from it)");
+    if (c.json_path.empty() || c.json_path == "-")
+      throw UsageError("--plot needs --json FILE (the plot is drawn from it)");
     cmd_report({c.json_path}, "", plot, "", "", 0);
   }
   return failed ? 1 : 0;
@@ -242,18 +266,27 @@ int cmd_ceilings(bool remeasure, const std::string& json_path) {
     c = measure_ceilings(BenchConfig{});
     save_ceilings(*c);
   }
-  std::cout << "Ceilings of " << c->device << (cached ? " (cached " : " (measured ") << c->timestamp << ", "
-            << ceilings_cache_path() << ")\n";
-  std::cout << fmt::format("{:<10} {:>12} {:>12} {:>8}  {}\n", "ceiling", "measured", "datasheet", "% ds", "how");
+  std::cout << "Ceilings of " << c->device << (cached ? " (cached " : " (measured ") << c->timestamp
+            << ", " << ceilings_cache_path() << ")\n";
+  std::cout << fmt::format("{:<10} {:>12} {:>12} {:>8}  {}\n", "ceiling", "measured", "datasheet",
+                           "% ds", "how");
   for (const auto& i : c->items)
-    std::cout << fmt::format("{:<10} {:>8.0f} {:<4} {:>8.0f} {:<4}{:>7.1f}%  {}\n", i.name, i.value, i.unit, i.datasheet,
-                             i.unit, i.datasheet > 0 ? 100 * i.value / i.datasheet : 0.0, i.how);
+    std::cout << fmt::format("{:<10} {:>8.0f} {:<4} {:>8.0f} {:<4}{:>7.1f}%  {}\n", i.name, i.value,
+                             i.unit, i.datasheet, i.unit,
+                             i.datasheet > 0 ? 100 * i.value / i.datasheet : 0.0, i.how);
   if (!json_path.empty()) {
     std::ofstream out(json_path);
     nlohmann::json items = nlohmann::json::array();
     for (const auto& i : c->items)
-      items.push_back({{"name", i.name}, {"unit", i.unit}, {"value", i.value}, {"datasheet", i.datasheet}, {"how", i.how}});
-    nlohmann::json j = {{"device", c->device}, {"timestamp", c->timestamp}, {"ceilings", items}, {"machine", machine_json()}};
+      items.push_back({{"name", i.name},
+                       {"unit", i.unit},
+                       {"value", i.value},
+                       {"datasheet", i.datasheet},
+                       {"how", i.how}});
+    nlohmann::json j = {{"device", c->device},
+                        {"timestamp", c->timestamp},
+                        {"ceilings", items},
+                        {"machine", machine_json()}};
     out << j.dump(2) << "\n";
   }
   return 0;

@@ -18,7 +18,8 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
   cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
   cmd->add_flag("--quiet", c.quiet, "no progress line");
-  cmd->add_option("--device", c.device, "gpu, cpu or all (default): which rungs of the selected families run")
+  cmd->add_option("--device", c.device,
+                  "gpu, cpu or all (default): which rungs of the selected families run")
       ->check(CLI::IsMember({"gpu", "cpu", "all"}));
 }
 
@@ -31,7 +32,8 @@ void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"klab — a kernel engineering lab: ladders of GPU kernels, checked and measured honestly"};
+  CLI::App app{
+      "klab — a kernel engineering lab: ladders of GPU kernels, checked and measured honestly"};
   app.require_subcommand(1);
   klab::cli::Common c;
 
@@ -42,7 +44,8 @@ int main(int argc, char** argv) {
   add_common(run, c);
   add_bench_opts(run, c);
 
-  auto* check = app.add_subcommand("check", "check variants against the fp64 reference (headline + awkward shapes)");
+  auto* check = app.add_subcommand(
+      "check", "check variants against the fp64 reference (headline + awkward shapes)");
   add_common(check, c);
   check->add_flag("--awkward", c.awkward, "with --shape: add the family's awkward shapes");
   c.dist = "normal";
@@ -61,7 +64,8 @@ int main(int argc, char** argv) {
 
   bool remeasure = false;
   std::string ceil_json;
-  auto* ceilings = app.add_subcommand("ceilings", "measure (or show cached) bandwidth and compute ceilings");
+  auto* ceilings =
+      app.add_subcommand("ceilings", "measure (or show cached) bandwidth and compute ceilings");
   ceilings->add_flag("--remeasure", remeasure, "ignore the cache");
   ceilings->add_option("--json", ceil_json, "also write them as JSON");
 
@@ -72,23 +76,28 @@ int main(int argc, char** argv) {
   report->add_option("inputs", report_in, "result JSON files or folders")->required();
   report->add_option("--md", report_md, "write the markdown here (default: stdout)");
   report->add_option("--plot", report_plot, "plot file (.png or .svg)");
-  report->add_option("--readme", report_readme, "replace the <!-- klab:results --> section of this README");
+  report->add_option("--readme", report_readme,
+                     "replace the <!-- klab:results --> section of this README");
   report->add_option("--compare", compare_with, "compare medians with these results");
-  report->add_option("--max-delta", max_delta, "with --compare: fail when a median moves more than this %");
+  report->add_option("--max-delta", max_delta,
+                     "with --compare: fail when a median moves more than this %");
   std::vector<std::string> report_families;
   report->add_option("--family", report_families, "only these families");
 
   klab::cli::CommandList extra;
-  for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands, klab::cli::add_scaling_command,
-                   klab::cli::add_tune_command, klab::cli::add_profile_report_command})
+  for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
+                   klab::cli::add_scaling_command, klab::cli::add_tune_command,
+                   klab::cli::add_profile_report_command})
     add(app, extra);
 
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
-    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      known |= sub->get_name() == argv[1];
     if (!known) {
       std::string names;
-      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) names += (names.empty() ? "" : ", ") + sub->get_name();
+      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
       std::cerr << "klab: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
       return 2;
     }
@@ -110,7 +119,9 @@ int main(int argc, char** argv) {
     if (*bench) return klab::cli::cmd_bench(c);
     if (*sweep) return klab::cli::cmd_sweep(c, blocks, sweep_plot);
     if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
-    if (*report) return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with, max_delta, report_families);
+    if (*report)
+      return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
+                                   max_delta, report_families);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

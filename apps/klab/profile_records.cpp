@@ -26,7 +26,8 @@ constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
 
 NcuRow row_of(const nlohmann::json& kernel) {
   NcuRow r;
-  for (const auto& [k, v] : kernel.items()) r.values[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  for (const auto& [k, v] : kernel.items())
+    r.values[k] = v.is_string() ? v.get<std::string>() : v.dump();
   return r;
 }
 
@@ -41,17 +42,23 @@ std::string share(std::optional<double> part, std::optional<double> whole) {
 
 }  // namespace
 
-nlohmann::json profile_record(const std::string& variant, const std::string& family, const Problem& p,
-                              const std::string& set, const Counts& counts, const NcuReport& rep) {
+nlohmann::json profile_record(const std::string& variant, const std::string& family,
+                              const Problem& p, const std::string& set, const Counts& counts,
+                              const NcuReport& rep) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& row : rep.rows) {
     nlohmann::json k = nlohmann::json::object();
     for (const auto& [col, val] : row.values) k[col] = val;
     kernels.push_back(std::move(k));
   }
-  nlohmann::json j = {{"variant", variant},       {"family", family},     {"problem", p.shape.str()},
-                      {"dtype", std::string(dtype_name(p.dtype))}, {"set", set},
-                      {"timestamp", now_iso8601()}, {"flops", counts.flops}, {"bytes", counts.bytes},
+  nlohmann::json j = {{"variant", variant},
+                      {"family", family},
+                      {"problem", p.shape.str()},
+                      {"dtype", std::string(dtype_name(p.dtype))},
+                      {"set", set},
+                      {"timestamp", now_iso8601()},
+                      {"flops", counts.flops},
+                      {"bytes", counts.bytes},
                       {"kernels", kernels}};
   j.update(machine_json());
   return j;
@@ -78,48 +85,61 @@ std::vector<nlohmann::json> load_profile_records(const std::vector<std::string>&
     } catch (const std::exception& e) {
       throw UsageError(path + " is not valid JSON: " + std::string(e.what()));
     }
-    if (!j.is_array()) throw UsageError(path + " is not a profile record file (a JSON array from `klab profile --json`)");
+    if (!j.is_array())
+      throw UsageError(path +
+                       " is not a profile record file (a JSON array from `klab profile --json`)");
     for (const auto& r : j) {
       if (!r.is_object() || !r.contains("kernels") || !r.contains("variant"))
-        throw UsageError(path + " is not a profile record file (a JSON array from `klab profile --json`)");
+        throw UsageError(path +
+                         " is not a profile record file (a JSON array from `klab profile --json`)");
       out.push_back(r);
     }
   }
   return out;
 }
 
-std::string profile_markdown(const std::vector<nlohmann::json>& records, const std::vector<std::string>& files) {
+std::string profile_markdown(const std::vector<nlohmann::json>& records,
+                             const std::vector<std::string>& files) {
   std::map<std::string, std::vector<const nlohmann::json*>> by_family;  // sorted by family name
   for (const auto& r : records) by_family[r.value("family", "")].push_back(&r);
   std::string md;
   std::string newest, device;
   for (const auto& [family, recs] : by_family) {
     md += fmt::format("### {} — Nsight Compute\n\n", family);
-    md += "| variant | problem | kernel | µs (ncu) | DRAM % peak | DRAM bytes ÷ minimum | L2 hit | issue active | "
-          "FMA pipe | tensor pipe | occupancy (achieved) | shared conflicts ld / st | top stalls (cycles per issue) |\n";
+    md +=
+        "| variant | problem | kernel | µs (ncu) | DRAM % peak | DRAM bytes ÷ minimum | L2 hit | "
+        "issue active | "
+        "FMA pipe | tensor pipe | occupancy (achieved) | shared conflicts ld / st | top stalls "
+        "(cycles per issue) |\n";
     md += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
     for (const auto* r : recs) {
       newest = std::max(newest, r->value("timestamp", std::string()));
-      if (r->contains("device") && (*r)["device"].is_object()) device = (*r)["device"].value("name", device);
+      if (r->contains("device") && (*r)["device"].is_object())
+        device = (*r)["device"].value("name", device);
       const auto& kernels = (*r)["kernels"];
       for (const auto& k : kernels) {
         const NcuRow row = row_of(k);
         const double minimal = kernels.size() == 1 ? r->value("bytes", 0.0) : 0.0;
-        const auto rd = row.number("dram__bytes_read.sum"), wr = row.number("dram__bytes_write.sum");
-        const std::string traffic =
-            rd && minimal > 0 ? fmt::format("{:.2f}x", (*rd + wr.value_or(0)) / minimal) : std::string("-");
+        const auto rd = row.number("dram__bytes_read.sum"),
+                   wr = row.number("dram__bytes_write.sum");
+        const std::string traffic = rd && minimal > 0
+                                        ? fmt::format("{:.2f}x", (*rd + wr.value_or(0)) / minimal)
+                                        : std::string("-");
         auto time = row.number("gpu__time_duration.sum");
         std::string stalls;
         for (const auto& [name, v] : top_metrics(row, kStallPrefix, kStallSuffix, 3))
           stalls += (stalls.empty() ? "" : ", ") + fmt::format("{} {:.2f}", name, v);
         std::string kname = demangle(row.text("Kernel Name"));
-        if (const auto paren = kname.find('('); paren != std::string::npos) kname = kname.substr(0, paren);
+        if (const auto paren = kname.find('('); paren != std::string::npos)
+          kname = kname.substr(0, paren);
         if (kname.size() > 48) kname = kname.substr(0, 45) + "...";
         md += fmt::format(
-            "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n", r->value("variant", ""),
-            r->value("problem", ""), r->value("dtype", ""), kname, time ? fmt::format("{:.1f}", *time / 1e3) : "-",
+            "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
+            r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""), kname,
+            time ? fmt::format("{:.1f}", *time / 1e3) : "-",
             pct(row, "dram__throughput.avg.pct_of_peak_sustained_elapsed"), traffic,
-            pct(row, "lts__t_sector_hit_rate.pct"), pct(row, "smsp__issue_active.avg.pct_of_peak_sustained_active"),
+            pct(row, "lts__t_sector_hit_rate.pct"),
+            pct(row, "smsp__issue_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__warps_active.avg.pct_of_peak_sustained_active"),
@@ -135,8 +155,10 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records, const s
   std::string list;
   for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
   md += fmt::format(
-      "Generated by `klab profile-report` from {} profile record(s) ({}){}; newest {}. Nsight Compute with "
-      "`--clock-control none`, L2 flushed before the profiled launch; bank conflicts as a share of shared-memory "
+      "Generated by `klab profile-report` from {} profile record(s) ({}){}; newest {}. Nsight "
+      "Compute with "
+      "`--clock-control none`, L2 flushed before the profiled launch; bank conflicts as a share of "
+      "shared-memory "
       "wavefronts.\n",
       records.size(), list, device.empty() ? "" : ", measured on " + device, newest);
   return md;
@@ -153,9 +175,11 @@ int cmd_profile_report(const ProfileReportOptions& o) {
   auto records = load_profile_records(o.inputs);
   if (!o.families.empty())
     std::erase_if(records, [&](const nlohmann::json& r) {
-      return std::find(o.families.begin(), o.families.end(), r.value("family", "")) == o.families.end();
+      return std::find(o.families.begin(), o.families.end(), r.value("family", "")) ==
+             o.families.end();
     });
-  if (records.empty()) throw UsageError("no profile records of the requested families in the inputs");
+  if (records.empty())
+    throw UsageError("no profile records of the requested families in the inputs");
   const std::string md = profile_markdown(records, o.inputs);
   if (!o.md.empty()) {
     std::ofstream out(o.md);
@@ -175,7 +199,8 @@ int cmd_profile_report(const ProfileReportOptions& o) {
 
 void add_profile_report_command(CLI::App& app, CommandList& out) {
   auto o = std::make_shared<ProfileReportOptions>();
-  auto* cmd = app.add_subcommand("profile-report", "markdown tables of Nsight Compute records (`klab profile --json`)");
+  auto* cmd = app.add_subcommand(
+      "profile-report", "markdown tables of Nsight Compute records (`klab profile --json`)");
   cmd->add_option("inputs", o->inputs, "profile record files")->required();
   cmd->add_option("--md", o->md, "write the markdown here (default: stdout)");
   cmd->add_option("--readme", o->readme, "replace the <!-- klab:profile --> section of this file");

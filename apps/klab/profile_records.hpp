@@ -13,8 +13,9 @@ namespace klab::cli {
 
 /// {variant, family, problem, dtype, set, timestamp, flops, bytes, kernels: [ncu columns], device,
 /// build}: every column ncu printed for each profiled launch, as text.
-nlohmann::json profile_record(const std::string& variant, const std::string& family, const Problem& p,
-                              const std::string& set, const Counts& counts, const NcuReport& rep);
+nlohmann::json profile_record(const std::string& variant, const std::string& family,
+                              const Problem& p, const std::string& set, const Counts& counts,
+                              const NcuReport& rep);
 
 /// Appends to a JSON array file (created when absent; UsageError when it holds something else).
 void append_profile_record(const std::string& path, const nlohmann::json& record);
@@ -25,6 +26,7 @@ std::vector<nlohmann::json> load_profile_records(const std::vector<std::string>&
 /// One table per family: a row per profiled kernel launch with the figures the worklogs use
 /// (time under the profiler, DRAM throughput and bytes against the minimum, L2 hit rate, issue
 /// and pipe activity, achieved occupancy, shared-memory bank conflicts, the top warp stalls).
-std::string profile_markdown(const std::vector<nlohmann::json>& records, const std::vector<std::string>& files);
+std::string profile_markdown(const std::vector<nlohmann::json>& records,
+                             const std::vector<std::string>& files);
 
 }  // namespace klab::cli

@@ -29,10 +29,15 @@ std::vector<std::string> row(const Result& r) {
     c.push_back(fmt::format("{:.1f}%", 100 * r.timing.stats.rel_noise));
     c.push_back(fmt::format("{:.2f}", r.tflops));
     c.push_back(fmt::format("{:.0f}", r.gbps));
-    c.push_back(r.ceiling.name.empty() ? "-" : fmt::format("{:.1f}% {}", r.ceiling.pct, r.ceiling.name));
+    c.push_back(r.ceiling.name.empty() ? "-"
+                                       : fmt::format("{:.1f}% {}", r.ceiling.pct, r.ceiling.name));
     c.push_back(r.baseline.id.empty() ? "-" : fmt::format("{:.2f}x", r.baseline.speedup));
-    c.push_back(r.timing.throttled_samples ? fmt::format("{}-{} MHz (throttled)", r.timing.sm_clock_min_mhz, r.timing.sm_clock_max_mhz)
-                                           : (r.timing.sm_clock_max_mhz ? fmt::format("{}-{}", r.timing.sm_clock_min_mhz, r.timing.sm_clock_max_mhz) : "-"));
+    c.push_back(r.timing.throttled_samples
+                    ? fmt::format("{}-{} MHz (throttled)", r.timing.sm_clock_min_mhz,
+                                  r.timing.sm_clock_max_mhz)
+                    : (r.timing.sm_clock_max_mhz ? fmt::format("{}-{}", r.timing.sm_clock_min_mhz,
+                                                               r.timing.sm_clock_max_mhz)
+                                                 : "-"));
   } else {
     for (int i = 0; i < 7; ++i) c.push_back("-");
   }
@@ -43,8 +48,8 @@ std::vector<std::string> row(const Result& r) {
 }  // namespace
 
 std::string format_table(const std::vector<Result>& results, bool markdown) {
-  const std::vector<std::string> head{"variant", "problem", "median ms", "noise", "TFLOP/s", "GB/s",
-                                      "% ceiling", "x baseline", "SM MHz", "check"};
+  const std::vector<std::string> head{"variant", "problem",   "median ms",  "noise",  "TFLOP/s",
+                                      "GB/s",    "% ceiling", "x baseline", "SM MHz", "check"};
   std::vector<std::vector<std::string>> rows{head};
   for (const auto& r : results) rows.push_back(row(r));
   std::vector<size_t> w(head.size(), 0);
@@ -111,7 +116,8 @@ std::vector<Result> read_json(const std::string& path) {
 
 std::vector<Result> newest_per_record(std::vector<Result> results) {
   auto id = [](const Result& r) {
-    return r.variant + " " + r.problem.str() + " b" + std::to_string(r.block_threads) + " " + r.timing.mode;
+    return r.variant + " " + r.problem.str() + " b" + std::to_string(r.block_threads) + " " +
+           r.timing.mode;
   };
   std::map<std::string, size_t> newest;  // id -> index of its newest record
   for (size_t i = 0; i < results.size(); ++i) {
@@ -124,8 +130,10 @@ std::vector<Result> newest_per_record(std::vector<Result> results) {
   return out;
 }
 
-void replace_marked_section(const std::string& path, const std::string& name, const std::string& md) {
-  const std::string begin = "<!-- klab:" + name + ":begin -->", end = "<!-- klab:" + name + ":end -->";
+void replace_marked_section(const std::string& path, const std::string& name,
+                            const std::string& md) {
+  const std::string begin = "<!-- klab:" + name + ":begin -->",
+                    end = "<!-- klab:" + name + ":end -->";
   std::ifstream in(path);
   if (!in) throw UsageError("cannot read " + path);
   std::stringstream ss;

@@ -19,8 +19,9 @@ namespace {
 // (libopenblas.so.0); the ILP64 build is a different soname (libopenblas64_.so.0).
 constexpr int kCblasRowMajor = 101;
 constexpr int kCblasNoTrans = 111;
-using CblasSgemm = void (*)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float* a, int lda,
-                            const float* b, int ldb, float beta, float* c, int ldc);
+using CblasSgemm = void (*)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                            const float* a, int lda, const float* b, int ldb, float beta, float* c,
+                            int ldc);
 using OpenblasSetNumThreads = void (*)(int threads);
 
 struct OpenBlas {
@@ -46,7 +47,8 @@ const OpenBlas& openblas() {
       return o;
     }
     o.sgemm = reinterpret_cast<CblasSgemm>(dlsym(handle, "cblas_sgemm"));
-    o.set_num_threads = reinterpret_cast<OpenblasSetNumThreads>(dlsym(handle, "openblas_set_num_threads"));
+    o.set_num_threads =
+        reinterpret_cast<OpenblasSetNumThreads>(dlsym(handle, "openblas_set_num_threads"));
     if (!o.sgemm) o.error = "libopenblas has no cblas_sgemm";
     return o;
   }();
@@ -56,7 +58,8 @@ const OpenBlas& openblas() {
 }  // namespace
 
 Variant gemm_baseline_openblas() {
-  Variant v = cpu_variant("sgemm.baseline_openblas", "OpenBLAS cblas_sgemm (dlopen'ed at run time), thread_count() threads",
+  Variant v = cpu_variant("sgemm.baseline_openblas",
+                          "OpenBLAS cblas_sgemm (dlopen'ed at run time), thread_count() threads",
                           {DType::f32}, /*baseline=*/true);
   v.can_implement = [](const Problem&) {
     const OpenBlas& o = openblas();
@@ -66,9 +69,10 @@ Variant gemm_baseline_openblas() {
     const OpenBlas& o = openblas();
     if (o.set_num_threads) o.set_num_threads(thread_count());
     // sgemm's validate() keeps every dimension and product below 2^31: the int casts are exact.
-    const int m = static_cast<int>(p.dim("m")), n = static_cast<int>(p.dim("n")), k = static_cast<int>(p.dim("k"));
-    o.sgemm(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, m, n, k, sgemm::kAlpha, b.ptr<float>("a"), k, b.ptr<float>("b"), n,
-            sgemm::kBeta, b.ptr<float>("c"), n);
+    const int m = static_cast<int>(p.dim("m")), n = static_cast<int>(p.dim("n")),
+              k = static_cast<int>(p.dim("k"));
+    o.sgemm(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, m, n, k, sgemm::kAlpha, b.ptr<float>("a"),
+            k, b.ptr<float>("b"), n, sgemm::kBeta, b.ptr<float>("c"), n);
   };
   return v;
 }

@@ -38,7 +38,8 @@ inline bool single_threaded(std::string_view id) {
 }
 
 /// A CPU rung's common fields (device cpu, min_sm 0).
-inline Variant cpu_variant(std::string id, std::string summary, std::vector<DType> dtypes, bool baseline = false) {
+inline Variant cpu_variant(std::string id, std::string summary, std::vector<DType> dtypes,
+                           bool baseline = false) {
   Variant v;
   v.info.id = std::move(id);
   v.info.summary = std::move(summary);

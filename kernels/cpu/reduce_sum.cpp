@@ -50,7 +50,8 @@ float sum_threads(const float* x, int64_t n, RangeSum range_sum) {
 }  // namespace
 
 Variant sum_cpu01_scalar() {
-  Variant v = cpu_variant("reduce_sum.cpu01_scalar", "plain loop, one thread, one fp32 add chain", {DType::f32});
+  Variant v = cpu_variant("reduce_sum.cpu01_scalar", "plain loop, one thread, one fp32 add chain",
+                          {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     *b.ptr<float>("sum") = sum_scalar(b.ptr<float>("x"), 0, p.dim("n"));
   };
@@ -58,7 +59,9 @@ Variant sum_cpu01_scalar() {
 }
 
 Variant sum_cpu02_threads() {
-  Variant v = cpu_variant("reduce_sum.cpu02_threads", "scalar partial sums on std::thread ranges, added in order", {DType::f32});
+  Variant v =
+      cpu_variant("reduce_sum.cpu02_threads",
+                  "scalar partial sums on std::thread ranges, added in order", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     *b.ptr<float>("sum") = sum_threads(b.ptr<float>("x"), p.dim("n"), sum_scalar);
   };
@@ -66,7 +69,8 @@ Variant sum_cpu02_threads() {
 }
 
 Variant sum_cpu03_openmp() {
-  Variant v = cpu_variant("reduce_sum.cpu03_openmp", "the scalar loop under omp parallel for reduction(+)", {DType::f32});
+  Variant v = cpu_variant("reduce_sum.cpu03_openmp",
+                          "the scalar loop under omp parallel for reduction(+)", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const int64_t n = p.dim("n");
     *b.ptr<float>("sum") = sum_openmp(b.ptr<float>("x"), n, threads_for(n, kMinPerThread));
@@ -76,7 +80,8 @@ Variant sum_cpu03_openmp() {
 
 Variant sum_cpu04_simd() {
   Variant v = cpu_variant("reduce_sum.cpu04_simd",
-                          std::string("Highway SIMD, four vector accumulators, one thread (") + simd::target_name() + " here)",
+                          std::string("Highway SIMD, four vector accumulators, one thread (") +
+                              simd::target_name() + " here)",
                           {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     *b.ptr<float>("sum") = simd::sum_f32(b.ptr<float>("x"), p.dim("n"));
@@ -85,11 +90,14 @@ Variant sum_cpu04_simd() {
 }
 
 Variant sum_cpu05_threads_simd() {
-  Variant v = cpu_variant("reduce_sum.cpu05_threads_simd", "cpu04's SIMD sum on each std::thread range, added in order", {DType::f32});
+  Variant v =
+      cpu_variant("reduce_sum.cpu05_threads_simd",
+                  "cpu04's SIMD sum on each std::thread range, added in order", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
-    *b.ptr<float>("sum") = sum_threads(b.ptr<float>("x"), p.dim("n"), [](const float* x, int64_t begin, int64_t end) {
-      return simd::sum_f32(x + begin, end - begin);
-    });
+    *b.ptr<float>("sum") =
+        sum_threads(b.ptr<float>("x"), p.dim("n"), [](const float* x, int64_t begin, int64_t end) {
+          return simd::sum_f32(x + begin, end - begin);
+        });
   };
   return v;
 }

@@ -13,7 +13,8 @@ void register_cpu_ladders(Registry& r) {
   auto add = [&r](const char* family, std::initializer_list<Variant (*)()> rungs) {
     // A family this binary does not have (not built yet, or left out) simply gets no CPU rungs.
     const auto& fams = r.families();
-    if (std::none_of(fams.begin(), fams.end(), [&](const Family& f) { return f.name == family; })) return;
+    if (std::none_of(fams.begin(), fams.end(), [&](const Family& f) { return f.name == family; }))
+      return;
     for (auto make : rungs) r.add_variant(family, make());
   };
   add("vector_add", {

@@ -38,10 +38,13 @@ struct Gemm {
 };
 
 Gemm gemm_of(const Problem& p, Buffers& b) {
-  return {b.ptr<float>("a"), b.ptr<float>("b"), b.ptr<float>("c"), p.dim("m"), p.dim("n"), p.dim("k")};
+  return {b.ptr<float>("a"), b.ptr<float>("b"), b.ptr<float>("c"),
+          p.dim("m"),        p.dim("n"),        p.dim("k")};
 }
 
-double flops_of(const Problem& p) { return 2.0 * double(p.dim("m")) * double(p.dim("n")) * double(p.dim("k")); }
+double flops_of(const Problem& p) {
+  return 2.0 * double(p.dim("m")) * double(p.dim("n")) * double(p.dim("k"));
+}
 
 // Rows [i0, i1) of C, scalar.
 KLAB_NO_AUTOVEC void gemm_rows_scalar(const Gemm& g, int64_t i0, int64_t i1) {
@@ -77,7 +80,8 @@ Status flop_limit(const Problem& p, double per_thread, int threads, const char* 
   const double limit = per_thread * threads;
   if (flops_of(p) <= limit) return Status::yes();
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%.2g FLOPs is above this rung's %.2g (%s): it would take minutes", flops_of(p), limit, what);
+  std::snprintf(buf, sizeof buf, "%.2g FLOPs is above this rung's %.2g (%s): it would take minutes",
+                flops_of(p), limit, what);
   return Status::no(buf);
 }
 
@@ -98,21 +102,27 @@ Grid thread_grid(int64_t m, int64_t n, int threads) {
       const int64_t rows = (mu + tm - 1) / tm, cols = (nu + tn - 1) / tn;
       const int64_t work = rows * cols;
       const int64_t perimeter = rows * simd::gemm_tile_rows() + cols * simd::gemm_tile_cols();
-      const bool better = work < best_work ||
-                          (work == best_work && (tm * tn < best.tm * best.tn ||
-                                                 (tm * tn == best.tm * best.tn && perimeter < best_perimeter)));
+      const bool better =
+          work < best_work ||
+          (work == best_work && (tm * tn < best.tm * best.tn ||
+                                 (tm * tn == best.tm * best.tn && perimeter < best_perimeter)));
       if (better) best = {tm, tn}, best_work = work, best_perimeter = perimeter;
     }
   return best;
 }
 
-simd::GemmArgs simd_args(const Gemm& g) { return {g.a, g.b, g.c, g.m, g.n, g.k, sgemm::kAlpha, sgemm::kBeta}; }
+simd::GemmArgs simd_args(const Gemm& g) {
+  return {g.a, g.b, g.c, g.m, g.n, g.k, sgemm::kAlpha, sgemm::kBeta};
+}
 
 }  // namespace
 
 Variant gemm_cpu01_scalar() {
-  Variant v = cpu_variant("sgemm.cpu01_scalar", "plain i-k-j loop, one thread, auto-vectorisation off", {DType::f32});
-  v.can_implement = [](const Problem& p) { return flop_limit(p, kMaxScalarFlopsPerThread, 1, "one scalar thread"); };
+  Variant v = cpu_variant("sgemm.cpu01_scalar",
+                          "plain i-k-j loop, one thread, auto-vectorisation off", {DType::f32});
+  v.can_implement = [](const Problem& p) {
+    return flop_limit(p, kMaxScalarFlopsPerThread, 1, "one scalar thread");
+  };
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Gemm g = gemm_of(p, b);
     gemm_rows_scalar(g, 0, g.m);
@@ -121,9 +131,11 @@ Variant gemm_cpu01_scalar() {
 }
 
 Variant gemm_cpu02_threads() {
-  Variant v = cpu_variant("sgemm.cpu02_threads", "the scalar loop, rows of C cut into std::thread ranges", {DType::f32});
+  Variant v = cpu_variant("sgemm.cpu02_threads",
+                          "the scalar loop, rows of C cut into std::thread ranges", {DType::f32});
   v.can_implement = [](const Problem& p) {
-    return flop_limit(p, kMaxScalarFlopsPerThread, thread_count(), "scalar, per thread x thread_count()");
+    return flop_limit(p, kMaxScalarFlopsPerThread, thread_count(),
+                      "scalar, per thread x thread_count()");
   };
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Gemm g = gemm_of(p, b);
@@ -137,9 +149,11 @@ Variant gemm_cpu02_threads() {
 }
 
 Variant gemm_cpu03_openmp() {
-  Variant v = cpu_variant("sgemm.cpu03_openmp", "the scalar loop, rows of C under omp parallel for", {DType::f32});
+  Variant v = cpu_variant("sgemm.cpu03_openmp", "the scalar loop, rows of C under omp parallel for",
+                          {DType::f32});
   v.can_implement = [](const Problem& p) {
-    return flop_limit(p, kMaxScalarFlopsPerThread, thread_count(), "scalar, per thread x thread_count()");
+    return flop_limit(p, kMaxScalarFlopsPerThread, thread_count(),
+                      "scalar, per thread x thread_count()");
   };
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Gemm g = gemm_of(p, b);
@@ -149,12 +163,15 @@ Variant gemm_cpu03_openmp() {
 }
 
 Variant gemm_cpu04_simd() {
-  Variant v = cpu_variant("sgemm.cpu04_simd",
-                          "cache-blocked, packed, " + std::to_string(simd::gemm_tile_rows()) + "x" +
-                              std::to_string(simd::gemm_tile_cols()) + " register tile, Highway SIMD (" +
-                              simd::target_name() + " here), one thread",
-                          {DType::f32});
-  v.can_implement = [](const Problem& p) { return flop_limit(p, kMaxSimdFlopsPerThread, 1, "one SIMD thread"); };
+  Variant v =
+      cpu_variant("sgemm.cpu04_simd",
+                  "cache-blocked, packed, " + std::to_string(simd::gemm_tile_rows()) + "x" +
+                      std::to_string(simd::gemm_tile_cols()) + " register tile, Highway SIMD (" +
+                      simd::target_name() + " here), one thread",
+                  {DType::f32});
+  v.can_implement = [](const Problem& p) {
+    return flop_limit(p, kMaxSimdFlopsPerThread, 1, "one SIMD thread");
+  };
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Gemm g = gemm_of(p, b);
     simd::gemm_block(simd_args(g), 0, g.m, 0, g.n);
@@ -163,9 +180,11 @@ Variant gemm_cpu04_simd() {
 }
 
 Variant gemm_cpu05_threads_simd() {
-  Variant v = cpu_variant("sgemm.cpu05_threads_simd", "cpu04 on a grid of C rectangles, one per std::thread", {DType::f32});
+  Variant v = cpu_variant("sgemm.cpu05_threads_simd",
+                          "cpu04 on a grid of C rectangles, one per std::thread", {DType::f32});
   v.can_implement = [](const Problem& p) {
-    return flop_limit(p, kMaxSimdFlopsPerThread, thread_count(), "SIMD, per thread x thread_count()");
+    return flop_limit(p, kMaxSimdFlopsPerThread, thread_count(),
+                      "SIMD, per thread x thread_count()");
   };
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Gemm g = gemm_of(p, b);

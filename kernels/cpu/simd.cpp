@@ -20,8 +20,9 @@
 #define KLAB_CPU_SIMD_CONSTANTS
 namespace klab::cpu::simd {
 constexpr int64_t kTileRows = 6;  // rows of the register tile; its width is 2 vectors
-constexpr int64_t kBlockK = 256;  // depth of a packed block: an A panel (6 x 256) + a B panel fit L1
-constexpr int64_t kBlockM = 96;   // rows of the packed A block (96 x 256 floats = 96 KiB: L2)
+constexpr int64_t kBlockK =
+    256;                         // depth of a packed block: an A panel (6 x 256) + a B panel fit L1
+constexpr int64_t kBlockM = 96;  // rows of the packed A block (96 x 256 floats = 96 KiB: L2)
 constexpr int64_t kBlockN = 2048;  // columns of the packed B block (2 MiB: L3); a multiple of
                                    // every tile width (2 x 4 .. 2 x 64 lanes)
 }  // namespace klab::cpu::simd
@@ -44,11 +45,13 @@ const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 int64_t Lanes() { return static_cast<int64_t>(hn::Lanes(D())); }
 
-void AddF32(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, float* HWY_RESTRICT out, int64_t n) {
+void AddF32(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, float* HWY_RESTRICT out,
+            int64_t n) {
   const D d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  for (; i + 2 * N <= n; i += 2 * N) {  // two vectors per step: two independent load-add-store chains
+  for (; i + 2 * N <= n;
+       i += 2 * N) {  // two vectors per step: two independent load-add-store chains
     hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
     hn::StoreU(hn::Add(hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N)), d, out + i + N);
   }
@@ -77,7 +80,8 @@ int64_t TileCols() { return 2 * static_cast<int64_t>(hn::Lanes(D())); }
 
 // A block (rows x kc, leading dimension lda) -> panels of kTileRows rows, k-major inside a panel:
 // ap[panel][kk][r]. Rows past `rows` are zeros, so edge tiles run the same micro-kernel.
-void PackA(const float* HWY_RESTRICT a, int64_t lda, int64_t rows, int64_t kc, float* HWY_RESTRICT ap) {
+void PackA(const float* HWY_RESTRICT a, int64_t lda, int64_t rows, int64_t kc,
+           float* HWY_RESTRICT ap) {
   for (int64_t p = 0; p < rows; p += kTileRows) {
     const int64_t h = std::min(kTileRows, rows - p);
     for (int64_t kk = 0; kk < kc; ++kk, ap += kTileRows) {
@@ -89,7 +93,8 @@ void PackA(const float* HWY_RESTRICT a, int64_t lda, int64_t rows, int64_t kc, f
 
 // B block (kc x cols, leading dimension ldb) -> panels of nr columns: bp[panel][kk][col], zero-
 // padded to nr columns.
-void PackB(const float* HWY_RESTRICT b, int64_t ldb, int64_t kc, int64_t cols, int64_t nr, float* HWY_RESTRICT bp) {
+void PackB(const float* HWY_RESTRICT b, int64_t ldb, int64_t kc, int64_t cols, int64_t nr,
+           float* HWY_RESTRICT bp) {
   for (int64_t q = 0; q < cols; q += nr) {
     const int64_t w = std::min(nr, cols - q);
     for (int64_t kk = 0; kk < kc; ++kk, bp += nr) {
@@ -102,7 +107,8 @@ void PackB(const float* HWY_RESTRICT b, int64_t ldb, int64_t kc, int64_t cols, i
 
 // One row of the tile into C: first k-block C = alpha acc + beta C (C not read when beta = 0),
 // later k-blocks C += alpha acc.
-HWY_INLINE void StoreRow(D d, float* HWY_RESTRICT c, V acc0, V acc1, V va, V vb, bool first, bool read_c) {
+HWY_INLINE void StoreRow(D d, float* HWY_RESTRICT c, V acc0, V acc1, V va, V vb, bool first,
+                         bool read_c) {
   const size_t N = hn::Lanes(d);
   if (!read_c) {
     hn::StoreU(hn::Mul(va, acc0), d, c);
@@ -118,8 +124,9 @@ HWY_INLINE void StoreRow(D d, float* HWY_RESTRICT c, V acc0, V acc1, V va, V vb,
 
 // The register tile: acc (kTileRows x 2 vectors) = A panel^T B panel over kc, then the epilogue
 // into the `rows` x `cols` corner of C that is real (edge tiles go through a scratch tile).
-void MicroKernel(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, float* HWY_RESTRICT c,
-                 int64_t ldc, int64_t rows, int64_t cols, float alpha, float beta, bool first) {
+void MicroKernel(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                 float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols, float alpha,
+                 float beta, bool first) {
   static_assert(kTileRows == 6, "the micro-kernel below is written out for 6 rows");
   const D d;
   const size_t N = hn::Lanes(d);
@@ -129,17 +136,23 @@ void MicroKernel(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_REST
   for (int64_t kk = 0; kk < kc; ++kk, ap += kTileRows, bp += 2 * N) {
     const V b0 = hn::Load(d, bp), b1 = hn::Load(d, bp + N);
     V a = hn::Set(d, ap[0]);
-    c00 = hn::MulAdd(a, b0, c00); c01 = hn::MulAdd(a, b1, c01);
+    c00 = hn::MulAdd(a, b0, c00);
+    c01 = hn::MulAdd(a, b1, c01);
     a = hn::Set(d, ap[1]);
-    c10 = hn::MulAdd(a, b0, c10); c11 = hn::MulAdd(a, b1, c11);
+    c10 = hn::MulAdd(a, b0, c10);
+    c11 = hn::MulAdd(a, b1, c11);
     a = hn::Set(d, ap[2]);
-    c20 = hn::MulAdd(a, b0, c20); c21 = hn::MulAdd(a, b1, c21);
+    c20 = hn::MulAdd(a, b0, c20);
+    c21 = hn::MulAdd(a, b1, c21);
     a = hn::Set(d, ap[3]);
-    c30 = hn::MulAdd(a, b0, c30); c31 = hn::MulAdd(a, b1, c31);
+    c30 = hn::MulAdd(a, b0, c30);
+    c31 = hn::MulAdd(a, b1, c31);
     a = hn::Set(d, ap[4]);
-    c40 = hn::MulAdd(a, b0, c40); c41 = hn::MulAdd(a, b1, c41);
+    c40 = hn::MulAdd(a, b0, c40);
+    c41 = hn::MulAdd(a, b1, c41);
     a = hn::Set(d, ap[5]);
-    c50 = hn::MulAdd(a, b0, c50); c51 = hn::MulAdd(a, b1, c51);
+    c50 = hn::MulAdd(a, b0, c50);
+    c51 = hn::MulAdd(a, b1, c51);
   }
   const bool read_c = !(first && beta == 0.f);
   if (rows == kTileRows && cols == static_cast<int64_t>(2 * N)) {
@@ -155,12 +168,18 @@ void MicroKernel(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_REST
   constexpr size_t kMaxCols = 2 * HWY_MAX_BYTES / sizeof(float);
   HWY_ALIGN float tile[kTileRows * kMaxCols];
   // Written out, not an array of vectors: scalable vectors (SVE, RVV) cannot be array elements.
-  hn::Store(c00, d, tile + 0 * kMaxCols); hn::Store(c01, d, tile + 0 * kMaxCols + N);
-  hn::Store(c10, d, tile + 1 * kMaxCols); hn::Store(c11, d, tile + 1 * kMaxCols + N);
-  hn::Store(c20, d, tile + 2 * kMaxCols); hn::Store(c21, d, tile + 2 * kMaxCols + N);
-  hn::Store(c30, d, tile + 3 * kMaxCols); hn::Store(c31, d, tile + 3 * kMaxCols + N);
-  hn::Store(c40, d, tile + 4 * kMaxCols); hn::Store(c41, d, tile + 4 * kMaxCols + N);
-  hn::Store(c50, d, tile + 5 * kMaxCols); hn::Store(c51, d, tile + 5 * kMaxCols + N);
+  hn::Store(c00, d, tile + 0 * kMaxCols);
+  hn::Store(c01, d, tile + 0 * kMaxCols + N);
+  hn::Store(c10, d, tile + 1 * kMaxCols);
+  hn::Store(c11, d, tile + 1 * kMaxCols + N);
+  hn::Store(c20, d, tile + 2 * kMaxCols);
+  hn::Store(c21, d, tile + 2 * kMaxCols + N);
+  hn::Store(c30, d, tile + 3 * kMaxCols);
+  hn::Store(c31, d, tile + 3 * kMaxCols + N);
+  hn::Store(c40, d, tile + 4 * kMaxCols);
+  hn::Store(c41, d, tile + 4 * kMaxCols + N);
+  hn::Store(c50, d, tile + 5 * kMaxCols);
+  hn::Store(c51, d, tile + 5 * kMaxCols + N);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < cols; ++j) {
       float& out = c[r * ldc + j];
@@ -169,8 +188,8 @@ void MicroKernel(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_REST
     }
 }
 
-void GemmBlock(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, float* HWY_RESTRICT ap,
-               float* HWY_RESTRICT bp) {
+void GemmBlock(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+               float* HWY_RESTRICT ap, float* HWY_RESTRICT bp) {
   const int64_t nr = TileCols();
   for (int64_t jc = j0; jc < j1; jc += kBlockN) {
     const int64_t nc = std::min(kBlockN, j1 - jc);
@@ -183,7 +202,8 @@ void GemmBlock(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1
         for (int64_t jr = 0; jr < nc; jr += nr)
           for (int64_t ir = 0; ir < mc; ir += kTileRows)
             MicroKernel(kc, ap + ir * kc, bp + jr * kc, g.c + (ic + ir) * g.n + jc + jr, g.n,
-                        std::min(kTileRows, mc - ir), std::min(nr, nc - jr), g.alpha, g.beta, pc == 0);
+                        std::min(kTileRows, mc - ir), std::min(nr, nc - jr), g.alpha, g.beta,
+                        pc == 0);
       }
     }
   }
@@ -204,7 +224,9 @@ HWY_EXPORT(GemmBlock);
 
 const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 int64_t lanes() { return HWY_DYNAMIC_DISPATCH(Lanes)(); }
-void add_f32(const float* a, const float* b, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AddF32)(a, b, out, n); }
+void add_f32(const float* a, const float* b, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AddF32)(a, b, out, n);
+}
 float sum_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 int64_t gemm_tile_rows() { return kTileRows; }
 int64_t gemm_tile_cols() { return HWY_DYNAMIC_DISPATCH(TileCols)(); }

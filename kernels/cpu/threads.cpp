@@ -41,7 +41,8 @@ int thread_count() {
   if (const int o = g_override.load(std::memory_order_relaxed); o > 0) return o;
   const int d = default_thread_count();
   if (d < 1)
-    throw UsageError("KLAB_CPU_THREADS must be a positive integer, got '" + std::string(std::getenv("KLAB_CPU_THREADS")) + "'");
+    throw UsageError("KLAB_CPU_THREADS must be a positive integer, got '" +
+                     std::string(std::getenv("KLAB_CPU_THREADS")) + "'");
   return d;
 }
 

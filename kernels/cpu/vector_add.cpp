@@ -21,14 +21,18 @@ struct Args {
   int64_t n;
 };
 
-Args args_of(const Problem& p, Buffers& b) { return {b.ptr<float>("a"), b.ptr<float>("b"), b.ptr<float>("out"), p.dim("n")}; }
+Args args_of(const Problem& p, Buffers& b) {
+  return {b.ptr<float>("a"), b.ptr<float>("b"), b.ptr<float>("out"), p.dim("n")};
+}
 
-KLAB_NO_AUTOVEC void add_scalar(const float* a, const float* b, float* out, int64_t begin, int64_t end) {
+KLAB_NO_AUTOVEC void add_scalar(const float* a, const float* b, float* out, int64_t begin,
+                                int64_t end) {
   KLAB_NO_AUTOVEC_LOOP
   for (int64_t i = begin; i < end; ++i) out[i] = a[i] + b[i];
 }
 
-KLAB_NO_AUTOVEC void add_openmp(const float* a, const float* b, float* out, int64_t n, int threads) {
+KLAB_NO_AUTOVEC void add_openmp(const float* a, const float* b, float* out, int64_t n,
+                                int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
@@ -36,7 +40,8 @@ KLAB_NO_AUTOVEC void add_openmp(const float* a, const float* b, float* out, int6
 }  // namespace
 
 Variant add_cpu01_scalar() {
-  Variant v = cpu_variant("vector_add.cpu01_scalar", "plain loop, one thread, auto-vectorisation off", {DType::f32});
+  Variant v = cpu_variant("vector_add.cpu01_scalar",
+                          "plain loop, one thread, auto-vectorisation off", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Args x = args_of(p, b);
     add_scalar(x.a, x.b, x.out, 0, x.n);
@@ -45,7 +50,9 @@ Variant add_cpu01_scalar() {
 }
 
 Variant add_cpu02_threads() {
-  Variant v = cpu_variant("vector_add.cpu02_threads", "the scalar loop cut into thread_count() std::thread ranges", {DType::f32});
+  Variant v =
+      cpu_variant("vector_add.cpu02_threads",
+                  "the scalar loop cut into thread_count() std::thread ranges", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Args x = args_of(p, b);
     const int threads = threads_for(x.n, kMinPerThread);
@@ -58,7 +65,8 @@ Variant add_cpu02_threads() {
 }
 
 Variant add_cpu03_openmp() {
-  Variant v = cpu_variant("vector_add.cpu03_openmp", "the scalar loop under omp parallel for (static schedule)", {DType::f32});
+  Variant v = cpu_variant("vector_add.cpu03_openmp",
+                          "the scalar loop under omp parallel for (static schedule)", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Args x = args_of(p, b);
     add_openmp(x.a, x.b, x.out, x.n, threads_for(x.n, kMinPerThread));
@@ -67,8 +75,9 @@ Variant add_cpu03_openmp() {
 }
 
 Variant add_cpu04_simd() {
-  Variant v = cpu_variant("vector_add.cpu04_simd", std::string("Highway SIMD, one thread (") + simd::target_name() + " here)",
-                          {DType::f32});
+  Variant v = cpu_variant(
+      "vector_add.cpu04_simd",
+      std::string("Highway SIMD, one thread (") + simd::target_name() + " here)", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Args x = args_of(p, b);
     simd::add_f32(x.a, x.b, x.out, x.n);
@@ -77,7 +86,8 @@ Variant add_cpu04_simd() {
 }
 
 Variant add_cpu05_threads_simd() {
-  Variant v = cpu_variant("vector_add.cpu05_threads_simd", "cpu04's SIMD loop on each of the std::thread ranges", {DType::f32});
+  Variant v = cpu_variant("vector_add.cpu05_threads_simd",
+                          "cpu04's SIMD loop on each of the std::thread ranges", {DType::f32});
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Args x = args_of(p, b);
     const int threads = threads_for(x.n, kMinPerThread);

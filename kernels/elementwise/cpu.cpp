@@ -22,7 +22,9 @@ void launch_cpu(Op op, const Problem& p, Buffers& b) {
   // slower (1016 ms -> 348 ms for vector_add at 2^26 on the 2-core build machine). The generic
   // per-element dtype conversion still costs about 5x against the CPU ladder's typed loops
   // (kernels/cpu), which are the CPU baseline; this rung is the family's plain host version.
-  auto rd = [t](const void* data, int64_t i) { return static_cast<float>(load_as_double(data, t, i)); };
+  auto rd = [t](const void* data, int64_t i) {
+    return static_cast<float>(load_as_double(data, t, i));
+  };
   auto wr = [t](void* data, int64_t i, float v) { store_from_double(data, t, i, v); };
   switch (op) {
     case Op::add: {
@@ -47,7 +49,9 @@ void launch_cpu(Op op, const Problem& p, Buffers& b) {
       const void* rgb = b["rgb"].data;
       void* gray = b["gray"].data;
       for_each(n, [&](int64_t i) {
-        wr(gray, i, std::fma(0.114f, rd(rgb, 3 * i + 2), std::fma(0.587f, rd(rgb, 3 * i + 1), 0.299f * rd(rgb, 3 * i))));
+        wr(gray, i,
+           std::fma(0.114f, rd(rgb, 3 * i + 2),
+                    std::fma(0.587f, rd(rgb, 3 * i + 1), 0.299f * rd(rgb, 3 * i))));
       });
       break;
     }
@@ -60,7 +64,8 @@ Variant cpu_v00(Op op) {
   Variant v;
   v.info.id = std::string(op_family(op)) + ".v00_cpu";
   v.info.summary = "OpenMP loop on the host";
-  v.info.dtypes = op == Op::grayscale ? std::vector<DType>{DType::f32} : std::vector<DType>{DType::f32, DType::bf16};
+  v.info.dtypes = op == Op::grayscale ? std::vector<DType>{DType::f32}
+                                      : std::vector<DType>{DType::f32, DType::bf16};
   v.info.device = Device::cpu;
   v.launch = [op](const Problem& p, Buffers& b, const LaunchArgs&) { launch_cpu(op, p, b); };
   return v;

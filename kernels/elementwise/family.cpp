@@ -10,10 +10,14 @@ namespace klab::elementwise {
 
 const char* op_family(Op op) {
   switch (op) {
-    case Op::add: return "vector_add";
-    case Op::saxpy: return "saxpy";
-    case Op::relu: return "relu";
-    case Op::grayscale: return "grayscale";
+    case Op::add:
+      return "vector_add";
+    case Op::saxpy:
+      return "saxpy";
+    case Op::relu:
+      return "relu";
+    case Op::grayscale:
+      return "grayscale";
   }
   return "?";
 }
@@ -37,7 +41,8 @@ constexpr int64_t kHeadlineN = int64_t(1) << 26;
 std::vector<Problem> awkward(const char* fam, const std::vector<DType>& dtypes) {
   std::vector<Problem> v;
   for (DType t : dtypes)
-    for (int64_t n : {int64_t(1), int64_t(31), int64_t(33), int64_t(1000003), (int64_t(1) << 20) + 7})
+    for (int64_t n :
+         {int64_t(1), int64_t(31), int64_t(33), int64_t(1000003), (int64_t(1) << 20) + 7})
       v.push_back(problem(fam, n, t));
   for (DType t : dtypes) v.push_back(problem(fam, 1000003, t, 1));
   return v;
@@ -70,7 +75,8 @@ Family make_vector_add() {
   Family f = map_family(Op::add, "out = a + b", {DType::f32, DType::bf16});
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
-    return std::vector<TensorSpec>{{"a", p.dtype, n, Role::input}, {"b", p.dtype, n, Role::input},
+    return std::vector<TensorSpec>{{"a", p.dtype, n, Role::input},
+                                   {"b", p.dtype, n, Role::input},
                                    {"out", p.dtype, n, Role::output}};
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
@@ -92,7 +98,8 @@ Family make_vector_add() {
 }
 
 Family make_saxpy() {
-  Family f = map_family(Op::saxpy, "y = alpha * x + y (alpha = 1.5, in place)", {DType::f32, DType::bf16});
+  Family f =
+      map_family(Op::saxpy, "y = alpha * x + y (alpha = 1.5, in place)", {DType::f32, DType::bf16});
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
     return std::vector<TensorSpec>{{"x", p.dtype, n, Role::input}, {"y", p.dtype, n, Role::inout}};
@@ -119,7 +126,8 @@ Family make_relu() {
   Family f = map_family(Op::relu, "out = max(x, 0)", {DType::f32, DType::bf16});
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
-    return std::vector<TensorSpec>{{"x", p.dtype, n, Role::input}, {"out", p.dtype, n, Role::output}};
+    return std::vector<TensorSpec>{{"x", p.dtype, n, Role::input},
+                                   {"out", p.dtype, n, Role::output}};
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const int64_t n = p.dim("n");
@@ -140,12 +148,13 @@ Family make_relu() {
 
 Family make_grayscale() {
   Family f = map_family(Op::grayscale, "RGB (interleaved) to gray, BT.601 weights", {DType::f32});
-  f.dims = {"n"};  // pixels
+  f.dims = {"n"};                                                     // pixels
   f.headline = headline(f.name.c_str(), f.dtypes, int64_t(1) << 25);  // 512 MiB moved
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
-    return std::vector<TensorSpec>{{"rgb", p.dtype, checked_product({n, 3}, "grayscale rgb"), Role::input},
-                                   {"gray", p.dtype, n, Role::output}};
+    return std::vector<TensorSpec>{
+        {"rgb", p.dtype, checked_product({n, 3}, "grayscale rgb"), Role::input},
+        {"gray", p.dtype, n, Role::output}};
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const int64_t n = p.dim("n");

@@ -33,8 +33,10 @@ template <class Op, class T, int kIn>
 __device__ __forceinline__ T apply_at(const Op& op, const MapArgs<T, kIn>& a, int64_t i) {
   using device::from_float;
   using device::to_float;
-  if constexpr (kIn == 1) return from_float<T>(op(to_float(a.in[0][i])));
-  else return from_float<T>(op(to_float(a.in[0][i]), to_float(a.in[1][i])));
+  if constexpr (kIn == 1)
+    return from_float<T>(op(to_float(a.in[0][i])));
+  else
+    return from_float<T>(op(to_float(a.in[0][i]), to_float(a.in[1][i])));
 }
 
 // RGB -> gray (ITU-R BT.601 weights), interleaved RGB f32 in, one f32 per pixel out.

@@ -6,8 +6,10 @@ namespace klab {
 
 void register_elementwise(Registry& r) {
   using namespace elementwise;
-  const std::pair<Family (*)(), Op> families[] = {
-      {make_vector_add, Op::add}, {make_saxpy, Op::saxpy}, {make_relu, Op::relu}, {make_grayscale, Op::grayscale}};
+  const std::pair<Family (*)(), Op> families[] = {{make_vector_add, Op::add},
+                                                  {make_saxpy, Op::saxpy},
+                                                  {make_relu, Op::relu},
+                                                  {make_grayscale, Op::grayscale}};
   for (const auto& [make, op] : families) {
     Family f = make();
     f.ladder = {cpu_v00(op)};

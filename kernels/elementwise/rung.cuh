@@ -18,17 +18,25 @@ void with_map_args(Op op, const Problem& p, Buffers& b, Fn&& fn) {
   device::dispatch_float(p.dtype, [&]<class T>() {
     const int64_t n = p.dim("n");
     switch (op) {
-      case Op::add: fn(AddOp{}, MapArgs<T, 2>{{b.ptr<T>("a"), b.ptr<T>("b")}, b.ptr<T>("out"), n}); break;
-      case Op::saxpy: fn(SaxpyOp{kSaxpyAlpha}, MapArgs<T, 2>{{b.ptr<T>("x"), b.ptr<T>("y")}, b.ptr<T>("y"), n}); break;
-      case Op::relu: fn(ReluOp{}, MapArgs<T, 1>{{b.ptr<T>("x")}, b.ptr<T>("out"), n}); break;
-      case Op::grayscale: throw Error("grayscale is not a map op");
+      case Op::add:
+        fn(AddOp{}, MapArgs<T, 2>{{b.ptr<T>("a"), b.ptr<T>("b")}, b.ptr<T>("out"), n});
+        break;
+      case Op::saxpy:
+        fn(SaxpyOp{kSaxpyAlpha}, MapArgs<T, 2>{{b.ptr<T>("x"), b.ptr<T>("y")}, b.ptr<T>("y"), n});
+        break;
+      case Op::relu:
+        fn(ReluOp{}, MapArgs<T, 1>{{b.ptr<T>("x")}, b.ptr<T>("out"), n});
+        break;
+      case Op::grayscale:
+        throw Error("grayscale is not a map op");
     }
   });
 }
 
 /// A GPU rung of `op`'s family; dtypes follow the family (grayscale: f32 only).
-inline Variant gpu_variant(Op op, const std::string& rung, const std::string& summary,
-                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+inline Variant gpu_variant(
+    Op op, const std::string& rung, const std::string& summary,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
   Variant v;
   v.info.id = std::string(op_family(op)) + "." + rung;
   v.info.summary = summary;
@@ -41,7 +49,9 @@ inline Variant gpu_variant(Op op, const std::string& rung, const std::string& su
   return v;
 }
 
-inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+inline cudaStream_t stream_of(const LaunchArgs& a) {
+  return reinterpret_cast<cudaStream_t>(a.stream);
+}
 
 /// The grid-stride launcher (v02); the vectorised rungs fall back to it for misaligned pointers.
 void launch_grid_stride(Op op, const Problem& p, Buffers& b, const LaunchArgs& args);

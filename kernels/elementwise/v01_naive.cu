@@ -23,18 +23,21 @@ __global__ void naive_gray(const float* __restrict__ rgb, float* __restrict__ ou
 }  // namespace
 
 Variant gpu_v01_naive(Op op) {
-  return gpu_variant(op, "v01_naive", "one thread per element", [op](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = device::block_or(args.block_threads, kDefaultBlock);
-    const int64_t n = p.dim("n");
-    if (op == Op::grayscale) {
-      naive_gray<<<device::grid_1d(n, block), block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
-    } else {
-      with_map_args(op, p, b, [&](auto f, auto a) {
-        naive_map<<<device::grid_1d(n, block), block, 0, stream_of(args)>>>(f, a);
-      });
-    }
-    KLAB_CHECK_LAUNCH();
-  });
+  return gpu_variant(op, "v01_naive", "one thread per element",
+                     [op](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                       const int block = device::block_or(args.block_threads, kDefaultBlock);
+                       const int64_t n = p.dim("n");
+                       if (op == Op::grayscale) {
+                         naive_gray<<<device::grid_1d(n, block), block, 0, stream_of(args)>>>(
+                             b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
+                       } else {
+                         with_map_args(op, p, b, [&](auto f, auto a) {
+                           naive_map<<<device::grid_1d(n, block), block, 0, stream_of(args)>>>(f,
+                                                                                               a);
+                         });
+                       }
+                       KLAB_CHECK_LAUNCH();
+                     });
 }
 
 }  // namespace klab::elementwise

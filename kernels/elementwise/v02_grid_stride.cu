@@ -16,7 +16,8 @@ __global__ void grid_stride_map(Op op, MapArgs<T, kIn> a) {
     a.out[i] = apply_at(op, a, i);
 }
 
-__global__ void grid_stride_gray(const float* __restrict__ rgb, float* __restrict__ out, int64_t n) {
+__global__ void grid_stride_gray(const float* __restrict__ rgb, float* __restrict__ out,
+                                 int64_t n) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
@@ -29,16 +30,21 @@ void launch_grid_stride(Op op, const Problem& p, Buffers& b, const LaunchArgs& a
   const int64_t n = p.dim("n");
   const unsigned grid = device::grid_full_wave(n, block);
   if (op == Op::grayscale) {
-    grid_stride_gray<<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
+    grid_stride_gray<<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"),
+                                                          n);
   } else {
-    with_map_args(op, p, b, [&](auto f, auto a) { grid_stride_map<<<grid, block, 0, stream_of(args)>>>(f, a); });
+    with_map_args(op, p, b, [&](auto f, auto a) {
+      grid_stride_map<<<grid, block, 0, stream_of(args)>>>(f, a);
+    });
   }
   KLAB_CHECK_LAUNCH();
 }
 
 Variant gpu_v02_grid_stride(Op op) {
   return gpu_variant(op, "v02_grid_stride", "grid-stride loop over one full wave of blocks",
-                     [op](const Problem& p, Buffers& b, const LaunchArgs& args) { launch_grid_stride(op, p, b, args); });
+                     [op](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                       launch_grid_stride(op, p, b, args);
+                     });
 }
 
 }  // namespace klab::elementwise

@@ -10,7 +10,9 @@ namespace klab::elementwise {
 
 Variant gpu_v03_vectorized(Op op) {
   return gpu_variant(op, "v03_vectorized", "16-byte vector loads/stores (v02's path if misaligned)",
-                     [op](const Problem& p, Buffers& b, const LaunchArgs& a) { launch_vectorized<1>(op, p, b, a); });
+                     [op](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                       launch_vectorized<1>(op, p, b, a);
+                     });
 }
 
 }  // namespace klab::elementwise

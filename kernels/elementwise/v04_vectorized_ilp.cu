@@ -13,8 +13,11 @@
 namespace klab::elementwise {
 
 Variant gpu_v04_vectorized_ilp(Op op) {
-  return gpu_variant(op, "v04_vectorized_ilp", "16-byte vectors, 4 independent loads in flight per input",
-                     [op](const Problem& p, Buffers& b, const LaunchArgs& a) { launch_vectorized<4>(op, p, b, a); });
+  return gpu_variant(op, "v04_vectorized_ilp",
+                     "16-byte vectors, 4 independent loads in flight per input",
+                     [op](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                       launch_vectorized<4>(op, p, b, a);
+                     });
 }
 
 }  // namespace klab::elementwise

@@ -26,7 +26,9 @@ __global__ void __launch_bounds__(kThreads) bulk_map(Op op, MapArgs<T, kIn> a) {
   constexpr int kVecs = kTileBytes / 16;
   extern __shared__ __align__(128) unsigned char smem[];  // [kStages][kIn][kTileBytes]
   __shared__ uint64_t full[kStages];
-  auto stage_ptr = [&](int s, int k) { return reinterpret_cast<T*>(smem + (s * kIn + k) * kTileBytes); };
+  auto stage_ptr = [&](int s, int k) {
+    return reinterpret_cast<T*>(smem + (s * kIn + k) * kTileBytes);
+  };
 
   const int64_t n_tiles = a.n / kTile;
   // Tiles of this block: blockIdx.x, blockIdx.x + gridDim.x, ...
@@ -41,7 +43,8 @@ __global__ void __launch_bounds__(kThreads) bulk_map(Op op, MapArgs<T, kIn> a) {
     const int64_t tile = blockIdx.x + local * gridDim.x;
     device::mbarrier_arrive_expect_tx(&full[s], kIn * kTileBytes);
 #pragma unroll
-    for (int k = 0; k < kIn; ++k) device::bulk_copy_g2s(stage_ptr(s, k), a.in[k] + tile * kTile, kTileBytes, &full[s]);
+    for (int k = 0; k < kIn; ++k)
+      device::bulk_copy_g2s(stage_ptr(s, k), a.in[k] + tile * kTile, kTileBytes, &full[s]);
   };
   if (threadIdx.x == 0)
     for (int64_t l = 0; l < kStages - 1 && l < my_tiles; ++l) issue(l);
@@ -60,8 +63,11 @@ __global__ void __launch_bounds__(kThreads) bulk_map(Op op, MapArgs<T, kIn> a) {
       V r;
 #pragma unroll
       for (int e = 0; e < V::kN; ++e) {
-        if constexpr (kIn == 1) r.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
-        else r.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
+        if constexpr (kIn == 1)
+          r.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
+        else
+          r.v[e] =
+              device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
       }
       device::store16(out + v * V::kN, r);
     }
@@ -80,28 +86,32 @@ template <class Op, class T, int kIn>
 void launch_bulk(Op op, MapArgs<T, kIn> a, cudaStream_t stream) {
   constexpr int kSmem = kStages * kIn * kTileBytes;
   static const bool configured = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(bulk_map<Op, T, kIn>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(bulk_map<Op, T, kIn>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
     return true;
   }();
   (void)configured;
   int per_sm = 0;
-  KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bulk_map<Op, T, kIn>, kThreads, kSmem));
+  KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bulk_map<Op, T, kIn>,
+                                                                kThreads, kSmem));
   const int64_t tiles = a.n / (kTileBytes / sizeof(T));
-  const int64_t grid = std::max<int64_t>(1, std::min<int64_t>(int64_t(device_info().sm_count) * std::max(per_sm, 1),
-                                                              std::max<int64_t>(tiles, 1)));
+  const int64_t grid =
+      std::max<int64_t>(1, std::min<int64_t>(int64_t(device_info().sm_count) * std::max(per_sm, 1),
+                                             std::max<int64_t>(tiles, 1)));
   bulk_map<<<static_cast<unsigned>(grid), kThreads, kSmem, stream>>>(op, a);
 }
 
 }  // namespace
 
 Variant gpu_v05_bulk_copy_sm90(Op op) {
-  Variant v = gpu_variant(op, "v05_bulk_copy_sm90", "TMA bulk copies into a 4-stage shared-memory pipeline (sm_90)",
-                          [op](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                            for (const auto& t : b.tensors)
-                              if (!device::aligned16(t.data)) return launch_grid_stride(op, p, b, args);
-                            with_map_args(op, p, b, [&](auto f, auto a) { launch_bulk(f, a, stream_of(args)); });
-                            KLAB_CHECK_LAUNCH();
-                          });
+  Variant v = gpu_variant(
+      op, "v05_bulk_copy_sm90", "TMA bulk copies into a 4-stage shared-memory pipeline (sm_90)",
+      [op](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        for (const auto& t : b.tensors)
+          if (!device::aligned16(t.data)) return launch_grid_stride(op, p, b, args);
+        with_map_args(op, p, b, [&](auto f, auto a) { launch_bulk(f, a, stream_of(args)); });
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.min_sm = 90;
   v.info.sweepable = false;  // the tile shape fixes the block size
   return v;

@@ -15,12 +15,15 @@ __global__ void vectorized_map(Op op, MapArgs<T, kIn> a) {
   constexpr int kN = V::kN;
   const int64_t n_vec = a.n / kN;
   const int64_t chunk = int64_t(blockDim.x) * kUnroll;
-  auto compute = [&](const V (&in)[kIn]) {
+  auto compute = [&](const V(&in)[kIn]) {
     V out;
 #pragma unroll
     for (int e = 0; e < kN; ++e) {
-      if constexpr (kIn == 1) out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
-      else out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
+      if constexpr (kIn == 1)
+        out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
+      else
+        out.v[e] =
+            device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
     }
     return out;
   };
@@ -30,9 +33,11 @@ __global__ void vectorized_map(Op op, MapArgs<T, kIn> a) {
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
-        for (int k = 0; k < kIn; ++k) in[u][k] = device::load16_stream(a.in[k] + (base + u * blockDim.x + threadIdx.x) * kN);
+        for (int k = 0; k < kIn; ++k)
+          in[u][k] = device::load16_stream(a.in[k] + (base + u * blockDim.x + threadIdx.x) * kN);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) device::store16(a.out + (base + u * blockDim.x + threadIdx.x) * kN, compute(in[u]));
+      for (int u = 0; u < kUnroll; ++u)
+        device::store16(a.out + (base + u * blockDim.x + threadIdx.x) * kN, compute(in[u]));
     } else {  // the last, partial chunk
       for (int64_t j = base + threadIdx.x; j < n_vec; j += blockDim.x) {
         V in[kIn];
@@ -42,7 +47,8 @@ __global__ void vectorized_map(Op op, MapArgs<T, kIn> a) {
       }
     }
   }
-  const int64_t tail = n_vec * kN + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;  // last n % kN elements
+  const int64_t tail =
+      n_vec * kN + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;  // last n % kN elements
   if (tail < a.n) a.out[tail] = apply_at(op, a, tail);
 }
 
@@ -52,9 +58,10 @@ template <int kUnroll>
 __global__ void vectorized_gray(const float* __restrict__ rgb, float* __restrict__ out, int64_t n) {
   const int64_t n_quads = n / 4;
   const int64_t chunk = int64_t(blockDim.x) * kUnroll;
-  auto quad = [&](const float4 (&in)[3]) {
+  auto quad = [&](const float4(&in)[3]) {
     const float* f = reinterpret_cast<const float*>(in);
-    return make_float4(gray(f[0], f[1], f[2]), gray(f[3], f[4], f[5]), gray(f[6], f[7], f[8]), gray(f[9], f[10], f[11]));
+    return make_float4(gray(f[0], f[1], f[2]), gray(f[3], f[4], f[5]), gray(f[6], f[7], f[8]),
+                       gray(f[9], f[10], f[11]));
   };
   for (int64_t base = blockIdx.x * chunk; base < n_quads; base += int64_t(gridDim.x) * chunk) {
     if (base + chunk <= n_quads) {
@@ -63,14 +70,18 @@ __global__ void vectorized_gray(const float* __restrict__ rgb, float* __restrict
       for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
         for (int c = 0; c < 3; ++c)
-          in[u][c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * (base + u * blockDim.x + threadIdx.x)) + c);
+          in[u][c] = __ldcs(
+              reinterpret_cast<const float4*>(rgb + 12 * (base + u * blockDim.x + threadIdx.x)) +
+              c);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) *reinterpret_cast<float4*>(out + 4 * (base + u * blockDim.x + threadIdx.x)) = quad(in[u]);
+      for (int u = 0; u < kUnroll; ++u)
+        *reinterpret_cast<float4*>(out + 4 * (base + u * blockDim.x + threadIdx.x)) = quad(in[u]);
     } else {
       for (int64_t j = base + threadIdx.x; j < n_quads; j += blockDim.x) {
         float4 in[3];
 #pragma unroll
-        for (int c = 0; c < 3; ++c) in[c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * j) + c);
+        for (int c = 0; c < 3; ++c)
+          in[c] = __ldcs(reinterpret_cast<const float4*>(rgb + 12 * j) + c);
         *reinterpret_cast<float4*>(out + 4 * j) = quad(in);
       }
     }
@@ -89,16 +100,17 @@ void launch_vectorized(Op op, const Problem& p, Buffers& b, const LaunchArgs& ar
   // One resident wave of blocks (registers permitting: v04's four loads in flight per input
   // take 36-44 registers, above the 32 that 2048 resident threads allow).
   if (op == Op::grayscale) {
-    const unsigned grid =
-        device::grid_resident_wave(vectorized_gray<kUnroll>, device::ceil_div(n, 4 * kUnroll), block);
-    vectorized_gray<kUnroll><<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
+    const unsigned grid = device::grid_resident_wave(vectorized_gray<kUnroll>,
+                                                     device::ceil_div(n, 4 * kUnroll), block);
+    vectorized_gray<kUnroll>
+        <<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
   } else {
     with_map_args(op, p, b, [&](auto f, auto a) {
       using T = std::remove_pointer_t<decltype(a.out)>;
       constexpr int kN = device::Vec16<T>::kN;
       constexpr auto kernel = vectorized_map<kUnroll, decltype(f), T, decltype(a)::kInputs>;
-      const unsigned grid =
-          device::grid_resident_wave(kernel, std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
+      const unsigned grid = device::grid_resident_wave(
+          kernel, std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
       kernel<<<grid, block, 0, stream_of(args)>>>(f, a);
     });
   }

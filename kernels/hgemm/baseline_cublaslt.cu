@@ -42,7 +42,8 @@ uint32_t alignment_of(const void* p) {
 
 struct Plan {
   cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // cuBLASLt's A (our B), B (our A), C
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr,
+                         c = nullptr;  // cuBLASLt's A (our B), B (our A), C
   cublasLtMatmulAlgo_t algo{};
 };
 
@@ -62,8 +63,10 @@ const Plan& plan_for(const GemmArgs<T>& g, size_t workspace_bytes) {
   Plan p;
   KLAB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t no_trans = CUBLAS_OP_N;
-  KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &no_trans, sizeof no_trans));
-  KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans, sizeof no_trans));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &no_trans,
+                                                   sizeof no_trans));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans,
+                                                   sizeof no_trans));
   KLAB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.a, kType, g.n, g.k, g.n));
   KLAB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.b, kType, g.k, g.m, g.k));
   KLAB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.c, kType, g.n, g.m, g.n));
@@ -71,12 +74,17 @@ const Plan& plan_for(const GemmArgs<T>& g, size_t workspace_bytes) {
   cublasLtMatmulPreference_t pref = nullptr;
   KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   const uint64_t ws = workspace_bytes;
-  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
   // Alignments in cuBLASLt's terms: its A is our B, its B our A; C and D are our C.
-  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_b, sizeof al_b));
-  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_a, sizeof al_a));
-  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c));
-  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_b, sizeof al_b));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_a, sizeof al_a));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c));
+  KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const cublasStatus_t st =
@@ -87,8 +95,9 @@ const Plan& plan_for(const GemmArgs<T>& g, size_t workspace_bytes) {
     cublasLtMatrixLayoutDestroy(p.b);
     cublasLtMatrixLayoutDestroy(p.c);
     cublasLtMatmulDescDestroy(p.op);
-    throw Error("cuBLASLt has no algorithm for hgemm m=" + std::to_string(g.m) + ",n=" + std::to_string(g.n) +
-                ",k=" + std::to_string(g.k) + " (" + cublasLtGetStatusString(st) + ")");
+    throw Error("cuBLASLt has no algorithm for hgemm m=" + std::to_string(g.m) +
+                ",n=" + std::to_string(g.n) + ",k=" + std::to_string(g.k) + " (" +
+                cublasLtGetStatusString(st) + ")");
   }
   p.algo = result.algo;
   return cache.emplace(key, p).first->second;
@@ -98,18 +107,19 @@ template <class T>
 void launch(const GemmArgs<T>& g, Buffers& b, cudaStream_t stream) {
   const Plan& p = plan_for(g, b.workspace_bytes);
   const float alpha = 1.f, beta = 0.f;
-  KLAB_CUBLAS_CHECK(cublasLtMatmul(handle(), p.op, &alpha, g.b, p.a, g.a, p.b, &beta, g.c, p.c, g.c, p.c, &p.algo,
-                                   b.workspace, b.workspace_bytes, stream));
+  KLAB_CUBLAS_CHECK(cublasLtMatmul(handle(), p.op, &alpha, g.b, p.a, g.a, p.b, &beta, g.c, p.c, g.c,
+                                   p.c, &p.algo, b.workspace, b.workspace_bytes, stream));
   KLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 Variant gpu_baseline_cublaslt() {
-  Variant v = gpu_variant("baseline_cublaslt", "cublasLtMatmul, fp32 compute, heuristic algo cached per problem",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                            with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, b, stream_of(args)); });
-                          });
+  Variant v = gpu_variant(
+      "baseline_cublaslt", "cublasLtMatmul, fp32 compute, heuristic algo cached per problem",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, b, stream_of(args)); });
+      });
   v.info.baseline = true;
   v.workspace_bytes = [](const Problem&) { return kWorkspaceBytes; };
   return v;

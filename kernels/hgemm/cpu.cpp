@@ -16,7 +16,8 @@ namespace {
 std::vector<float> to_float(const Tensor& t) {
   std::vector<float> out(static_cast<size_t>(t.spec.numel));
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < t.spec.numel; ++i) out[i] = static_cast<float>(load_as_double(t.data, t.spec.dtype, i));
+  for (int64_t i = 0; i < t.spec.numel; ++i)
+    out[i] = static_cast<float>(load_as_double(t.data, t.spec.dtype, i));
   return out;
 }
 
@@ -40,7 +41,8 @@ void launch_cpu(const Problem& p, Buffers& buf) {
       }
     }
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < jn; ++j) store_from_double(c, p.dtype, (i0 + r) * n + j0 + j, acc[r][j]);
+      for (int64_t j = 0; j < jn; ++j)
+        store_from_double(c, p.dtype, (i0 + r) * n + j0 + j, acc[r][j]);
   }
 }
 
@@ -56,7 +58,8 @@ Variant cpu_v00() {
     const double flops = 2.0 * p.dim("m") * p.dim("n") * p.dim("k");
     if (flops <= kCpuRungMaxFlops) return Status::yes();
     char why[160];
-    std::snprintf(why, sizeof why, "%.3g flops is above the CPU rung's limit of %.3g (seconds per run on the host)",
+    std::snprintf(why, sizeof why,
+                  "%.3g flops is above the CPU rung's limit of %.3g (seconds per run on the host)",
                   flops, kCpuRungMaxFlops);
     return Status::no(why);
   };

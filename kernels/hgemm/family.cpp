@@ -35,13 +35,23 @@ std::vector<Problem> headline() {
 // pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops and is checked against cuBLASLt.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
-  for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{
-           {1, 1, 1},       {1, 1, 8},        {64, 64, 1},     {256, 256, 8},  {33, 65, 24},
-           {97, 101, 103},  {127, 129, 136},  {129, 136, 40},  {1, 4096, 4096}, {4096, 8, 512},
-           {1000, 1000, 1000}, {4095, 4097, 4096}})
+  for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{{1, 1, 1},
+                                                                      {1, 1, 8},
+                                                                      {64, 64, 1},
+                                                                      {256, 256, 8},
+                                                                      {33, 65, 24},
+                                                                      {97, 101, 103},
+                                                                      {127, 129, 136},
+                                                                      {129, 136, 40},
+                                                                      {1, 4096, 4096},
+                                                                      {4096, 8, 512},
+                                                                      {1000, 1000, 1000},
+                                                                      {4095, 4097, 4096}})
     v.push_back(problem(m, n, k, DType::bf16));
-  v.push_back(problem(127, 128, 136, DType::bf16, 1));  // every base pointer 2 bytes off 16-byte alignment
-  for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{{33, 65, 24}, {127, 129, 136}, {1000, 1000, 1000}})
+  v.push_back(
+      problem(127, 128, 136, DType::bf16, 1));  // every base pointer 2 bytes off 16-byte alignment
+  for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{
+           {33, 65, 24}, {127, 129, 136}, {1000, 1000, 1000}})
     v.push_back(problem(m, n, k, DType::f16));
   return v;
 }
@@ -56,8 +66,9 @@ std::vector<double> to_double(const Tensor& t) {
 
 // value = A @ B and magnitude = |A| @ |B|, in fp64, blocked so the B rows of a task stay in
 // cache while 32 rows of A use them: tasks are (32-row, 256-column) blocks of C.
-void reference_gemm(int64_t m, int64_t n, int64_t k, const std::vector<double>& a, const std::vector<double>& b,
-                    std::vector<double>& value, std::vector<double>& magnitude) {
+void reference_gemm(int64_t m, int64_t n, int64_t k, const std::vector<double>& a,
+                    const std::vector<double>& b, std::vector<double>& value,
+                    std::vector<double>& magnitude) {
   constexpr int64_t kRows = 32, kCols = 256;
   value.assign(static_cast<size_t>(m * n), 0.0);
   magnitude.assign(static_cast<size_t>(m * n), 0.0);
@@ -103,13 +114,15 @@ Family make_hgemm() {
   };
   f.tensors = [](const Problem& p) {
     const int64_t m = p.dim("m"), n = p.dim("n"), k = p.dim("k");
-    return std::vector<TensorSpec>{{"a", p.dtype, checked_product({m, k}, "hgemm a"), Role::input},
-                                   {"b", p.dtype, checked_product({k, n}, "hgemm b"), Role::input},
-                                   {"c", p.dtype, checked_product({m, n}, "hgemm c"), Role::output}};
+    return std::vector<TensorSpec>{
+        {"a", p.dtype, checked_product({m, k}, "hgemm a"), Role::input},
+        {"b", p.dtype, checked_product({k, n}, "hgemm b"), Role::input},
+        {"c", p.dtype, checked_product({m, n}, "hgemm c"), Role::output}};
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     auto& c = ref["c"];
-    reference_gemm(p.dim("m"), p.dim("n"), p.dim("k"), to_double(b["a"]), to_double(b["b"]), c.value, c.magnitude);
+    reference_gemm(p.dim("m"), p.dim("n"), p.dim("k"), to_double(b["a"]), to_double(b["b"]),
+                   c.value, c.magnitude);
   };
   f.counts = [](const Problem& p) {
     const double m = static_cast<double>(p.dim("m")), n = static_cast<double>(p.dim("n")),

@@ -12,8 +12,8 @@
 
 namespace klab::hgemm {
 
-template <int kBlockM_, int kBlockN_, int kBlockK_, int kWarpM_, int kWarpN_, int kStages_, int kMinBlocks_,
-          int kGroupM_ = 8>
+template <int kBlockM_, int kBlockN_, int kBlockK_, int kWarpM_, int kWarpN_, int kStages_,
+          int kMinBlocks_, int kGroupM_ = 8>
 struct MultistageConfig {
   static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kBlockK = kBlockK_;
   static constexpr int kWarpM = kWarpM_, kWarpN = kWarpN_;
@@ -22,24 +22,28 @@ struct MultistageConfig {
   static constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
   static constexpr int kSteps = kBlockK / 16;
   static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0 && kBlockK % 16 == 0);
-  static_assert(kSteps >= 2, "the refill is issued in steps 0 .. kSteps-2, before the barrier of step kSteps-1");
+  static_assert(kSteps >= 2,
+                "the refill is issued in steps 0 .. kSteps-2, before the barrier of step kSteps-1");
   static_assert(kStages >= 2);
 
   using LayoutA = SwizzledLayout<kBlockM, kBlockK>;  // (BM, BK) of A, per stage
   using LayoutB = SwizzledLayout<kBlockK, kBlockN>;  // (BK, BN) of B, per stage
   using LayoutC = SwizzledLayout<kBlockM, kBlockN>;  // (BM, BN) of C, the staged epilogue
   template <class T>
-  static constexpr int kMainBytes = kStages * (LayoutA::kElems + LayoutB::kElems) * static_cast<int>(sizeof(T));
+  static constexpr int kMainBytes = kStages*(LayoutA::kElems + LayoutB::kElems) *
+                                    static_cast<int>(sizeof(T));
   template <class T>
-  static constexpr int kEpilogueBytes = LayoutC::kElems * static_cast<int>(sizeof(T));
+  static constexpr int kEpilogueBytes = LayoutC::kElems* static_cast<int>(sizeof(T));
   template <class T>
-  static constexpr int kSmemBytes = kMainBytes<T> > kEpilogueBytes<T> ? kMainBytes<T> : kEpilogueBytes<T>;
+  static constexpr int kSmemBytes =
+      kMainBytes<T> > kEpilogueBytes<T> ? kMainBytes<T> : kEpilogueBytes<T>;
 };
 
 /// The whole block: C[m0.., n0..] = A[m0.., :] @ B[:, n0..] for the tile picked by grouped rasterization.
 template <class Cfg, class T, bool kVec>
-__device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
-                                                int m, int n, int k, unsigned char* smem) {
+__device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T* __restrict__ b,
+                                                T* __restrict__ c, int m, int n, int k,
+                                                unsigned char* smem) {
   using LayoutA = typename Cfg::LayoutA;
   using LayoutB = typename Cfg::LayoutB;
   using LayoutC = typename Cfg::LayoutC;
@@ -47,11 +51,13 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
   T* sA = reinterpret_cast<T*>(smem);      // kStages x (BM, BK)
   T* sB = sA + kStages * LayoutA::kElems;  // kStages x (BK, BN)
   constexpr Copy kCopy = kVec ? Copy::async16 : Copy::scalar;
-  constexpr uint32_t kStageBytesA = LayoutA::kElems * sizeof(T), kStageBytesB = LayoutB::kElems * sizeof(T);
+  constexpr uint32_t kStageBytesA = LayoutA::kElems * sizeof(T),
+                     kStageBytesB = LayoutB::kElems * sizeof(T);
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   int tm, tn;
-  grouped_tile<Cfg::kGroupM>(blockIdx.x, (m - 1) / Cfg::kBlockM + 1, (n - 1) / Cfg::kBlockN + 1, tm, tn);
+  grouped_tile<Cfg::kGroupM>(blockIdx.x, (m - 1) / Cfg::kBlockM + 1, (n - 1) / Cfg::kBlockN + 1, tm,
+                             tn);
   const int m0 = tm * Cfg::kBlockM, n0 = tn * Cfg::kBlockN;
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
 
@@ -101,9 +107,9 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
         read = read == kStages - 1 ? 0 : read + 1;
       }
       if (ks + 1 < kSteps || kt + 1 < k_tiles)
-        Warp::template load_frags<LayoutA, LayoutB>(frags[(ks + 1) % 2], sA_addr + read * kStageBytesA,
-                                                    sB_addr + read * kStageBytesB, fa, fb, row0, chunk0,
-                                                    (ks + 1) % kSteps);
+        Warp::template load_frags<LayoutA, LayoutB>(
+            frags[(ks + 1) % 2], sA_addr + read * kStageBytesA, sB_addr + read * kStageBytesB, fa,
+            fb, row0, chunk0, (ks + 1) % kSteps);
       if (ks < kIssueSteps) {
         if (refill) {
           gA.template copy<kCopy>(sA + write * LayoutA::kElems, ks * CopierA::kPasses / kIssueSteps,
@@ -143,23 +149,24 @@ template <class Cfg, class T, auto kKernel>
 void launch_multistage(const GemmArgs<T>& g, cudaStream_t stream) {
   constexpr auto kernel = kKernel;
   static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::template kSmemBytes<T>));
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Cfg::template kSmemBytes<T>));
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         cudaSharedmemCarveoutMaxShared));
     return true;
   }();
   (void)opted_in;
   const auto blocks = device::ceil_div(g.m, Cfg::kBlockM) * device::ceil_div(g.n, Cfg::kBlockN);
-  kernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::template kSmemBytes<T>, stream>>>(g.a, g.b, g.c, g.m,
-                                                                                                g.n, g.k);
+  kernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::template kSmemBytes<T>, stream>>>(
+      g.a, g.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();
 }
 
 /// can_implement of a multistage rung: the 1-D grid of tiles must fit an int.
 template <class Cfg>
 Status multistage_can_implement(const Problem& p) {
-  if (device::ceil_div(p.dim("m"), Cfg::kBlockM) * device::ceil_div(p.dim("n"), Cfg::kBlockN) > INT_MAX)
+  if (device::ceil_div(p.dim("m"), Cfg::kBlockM) * device::ceil_div(p.dim("n"), Cfg::kBlockN) >
+      INT_MAX)
     return Status::no("more than 2^31 - 1 block tiles");
   return Status::yes();
 }

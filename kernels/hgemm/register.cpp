@@ -8,15 +8,15 @@ void register_hgemm(Registry& r) {
   using namespace hgemm;
   Family f = make_hgemm();
   f.ladder = {
-      cpu_v00(),
+    cpu_v00(),
 #if KLAB_HAS_CUDA
-      gpu_v01_wmma(),
-      gpu_v02_mma_ldmatrix(),
-      gpu_v03_mma_swizzled(),
-      gpu_v04_mma_cp_async(),
-      gpu_v05_mma_tuned(),
-      gpu_v06_mma_2cta(),
-      gpu_baseline_cublaslt(),
+    gpu_v01_wmma(),
+    gpu_v02_mma_ldmatrix(),
+    gpu_v03_mma_swizzled(),
+    gpu_v04_mma_cp_async(),
+    gpu_v05_mma_tuned(),
+    gpu_v06_mma_2cta(),
+    gpu_baseline_cublaslt(),
 #endif
   };
   r.add(std::move(f));

@@ -23,7 +23,8 @@ struct GemmArgs {
   /// 16-byte rows: every row of A, B and C starts on a 16-byte boundary, so tiles move as
   /// whole 8-element chunks (cp.async 16 / LDG.128) and an edge chunk is either all in or all out.
   bool vec16() const {
-    return k % 8 == 0 && n % 8 == 0 && device::aligned16(a) && device::aligned16(b) && device::aligned16(c);
+    return k % 8 == 0 && n % 8 == 0 && device::aligned16(a) && device::aligned16(b) &&
+           device::aligned16(c);
   }
 };
 
@@ -37,7 +38,9 @@ void with_gemm_args(const Problem& p, Buffers& b, Fn&& fn) {
   device::dispatch_among<__nv_bfloat16, __half>(p.dtype, "hgemm", bind);
 }
 
-inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+inline cudaStream_t stream_of(const LaunchArgs& a) {
+  return reinterpret_cast<cudaStream_t>(a.stream);
+}
 
 /// Refuses problems whose (M-tiles) grid dimension would exceed gridDim.y's 65535.
 inline Status fits_grid_y(const Problem& p, int block_m) {
@@ -47,8 +50,9 @@ inline Status fits_grid_y(const Problem& p, int block_m) {
 }
 
 /// A GPU rung of hgemm: sm_80+ (bf16 mma/wmma, ldmatrix, cp.async), bf16 and f16.
-inline Variant gpu_variant(const std::string& rung, const std::string& summary,
-                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+inline Variant gpu_variant(
+    const std::string& rung, const std::string& summary,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
   Variant v;
   v.info.id = "hgemm." + rung;
   v.info.summary = summary;

@@ -43,8 +43,12 @@ struct PaddedLayout {
   static constexpr int kStride = kCols + kPad;
   static constexpr int kElems = kRows * kStride;
   static constexpr int kPeriod = 1;
-  __host__ __device__ static int offset(int row, int chunk) { return row * kStride + chunk * kChunk; }
-  __host__ __device__ static LaneFrag lane_frag(int lane) { return {(lane & 15) * kStride + (lane >> 4) * kChunk, 0}; }
+  __host__ __device__ static int offset(int row, int chunk) {
+    return row * kStride + chunk * kChunk;
+  }
+  __host__ __device__ static LaneFrag lane_frag(int lane) {
+    return {(lane & 15) * kStride + (lane >> 4) * kChunk, 0};
+  }
   __host__ __device__ static int frag_offset(LaneFrag lf, int row0, int cu, int cc) {
     return lf.base + row0 * kStride + (cu + cc) * kChunk;
   }
@@ -66,13 +70,16 @@ struct SwizzledLayout {
   static_assert(kChunks == 2 || kChunks == 4 || kChunks % 8 == 0, "row of 2, 4 or 8k chunks");
 
   __host__ __device__ static int swizzle(int row) { return (row >> kRowShift) & (kPeriod - 1); }
-  __host__ __device__ static int offset(int row, int chunk) { return row * kStride + (chunk ^ swizzle(row)) * kChunk; }
+  __host__ __device__ static int offset(int row, int chunk) {
+    return row * kStride + (chunk ^ swizzle(row)) * kChunk;
+  }
   __host__ __device__ static LaneFrag lane_frag(int lane) {
     const int r = lane & 15;
     return {r * kStride, (lane >> 4) ^ swizzle(r)};
   }
   __host__ __device__ static int frag_offset(LaneFrag lf, int row0, int cu, int cc) {
-    return lf.base + row0 * kStride + (cu + (cc & ~(kPeriod - 1)) + ((cc & (kPeriod - 1)) ^ lf.t)) * kChunk;
+    return lf.base + row0 * kStride +
+           (cu + (cc & ~(kPeriod - 1)) + ((cc & (kPeriod - 1)) ^ lf.t)) * kChunk;
   }
 };
 
@@ -86,13 +93,14 @@ struct TileCopier {
   static constexpr int kRowsPerPass = kThreads / kChunksPerRow;
   static constexpr int kPasses = kRows / kRowsPerPass;
   static_assert(kCols % kChunk == 0 && kThreads % kChunksPerRow == 0 && kRows % kRowsPerPass == 0);
-  static_assert(kRowsPerPass % 8 == 0, "passes 8k rows apart keep the swizzle of a thread's chunks equal");
+  static_assert(kRowsPerPass % 8 == 0,
+                "passes 8k rows apart keep the swizzle of a thread's chunks equal");
 
   const T* base;  // the matrix (a safe source address for zero-filled cp.async)
   const T* src;   // this thread's chunk in the current tile (may point outside the matrix)
   int row, col;   // its coordinates in the matrix
   int rows, cols, ld;
-  int soff;       // its shared-memory offset (elements) within a tile
+  int soff;  // its shared-memory offset (elements) within a tile
 
   __device__ TileCopier(const T* g, int rows_, int cols_, int ld_, int row0, int col0, int tid)
       : base(g), rows(rows_), cols(cols_), ld(ld_) {
@@ -164,7 +172,8 @@ __device__ __forceinline__ void grouped_tile(int bid, int tiles_m, int tiles_n, 
 /// stores, consecutive threads on consecutive chunks of a row (fully coalesced). Needs n % 8 == 0
 /// and C 16-byte aligned, so a chunk is either wholly inside or wholly outside the matrix.
 template <class T, int kRows, int kCols, int kThreads, class Layout>
-__device__ __forceinline__ void store_tile16(const T* s, T* c, int m, int n, int row0, int col0, int tid) {
+__device__ __forceinline__ void store_tile16(const T* s, T* c, int m, int n, int row0, int col0,
+                                             int tid) {
   constexpr int kChunksPerRow = kCols / kChunk;
   constexpr int kRowsPerPass = kThreads / kChunksPerRow;
   static_assert(kThreads % kChunksPerRow == 0 && kRows % kRowsPerPass == 0);
@@ -212,9 +221,10 @@ struct WarpTile {
   /// (kBlockK, kBlockN) B tile at sB; fa/fb are the lanes' LaneFrag for the two layouts, chunk0 a
   /// multiple of 8. kTilesM ldmatrix.x4 for A, kTilesN/2 ldmatrix.x4.trans for B.
   template <class LayoutA, class LayoutB>
-  __device__ static void load_frags(Frags& f, uint32_t sA, uint32_t sB, LaneFrag fa, LaneFrag fb, int row0, int chunk0,
-                                    int ks) {
-    static_assert((kWarpN / kChunk) % LayoutB::kPeriod == 0, "a warp's B columns must start on a swizzle period");
+  __device__ static void load_frags(Frags& f, uint32_t sA, uint32_t sB, LaneFrag fa, LaneFrag fb,
+                                    int row0, int chunk0, int ks) {
+    static_assert((kWarpN / kChunk) % LayoutB::kPeriod == 0,
+                  "a warp's B columns must start on a swizzle period");
 #pragma unroll
     for (int i = 0; i < kTilesM; ++i)
       device::ldmatrix_x4(f.a[i], sA + kBytes * LayoutA::frag_offset(fa, row0 + 16 * i, 0, 2 * ks));
@@ -239,7 +249,8 @@ struct WarpTile {
 
   /// acc += the whole kBlockK-deep tile, step by step (arguments as load_frags).
   template <int kBlockK, class LayoutA, class LayoutB>
-  __device__ void mma_tile(uint32_t sA, uint32_t sB, LaneFrag fa, LaneFrag fb, int row0, int chunk0) {
+  __device__ void mma_tile(uint32_t sA, uint32_t sB, LaneFrag fa, LaneFrag fb, int row0,
+                           int chunk0) {
 #pragma unroll
     for (int ks = 0; ks < kBlockK / 16; ++ks) {
       Frags f;

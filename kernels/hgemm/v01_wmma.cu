@@ -34,8 +34,9 @@ using LayoutA = PaddedLayout<kBlockM, kBlockK, kPad>;  // (BM, BK) of A
 using LayoutB = PaddedLayout<kBlockK, kBlockN, kPad>;  // (BK, BN) of B
 
 template <class T, bool kVec>
-__global__ void __launch_bounds__(kThreads) hgemm_v01_kernel(const T* __restrict__ a, const T* __restrict__ b,
-                                                             T* __restrict__ c, int m, int n, int k) {
+__global__ void __launch_bounds__(kThreads)
+    hgemm_v01_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m,
+                     int n, int k) {
   __shared__ alignas(128) T sA[LayoutA::kElems];
   __shared__ alignas(128) T sB[LayoutB::kElems];
   __shared__ alignas(128) float sC[kThreads / 32][16 * 16];  // per-warp epilogue scratch
@@ -65,10 +66,12 @@ __global__ void __launch_bounds__(kThreads) hgemm_v01_kernel(const T* __restrict
       wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb[kFragsN];
 #pragma unroll
       for (int i = 0; i < kFragsM; ++i)
-        wmma::load_matrix_sync(fa[i], sA + (warp_m * kWarpM + 16 * i) * LayoutA::kStride + kk, LayoutA::kStride);
+        wmma::load_matrix_sync(fa[i], sA + (warp_m * kWarpM + 16 * i) * LayoutA::kStride + kk,
+                               LayoutA::kStride);
 #pragma unroll
       for (int j = 0; j < kFragsN; ++j)
-        wmma::load_matrix_sync(fb[j], sB + kk * LayoutB::kStride + warp_n * kWarpN + 16 * j, LayoutB::kStride);
+        wmma::load_matrix_sync(fb[j], sB + kk * LayoutB::kStride + warp_n * kWarpN + 16 * j,
+                               LayoutB::kStride);
 #pragma unroll
       for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
@@ -126,7 +129,8 @@ void launch(const GemmArgs<T>& g, cudaStream_t stream) {
 Variant gpu_v01_wmma() {
   Variant v = gpu_variant("v01_wmma", "nvcuda::wmma 16x16x16 on padded smem tiles, 32x64 warp tile",
                           [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                            with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, stream_of(args)); });
+                            with_gemm_args(
+                                p, b, [&]<class T>(GemmArgs<T> g) { launch(g, stream_of(args)); });
                           });
   v.can_implement = [](const Problem& p) { return fits_grid_y(p, kBlockM); };
   return v;

@@ -24,7 +24,8 @@ using LayoutB = PaddedLayout<synchronous::kBlockK, synchronous::kBlockN, kPad>; 
 }  // namespace
 
 Variant gpu_v02_mma_ldmatrix() {
-  Variant v = gpu_variant("v02_mma_ldmatrix", "mma.sync m16n8k16 via PTX + ldmatrix.x4, padded smem, 64x64 warp tile",
+  Variant v = gpu_variant("v02_mma_ldmatrix",
+                          "mma.sync m16n8k16 via PTX + ldmatrix.x4, padded smem, 64x64 warp tile",
                           [](const Problem& p, Buffers& b, const LaunchArgs& args) {
                             with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
                               synchronous::launch<LayoutA, LayoutB>(g, stream_of(args));

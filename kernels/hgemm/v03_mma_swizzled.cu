@@ -23,12 +23,14 @@ using LayoutB = SwizzledLayout<synchronous::kBlockK, synchronous::kBlockN>;  // 
 }  // namespace
 
 Variant gpu_v03_mma_swizzled() {
-  Variant v = gpu_variant("v03_mma_swizzled", "v02 with XOR-swizzled smem: conflict-free ldmatrix and stores, no padding",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                            with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
-                              synchronous::launch<LayoutA, LayoutB>(g, stream_of(args));
-                            });
-                          });
+  Variant v =
+      gpu_variant("v03_mma_swizzled",
+                  "v02 with XOR-swizzled smem: conflict-free ldmatrix and stores, no padding",
+                  [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                    with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+                      synchronous::launch<LayoutA, LayoutB>(g, stream_of(args));
+                    });
+                  });
   v.can_implement = [](const Problem& p) { return fits_grid_y(p, synchronous::kBlockM); };
   return v;
 }

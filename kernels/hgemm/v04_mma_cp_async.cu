@@ -34,16 +34,19 @@ constexpr int kGroupM = 8;  // tile-rows per rasterization group
 using LayoutA = SwizzledLayout<kBlockM, kBlockK>;  // (BM, BK) of A, per stage
 using LayoutB = SwizzledLayout<kBlockK, kBlockN>;  // (BK, BN) of B, per stage
 template <class T>
-constexpr int kSmemBytes = kStages * (LayoutA::kElems + LayoutB::kElems) * static_cast<int>(sizeof(T));
+constexpr int kSmemBytes = kStages*(LayoutA::kElems + LayoutB::kElems) *
+                           static_cast<int>(sizeof(T));
 
 template <class T, bool kVec>
-__global__ void __launch_bounds__(kThreads, 1) hgemm_v04_kernel(const T* __restrict__ a, const T* __restrict__ b,
-                                                                T* __restrict__ c, int m, int n, int k) {
+__global__ void __launch_bounds__(kThreads, 1)
+    hgemm_v04_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m,
+                     int n, int k) {
   extern __shared__ __align__(128) unsigned char smem[];
-  T* sA = reinterpret_cast<T*>(smem);            // kStages x (BM, BK)
-  T* sB = sA + kStages * LayoutA::kElems;        // kStages x (BK, BN)
+  T* sA = reinterpret_cast<T*>(smem);      // kStages x (BM, BK)
+  T* sB = sA + kStages * LayoutA::kElems;  // kStages x (BK, BN)
   constexpr Copy kCopy = kVec ? Copy::async16 : Copy::scalar;
-  constexpr uint32_t kStageBytesA = LayoutA::kElems * sizeof(T), kStageBytesB = LayoutB::kElems * sizeof(T);
+  constexpr uint32_t kStageBytesA = LayoutA::kElems * sizeof(T),
+                     kStageBytesB = LayoutB::kElems * sizeof(T);
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   int tm, tn;
@@ -94,13 +97,13 @@ __global__ void __launch_bounds__(kThreads, 1) hgemm_v04_kernel(const T* __restr
     for (int ks = 0; ks < kSteps; ++ks) {
       if (ks == kSteps - 1) {
         device::cp_async_wait<kStages - 2>();  // this thread's copies of tile kt+1 have landed...
-        __syncthreads();                        // ...everyone's have, and nobody reads tile kt's slot any more
+        __syncthreads();  // ...everyone's have, and nobody reads tile kt's slot any more
         read = read == kStages - 1 ? 0 : read + 1;
       }
       // Past the last tile this reads a stale slot: harmless, the fragments go unused.
-      Warp::template load_frags<LayoutA, LayoutB>(frags[(ks + 1) % 2], sA_addr + read * kStageBytesA,
-                                                  sB_addr + read * kStageBytesB, fa, fb, row0, chunk0,
-                                                  (ks + 1) % kSteps);
+      Warp::template load_frags<LayoutA, LayoutB>(
+          frags[(ks + 1) % 2], sA_addr + read * kStageBytesA, sB_addr + read * kStageBytesB, fa, fb,
+          row0, chunk0, (ks + 1) % kSteps);
       if (ks == 0) {
         if (kt + kStages - 1 < k_tiles) {  // refill the slot tile kt-1 used
           gA.template copy<kCopy>(sA + write * LayoutA::kElems);
@@ -121,31 +124,34 @@ template <class T, bool kVec>
 void launch_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
   // Above 48 KiB of dynamic shared memory needs an opt-in, once per kernel.
   static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(hgemm_v04_kernel<T, kVec>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         kSmemBytes<T>));
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(
+        hgemm_v04_kernel<T, kVec>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes<T>));
     return true;
   }();
   (void)opted_in;
   const auto blocks = device::ceil_div(g.m, kBlockM) * device::ceil_div(g.n, kBlockN);
-  hgemm_v04_kernel<T, kVec><<<static_cast<unsigned>(blocks), kThreads, kSmemBytes<T>, stream>>>(g.a, g.b, g.c, g.m,
-                                                                                                 g.n, g.k);
+  hgemm_v04_kernel<T, kVec><<<static_cast<unsigned>(blocks), kThreads, kSmemBytes<T>, stream>>>(
+      g.a, g.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();
 }
 
 template <class T>
 void launch(const GemmArgs<T>& g, cudaStream_t stream) {
-  if (g.vec16()) launch_kernel<T, true>(g, stream);
-  else launch_kernel<T, false>(g, stream);
+  if (g.vec16())
+    launch_kernel<T, true>(g, stream);
+  else
+    launch_kernel<T, false>(g, stream);
 }
 
 }  // namespace
 
 Variant gpu_v04_mma_cp_async() {
-  Variant v = gpu_variant("v04_mma_cp_async",
-                          "cp.async 4-stage pipeline, 128x256x32 block, 8 warps of 64x64, grouped raster",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                            with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, stream_of(args)); });
-                          });
+  Variant v = gpu_variant(
+      "v04_mma_cp_async",
+      "cp.async 4-stage pipeline, 128x256x32 block, 8 warps of 64x64, grouped raster",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, stream_of(args)); });
+      });
   v.can_implement = [](const Problem& p) {
     if (device::ceil_div(p.dim("m"), kBlockM) * device::ceil_div(p.dim("n"), kBlockN) > INT_MAX)
       return Status::no("more than 2^31 - 1 tiles of 128x256");

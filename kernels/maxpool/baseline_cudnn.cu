@@ -17,11 +17,12 @@
 #include "kernels/maxpool/rung.cuh"
 
 /// cuDNN status check: throws klab::Error carrying file, line, the call text and cuDNN's message.
-#define KLAB_CUDNN_CHECK(call)                                                                     \
-  do {                                                                                             \
-    const cudnnStatus_t klab_st_ = (call);                                                         \
-    if (klab_st_ != CUDNN_STATUS_SUCCESS)                                                          \
-      ::klab::throw_error(__FILE__, __LINE__, std::string(#call) + ": " + cudnnGetErrorString(klab_st_)); \
+#define KLAB_CUDNN_CHECK(call)                                                        \
+  do {                                                                                \
+    const cudnnStatus_t klab_st_ = (call);                                            \
+    if (klab_st_ != CUDNN_STATUS_SUCCESS)                                             \
+      ::klab::throw_error(__FILE__, __LINE__,                                         \
+                          std::string(#call) + ": " + cudnnGetErrorString(klab_st_)); \
   } while (0)
 
 namespace klab::maxpool {
@@ -59,10 +60,12 @@ void build(Descriptors& d, const Problem& p) {
   KLAB_CUDNN_CHECK(cudnnCreateTensorDescriptor(&d.x));
   KLAB_CUDNN_CHECK(cudnnCreateTensorDescriptor(&d.y));
   KLAB_CUDNN_CHECK(cudnnCreatePoolingDescriptor(&d.pool));
-  KLAB_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, t, int(g.n), int(g.c), int(g.h), int(g.w)));
+  KLAB_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, t, int(g.n), int(g.c),
+                                              int(g.h), int(g.w)));
   // NOT_PROPAGATE_NAN matches fmaxf in the rungs; the test data hold no NaN either way.
-  KLAB_CUDNN_CHECK(cudnnSetPooling2dDescriptor(d.pool, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, int(g.k), int(g.k),
-                                               int(g.p), int(g.p), int(g.s), int(g.s)));
+  KLAB_CUDNN_CHECK(cudnnSetPooling2dDescriptor(d.pool, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN,
+                                               int(g.k), int(g.k), int(g.p), int(g.p), int(g.s),
+                                               int(g.s)));
   int n = 0, c = 0, ho = 0, wo = 0;
   KLAB_CUDNN_CHECK(cudnnGetPooling2dForwardOutputDim(d.pool, d.x, &n, &c, &ho, &wo));
   KLAB_CHECK(n == g.n && c == g.c && ho == g.ho && wo == g.wo,
@@ -91,22 +94,25 @@ const Descriptors& descriptors(const Problem& p) {
 }  // namespace
 
 Variant gpu_baseline_cudnn() {
-  Variant v = gpu_variant("baseline_cudnn", "cudnnPoolingForward (CUDNN_POOLING_MAX, NCHW)",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const Descriptors& d = descriptors(p);
-    const cudnnHandle_t h = cudnn_handle();
-    KLAB_CUDNN_CHECK(cudnnSetStream(h, stream_of(args)));
-    const float one = 1.f, zero = 0.f;  // float scaling factors for f32 and bf16 data alike
-    KLAB_CUDNN_CHECK(cudnnPoolingForward(h, d.pool, &one, d.x, b["x"].data, &zero, d.y, b["y"].data));
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = gpu_variant(
+      "baseline_cudnn", "cudnnPoolingForward (CUDNN_POOLING_MAX, NCHW)",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const Descriptors& d = descriptors(p);
+        const cudnnHandle_t h = cudnn_handle();
+        KLAB_CUDNN_CHECK(cudnnSetStream(h, stream_of(args)));
+        const float one = 1.f, zero = 0.f;  // float scaling factors for f32 and bf16 data alike
+        KLAB_CUDNN_CHECK(
+            cudnnPoolingForward(h, d.pool, &one, d.x, b["x"].data, &zero, d.y, b["y"].data));
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.baseline = true;
   v.info.sweepable = false;
   v.can_implement = [](const Problem& p) {
     const Geometry g = geometry(p);
     constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
     if (g.x_numel() > kMax || g.y_numel() > kMax)
-      return Status::no("cuDNN's legacy pooling takes int extents: needs < 2^31 elements per tensor");
+      return Status::no(
+          "cuDNN's legacy pooling takes int extents: needs < 2^31 elements per tensor");
     return Status::yes();
   };
   return v;

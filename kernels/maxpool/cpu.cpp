@@ -21,10 +21,12 @@ void pool(const Geometry& g, const T* x, T* y) {
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t plane = r / g.ho, oh = r % g.ho;
-    const int64_t h0 = std::max<int64_t>(oh * g.s - g.p, 0), h1 = std::min(oh * g.s - g.p + g.k, g.h);
+    const int64_t h0 = std::max<int64_t>(oh * g.s - g.p, 0),
+                  h1 = std::min(oh * g.s - g.p + g.k, g.h);
     const T* xp = x + plane * g.h * g.w;
     for (int64_t ow = 0; ow < g.wo; ++ow) {
-      const int64_t w0 = std::max<int64_t>(ow * g.s - g.p, 0), w1 = std::min(ow * g.s - g.p + g.k, g.w);
+      const int64_t w0 = std::max<int64_t>(ow * g.s - g.p, 0),
+                    w1 = std::min(ow * g.s - g.p + g.k, g.w);
       float m = -std::numeric_limits<float>::infinity();
       for (int64_t ih = h0; ih < h1; ++ih)
         for (int64_t iw = w0; iw < w1; ++iw) m = std::max(m, load(xp, ih * g.w + iw));

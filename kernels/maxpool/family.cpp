@@ -35,8 +35,8 @@ int64_t covered(int64_t h, int64_t k, int64_t s, int64_t p, int64_t ho) {
   return total;
 }
 
-Problem problem(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t s, int64_t p, DType t,
-                int64_t misalign = 0) {
+Problem problem(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t s, int64_t p,
+                DType t, int64_t misalign = 0) {
   Problem pr;
   pr.family = "maxpool";
   pr.shape.dims = {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"k", k}, {"s", s}, {"p", p}};
@@ -52,14 +52,15 @@ void validate(const Problem& pr) {
   if (s < 1) throw UsageError("maxpool: stride s=" + std::to_string(s) + " must be >= 1");
   if (p < 0) throw UsageError("maxpool: padding p=" + std::to_string(p) + " must be >= 0");
   if (p >= k)
-    throw UsageError("maxpool: padding p=" + std::to_string(p) + " must be smaller than the window k=" +
-                     std::to_string(k) + " (a window of padding alone has no max)");
+    throw UsageError("maxpool: padding p=" + std::to_string(p) +
+                     " must be smaller than the window k=" + std::to_string(k) +
+                     " (a window of padding alone has no max)");
   if (k > padded(h, p, "h"))
-    throw UsageError("maxpool: window k=" + std::to_string(k) + " exceeds the padded height h+2p=" +
-                     std::to_string(h + 2 * p));
+    throw UsageError("maxpool: window k=" + std::to_string(k) +
+                     " exceeds the padded height h+2p=" + std::to_string(h + 2 * p));
   if (k > padded(w, p, "w"))
-    throw UsageError("maxpool: window k=" + std::to_string(k) + " exceeds the padded width w+2p=" +
-                     std::to_string(w + 2 * p));
+    throw UsageError("maxpool: window k=" + std::to_string(k) +
+                     " exceeds the padded width w+2p=" + std::to_string(w + 2 * p));
 }
 
 }  // namespace
@@ -119,7 +120,8 @@ Family make_maxpool() {
     const double outputs = planes * static_cast<double>(g.ho) * static_cast<double>(g.wo);
     const double read = planes * static_cast<double>(covered(g.h, g.k, g.s, g.p, g.ho)) *
                         static_cast<double>(covered(g.w, g.k, g.s, g.p, g.wo));
-    return Counts{outputs * static_cast<double>(g.k * g.k), (read + outputs) * dtype_size(pr.dtype)};
+    return Counts{outputs * static_cast<double>(g.k * g.k),
+                  (read + outputs) * dtype_size(pr.dtype)};
   };
   // Exact: the max of a set is one of its elements, and every rung compares values in a type
   // that holds the input exactly (f32, or bf16 widened to f32), so no rounding ever happens.
@@ -127,7 +129,8 @@ Family make_maxpool() {
 
   // 32 x 64 x 224 x 224 (a ResNet stem's activations): 392 MiB of f32 input, far above the 60 MiB
   // L2. bf16 doubles n to keep the working set above 256 MiB.
-  for (const auto& [t, n] : {std::pair{DType::f32, int64_t(32)}, std::pair{DType::bf16, int64_t(64)}}) {
+  for (const auto& [t, n] :
+       {std::pair{DType::f32, int64_t(32)}, std::pair{DType::bf16, int64_t(64)}}) {
     f.headline.push_back(problem(n, 64, 224, 224, 2, 2, 0, t));  // disjoint 2x2 windows
     f.headline.push_back(problem(n, 64, 224, 224, 3, 2, 1, t));  // overlapping 3x3 (ResNet stem)
   }

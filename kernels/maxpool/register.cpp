@@ -8,12 +8,12 @@ void register_maxpool(Registry& r) {
   using namespace maxpool;
   Family f = make_maxpool();
   f.ladder = {
-      cpu_v00(),
+    cpu_v00(),
 #if KLAB_HAS_CUDA
-      gpu_v01_naive(),
-      gpu_v02_vertical_strip(),
+    gpu_v01_naive(),
+    gpu_v02_vertical_strip(),
 #if KLAB_HAS_CUDNN
-      gpu_baseline_cudnn(),
+    gpu_baseline_cudnn(),
 #endif
 #endif
   };

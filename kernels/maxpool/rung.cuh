@@ -12,8 +12,9 @@ namespace klab::maxpool {
 inline constexpr int kDefaultBlock = 256;
 
 /// A GPU rung of the maxpool family (f32 and bf16).
-inline Variant gpu_variant(const std::string& rung, const std::string& summary,
-                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+inline Variant gpu_variant(
+    const std::string& rung, const std::string& summary,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
   Variant v;
   v.info.id = "maxpool." + rung;
   v.info.summary = summary;
@@ -25,6 +26,8 @@ inline Variant gpu_variant(const std::string& rung, const std::string& summary,
   return v;
 }
 
-inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+inline cudaStream_t stream_of(const LaunchArgs& a) {
+  return reinterpret_cast<cudaStream_t>(a.stream);
+}
 
 }  // namespace klab::maxpool

@@ -37,14 +37,17 @@ __global__ void naive_pool(const T* __restrict__ x, T* __restrict__ y, Geometry 
 }  // namespace
 
 Variant gpu_v01_naive() {
-  Variant v = gpu_variant("v01_naive", "one thread per output element", [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = device::block_or(args.block_threads, kDefaultBlock);
-    const Geometry g = geometry(p);
-    device::dispatch_float(p.dtype, [&]<class T>() {
-      naive_pool<<<device::grid_1d(g.y_numel(), block), block, 0, stream_of(args)>>>(b.ptr<const T>("x"), b.ptr<T>("y"), g);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = gpu_variant(
+      "v01_naive", "one thread per output element",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = device::block_or(args.block_threads, kDefaultBlock);
+        const Geometry g = geometry(p);
+        device::dispatch_float(p.dtype, [&]<class T>() {
+          naive_pool<<<device::grid_1d(g.y_numel(), block), block, 0, stream_of(args)>>>(
+              b.ptr<const T>("x"), b.ptr<T>("y"), g);
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.can_implement = [](const Problem& p) {
     if (geometry(p).y_numel() > std::numeric_limits<int32_t>::max())
       return Status::no("v01_naive launches one thread per output: needs n*c*ho*wo < 2^31");

@@ -39,7 +39,8 @@ struct StripArgs {
 
 // kK, kS > 0: the window and stride are compile-time constants; 0: taken from the arguments.
 template <class T, class Index, int kK, int kS>
-__global__ void __launch_bounds__(1024) strip_pool(const T* __restrict__ x, T* __restrict__ y, StripArgs<Index> a) {
+__global__ void __launch_bounds__(1024)
+    strip_pool(const T* __restrict__ x, T* __restrict__ y, StripArgs<Index> a) {
   const Index k = kK > 0 ? Index(kK) : a.k;
   const Index s = kS > 0 ? Index(kS) : a.s;
   const Index span = (kRows - 1) * s + k;  // input rows under the strip's kRows windows
@@ -57,8 +58,10 @@ __global__ void __launch_bounds__(1024) strip_pool(const T* __restrict__ x, T* _
     // image so that windows made mostly of padding cost nothing. Every load reads a clamped,
     // always-valid address and a select drops cells outside the image: no branch guards a load,
     // so the unrolled loads can all be issued before the first max.
-    const Index r_lo = kK > 0 ? Index(0) : max(Index(0), -ih0), r_hi = kK > 0 ? span : min(span, a.h - ih0);
-    const Index c_lo = kK > 0 ? Index(0) : max(Index(0), -iw0), c_hi = kK > 0 ? k : min(k, a.w - iw0);
+    const Index r_lo = kK > 0 ? Index(0) : max(Index(0), -ih0),
+                r_hi = kK > 0 ? span : min(span, a.h - ih0);
+    const Index c_lo = kK > 0 ? Index(0) : max(Index(0), -iw0),
+                c_hi = kK > 0 ? k : min(k, a.w - iw0);
 #pragma unroll
     for (Index r = r_lo; r < r_hi; ++r) {
       const Index ih = ih0 + r;
@@ -98,7 +101,8 @@ void launch_window(const StripArgs<Index>& a, const T* x, T* y, int block, cudaS
     if (block <= 1024) per_sm_cache[block].store(per_sm, std::memory_order_relaxed);
   }
   const int64_t wave = int64_t(device_info().sm_count) * per_sm;
-  const auto grid = static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(wave, device::ceil_div(a.items, block))));
+  const auto grid = static_cast<unsigned>(
+      std::max<int64_t>(1, std::min<int64_t>(wave, device::ceil_div(a.items, block))));
   kernel<<<grid, block, 0, stream>>>(x, y, a);
 }
 
@@ -106,7 +110,7 @@ template <class T, class Index>
 void launch_typed(const Geometry& g, const T* x, T* y, int block, cudaStream_t stream) {
   const int64_t strips = device::ceil_div(g.ho, kRows);
   const int64_t items = g.n * g.c * strips * g.wo;
-  const StripArgs<Index> a{Index(g.h), Index(g.w),  Index(g.ho),     Index(g.wo),  Index(g.k),
+  const StripArgs<Index> a{Index(g.h), Index(g.w), Index(g.ho),   Index(g.wo), Index(g.k),
                            Index(g.s), Index(g.p), Index(strips), Index(items)};
   if (g.k == 2 && g.s == 2)
     launch_window<T, Index, 2, 2>(a, x, y, block, stream);
@@ -121,23 +125,26 @@ void launch_typed(const Geometry& g, const T* x, T* y, int block, cudaStream_t s
 }  // namespace
 
 Variant gpu_v02_vertical_strip() {
-  return gpu_variant("v02_vertical_strip", "4 outputs per thread stacked vertically: rows loaded once, unrolled, grid-stride",
-                     [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = device::block_or(args.block_threads, kDefaultBlock);
-    const Geometry g = geometry(p);
-    // 32-bit indices when every index the kernel forms (the padded last strip, the window span
-    // and one grid stride past the end included) stays far below 2^31.
-    constexpr int64_t k32 = int64_t(1) << 30;
-    const bool small = g.x_numel() < k32 && g.y_numel() < k32 && g.y_numel() + kRows * g.n * g.c * g.wo < k32 &&
-                       std::max({g.k, g.s, g.p}) < (int64_t(1) << 20);
-    device::dispatch_float(p.dtype, [&]<class T>() {
-      if (small)
-        launch_typed<T, int32_t>(g, b.ptr<const T>("x"), b.ptr<T>("y"), block, stream_of(args));
-      else
-        launch_typed<T, int64_t>(g, b.ptr<const T>("x"), b.ptr<T>("y"), block, stream_of(args));
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  return gpu_variant(
+      "v02_vertical_strip",
+      "4 outputs per thread stacked vertically: rows loaded once, unrolled, grid-stride",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = device::block_or(args.block_threads, kDefaultBlock);
+        const Geometry g = geometry(p);
+        // 32-bit indices when every index the kernel forms (the padded last strip, the window span
+        // and one grid stride past the end included) stays far below 2^31.
+        constexpr int64_t k32 = int64_t(1) << 30;
+        const bool small = g.x_numel() < k32 && g.y_numel() < k32 &&
+                           g.y_numel() + kRows * g.n * g.c * g.wo < k32 &&
+                           std::max({g.k, g.s, g.p}) < (int64_t(1) << 20);
+        device::dispatch_float(p.dtype, [&]<class T>() {
+          if (small)
+            launch_typed<T, int32_t>(g, b.ptr<const T>("x"), b.ptr<T>("y"), block, stream_of(args));
+          else
+            launch_typed<T, int64_t>(g, b.ptr<const T>("x"), b.ptr<T>("y"), block, stream_of(args));
+        });
+        KLAB_CHECK_LAUNCH();
+      });
 }
 
 }  // namespace klab::maxpool

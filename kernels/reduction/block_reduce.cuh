@@ -20,7 +20,8 @@ struct MaxOp {
 template <class Op>
 __device__ __forceinline__ float warp_all_reduce(float v, Op op) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
 }
 
@@ -57,7 +58,8 @@ __device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
 __device__ __forceinline__ MaxSum warp_all_merge(MaxSum v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1)
-    v = merge(v, MaxSum{__shfl_xor_sync(0xffffffffu, v.max, offset), __shfl_xor_sync(0xffffffffu, v.sum, offset)});
+    v = merge(v, MaxSum{__shfl_xor_sync(0xffffffffu, v.max, offset),
+                        __shfl_xor_sync(0xffffffffu, v.sum, offset)});
   return v;
 }
 

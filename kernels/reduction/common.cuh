@@ -12,7 +12,9 @@
 
 namespace klab::reduction {
 
-inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+inline cudaStream_t stream_of(const LaunchArgs& a) {
+  return reinterpret_cast<cudaStream_t>(a.stream);
+}
 
 /// A block size from a sweep, rounded up to whole warps (the block reductions need them).
 inline int warp_multiple(int threads) { return std::clamp((threads + 31) / 32 * 32, 32, 1024); }

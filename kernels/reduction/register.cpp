@@ -10,26 +10,26 @@ void register_reduction(Registry& r) {
 
   Family sum = make_reduce_sum();
   sum.ladder = {
-      sum_v00_cpu(),
+    sum_v00_cpu(),
 #if KLAB_HAS_CUDA
-      sum_v01_smem_tree(),
-      sum_v02_warp_shuffle(),
-      sum_v03_vectorized(),
-      sum_baseline_cub(),
+    sum_v01_smem_tree(),
+    sum_v02_warp_shuffle(),
+    sum_v03_vectorized(),
+    sum_baseline_cub(),
 #endif
   };
   r.add(std::move(sum));
 
   Family softmax = make_softmax();
   softmax.ladder = {
-      softmax_v00_cpu(),
+    softmax_v00_cpu(),
 #if KLAB_HAS_CUDA
-      softmax_v01_naive(),
-      softmax_v02_block_row(),
-      softmax_v03_online(),
-      softmax_v04_registers(),
+    softmax_v01_naive(),
+    softmax_v02_block_row(),
+    softmax_v03_online(),
+    softmax_v04_registers(),
 #if KLAB_HAS_CUDNN
-      softmax_baseline_cudnn(),
+    softmax_baseline_cudnn(),
 #endif
 #endif
   };

@@ -39,16 +39,17 @@ void launch_cublas(const Problem& p, Buffers& b, const LaunchArgs& args) {
   KLAB_CUBLAS_CHECK(cublasSetStream(h, stream_of(args)));
   // After cublasSetStream (which resets the workspace to cuBLAS's default pool).
   KLAB_CUBLAS_CHECK(cublasSetWorkspace(h, b.workspace, b.workspace_bytes));
-  KLAB_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha, g.b, g.n, g.a, g.k, &g.beta,
-                                g.c, g.n));
+  KLAB_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &g.alpha, g.b, g.n, g.a,
+                                g.k, &g.beta, g.c, g.n));
   KLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 Variant gpu_baseline_cublas() {
-  Variant v = gpu_variant("baseline_cublas", "cublasSgemm, FP32 (TF32 off), row-major via C^T = B^T A^T",
-                          launch_cublas, {});
+  Variant v =
+      gpu_variant("baseline_cublas", "cublasSgemm, FP32 (TF32 off), row-major via C^T = B^T A^T",
+                  launch_cublas, {});
   v.workspace_bytes = [](const Problem&) { return kWorkspaceBytes; };
   v.info.baseline = true;
   return v;

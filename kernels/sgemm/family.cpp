@@ -64,7 +64,8 @@ void reference(const Problem& p, const Buffers& b, Reference& ref) {
         for (int64_t i = i0; i < i1; ++i)
           for (int64_t j = j0; j < j1; ++j) {
             const double c = C[i * n + j];
-            const size_t o = static_cast<size_t>(i * n + j), r = static_cast<size_t>((i - i0) * kRefCols + (j - j0));
+            const size_t o = static_cast<size_t>(i * n + j),
+                         r = static_cast<size_t>((i - i0) * kRefCols + (j - j0));
             out.value[o] = alpha * acc[r] + beta * c;
             out.magnitude[o] = std::fabs(alpha) * mag[r] + std::fabs(beta * c);
           }
@@ -95,13 +96,15 @@ Family make_sgemm() {
     const int64_t m = p.dim("m"), n = p.dim("n"), k = p.dim("k");
     constexpr int64_t kMax = std::numeric_limits<int32_t>::max() - (int64_t(1) << 20);
     if (m > kMax || n > kMax || k > kMax || m * k > kMax || k * n > kMax || m * n > kMax)
-      throw UsageError("sgemm: each of A (m*k), B (k*n) and C (m*n) must have at most 2^31 - 2^20 elements");
+      throw UsageError(
+          "sgemm: each of A (m*k), B (k*n) and C (m*n) must have at most 2^31 - 2^20 elements");
   };
   f.tensors = [](const Problem& p) {
     const int64_t m = p.dim("m"), n = p.dim("n"), k = p.dim("k");
-    return std::vector<TensorSpec>{{"a", DType::f32, checked_product({m, k}, "sgemm A"), Role::input},
-                                   {"b", DType::f32, checked_product({k, n}, "sgemm B"), Role::input},
-                                   {"c", DType::f32, checked_product({m, n}, "sgemm C"), Role::inout}};
+    return std::vector<TensorSpec>{
+        {"a", DType::f32, checked_product({m, k}, "sgemm A"), Role::input},
+        {"b", DType::f32, checked_product({k, n}, "sgemm B"), Role::input},
+        {"c", DType::f32, checked_product({m, n}, "sgemm C"), Role::inout}};
   };
   f.reference = reference;
   // FLOPs: the 2mnk of the product only; the epilogue's 3mn (two multiplies and an add per
@@ -155,9 +158,9 @@ Family make_sgemm() {
   // (n = 1), both with odd sizes; sizes that no tile, vector width or warp divides; K = 1; K
   // not a multiple of any tile; every base pointer shifted by one float (dims all multiples of
   // 4: only the pointer check keeps the 16-byte paths off); one below and one above 4096.
-  f.awkward = {problem(1, 1, 1),         problem(1, 4097, 4095),   problem(4095, 1, 4097),
-               problem(33, 65, 17),      problem(127, 129, 131),   problem(300, 257, 1),
-               problem(64, 64, 64, 1),   problem(4095, 4095, 4095), problem(4097, 4097, 4097)};
+  f.awkward = {problem(1, 1, 1),       problem(1, 4097, 4095),    problem(4095, 1, 4097),
+               problem(33, 65, 17),    problem(127, 129, 131),    problem(300, 257, 1),
+               problem(64, 64, 64, 1), problem(4095, 4095, 4095), problem(4097, 4097, 4097)};
   return f;
 }
 

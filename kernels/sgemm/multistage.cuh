@@ -13,10 +13,12 @@
 namespace klab::sgemm {
 
 /// Tile shape, pipeline depth and register budget of one instantiation.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Threads, int Stages, int MinBlocks, int KGroup>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Threads, int Stages,
+          int MinBlocks, int KGroup>
 struct MultistageConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
-  static constexpr int kThreads = Threads, kStages = Stages, kMinBlocks = MinBlocks, kKGroup = KGroup;
+  static constexpr int kThreads = Threads, kStages = Stages, kMinBlocks = MinBlocks,
+                       kKGroup = KGroup;
   // A rows padded by 4 floats (16-byte aligned for cp.async): rows 4 apart, which a half-warp's
   // (LDS.64) or quarter-warp's (LDS.128) A reads fetch together, fall 16 banks apart.
   static constexpr int kLdA = BK + 4;
@@ -26,7 +28,8 @@ struct MultistageConfig {
 
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(GemmArgs g) {
-  constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN, kTM = C::kTM, kTN = C::kTN;
+  constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN, kTM = C::kTM,
+                kTN = C::kTN;
   constexpr int kThreads = C::kThreads, kStages = C::kStages, kKGroup = C::kKGroup, kLdA = C::kLdA;
   constexpr int kStageFloats = C::kStageFloats;
   using VecA = std::conditional_t<kKGroup == 4, float4, float2>;  // one A read: kKGroup k-steps
@@ -35,8 +38,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
   constexpr int kWarpsN = kBN / kWN;
   constexpr int kCopiesA = kBM * kBK / 4 / kThreads, kCopiesB = kBK * kBN / 4 / kThreads;
   static_assert(kLanesM * kLanesN == 32 && kCopiesA * kThreads * 4 == kBM * kBK &&
-                    kCopiesB * kThreads * 4 == kBK * kBN && kBK % 4 == 0 && (kKGroup == 2 || kKGroup == 4) &&
-                    kBK % kKGroup == 0,
+                    kCopiesB * kThreads * 4 == kBK * kBN && kBK % 4 == 0 &&
+                    (kKGroup == 2 || kKGroup == 4) && kBK % kKGroup == 0,
                 "tile shapes must divide evenly");
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
@@ -56,13 +59,15 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
     for (int l = 0; l < kCopiesA; ++l) {
       const int idx = t + l * kThreads, r = idx / (kBK / 4), c = (idx % (kBK / 4)) * 4;
       const bool ok = block_row + r < g.m && k0 + c < g.k;
-      device::cp_async_16(device::smem_addr(a + r * kLdA + c), ok ? g.a + (block_row + r) * g.k + k0 + c : g.a, ok);
+      device::cp_async_16(device::smem_addr(a + r * kLdA + c),
+                          ok ? g.a + (block_row + r) * g.k + k0 + c : g.a, ok);
     }
 #pragma unroll
     for (int l = 0; l < kCopiesB; ++l) {
       const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
       const bool ok = k0 + r < g.k && block_col + c < g.n;
-      device::cp_async_16(device::smem_addr(b + r * kBN + c), ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
+      device::cp_async_16(device::smem_addr(b + r * kBN + c),
+                          ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
     }
   };
 
@@ -76,7 +81,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
   float acc[kTM][kTN] = {};  // (chunk_m * 4 + i, chunk_n * 4 + j), as v09
   for (int tile = 0; tile < tiles; ++tile) {
     device::cp_async_wait<kStages - 2>();  // this thread's copies of `tile` have landed
-    __syncthreads();                        // everyone's have; and stage (tile - 1) is free
+    __syncthreads();                       // everyone's have; and stage (tile - 1) is free
     if (const int next = tile + kStages - 1; next < tiles) load_stage(next % kStages, next * kBK);
     device::cp_async_commit();
 
@@ -90,15 +95,16 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const int row = warp_row + (cm * kLanesM + lane_m) * 4 + i;
-          *reinterpret_cast<VecA*>(ra[cm * 4 + i]) = *reinterpret_cast<const VecA*>(a + row * kLdA + kk);
+          *reinterpret_cast<VecA*>(ra[cm * 4 + i]) =
+              *reinterpret_cast<const VecA*>(a + row * kLdA + kk);
         }
 #pragma unroll
       for (int q = 0; q < kKGroup; ++q) {
         __align__(16) float rb[kTN];
 #pragma unroll
         for (int cn = 0; cn < kChunksN; ++cn)
-          *reinterpret_cast<float4*>(&rb[cn * 4]) =
-              *reinterpret_cast<const float4*>(b + (kk + q) * kBN + warp_col + (cn * kLanesN + lane_n) * 4);
+          *reinterpret_cast<float4*>(&rb[cn * 4]) = *reinterpret_cast<const float4*>(
+              b + (kk + q) * kBN + warp_col + (cn * kLanesN + lane_n) * 4);
 #pragma unroll
         for (int r = 0; r < kTM; ++r)
 #pragma unroll
@@ -126,8 +132,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
 template <class C>
 void launch_multistage(const GemmArgs& g, cudaStream_t stream) {
   static const bool configured = [] {
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(sgemm_multistage<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(
+        sgemm_multistage<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     return true;
   }();
   (void)configured;

@@ -9,21 +9,21 @@ void register_sgemm(Registry& r) {
   using namespace sgemm;
   Family f = make_sgemm();
   f.ladder = {
-      cpu_v00(),
+    cpu_v00(),
 #if KLAB_HAS_CUDA
-      gpu_v01_naive(),
-      gpu_v02_coalesced(),
-      gpu_v03_smem_tiles(),
-      gpu_v04_1d_blocktile(),
-      gpu_v05_2d_blocktile(),
-      gpu_v06_vectorized(),
-      gpu_v07_bank_conflict_free(),
-      gpu_v08_double_buffer(),
-      gpu_v09_warptile(),
-      gpu_v10_autotuned(),
-      gpu_v11_multistage(),
-      gpu_v12_multistage_256x128(),
-      gpu_baseline_cublas(),
+    gpu_v01_naive(),
+    gpu_v02_coalesced(),
+    gpu_v03_smem_tiles(),
+    gpu_v04_1d_blocktile(),
+    gpu_v05_2d_blocktile(),
+    gpu_v06_vectorized(),
+    gpu_v07_bank_conflict_free(),
+    gpu_v08_double_buffer(),
+    gpu_v09_warptile(),
+    gpu_v10_autotuned(),
+    gpu_v11_multistage(),
+    gpu_v12_multistage_256x128(),
+    gpu_baseline_cublas(),
 #endif
   };
   r.add(std::move(f));

@@ -25,15 +25,24 @@ struct GemmArgs {
 };
 
 inline GemmArgs gemm_args(const Problem& p, Buffers& b) {
-  return GemmArgs{static_cast<int>(p.dim("m")), static_cast<int>(p.dim("n")), static_cast<int>(p.dim("k")),
-                  kAlpha, kBeta, b.ptr<float>("a"), b.ptr<float>("b"), b.ptr<float>("c")};
+  return GemmArgs{static_cast<int>(p.dim("m")),
+                  static_cast<int>(p.dim("n")),
+                  static_cast<int>(p.dim("k")),
+                  kAlpha,
+                  kBeta,
+                  b.ptr<float>("a"),
+                  b.ptr<float>("b"),
+                  b.ptr<float>("c")};
 }
 
-inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+inline cudaStream_t stream_of(const LaunchArgs& a) {
+  return reinterpret_cast<cudaStream_t>(a.stream);
+}
 
 /// The 16-byte paths need every row of A, B and C to start on a 16-byte boundary.
 inline bool vec4_ok(const GemmArgs& g) {
-  return g.k % 4 == 0 && g.n % 4 == 0 && device::aligned16(g.a) && device::aligned16(g.b) && device::aligned16(g.c);
+  return g.k % 4 == 0 && g.n % 4 == 0 && device::aligned16(g.a) && device::aligned16(g.b) &&
+         device::aligned16(g.c);
 }
 
 /// Rows of C tiles go to gridDim.y (at most 65535); columns to gridDim.x (2^31 - 1).

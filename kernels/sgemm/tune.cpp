@@ -11,12 +11,14 @@
 namespace klab::sgemm {
 
 std::string SgemmConfig::name() const {
-  return std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) + "_w" +
-         std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" + std::to_string(thread_m) + "x" +
-         std::to_string(thread_n) + "_" + std::to_string(threads);
+  return std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
+         "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" +
+         std::to_string(thread_m) + "x" + std::to_string(thread_n) + "_" + std::to_string(threads);
 }
 
-std::vector<SgemmConfig> sgemm_tune_space() { return {std::begin(kTuneSpace), std::end(kTuneSpace)}; }
+std::vector<SgemmConfig> sgemm_tune_space() {
+  return {std::begin(kTuneSpace), std::end(kTuneSpace)};
+}
 
 std::vector<std::string> sgemm_config_names() {
   std::vector<std::string> names;
@@ -26,11 +28,16 @@ std::vector<std::string> sgemm_config_names() {
 
 const char* shape_class_name(ShapeClass c) {
   switch (c) {
-    case ShapeClass::large: return "large";
-    case ShapeClass::medium: return "medium";
-    case ShapeClass::small: return "small";
-    case ShapeClass::short_m: return "short_m";
-    case ShapeClass::short_n: return "short_n";
+    case ShapeClass::large:
+      return "large";
+    case ShapeClass::medium:
+      return "medium";
+    case ShapeClass::small:
+      return "small";
+    case ShapeClass::short_m:
+      return "short_m";
+    case ShapeClass::short_n:
+      return "short_n";
   }
   return "?";
 }
@@ -77,15 +84,18 @@ namespace {
 
 bool usable(int index, const Problem& p) { return sgemm_config_can_implement(index, p).ok(); }
 
-std::vector<TunedChoice> candidates(ShapeClass c, const std::vector<TuneSource>& sources, const std::string& device) {
+std::vector<TunedChoice> candidates(ShapeClass c, const std::vector<TuneSource>& sources,
+                                    const std::string& device) {
   static const std::vector<std::string> names = sgemm_config_names();
   return tune_candidates(sources, device, kV10Id, shape_class_name(c), names, builtin_config(c));
 }
 
 }  // namespace
 
-TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& sources, const std::string& device) {
-  return pick_tuned(candidates(shape_class(p), sources, device), [&](int i) { return usable(i, p); });
+TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& sources,
+                              const std::string& device) {
+  return pick_tuned(candidates(shape_class(p), sources, device),
+                    [&](int i) { return usable(i, p); });
 }
 
 namespace {
@@ -100,12 +110,14 @@ TunedLookup& lookup() {
 
 TunedChoice tuned_choice(const Problem& p) {
   const ShapeClass c = shape_class(p);
-  return pick_tuned(lookup().candidates(shape_class_name(c), builtin_config(c)), [&](int i) { return usable(i, p); });
+  return pick_tuned(lookup().candidates(shape_class_name(c), builtin_config(c)),
+                    [&](int i) { return usable(i, p); });
 }
 
 int tuned_config(const Problem& p) {
   const ShapeClass c = shape_class(p);
-  return lookup().config(shape_class_name(c), builtin_config(c), [&](int i) { return usable(i, p); });
+  return lookup().config(shape_class_name(c), builtin_config(c),
+                         [&](int i) { return usable(i, p); });
 }
 
 Status sgemm_config_can_implement(int index, const Problem& p) {
@@ -113,7 +125,8 @@ Status sgemm_config_can_implement(int index, const Problem& p) {
     return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
                       std::to_string(kTuneSpaceSize) + ")");
   const int64_t bm = kTuneSpace[index].block_m;
-  if ((p.dim("m") + bm - 1) / bm > 65535) return Status::no("m > 65535 * " + std::to_string(bm) + " (gridDim.y limit)");
+  if ((p.dim("m") + bm - 1) / bm > 65535)
+    return Status::no("m > 65535 * " + std::to_string(bm) + " (gridDim.y limit)");
   return Status::yes();
 }
 
@@ -131,8 +144,11 @@ void register_sgemm_tunable() {
     // v10 with the table lookup replaced by one fixed configuration.
     Variant v = gpu_v10_autotuned();
     v.info.id = config_variant_id(kV10Id, index);
-    v.info.summary = "v10 fixed to configuration " + std::to_string(index) + ": " + kTuneSpace[index].name();
-    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) { launch_sgemm_config(index, p, b, a); };
+    v.info.summary =
+        "v10 fixed to configuration " + std::to_string(index) + ": " + kTuneSpace[index].name();
+    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
+      launch_sgemm_config(index, p, b, a);
+    };
     v.can_implement = [index](const Problem& p) { return sgemm_config_can_implement(index, p); };
     return v;
 #else

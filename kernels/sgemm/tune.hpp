@@ -29,11 +29,11 @@ struct SgemmConfig {
   constexpr int smem_bytes() const { return 2 * block_k * (block_m + 4 + block_n) * 4; }
   /// The constraints the kernel template static_asserts, in one place.
   constexpr bool valid() const {
-    return thread_m % 4 == 0 && thread_n % 4 == 0 && warp_m % thread_m == 0 && warp_n % thread_n == 0 &&
-           lanes_m() * lanes_n() == 32 && block_m % warp_m == 0 && block_n % warp_n == 0 &&
-           warps() * 32 == threads && block_m % 32 == 0 && block_k % 8 == 0 &&
-           (block_m * block_k / 4) % threads == 0 && (block_k * block_n / 4) % threads == 0 &&
-           smem_bytes() <= 48 * 1024;
+    return thread_m % 4 == 0 && thread_n % 4 == 0 && warp_m % thread_m == 0 &&
+           warp_n % thread_n == 0 && lanes_m() * lanes_n() == 32 && block_m % warp_m == 0 &&
+           block_n % warp_n == 0 && warps() * 32 == threads && block_m % 32 == 0 &&
+           block_k % 8 == 0 && (block_m * block_k / 4) % threads == 0 &&
+           (block_k * block_n / 4) % threads == 0 && smem_bytes() <= 48 * 1024;
   }
   /// "128x128x16_w32x64_t8x8_256"
   std::string name() const;
@@ -42,18 +42,18 @@ struct SgemmConfig {
 /// Every configuration v10 can launch; index = position. Keep entries appended (results name
 /// them by index and by name).
 inline constexpr SgemmConfig kTuneSpace[] = {
-    {128, 128, 16, 32, 64, 8, 8, 256},   // 0: v09's configuration
-    {128, 128, 8, 32, 64, 8, 8, 256},    // 1
-    {128, 128, 16, 64, 32, 8, 8, 256},   // 2
-    {128, 128, 8, 64, 64, 8, 16, 128},   // 3: 4 warps of 64 x 64, 128 accumulators per lane
-    {128, 256, 8, 64, 64, 8, 16, 256},   // 4
-    {256, 128, 8, 64, 64, 8, 16, 256},   // 5
-    {64, 128, 8, 32, 64, 8, 8, 128},     // 6: BK = 8 — at 16 the staging registers spill under 128
-    {128, 64, 8, 64, 32, 8, 8, 128},     // 7
-    {64, 64, 16, 32, 32, 8, 4, 128},     // 8
-    {64, 64, 16, 32, 32, 4, 8, 128},     // 9
-    {32, 64, 16, 16, 32, 4, 4, 128},     // 10: short m
-    {64, 32, 16, 32, 16, 4, 4, 128},     // 11: short n
+    {128, 128, 16, 32, 64, 8, 8, 256},  // 0: v09's configuration
+    {128, 128, 8, 32, 64, 8, 8, 256},   // 1
+    {128, 128, 16, 64, 32, 8, 8, 256},  // 2
+    {128, 128, 8, 64, 64, 8, 16, 128},  // 3: 4 warps of 64 x 64, 128 accumulators per lane
+    {128, 256, 8, 64, 64, 8, 16, 256},  // 4
+    {256, 128, 8, 64, 64, 8, 16, 256},  // 5
+    {64, 128, 8, 32, 64, 8, 8, 128},    // 6: BK = 8 — at 16 the staging registers spill under 128
+    {128, 64, 8, 64, 32, 8, 8, 128},    // 7
+    {64, 64, 16, 32, 32, 8, 4, 128},    // 8
+    {64, 64, 16, 32, 32, 4, 8, 128},    // 9
+    {32, 64, 16, 16, 32, 4, 4, 128},    // 10: short m
+    {64, 32, 16, 32, 16, 4, 4, 128},    // 11: short n
 };
 inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));
 
@@ -87,7 +87,8 @@ int builtin_config(ShapeClass c);
 /// per process.
 TunedChoice tuned_choice(const Problem& p);
 /// The same lookup from explicit tables and device name, read now (tests; `klab tune`).
-TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& sources, const std::string& device);
+TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& sources,
+                              const std::string& device);
 /// tuned_choice(p).config: index into kTuneSpace.
 int tuned_config(const Problem& p);
 

@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kTile = 32;
 
-__global__ void __launch_bounds__(kTile * kTile) sgemm_naive(GemmArgs g) {
+__global__ void __launch_bounds__(kTile* kTile) sgemm_naive(GemmArgs g) {
   const int row = blockIdx.y * kTile + threadIdx.x;  // lanes of a warp: consecutive rows
   const int col = blockIdx.x * kTile + threadIdx.y;
   if (row >= g.m || col >= g.n) return;

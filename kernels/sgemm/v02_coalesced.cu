@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kTile = 32;
 
-__global__ void __launch_bounds__(kTile * kTile) sgemm_coalesced(GemmArgs g) {
+__global__ void __launch_bounds__(kTile* kTile) sgemm_coalesced(GemmArgs g) {
   const int row = blockIdx.y * kTile + threadIdx.y;
   const int col = blockIdx.x * kTile + threadIdx.x;  // lanes of a warp: consecutive columns
   if (row >= g.m || col >= g.n) return;

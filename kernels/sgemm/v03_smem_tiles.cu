@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kTile = 32;
 
-__global__ void __launch_bounds__(kTile * kTile) sgemm_smem_tiles(GemmArgs g) {
+__global__ void __launch_bounds__(kTile* kTile) sgemm_smem_tiles(GemmArgs g) {
   __shared__ float sA[kTile][kTile];  // (BM, BK)
   __shared__ float sB[kTile][kTile];  // (BK, BN)
   const int tx = threadIdx.x, ty = threadIdx.y;

@@ -14,7 +14,8 @@ namespace {
 
 constexpr int kBlockM = 64, kBlockN = 64, kBlockK = 8, kThreadM = 8;
 constexpr int kThreads = kBlockM * kBlockN / kThreadM;  // 512
-static_assert(kThreads == kBlockM * kBlockK && kThreads == kBlockK * kBlockN, "one A and one B element per thread");
+static_assert(kThreads == kBlockM * kBlockK && kThreads == kBlockK * kBlockN,
+              "one A and one B element per thread");
 
 __global__ void __launch_bounds__(kThreads) sgemm_1d_blocktile(GemmArgs g) {
   __shared__ float sA[kBlockM][kBlockK];  // (BM, BK)

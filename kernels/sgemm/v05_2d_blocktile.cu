@@ -15,8 +15,8 @@ namespace {
 
 constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 8, kThreadM = 8, kThreadN = 8;
 constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);  // 256
-constexpr int kLoadsA = kBlockM * kBlockK / kThreads;                   // 4 elements per thread
-constexpr int kLoadsB = kBlockK * kBlockN / kThreads;                   // 4
+constexpr int kLoadsA = kBlockM * kBlockK / kThreads;                  // 4 elements per thread
+constexpr int kLoadsB = kBlockK * kBlockN / kThreads;                  // 4
 
 __global__ void __launch_bounds__(kThreads, 2) sgemm_2d_blocktile(GemmArgs g) {
   __shared__ float sA[kBlockM][kBlockK];  // (BM, BK)

@@ -37,16 +37,21 @@ __global__ void __launch_bounds__(kThreads, 2) sgemm_vectorized(GemmArgs g) {
     sA[a_c + 1][a_r] = va.y;
     sA[a_c + 2][a_r] = va.z;
     sA[a_c + 3][a_r] = va.w;
-    *reinterpret_cast<float4*>(&sB[b_r][b_c]) = load4<kVec>(g.b, g.k, g.n, k0 + b_r, block_col + b_c);
+    *reinterpret_cast<float4*>(&sB[b_r][b_c]) =
+        load4<kVec>(g.b, g.k, g.n, k0 + b_r, block_col + b_c);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < kBlockK; ++i) {
       __align__(16) float rA[kThreadM];  // 16-byte aligned: filled by float4 copies
       __align__(16) float rB[kThreadN];
-      *reinterpret_cast<float4*>(&rA[0]) = *reinterpret_cast<const float4*>(&sA[i][t_row * kThreadM]);
-      *reinterpret_cast<float4*>(&rA[4]) = *reinterpret_cast<const float4*>(&sA[i][t_row * kThreadM + 4]);
-      *reinterpret_cast<float4*>(&rB[0]) = *reinterpret_cast<const float4*>(&sB[i][t_col * kThreadN]);
-      *reinterpret_cast<float4*>(&rB[4]) = *reinterpret_cast<const float4*>(&sB[i][t_col * kThreadN + 4]);
+      *reinterpret_cast<float4*>(&rA[0]) =
+          *reinterpret_cast<const float4*>(&sA[i][t_row * kThreadM]);
+      *reinterpret_cast<float4*>(&rA[4]) =
+          *reinterpret_cast<const float4*>(&sA[i][t_row * kThreadM + 4]);
+      *reinterpret_cast<float4*>(&rB[0]) =
+          *reinterpret_cast<const float4*>(&sB[i][t_col * kThreadN]);
+      *reinterpret_cast<float4*>(&rB[4]) =
+          *reinterpret_cast<const float4*>(&sB[i][t_col * kThreadN + 4]);
 #pragma unroll
       for (int r = 0; r < kThreadM; ++r)
 #pragma unroll

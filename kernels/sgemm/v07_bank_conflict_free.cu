@@ -38,7 +38,8 @@ __global__ void __launch_bounds__(kThreads, 2) sgemm_bank_conflict_free(GemmArgs
     sA[a_c + 1][a_r] = va.y;
     sA[a_c + 2][a_r] = va.z;
     sA[a_c + 3][a_r] = va.w;
-    *reinterpret_cast<float4*>(&sB[b_r][b_c]) = load4<kVec>(g.b, g.k, g.n, k0 + b_r, block_col + b_c);
+    *reinterpret_cast<float4*>(&sB[b_r][b_c]) =
+        load4<kVec>(g.b, g.k, g.n, k0 + b_r, block_col + b_c);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < kBlockK; ++i) {
@@ -72,7 +73,8 @@ Variant gpu_v07_bank_conflict_free() {
       "v07_bank_conflict_free", "padded transposed A, 4x4 quadrants per thread: no bank conflicts",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         const GemmArgs g = gemm_args(p, b);
-        const auto kernel = vec4_ok(g) ? sgemm_bank_conflict_free<true> : sgemm_bank_conflict_free<false>;
+        const auto kernel =
+            vec4_ok(g) ? sgemm_bank_conflict_free<true> : sgemm_bank_conflict_free<false>;
         kernel<<<tile_grid(g, kBlockM, kBlockN), kThreads, 0, stream_of(args)>>>(g);
         KLAB_CHECK_LAUNCH();
       },

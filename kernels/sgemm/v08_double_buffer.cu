@@ -56,10 +56,14 @@ __global__ void __launch_bounds__(kThreads, 2) sgemm_double_buffer(GemmArgs g) {
     for (int i = 0; i < kBlockK; ++i) {
       __align__(16) float rA[kThreadM];  // 16-byte aligned: filled by float4 copies
       __align__(16) float rB[kThreadN];
-      *reinterpret_cast<float4*>(&rA[0]) = *reinterpret_cast<const float4*>(&sA[stage][i][t_row * 4]);
-      *reinterpret_cast<float4*>(&rA[4]) = *reinterpret_cast<const float4*>(&sA[stage][i][64 + t_row * 4]);
-      *reinterpret_cast<float4*>(&rB[0]) = *reinterpret_cast<const float4*>(&sB[stage][i][t_col * 4]);
-      *reinterpret_cast<float4*>(&rB[4]) = *reinterpret_cast<const float4*>(&sB[stage][i][64 + t_col * 4]);
+      *reinterpret_cast<float4*>(&rA[0]) =
+          *reinterpret_cast<const float4*>(&sA[stage][i][t_row * 4]);
+      *reinterpret_cast<float4*>(&rA[4]) =
+          *reinterpret_cast<const float4*>(&sA[stage][i][64 + t_row * 4]);
+      *reinterpret_cast<float4*>(&rB[0]) =
+          *reinterpret_cast<const float4*>(&sB[stage][i][t_col * 4]);
+      *reinterpret_cast<float4*>(&rB[4]) =
+          *reinterpret_cast<const float4*>(&sB[stage][i][64 + t_col * 4]);
 #pragma unroll
       for (int r = 0; r < kThreadM; ++r)
 #pragma unroll

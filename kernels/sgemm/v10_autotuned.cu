@@ -35,8 +35,12 @@ void launch_sgemm_config(int index, const Problem& p, Buffers& b, const LaunchAr
 
 Variant gpu_v10_autotuned() {
   return gpu_variant(
-      "v10_autotuned", "v09's template, tiles per shape class: tune cache, else kernels/sgemm/tuned.json, else built-in",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) { launch_sgemm_config(tuned_config(p), p, b, args); },
+      "v10_autotuned",
+      "v09's template, tiles per shape class: tune cache, else kernels/sgemm/tuned.json, else "
+      "built-in",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        launch_sgemm_config(tuned_config(p), p, b, args);
+      },
       [](const Problem& p) { return sgemm_config_can_implement(tuned_config(p), p); });
 }
 

@@ -33,7 +33,8 @@ using Config = MultistageConfig<128, 128, 16, 32, 64, 8, 8, 256, 3, 2, 2>;
 }  // namespace
 
 Variant gpu_v11_multistage() {
-  return multistage_variant<Config>("v11_multistage", "v09's tiles fed by a 3-stage cp.async pipeline (no register staging)");
+  return multistage_variant<Config>(
+      "v11_multistage", "v09's tiles fed by a 3-stage cp.async pipeline (no register staging)");
 }
 
 }  // namespace klab::sgemm

@@ -21,8 +21,9 @@ using Config = MultistageConfig<256, 128, 16, 64, 64, 8, 16, 256, 3, 1, 4>;
 }  // namespace
 
 Variant gpu_v12_multistage_256x128() {
-  return multistage_variant<Config>("v12_multistage_256x128",
-                                    "v11's pipeline with 256x128 blocks and 8x16 lanes, one block per SM");
+  return multistage_variant<Config>(
+      "v12_multistage_256x128",
+      "v11's pipeline with 256x128 blocks and 8x16 lanes, one block per SM");
 }
 
 }  // namespace klab::sgemm

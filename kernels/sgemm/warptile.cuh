@@ -16,14 +16,15 @@ constexpr int warptile_min_blocks(int threads, int thread_elems) {
   return n > 0 ? n : 1;
 }
 
-template <int kBlockM, int kBlockN, int kBlockK, int kWarpM, int kWarpN, int kThreadM, int kThreadN, int kThreads,
-          bool kVec>
+template <int kBlockM, int kBlockN, int kBlockK, int kWarpM, int kWarpN, int kThreadM, int kThreadN,
+          int kThreads, bool kVec>
 __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThreadM* kThreadN))
     sgemm_warptile(GemmArgs g) {
-  constexpr SgemmConfig kConfig{kBlockM, kBlockN, kBlockK, kWarpM, kWarpN, kThreadM, kThreadN, kThreads};
+  constexpr SgemmConfig kConfig{kBlockM, kBlockN,  kBlockK,  kWarpM,
+                                kWarpN,  kThreadM, kThreadN, kThreads};
   static_assert(kConfig.valid(), "invalid warp-tile configuration (see SgemmConfig::valid)");
   constexpr int kLanesM = kWarpM / kThreadM, kLanesN = kWarpN / kThreadN;  // lanes_m x lanes_n = 32
-  constexpr int kChunksM = kThreadM / 4, kChunksN = kThreadN / 4;         // 4 x 4 chunks per lane
+  constexpr int kChunksM = kThreadM / 4, kChunksN = kThreadN / 4;          // 4 x 4 chunks per lane
   constexpr int kWarpsN = kBlockN / kWarpN;
   constexpr int kPadA = 4;  // sA row stride = 4 (mod 32) banks: conflict-free transposing stores
   constexpr int kLoadsA = kBlockM * kBlockK / 4 / kThreads;  // float4 per thread per tile
@@ -42,14 +43,18 @@ __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThrea
   // its transposing stores hit bank (4 * column + row) % 32 — 32 distinct. B: row-major float4s.
   float4 stage_a[kLoadsA], stage_b[kLoadsB];
   auto a_row = [&](int l) { return ((t + l * kThreads) / 2) % kBlockM; };
-  auto a_col = [&](int l) { return ((t + l * kThreads) / (2 * kBlockM)) * 8 + ((t + l * kThreads) % 2) * 4; };
+  auto a_col = [&](int l) {
+    return ((t + l * kThreads) / (2 * kBlockM)) * 8 + ((t + l * kThreads) % 2) * 4;
+  };
   auto b_row = [&](int l) { return (t + l * kThreads) / (kBlockN / 4); };
   auto b_col = [&](int l) { return ((t + l * kThreads) % (kBlockN / 4)) * 4; };
   auto load_tile = [&](int k0) {
 #pragma unroll
-    for (int l = 0; l < kLoadsA; ++l) stage_a[l] = load4<kVec>(g.a, g.m, g.k, block_row + a_row(l), k0 + a_col(l));
+    for (int l = 0; l < kLoadsA; ++l)
+      stage_a[l] = load4<kVec>(g.a, g.m, g.k, block_row + a_row(l), k0 + a_col(l));
 #pragma unroll
-    for (int l = 0; l < kLoadsB; ++l) stage_b[l] = load4<kVec>(g.b, g.k, g.n, k0 + b_row(l), block_col + b_col(l));
+    for (int l = 0; l < kLoadsB; ++l)
+      stage_b[l] = load4<kVec>(g.b, g.k, g.n, k0 + b_row(l), block_col + b_col(l));
   };
   auto store_tile = [&](int s) {
 #pragma unroll
@@ -61,7 +66,8 @@ __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThrea
       sA[s][c + 3][r] = stage_a[l].w;
     }
 #pragma unroll
-    for (int l = 0; l < kLoadsB; ++l) *reinterpret_cast<float4*>(&sB[s][b_row(l)][b_col(l)]) = stage_b[l];
+    for (int l = 0; l < kLoadsB; ++l)
+      *reinterpret_cast<float4*>(&sB[s][b_row(l)][b_col(l)]) = stage_b[l];
   };
 
   float acc[kThreadM][kThreadN] = {};  // (chunk_m * 4 + i, chunk_n * 4 + j)
@@ -117,8 +123,10 @@ template <int kIndex>
 void launch_warptile(const GemmArgs& g, cudaStream_t stream) {
   constexpr SgemmConfig c = kTuneSpace[kIndex];
   const auto kernel = vec4_ok(g)
-      ? sgemm_warptile<c.block_m, c.block_n, c.block_k, c.warp_m, c.warp_n, c.thread_m, c.thread_n, c.threads, true>
-      : sgemm_warptile<c.block_m, c.block_n, c.block_k, c.warp_m, c.warp_n, c.thread_m, c.thread_n, c.threads, false>;
+                          ? sgemm_warptile<c.block_m, c.block_n, c.block_k, c.warp_m, c.warp_n,
+                                           c.thread_m, c.thread_n, c.threads, true>
+                          : sgemm_warptile<c.block_m, c.block_n, c.block_k, c.warp_m, c.warp_n,
+                                           c.thread_m, c.thread_n, c.threads, false>;
   kernel<<<tile_grid(g, c.block_m, c.block_n), c.threads, 0, stream>>>(g);
   KLAB_CHECK_LAUNCH();
 }

@@ -31,20 +31,23 @@ cublasHandle_t cublas_handle() {
 }  // namespace
 
 Variant gpu_baseline_cublas() {
-  Variant v = gpu_variant("baseline_cublas", "cublasSgeam with op(A) = A^T (cuBLAS)", [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int rows = static_cast<int>(p.dim("rows")), cols = static_cast<int>(p.dim("cols"));
-    const float one = 1.f, zero = 0.f;
-    float* out = b.ptr<float>("out");
-    cublasHandle_t h = cublas_handle();
-    KLAB_CUBLAS_CHECK(cublasSetStream(h, stream_of(args)));
-    KLAB_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, b.ptr<const float>("in"), cols, &zero,
-                                  out, rows, out, rows));
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = gpu_variant(
+      "baseline_cublas", "cublasSgeam with op(A) = A^T (cuBLAS)",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int rows = static_cast<int>(p.dim("rows")), cols = static_cast<int>(p.dim("cols"));
+        const float one = 1.f, zero = 0.f;
+        float* out = b.ptr<float>("out");
+        cublasHandle_t h = cublas_handle();
+        KLAB_CUBLAS_CHECK(cublasSetStream(h, stream_of(args)));
+        KLAB_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one,
+                                      b.ptr<const float>("in"), cols, &zero, out, rows, out, rows));
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.dtypes = {DType::f32};
   v.info.baseline = true;
   v.can_implement = [](const Problem& p) {
-    if (p.dim("rows") > INT_MAX || p.dim("cols") > INT_MAX) return Status::no("cuBLAS takes int extents");
+    if (p.dim("rows") > INT_MAX || p.dim("cols") > INT_MAX)
+      return Status::no("cuBLAS takes int extents");
     return Status::yes();
   };
   return v;

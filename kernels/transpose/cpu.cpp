@@ -34,9 +34,14 @@ Variant cpu_v00() {
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const int64_t rows = p.dim("rows"), cols = p.dim("cols");
     switch (dtype_size(p.dtype)) {
-      case 4: transpose_blocked(b.ptr<const uint32_t>("in"), b.ptr<uint32_t>("out"), rows, cols); break;
-      case 2: transpose_blocked(b.ptr<const uint16_t>("in"), b.ptr<uint16_t>("out"), rows, cols); break;
-      default: throw Error("transpose.v00_cpu: unsupported element size");
+      case 4:
+        transpose_blocked(b.ptr<const uint32_t>("in"), b.ptr<uint32_t>("out"), rows, cols);
+        break;
+      case 2:
+        transpose_blocked(b.ptr<const uint16_t>("in"), b.ptr<uint16_t>("out"), rows, cols);
+        break;
+      default:
+        throw Error("transpose.v00_cpu: unsupported element size");
     }
   };
   return v;

@@ -27,7 +27,8 @@ Family make_transpose() {
   f.ceiling = "copy";
   f.tensors = [](const Problem& p) {
     const int64_t n = checked_product({p.dim("rows"), p.dim("cols")}, "transpose elements");
-    return std::vector<TensorSpec>{{"in", p.dtype, n, Role::input}, {"out", p.dtype, n, Role::output}};
+    return std::vector<TensorSpec>{{"in", p.dtype, n, Role::input},
+                                   {"out", p.dtype, n, Role::output}};
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const int64_t rows = p.dim("rows"), cols = p.dim("cols");
@@ -56,8 +57,14 @@ Family make_transpose() {
   // wide matrix, a small one on the 16-byte/TMA paths with partial tiles (small enough for
   // racecheck), and misaligned base pointers (v05 and v06 must fall back).
   for (DType t : kDtypes) {
-    for (auto [r, c] : std::initializer_list<std::pair<int64_t, int64_t>>{
-             {1, 1}, {31, 33}, {1000003, 1}, {1, 1000003}, {4097, 4095}, {4104, 4088}, {24, 100000}, {520, 1000}})
+    for (auto [r, c] : std::initializer_list<std::pair<int64_t, int64_t>>{{1, 1},
+                                                                          {31, 33},
+                                                                          {1000003, 1},
+                                                                          {1, 1000003},
+                                                                          {4097, 4095},
+                                                                          {4104, 4088},
+                                                                          {24, 100000},
+                                                                          {520, 1000}})
       f.awkward.push_back(problem(r, c, t));
     f.awkward.push_back(problem(4097, 4095, t, 1));
     f.awkward.push_back(problem(1024, 1024, t, 1));

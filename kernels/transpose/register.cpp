@@ -9,15 +9,15 @@ void register_transpose(Registry& r) {
   using namespace transpose;
   Family f = make_transpose();
   f.ladder = {
-      cpu_v00(),
+    cpu_v00(),
 #if KLAB_HAS_CUDA
-      gpu_v01_naive(),
-      gpu_v02_smem_tile(),
-      gpu_v03_padded(),
-      gpu_v04_swizzled(),
-      gpu_v05_vectorized(),
-      gpu_v06_tma_pipeline(),
-      gpu_baseline_cublas(),
+    gpu_v01_naive(),
+    gpu_v02_smem_tile(),
+    gpu_v03_padded(),
+    gpu_v04_swizzled(),
+    gpu_v05_vectorized(),
+    gpu_v06_tma_pipeline(),
+    gpu_baseline_cublas(),
 #endif
   };
   r.add(std::move(f));

@@ -28,7 +28,9 @@ void with_args(const Problem& p, Buffers& b, Fn&& fn) {
   });
 }
 
-inline cudaStream_t stream_of(const LaunchArgs& a) { return reinterpret_cast<cudaStream_t>(a.stream); }
+inline cudaStream_t stream_of(const LaunchArgs& a) {
+  return reinterpret_cast<cudaStream_t>(a.stream);
+}
 
 /// The most blocks gridDim.y may hold; kernels walk further tile rows with a stride of gridDim.y.
 inline constexpr int64_t kMaxGridY = 65535;
@@ -39,8 +41,9 @@ inline dim3 tile_grid(int64_t rows, int64_t cols, int64_t tile_rows, int64_t til
               static_cast<unsigned>(std::min(device::ceil_div(rows, tile_rows), kMaxGridY)));
 }
 
-inline Variant gpu_variant(const std::string& rung, const std::string& summary,
-                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+inline Variant gpu_variant(
+    const std::string& rung, const std::string& summary,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
   Variant v;
   v.info.id = "transpose." + rung;
   v.info.summary = summary;
@@ -53,6 +56,5 @@ inline Variant gpu_variant(const std::string& rung, const std::string& summary,
 
 /// v04's launcher: v05 falls back to it when sizes or alignment forbid 16-byte vectors.
 void launch_swizzled(const Problem& p, Buffers& b, const LaunchArgs& args);
-
 
 }  // namespace klab::transpose

@@ -5,14 +5,15 @@
 
 namespace klab::transpose {
 
-inline constexpr int kTile = 32;       // tile edge, in elements
-inline constexpr int kBlockRows = 8;   // a 32 x 8 block: each thread moves kTile / kBlockRows elements
+inline constexpr int kTile = 32;  // tile edge, in elements
+inline constexpr int kBlockRows =
+    8;  // a 32 x 8 block: each thread moves kTile / kBlockRows elements
 
 /// Reads a (kTile, kTile) tile of `in` along its rows (coalesced), and writes it to `out` along
 /// the tile's columns, which are rows of `out` (coalesced again): the transposition happens in
 /// shared memory, where a strided access costs bank conflicts instead of DRAM sectors.
 template <class T, class Layout>
-__global__ void __launch_bounds__(kTile * kBlockRows) tiled_transpose(Args<T> a) {
+__global__ void __launch_bounds__(kTile* kBlockRows) tiled_transpose(Args<T> a) {
   __shared__ T tile[Layout::kElems];  // (kTile, kTile), element (r, c) at Layout::at(r, c)
   constexpr int kPerThread = kTile / kBlockRows;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -32,7 +33,8 @@ __global__ void __launch_bounds__(kTile * kBlockRows) tiled_transpose(Args<T> a)
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
       const int64_t orow = col0 + ty + j * kBlockRows, ocol = row0 + tx;  // out is (cols, rows)
-      if (orow < a.cols && ocol < a.rows) a.out[orow * a.rows + ocol] = tile[Layout::at(tx, ty + j * kBlockRows)];
+      if (orow < a.cols && ocol < a.rows)
+        a.out[orow * a.rows + ocol] = tile[Layout::at(tx, ty + j * kBlockRows)];
     }
     __syncthreads();  // the next tile row reuses `tile`
   }
@@ -42,7 +44,9 @@ __global__ void __launch_bounds__(kTile * kBlockRows) tiled_transpose(Args<T> a)
 template <template <class> class Layout>
 void launch_tiled(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_args(p, b, [&]<class T>(Args<T> a) {
-    tiled_transpose<T, Layout<T>><<<tile_grid(a.rows, a.cols, kTile, kTile), dim3(kTile, kBlockRows), 0, stream_of(args)>>>(a);
+    tiled_transpose<T, Layout<T>>
+        <<<tile_grid(a.rows, a.cols, kTile, kTile), dim3(kTile, kBlockRows), 0, stream_of(args)>>>(
+            a);
   });
   KLAB_CHECK_LAUNCH();
 }

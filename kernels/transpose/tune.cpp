@@ -47,8 +47,9 @@ Status tma_config_can_implement(int index, const Problem& p) {
   const TmaConfig& c = kTmaSpace[index];
   const int elem = static_cast<int>(dtype_size(p.dtype));
   if (c.smem_bytes(elem) > kMaxSmem)
-    return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes(elem) / 1024) + " KiB of shared memory in " +
-                      std::string(dtype_name(p.dtype)) + " (at most 227)");
+    return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes(elem) / 1024) +
+                      " KiB of shared memory in " + std::string(dtype_name(p.dtype)) +
+                      " (at most 227)");
   const int edge = 128 / elem;
   if (edge * c.sub_x > 256 || edge * c.sub_y > 256)
     return Status::no(c.name() + ": a TMA box side is at most 256 elements");
@@ -74,7 +75,8 @@ void register_transpose_tunable() {
 #if KLAB_HAS_CUDA
     Variant v = gpu_v06_tma_pipeline();
     v.info.id = config_variant_id(kV06Id, index);
-    v.info.summary = "v06 fixed to configuration " + std::to_string(index) + ": " + kTmaSpace[index].name();
+    v.info.summary =
+        "v06 fixed to configuration " + std::to_string(index) + ": " + kTmaSpace[index].name();
     v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
       if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
       launch_vectorized(p, b, a);

@@ -27,14 +27,14 @@ struct TmaConfig {
 
 /// Every configuration v06 can launch; index = position (append only).
 inline constexpr TmaConfig kTmaSpace[] = {
-    {2, 2, 4},  // 0: f32 64 x 64 stages (16 KiB), 2 blocks/SM of 256 threads
-    {2, 1, 4},  // 1: bf16 128 x 64 stages (16 KiB), 2 blocks/SM of 128 threads
-    {2, 2, 2},  // 2: fewer stages, more blocks per SM (f32: 3)
-    {1, 1, 4},  // 3: one sub-tile per stage, many small blocks
-    {1, 2, 4},  // 4
-    {2, 1, 2},  // 5
-    {4, 2, 3},  // 6: 512 threads, long rows both ways
-    {1, 1, 8},  // 7: small stages, deep ring
+    {2, 2, 4},      // 0: f32 64 x 64 stages (16 KiB), 2 blocks/SM of 256 threads
+    {2, 1, 4},      // 1: bf16 128 x 64 stages (16 KiB), 2 blocks/SM of 128 threads
+    {2, 2, 2},      // 2: fewer stages, more blocks per SM (f32: 3)
+    {1, 1, 4},      // 3: one sub-tile per stage, many small blocks
+    {1, 2, 4},      // 4
+    {2, 1, 2},      // 5
+    {4, 2, 3},      // 6: 512 threads, long rows both ways
+    {1, 1, 8},      // 7: small stages, deep ring
     {2, 2, 2, 1},   // 8: tile order row by row: each wave reads whole input rows
     {2, 2, 4, 1},   // 9
     {2, 2, 2, 32},  // 10: tall groups: longer output-row segments per wave

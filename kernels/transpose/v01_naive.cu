@@ -26,14 +26,17 @@ __global__ void naive_transpose(Args<T> a) {
 }  // namespace
 
 Variant gpu_v01_naive() {
-  Variant v = gpu_variant("v01_naive", "one thread per element, scattered stores", [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    // A sweep's block size becomes a 32-wide block of block / 32 rows.
-    const int rows_per_block = std::max(1, device::block_or(args.block_threads, kDefaultBlock) / 32);
-    with_args(p, b, [&]<class T>(Args<T> a) {
-      naive_transpose<<<tile_grid(a.rows, a.cols, rows_per_block, 32), dim3(32, rows_per_block), 0, stream_of(args)>>>(a);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = gpu_variant("v01_naive", "one thread per element, scattered stores",
+                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                            // A sweep's block size becomes a 32-wide block of block / 32 rows.
+                            const int rows_per_block = std::max(
+                                1, device::block_or(args.block_threads, kDefaultBlock) / 32);
+                            with_args(p, b, [&]<class T>(Args<T> a) {
+                              naive_transpose<<<tile_grid(a.rows, a.cols, rows_per_block, 32),
+                                                dim3(32, rows_per_block), 0, stream_of(args)>>>(a);
+                            });
+                            KLAB_CHECK_LAUNCH();
+                          });
   v.info.sweepable = true;
   return v;
 }

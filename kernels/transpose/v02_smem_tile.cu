@@ -23,7 +23,9 @@ struct PlainLayout {  // tile[r][c], row pitch 32 elements
 
 Variant gpu_v02_smem_tile() {
   return gpu_variant("v02_smem_tile", "32x32 shared-memory tile: coalesced loads and stores",
-                     [](const Problem& p, Buffers& b, const LaunchArgs& a) { launch_tiled<PlainLayout>(p, b, a); });
+                     [](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                       launch_tiled<PlainLayout>(p, b, a);
+                     });
 }
 
 }  // namespace klab::transpose

@@ -24,7 +24,9 @@ struct PaddedLayout {  // tile[r][c], row pitch 32 elements + one 32-bit word
 
 Variant gpu_v03_padded() {
   return gpu_variant("v03_padded", "32x32 tile padded by one word per row: no bank conflicts",
-                     [](const Problem& p, Buffers& b, const LaunchArgs& a) { launch_tiled<PaddedLayout>(p, b, a); });
+                     [](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                       launch_tiled<PaddedLayout>(p, b, a);
+                     });
 }
 
 }  // namespace klab::transpose

@@ -22,10 +22,13 @@ struct SwizzledLayout {  // tile[r][c ^ r], row pitch 32 elements
 
 }  // namespace
 
-void launch_swizzled(const Problem& p, Buffers& b, const LaunchArgs& args) { launch_tiled<SwizzledLayout>(p, b, args); }
+void launch_swizzled(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  launch_tiled<SwizzledLayout>(p, b, args);
+}
 
 Variant gpu_v04_swizzled() {
-  return gpu_variant("v04_swizzled", "32x32 tile with an XOR swizzle instead of padding", launch_swizzled);
+  return gpu_variant("v04_swizzled", "32x32 tile with an XOR swizzle instead of padding",
+                     launch_swizzled);
 }
 
 }  // namespace klab::transpose

@@ -39,17 +39,19 @@ constexpr int kMinBlocks = 6;
 
 template <class T>
 struct VecTile {
-  static constexpr int kN = 16 / int(sizeof(T));     // elements per 16-byte chunk
-  static constexpr int kPair = 4 / int(sizeof(T));   // elements per 32-bit word
-  static constexpr int kChunks = 16;                 // chunks per tile row: 256 bytes
-  static constexpr int kTile = kChunks * kN;         // tile edge in elements (64 f32, 128 bf16)
+  static constexpr int kN = 16 / int(sizeof(T));    // elements per 16-byte chunk
+  static constexpr int kPair = 4 / int(sizeof(T));  // elements per 32-bit word
+  static constexpr int kChunks = 16;                // chunks per tile row: 256 bytes
+  static constexpr int kTile = kChunks * kN;        // tile edge in elements (64 f32, 128 bf16)
   static constexpr int kLoads = kTile * kChunks / kThreads;  // 16-byte loads per thread
   static constexpr int kWords = kChunks * 4;                 // 32-bit words per tile row
 };
 
 /// Physical chunk of logical chunk j in tile row r.
 template <int kN>
-__device__ __forceinline__ int swizzle(int r, int j) { return j ^ ((r / kN) & 7); }
+__device__ __forceinline__ int swizzle(int r, int j) {
+  return j ^ ((r / kN) & 7);
+}
 
 /// Output vector p (0 .. kPair-1) from kN gathered words: word i holds tile row (base + i).
 template <class T>
@@ -58,8 +60,8 @@ __device__ __forceinline__ uint4 pack(const uint32_t (&w)[VecTile<T>::kN], int p
     return make_uint4(w[0], w[1], w[2], w[3]);
   } else {  // two bf16 per word: take the low (p = 0) or high (p = 1) halves of word pairs
     const unsigned sel = p == 0 ? 0x5410u : 0x7632u;
-    return make_uint4(__byte_perm(w[0], w[1], sel), __byte_perm(w[2], w[3], sel), __byte_perm(w[4], w[5], sel),
-                      __byte_perm(w[6], w[7], sel));
+    return make_uint4(__byte_perm(w[0], w[1], sel), __byte_perm(w[2], w[3], sel),
+                      __byte_perm(w[4], w[5], sel), __byte_perm(w[6], w[7], sel));
   }
 }
 
@@ -70,7 +72,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) vectorized_transpose(Arg
   constexpr int kRowsPerLoad = kThreads / G::kChunks;  // tile rows one load instruction covers (16)
   constexpr int kBatch = 4;                            // loads in flight per thread per batch
   constexpr int kItems = 32 / (kThreads / 32);         // (kN output rows, 8 vectors) items per warp
-  __shared__ uint4 tile[kTile * G::kChunks];  // (kTile rows, 16 chunks), swizzled
+  __shared__ uint4 tile[kTile * G::kChunks];           // (kTile rows, 16 chunks), swizzled
   const uint32_t* words = reinterpret_cast<const uint32_t*>(tile);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
 
@@ -95,7 +97,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) vectorized_transpose(Arg
       for (int i = 0; i < kBatch; ++i) {
         const int dr = (b + i) * kRowsPerLoad;
         v[i] = make_uint4(0, 0, 0, 0);
-        if (load_col_ok && dr < rows_left) v[i] = __ldcs(reinterpret_cast<const uint4*>(src + dr * a.cols));
+        if (load_col_ok && dr < rows_left)
+          v[i] = __ldcs(reinterpret_cast<const uint4*>(src + dr * a.cols));
       }
 #pragma unroll
       for (int i = 0; i < kBatch; ++i) {
@@ -132,17 +135,20 @@ void launch_vectorized(const Problem& p, Buffers& b, const LaunchArgs& args) {
   bool vector_ok = true;
   with_args(p, b, [&]<class T>(Args<T> a) {
     constexpr int kN = VecTile<T>::kN;
-    vector_ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out);
+    vector_ok =
+        a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out);
     if (!vector_ok) return;
     constexpr int kTileE = VecTile<T>::kTile;
-    vectorized_transpose<T><<<tile_grid(a.rows, a.cols, kTileE, kTileE), kThreads, 0, stream_of(args)>>>(a);
+    vectorized_transpose<T>
+        <<<tile_grid(a.rows, a.cols, kTileE, kTileE), kThreads, 0, stream_of(args)>>>(a);
   });
   if (!vector_ok) return launch_swizzled(p, b, args);
   KLAB_CHECK_LAUNCH();
 }
 
 Variant gpu_v05_vectorized() {
-  return gpu_variant("v05_vectorized", "16-byte loads/stores, 256-byte tile rows, chunk swizzle (v04 if unaligned)",
+  return gpu_variant("v05_vectorized",
+                     "16-byte loads/stores, 256-byte tile rows, chunk swizzle (v04 if unaligned)",
                      launch_vectorized);
 }
 

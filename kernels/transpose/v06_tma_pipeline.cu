@@ -50,21 +50,23 @@ template <class T, int kIndex>
 struct TmaTile {
   static constexpr TmaConfig kCfg = kTmaSpace[kIndex];
   static constexpr int kSubX = kCfg.sub_x, kSubY = kCfg.sub_y, kStages = kCfg.stages;
-  static constexpr int kGroup = kCfg.group;  // tile rows per rasterisation group
-  static constexpr int kN = 16 / int(sizeof(T));  // elements per 16-byte chunk
-  static constexpr int kE = 8 * kN;               // sub-tile edge: 128 bytes of elements
+  static constexpr int kGroup = kCfg.group;        // tile rows per rasterisation group
+  static constexpr int kN = 16 / int(sizeof(T));   // elements per 16-byte chunk
+  static constexpr int kE = 8 * kN;                // sub-tile edge: 128 bytes of elements
   static constexpr int kThreads = kCfg.threads();  // 64 threads per sub-tile, N x N each
   static constexpr int kTileCols = kE * kSubX, kTileRows = kE * kSubY;  // one stage, input side
   static constexpr int kInBox = 128 * kTileRows;   // bytes of one input box (kE cols x kTileRows)
   static constexpr int kOutBox = 128 * kTileCols;  // bytes of one output box (kE x kTileCols)
   static constexpr int kStageBytes = kSubX * kInBox;  // = kSubY * kOutBox
   static constexpr int kSmem = kCfg.smem_bytes(int(sizeof(T)));
-  static_assert(kSmem == (kStages + 2) * kStageBytes + 1024 + 64, "tune.hpp's smem_bytes and the layout agree");
+  static_assert(kSmem == (kStages + 2) * kStageBytes + 1024 + 64,
+                "tune.hpp's smem_bytes and the layout agree");
 };
 
 /// Transposes an N x N block of 16-byte chunks: out[j] holds element j of every in[i].
 template <class T>
-__device__ __forceinline__ void transpose_block(const uint4 (&in)[16 / sizeof(T)], uint4 (&out)[16 / sizeof(T)]) {
+__device__ __forceinline__ void transpose_block(const uint4 (&in)[16 / sizeof(T)],
+                                                uint4 (&out)[16 / sizeof(T)]) {
   if constexpr (sizeof(T) == 4) {
     const uint32_t(*w)[4] = reinterpret_cast<const uint32_t(*)[4]>(in);
 #pragma unroll
@@ -74,8 +76,9 @@ __device__ __forceinline__ void transpose_block(const uint4 (&in)[16 / sizeof(T)
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       const unsigned sel = (j & 1) ? 0x7632u : 0x5410u;
-      out[j] = make_uint4(__byte_perm(w[0][j / 2], w[1][j / 2], sel), __byte_perm(w[2][j / 2], w[3][j / 2], sel),
-                          __byte_perm(w[4][j / 2], w[5][j / 2], sel), __byte_perm(w[6][j / 2], w[7][j / 2], sel));
+      out[j] = make_uint4(
+          __byte_perm(w[0][j / 2], w[1][j / 2], sel), __byte_perm(w[2][j / 2], w[3][j / 2], sel),
+          __byte_perm(w[4][j / 2], w[5][j / 2], sel), __byte_perm(w[6][j / 2], w[7][j / 2], sel));
     }
   }
 }
@@ -86,16 +89,17 @@ __device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
 }
 
 template <class T, class G>
-__global__ void __launch_bounds__(G::kThreads) tma_transpose(const __grid_constant__ CUtensorMap in_map,
-                                                             const __grid_constant__ CUtensorMap out_map, int64_t rows,
-                                                             int64_t cols) {
+__global__ void __launch_bounds__(G::kThreads)
+    tma_transpose(const __grid_constant__ CUtensorMap in_map,
+                  const __grid_constant__ CUtensorMap out_map, int64_t rows, int64_t cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kN = G::kN, kE = G::kE, kStages = G::kStages, kGroup = G::kGroup;
   extern __shared__ unsigned char smem_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: boxes start on 1024-byte boundaries.
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  unsigned char* in_stage = smem;                                 // [kStages][kSubX][kInBox]
-  unsigned char* out_buf = smem + kStages * G::kStageBytes;       // [2][kSubY][kOutBox]
+  unsigned char* smem = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  unsigned char* in_stage = smem;                            // [kStages][kSubX][kInBox]
+  unsigned char* out_buf = smem + kStages * G::kStageBytes;  // [2][kSubY][kOutBox]
   uint64_t* full = reinterpret_cast<uint64_t*>(out_buf + 2 * G::kStageBytes);  // [kStages]
 
   const int64_t tiles_x = (cols + G::kTileCols - 1) / G::kTileCols;
@@ -126,7 +130,8 @@ __global__ void __launch_bounds__(G::kThreads) tma_transpose(const __grid_consta
     device::mbarrier_arrive_expect_tx(&full[s], G::kStageBytes);
 #pragma unroll
     for (int bx = 0; bx < G::kSubX; ++bx)
-      device::tma_load_2d(in_stage + s * G::kStageBytes + bx * G::kInBox, &in_map, x + bx * kE, y, &full[s]);
+      device::tma_load_2d(in_stage + s * G::kStageBytes + bx * G::kInBox, &in_map, x + bx * kE, y,
+                          &full[s]);
   };
   if (tid == 0)
     for (int64_t l = 0; l < kStages && l < my_tiles; ++l) issue_load(l);
@@ -149,7 +154,8 @@ __global__ void __launch_bounds__(G::kThreads) tma_transpose(const __grid_consta
     unsigned char* dst = out_buf + ob * G::kStageBytes + sy * G::kOutBox;
     uint4 v[kN], w[kN];
 #pragma unroll
-    for (int i = 0; i < kN; ++i) v[i] = *reinterpret_cast<const uint4*>(src + swizzled(in_row0 + i, b));
+    for (int i = 0; i < kN; ++i)
+      v[i] = *reinterpret_cast<const uint4*>(src + swizzled(in_row0 + i, b));
     transpose_block<T>(v, w);
 #pragma unroll
     for (int j = 0; j < kN; ++j) *reinterpret_cast<uint4*>(dst + swizzled(out_row0 + j, a)) = w[j];
@@ -161,7 +167,8 @@ __global__ void __launch_bounds__(G::kThreads) tma_transpose(const __grid_consta
       tile_origin(l, x, y);
 #pragma unroll
       for (int by = 0; by < G::kSubY; ++by)
-        device::tma_store_2d(&out_map, y + by * kE, x, out_buf + ob * G::kStageBytes + by * G::kOutBox);
+        device::tma_store_2d(&out_map, y + by * kE, x,
+                             out_buf + ob * G::kStageBytes + by * G::kOutBox);
       device::bulk_commit_group();
       if (l + kStages < my_tiles) issue_load(l + kStages);
     }
@@ -180,32 +187,39 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
   using G = TmaTile<T, kIndex>;
   constexpr auto kernel = tma_transpose<T, G>;
   static const int per_sm = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmem));
+    KLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmem));
     int n = 0;
-    KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, G::kThreads, G::kSmem));
+    KLAB_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, G::kThreads, G::kSmem));
     return std::max(n, 1);
   }();
-  const CUtensorMap in_map =
-      device::tensor_map_2d(a.in, tma_type<T>(), uint64_t(a.cols), uint64_t(a.rows), uint64_t(a.cols) * sizeof(T),
-                            G::kE, G::kTileRows, CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap out_map =
-      device::tensor_map_2d(a.out, tma_type<T>(), uint64_t(a.rows), uint64_t(a.cols), uint64_t(a.rows) * sizeof(T),
-                            G::kE, G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
-  const int64_t tiles = device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
+  const CUtensorMap in_map = device::tensor_map_2d(a.in, tma_type<T>(), uint64_t(a.cols),
+                                                   uint64_t(a.rows), uint64_t(a.cols) * sizeof(T),
+                                                   G::kE, G::kTileRows, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap out_map = device::tensor_map_2d(
+      a.out, tma_type<T>(), uint64_t(a.rows), uint64_t(a.cols), uint64_t(a.rows) * sizeof(T), G::kE,
+      G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const int64_t tiles =
+      device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
   const int64_t grid = std::min<int64_t>(int64_t(device_info().sm_count) * per_sm, tiles);
-  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.rows, a.cols);
+  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.rows,
+                                                                         a.cols);
 }
 
 // Entries too large for a dtype (tma_config_can_implement refuses them) are never instantiated.
 template <class T, int kIndex>
-constexpr bool kFits = kTmaSpace[kIndex].smem_bytes(int(sizeof(T))) <= 227 * 1024 &&
-                       (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_x <= 256 &&
-                       (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_y <= 256 && kTmaSpace[kIndex].threads() <= 1024;
+constexpr bool kFits =
+    kTmaSpace[kIndex].smem_bytes(int(sizeof(T))) <= 227 * 1024 &&
+    (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_x <= 256 &&
+    (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_y <= 256 && kTmaSpace[kIndex].threads() <= 1024;
 
 template <class T, int kIndex>
 void launch_entry(Args<T> a, cudaStream_t stream) {
-  if constexpr (kFits<T, kIndex>) launch_tma<T, kIndex>(a, stream);
-  else throw Error("transpose v06: entry " + kTmaSpace[kIndex].name() + " does not fit this dtype");
+  if constexpr (kFits<T, kIndex>)
+    launch_tma<T, kIndex>(a, stream);
+  else
+    throw Error("transpose v06: entry " + kTmaSpace[kIndex].name() + " does not fit this dtype");
 }
 
 template <class T>
@@ -222,8 +236,8 @@ bool tma_path_ok(const Problem& p, const Buffers& b) {
   bool ok = false;
   with_args(p, const_cast<Buffers&>(b), [&]<class T>(Args<T> a) {
     constexpr int kN = 16 / int(sizeof(T));
-    ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) && device::aligned16(a.out) &&
-         a.rows < (int64_t(1) << 31) && a.cols < (int64_t(1) << 31);
+    ok = a.rows % kN == 0 && a.cols % kN == 0 && device::aligned16(a.in) &&
+         device::aligned16(a.out) && a.rows < (int64_t(1) << 31) && a.cols < (int64_t(1) << 31);
   });
   return ok;
 }
@@ -238,12 +252,13 @@ void launch_tma_config(int index, const Problem& p, Buffers& b, const LaunchArgs
 }
 
 Variant gpu_v06_tma_pipeline() {
-  Variant v = gpu_variant(
-      "v06_tma_pipeline", "TMA tile loads and stores, mbarrier ring, persistent grid, tuned per dtype (sm_90; v05 otherwise)",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        if (!tma_path_ok(p, b)) return launch_vectorized(p, b, args);
-        launch_tma_config(tma_tuned_config(p), p, b, args);
-      });
+  Variant v = gpu_variant("v06_tma_pipeline",
+                          "TMA tile loads and stores, mbarrier ring, persistent grid, tuned per "
+                          "dtype (sm_90; v05 otherwise)",
+                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                            if (!tma_path_ok(p, b)) return launch_vectorized(p, b, args);
+                            launch_tma_config(tma_tuned_config(p), p, b, args);
+                          });
   v.info.min_sm = 90;
   return v;
 }

@@ -6,8 +6,8 @@
 namespace klab::detail {
 
 void throw_cuda(const char* file, int line, const char* call, cudaError_t err) {
-  throw Error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-              cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  throw Error(std::string(file) + ":" + std::to_string(line) + ": " + call +
+              " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
 }
 
 void throw_cublas(const char* file, int line, const char* call, int status) {

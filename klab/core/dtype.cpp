@@ -11,22 +11,30 @@ namespace klab {
 
 int dtype_size(DType t) {
   switch (t) {
-    case DType::f32: return 4;
+    case DType::f32:
+      return 4;
     case DType::f16:
-    case DType::bf16: return 2;
+    case DType::bf16:
+      return 2;
     case DType::e4m3:
-    case DType::e5m2: return 1;
+    case DType::e5m2:
+      return 1;
   }
   return 0;
 }
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::e4m3: return "e4m3";
-    case DType::e5m2: return "e5m2";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
+    case DType::e4m3:
+      return "e4m3";
+    case DType::e5m2:
+      return "e5m2";
   }
   return "?";
 }
@@ -40,16 +48,22 @@ const std::vector<DType>& all_dtypes() {
 DType parse_dtype(std::string_view name) {
   for (DType t : all_dtypes())
     if (dtype_name(t) == name) return t;
-  throw UsageError("unknown dtype '" + std::string(name) + "' (expected f32, f16, bf16, e4m3, e5m2)");
+  throw UsageError("unknown dtype '" + std::string(name) +
+                   "' (expected f32, f16, bf16, e4m3, e5m2)");
 }
 
 double dtype_unit_roundoff(DType t) {
   switch (t) {
-    case DType::f32: return std::ldexp(1.0, -24);
-    case DType::f16: return std::ldexp(1.0, -11);
-    case DType::bf16: return std::ldexp(1.0, -8);
-    case DType::e4m3: return std::ldexp(1.0, -4);
-    case DType::e5m2: return std::ldexp(1.0, -3);
+    case DType::f32:
+      return std::ldexp(1.0, -24);
+    case DType::f16:
+      return std::ldexp(1.0, -11);
+    case DType::bf16:
+      return std::ldexp(1.0, -8);
+    case DType::e4m3:
+      return std::ldexp(1.0, -4);
+    case DType::e5m2:
+      return std::ldexp(1.0, -3);
   }
   return 0;
 }
@@ -103,9 +117,11 @@ float half_bits_to_float(uint16_t h) {
   const bool neg = h & 0x8000;
   const uint32_t mag = h & 0x7fff;
   double v;
-  if ((mag >> 10) == 0x1f) v = (mag & 0x3ff) ? std::numeric_limits<double>::quiet_NaN()
-                                             : std::numeric_limits<double>::infinity();
-  else v = decode_magnitude(mag, 5, 10);
+  if ((mag >> 10) == 0x1f)
+    v = (mag & 0x3ff) ? std::numeric_limits<double>::quiet_NaN()
+                      : std::numeric_limits<double>::infinity();
+  else
+    v = decode_magnitude(mag, 5, 10);
   return static_cast<float>(neg ? -v : v);
 }
 
@@ -116,7 +132,9 @@ uint16_t float_to_bf16_bits(float f) {
   return static_cast<uint16_t>((u + rounding) >> 16);
 }
 
-float bf16_bits_to_float(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+float bf16_bits_to_float(uint16_t h) {
+  return std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+}
 
 uint8_t float_to_e4m3_bits(float f) {
   const uint8_t sign = std::signbit(f) ? 0x80 : 0;
@@ -151,19 +169,26 @@ float e5m2_bits_to_float(uint8_t b) {
   const bool neg = b & 0x80;
   const uint32_t mag = b & 0x7f;
   double v;
-  if ((mag >> 2) == 0x1f) v = (mag & 3) ? std::numeric_limits<double>::quiet_NaN()
-                                        : std::numeric_limits<double>::infinity();
-  else v = decode_magnitude(mag, 5, 2);
+  if ((mag >> 2) == 0x1f)
+    v = (mag & 3) ? std::numeric_limits<double>::quiet_NaN()
+                  : std::numeric_limits<double>::infinity();
+  else
+    v = decode_magnitude(mag, 5, 2);
   return static_cast<float>(neg ? -v : v);
 }
 
 double load_as_double(const void* data, DType t, int64_t i) {
   switch (t) {
-    case DType::f32: return static_cast<const float*>(data)[i];
-    case DType::f16: return half_bits_to_float(static_cast<const uint16_t*>(data)[i]);
-    case DType::bf16: return bf16_bits_to_float(static_cast<const uint16_t*>(data)[i]);
-    case DType::e4m3: return e4m3_bits_to_float(static_cast<const uint8_t*>(data)[i]);
-    case DType::e5m2: return e5m2_bits_to_float(static_cast<const uint8_t*>(data)[i]);
+    case DType::f32:
+      return static_cast<const float*>(data)[i];
+    case DType::f16:
+      return half_bits_to_float(static_cast<const uint16_t*>(data)[i]);
+    case DType::bf16:
+      return bf16_bits_to_float(static_cast<const uint16_t*>(data)[i]);
+    case DType::e4m3:
+      return e4m3_bits_to_float(static_cast<const uint8_t*>(data)[i]);
+    case DType::e5m2:
+      return e5m2_bits_to_float(static_cast<const uint8_t*>(data)[i]);
   }
   return 0;
 }
@@ -171,11 +196,21 @@ double load_as_double(const void* data, DType t, int64_t i) {
 void store_from_double(void* data, DType t, int64_t i, double v) {
   const float f = static_cast<float>(v);
   switch (t) {
-    case DType::f32: static_cast<float*>(data)[i] = f; break;
-    case DType::f16: static_cast<uint16_t*>(data)[i] = float_to_half_bits(f); break;
-    case DType::bf16: static_cast<uint16_t*>(data)[i] = float_to_bf16_bits(f); break;
-    case DType::e4m3: static_cast<uint8_t*>(data)[i] = float_to_e4m3_bits(f); break;
-    case DType::e5m2: static_cast<uint8_t*>(data)[i] = float_to_e5m2_bits(f); break;
+    case DType::f32:
+      static_cast<float*>(data)[i] = f;
+      break;
+    case DType::f16:
+      static_cast<uint16_t*>(data)[i] = float_to_half_bits(f);
+      break;
+    case DType::bf16:
+      static_cast<uint16_t*>(data)[i] = float_to_bf16_bits(f);
+      break;
+    case DType::e4m3:
+      static_cast<uint8_t*>(data)[i] = float_to_e4m3_bits(f);
+      break;
+    case DType::e5m2:
+      static_cast<uint8_t*>(data)[i] = float_to_e5m2_bits(f);
+      break;
   }
 }
 

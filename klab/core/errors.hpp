@@ -20,7 +20,7 @@ struct Error : std::runtime_error {
 }  // namespace klab
 
 /// Internal invariant: throws klab::Error with the location and the condition text.
-#define KLAB_CHECK(cond, msg)                                                                  \
-  do {                                                                                         \
-    if (!(cond)) ::klab::throw_error(__FILE__, __LINE__, std::string(#cond ": ") + (msg));     \
+#define KLAB_CHECK(cond, msg)                                                              \
+  do {                                                                                     \
+    if (!(cond)) ::klab::throw_error(__FILE__, __LINE__, std::string(#cond ": ") + (msg)); \
   } while (0)

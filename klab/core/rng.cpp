@@ -10,9 +10,12 @@ namespace klab {
 
 std::string_view dist_name(Dist d) {
   switch (d) {
-    case Dist::normal: return "normal";
-    case Dist::uniform: return "uniform";
-    case Dist::heavy: return "heavy";
+    case Dist::normal:
+      return "normal";
+    case Dist::uniform:
+      return "uniform";
+    case Dist::heavy:
+      return "heavy";
   }
   return "?";
 }
@@ -20,7 +23,8 @@ std::string_view dist_name(Dist d) {
 Dist parse_dist(std::string_view name) {
   for (Dist d : {Dist::normal, Dist::uniform, Dist::heavy})
     if (dist_name(d) == name) return d;
-  throw UsageError("unknown distribution '" + std::string(name) + "' (expected normal, uniform, heavy)");
+  throw UsageError("unknown distribution '" + std::string(name) +
+                   "' (expected normal, uniform, heavy)");
 }
 
 uint64_t splitmix64(uint64_t x) {
@@ -44,8 +48,10 @@ double normal_draw(uint64_t seed, int64_t i, int which) {
 
 double draw(Dist d, uint64_t seed, int64_t i) {
   switch (d) {
-    case Dist::normal: return normal_draw(seed, i, 0);
-    case Dist::uniform: return 2.0 * unit(splitmix64(seed ^ splitmix64(i))) - 1.0;
+    case Dist::normal:
+      return normal_draw(seed, i, 0);
+    case Dist::uniform:
+      return 2.0 * unit(splitmix64(seed ^ splitmix64(i))) - 1.0;
     case Dist::heavy: {
       // t(3) = Z / sqrt(chi2_3 / 3)
       const double z = normal_draw(seed, i, 0);

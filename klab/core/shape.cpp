@@ -71,7 +71,8 @@ Shape parse_shape(std::string_view text) {
       throw UsageError("malformed shape '" + whole + "': " + name + "=" + std::string(value) +
                        " is not an integer");
     // Zero parses here (a padding may be 0); the family decides which dimensions may be 0.
-    if (shape.has(name)) throw UsageError("shape '" + whole + "': dimension '" + name + "' given twice");
+    if (shape.has(name))
+      throw UsageError("shape '" + whole + "': dimension '" + name + "' given twice");
     shape.dims.emplace_back(name, v);
     pos = comma + 1;
     if (comma == text.size()) break;

@@ -33,7 +33,8 @@ inline unsigned grid_full_wave(int64_t n_items, int block) {
 template <class Kernel>
 unsigned grid_resident_wave(Kernel* kernel, int64_t n_items, int block, size_t dynamic_smem = 0) {
   int per_sm = 0;
-  KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_smem));
+  KLAB_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, dynamic_smem));
   const int64_t wave = static_cast<int64_t>(device_info().sm_count) * std::max(per_sm, 1);
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(wave, ceil_div(n_items, block))));
 }

@@ -22,7 +22,8 @@ namespace klab::device {
 // ---- mma.sync ----
 
 /// d += a * b for one m16n8k16 tile, bf16 inputs, f32 accumulators (in place).
-__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+__device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
+                                                  const uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
@@ -35,7 +36,8 @@ __device__ __forceinline__ void mma_m16n8k16_bf16(float (&d)[4], const uint32_t 
 }
 
 /// d += a * b for one m16n8k16 tile, f16 inputs, f32 accumulators (in place).
-__device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+__device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[4], const uint32_t (&a)[4],
+                                                 const uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
@@ -49,9 +51,12 @@ __device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[4], const uint32_t (
 
 /// The m16n8k16 mma for element type T (__nv_bfloat16 or __half).
 template <class T>
-__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) mma_m16n8k16_bf16(d, a, b);
-  else mma_m16n8k16_f16(d, a, b);
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4],
+                                             const uint32_t (&b)[2]) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    mma_m16n8k16_bf16(d, a, b);
+  else
+    mma_m16n8k16_f16(d, a, b);
 }
 
 // ---- ldmatrix ----
@@ -77,12 +82,15 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t sad
 /// Both addresses must be 16-byte aligned; `gsrc` must still be a valid address.
 __device__ __forceinline__ void cp_async_16(uint32_t sdst, const void* gsrc, bool valid) {
   const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sdst), "l"(gsrc), "r"(src_bytes)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sdst), "l"(gsrc),
+               "r"(src_bytes)
                : "memory");
 }
 
 /// Closes the group of cp.async issued since the previous commit.
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 
 /// Waits until at most kPending committed groups are still in flight (this thread's copies only:
 /// follow with __syncthreads() before reading what other threads copied).

@@ -10,7 +10,8 @@ namespace klab::device {
 
 /// Initialises an mbarrier expecting `count` arrivals per phase.
 __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+               : "memory");
 }
 
 /// Makes initialised mbarriers visible to the async proxy (the copy engine).
@@ -25,7 +26,8 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 
 /// One arrival that also tells the barrier to expect `bytes` more from async copies this phase.
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
                : "memory");
 }
 
@@ -44,9 +46,11 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 
 /// Bulk copy of `bytes` (multiple of 16, both addresses 16-byte aligned) global -> shared,
 /// completing on `bar`.
-__device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_src, uint32_t bytes, uint64_t* bar) {
+__device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_src, uint32_t bytes,
+                                              uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(smem_dst)),
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(smem_dst)),
       "l"(gmem_src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
@@ -61,24 +65,30 @@ namespace klab::device {
 
 /// Loads the box at element coordinates (x: inner, y: outer) into shared memory, completing on
 /// `bar`. Out-of-range elements arrive as zeros and still count towards the transaction bytes.
-__device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_map, int x, int y, uint64_t* bar) {
+__device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_map, int x, int y,
+                                            uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          smem_addr(smem_dst)),
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, "
+      "{%2, %3}], [%4];" ::"r"(smem_addr(smem_dst)),
       "l"(tensor_map), "r"(x), "r"(y), "r"(smem_addr(bar))
       : "memory");
 }
 
 /// Stores a box from shared memory to (x, y); out-of-range elements are not written. Part of the
 /// thread's current bulk group (see bulk_commit_group / bulk_wait_group_read).
-__device__ __forceinline__ void tma_store_2d(const void* tensor_map, int x, int y, const void* smem_src) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(tensor_map),
-               "r"(x), "r"(y), "r"(smem_addr(smem_src))
-               : "memory");
+__device__ __forceinline__ void tma_store_2d(const void* tensor_map, int x, int y,
+                                             const void* smem_src) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+          tensor_map),
+      "r"(x), "r"(y), "r"(smem_addr(smem_src))
+      : "memory");
 }
 
 /// Closes the bulk group of the stores issued so far by this thread.
-__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 
 /// Waits until at most kPending of this thread's bulk groups still read shared memory.
 template <int kPending>

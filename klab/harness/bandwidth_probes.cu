@@ -78,8 +78,8 @@ void try_configs(Best& best, const BenchConfig& cfg, double bytes_moved, const s
       Timing t = bench_gpu([&](int) { launch(blocks, threads, stream.get()); }, 1,
                            reinterpret_cast<Stream>(stream.get()), cfg);
       best.offer(bytes_moved / (t.stats.median * 1e-3) / 1e9,
-                 what + " " + std::to_string(blocks) + "x" + std::to_string(threads) + ", 1 GiB, median of " +
-                     std::to_string(t.stats.n));
+                 what + " " + std::to_string(blocks) + "x" + std::to_string(threads) +
+                     ", 1 GiB, median of " + std::to_string(t.stats.n));
     }
 }
 
@@ -89,19 +89,26 @@ Ceiling copy_probe(const BenchConfig& cfg) {
   const int64_t n = kBytes / sizeof(float4);
   Best best;
   try_configs(best, cfg, 2.0 * kBytes, "copy kernel", [&](int blocks, int threads, cudaStream_t s) {
-    copy_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()), static_cast<float4*>(b.get()), n);
+    copy_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()),
+                                           static_cast<float4*>(b.get()), n);
     KLAB_CHECK_LAUNCH();
   });
   CudaStream stream;
-  Timing t = bench_gpu([&](int) {
-    KLAB_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), kBytes, cudaMemcpyDeviceToDevice, stream.get()));
-  }, 1, reinterpret_cast<Stream>(stream.get()), cfg);
+  Timing t = bench_gpu(
+      [&](int) {
+        KLAB_CUDA_CHECK(
+            cudaMemcpyAsync(b.get(), a.get(), kBytes, cudaMemcpyDeviceToDevice, stream.get()));
+      },
+      1, reinterpret_cast<Stream>(stream.get()), cfg);
   best.offer(2.0 * kBytes / (t.stats.median * 1e-3) / 1e9, "cudaMemcpyAsync D2D, 1 GiB");
   // CUB's transform (TMA bulk copies on sm_90) as an identity: the best copy a library does.
-  t = bench_gpu([&](int) {
-    KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(static_cast<const float*>(a.get()), static_cast<float*>(b.get()),
-                                                    int64_t(kBytes / sizeof(float)), Identity{}, stream.get()));
-  }, 1, reinterpret_cast<Stream>(stream.get()), cfg);
+  t = bench_gpu(
+      [&](int) {
+        KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(
+            static_cast<const float*>(a.get()), static_cast<float*>(b.get()),
+            int64_t(kBytes / sizeof(float)), Identity{}, stream.get()));
+      },
+      1, reinterpret_cast<Stream>(stream.get()), cfg);
   best.offer(2.0 * kBytes / (t.stats.median * 1e-3) / 1e9, "cub::DeviceTransform identity, 1 GiB");
   return {"copy", "GB/s", best.gbps, datasheet_bandwidth_gbps(device_info().name),
           best.how + " (bytes read + bytes written)"};
@@ -109,11 +116,13 @@ Ceiling copy_probe(const BenchConfig& cfg) {
 
 Ceiling read_probe(const BenchConfig& cfg) {
   DeviceBuffer a(kBytes), sink(sizeof(float));
-  KLAB_CUDA_CHECK(cudaMemset(a.get(), 0x3c, kBytes));  // 0x3c3c3c3c ~ 0.0115f: sums never hit 1234.5
+  KLAB_CUDA_CHECK(
+      cudaMemset(a.get(), 0x3c, kBytes));  // 0x3c3c3c3c ~ 0.0115f: sums never hit 1234.5
   const int64_t n = kBytes / sizeof(float4);
   Best best;
   try_configs(best, cfg, 1.0 * kBytes, "read kernel", [&](int blocks, int threads, cudaStream_t s) {
-    read_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()), n, static_cast<float*>(sink.get()));
+    read_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()), n,
+                                           static_cast<float*>(sink.get()));
     KLAB_CHECK_LAUNCH();
   });
   return {"read", "GB/s", best.gbps, datasheet_bandwidth_gbps(device_info().name), best.how};
@@ -123,10 +132,11 @@ Ceiling write_probe(const BenchConfig& cfg) {
   DeviceBuffer a(kBytes);
   const int64_t n = kBytes / sizeof(float4);
   Best best;
-  try_configs(best, cfg, 1.0 * kBytes, "write kernel", [&](int blocks, int threads, cudaStream_t s) {
-    write_kernel<<<blocks, threads, 0, s>>>(static_cast<float4*>(a.get()), n, 1.5f);
-    KLAB_CHECK_LAUNCH();
-  });
+  try_configs(best, cfg, 1.0 * kBytes, "write kernel",
+              [&](int blocks, int threads, cudaStream_t s) {
+                write_kernel<<<blocks, threads, 0, s>>>(static_cast<float4*>(a.get()), n, 1.5f);
+                KLAB_CHECK_LAUNCH();
+              });
   return {"write", "GB/s", best.gbps, datasheet_bandwidth_gbps(device_info().name), best.how};
 }
 

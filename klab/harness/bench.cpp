@@ -22,7 +22,9 @@ Timing bench_cpu(const std::function<void()>& run, const BenchConfig& cfg) {
   Timing t;
   t.mode = "cpu";
   const auto w0 = clock::now();
-  for (int i = 0; i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s; ++i) run();
+  for (int i = 0; i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s;
+       ++i)
+    run();
   const auto start = clock::now();
   double measured = 0;
   for (;;) {

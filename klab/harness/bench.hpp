@@ -22,8 +22,8 @@ struct BenchConfig {
 struct Timing {
   std::vector<double> samples_ms;
   SampleStats stats;
-  std::string mode;        ///< "cold" (L2 flushed before each sample), "hot", or "cpu"
-  int rotation_sets = 1;   ///< input sets rotated among (working set smaller than L2)
+  std::string mode;       ///< "cold" (L2 flushed before each sample), "hot", or "cpu"
+  int rotation_sets = 1;  ///< input sets rotated among (working set smaller than L2)
   int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;  ///< measured during the samples (NVML)
   int throttled_samples = 0;
   bool converged = false;  ///< noise target reached before a hard stop

@@ -39,7 +39,8 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
 
   // Warm-up: module load, first-touch and handle creation stay out of the numbers.
   const auto w0 = clock::now();
-  for (int i = 0; i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s; ++i) {
+  for (int i = 0; i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s;
+       ++i) {
     launch(i % t.rotation_sets);
     KLAB_CUDA_CHECK(cudaStreamSynchronize(s));
   }

@@ -45,9 +45,12 @@ double datasheet_bandwidth_gbps(const std::string& name) {
 
 std::string ceilings_cache_path() {
   std::filesystem::path dir;
-  if (const char* c = std::getenv("KLAB_CACHE_DIR")) dir = c;
-  else if (const char* h = std::getenv("HOME")) dir = std::filesystem::path(h) / ".cache" / "klab";
-  else dir = "/tmp/klab-cache";
+  if (const char* c = std::getenv("KLAB_CACHE_DIR"))
+    dir = c;
+  else if (const char* h = std::getenv("HOME"))
+    dir = std::filesystem::path(h) / ".cache" / "klab";
+  else
+    dir = "/tmp/klab-cache";
   const DeviceInfo& d = device_info();
   std::string key = d.name + "-" + d.pci_bus_id;
   for (char& ch : key)
@@ -59,9 +62,15 @@ namespace {
 json to_json(const Ceilings& c) {
   json items = json::array();
   for (const auto& i : c.items)
-    items.push_back({{"name", i.name}, {"unit", i.unit}, {"value", i.value},
-                     {"datasheet", i.datasheet}, {"how", i.how}});
-  return {{"device", c.device}, {"timestamp", c.timestamp}, {"ceilings", items}, {"machine", machine_json()}};
+    items.push_back({{"name", i.name},
+                     {"unit", i.unit},
+                     {"value", i.value},
+                     {"datasheet", i.datasheet},
+                     {"how", i.how}});
+  return {{"device", c.device},
+          {"timestamp", c.timestamp},
+          {"ceilings", items},
+          {"machine", machine_json()}};
 }
 }  // namespace
 

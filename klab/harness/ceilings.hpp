@@ -10,15 +10,15 @@
 namespace klab {
 
 struct Ceiling {
-  std::string name;    ///< "copy", "read", "write", "fp32", "bf16_tc", ...
-  std::string unit;    ///< "GB/s" or "TFLOP/s"
-  double value = 0;    ///< measured
+  std::string name;      ///< "copy", "read", "write", "fp32", "bf16_tc", ...
+  std::string unit;      ///< "GB/s" or "TFLOP/s"
+  double value = 0;      ///< measured
   double datasheet = 0;  ///< vendor figure for this device, 0 when unknown
-  std::string how;     ///< what was timed
+  std::string how;       ///< what was timed
 };
 
 struct Ceilings {
-  std::string device;     ///< device name + PCI bus id it was measured on
+  std::string device;  ///< device name + PCI bus id it was measured on
   std::string timestamp;
   std::vector<Ceiling> items;
   const Ceiling* find(std::string_view name) const;

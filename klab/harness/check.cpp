@@ -33,7 +33,8 @@ CheckResult compare_output(const Tensor& out, const RefOutput& refo, const Toler
                            int max_mismatches) {
   const std::vector<double>& ref = refo.value;
   const bool has_mag = !refo.magnitude.empty();
-  KLAB_CHECK(!has_mag || refo.magnitude.size() == ref.size(), "magnitude size differs from value size");
+  KLAB_CHECK(!has_mag || refo.magnitude.size() == ref.size(),
+             "magnitude size differs from value size");
   KLAB_CHECK(static_cast<int64_t>(ref.size()) == out.spec.numel,
              "reference size differs from output " + out.spec.name);
   CheckResult r;
@@ -49,10 +50,14 @@ CheckResult compare_output(const Tensor& out, const RefOutput& refo, const Toler
       return 1;
     }
     got = out.host_at(i);
-    if (!std::isfinite(got)) return (std::isfinite(want) || std::isnan(got) != std::isnan(want)) ? 2 : 0;
+    if (!std::isfinite(got))
+      return (std::isfinite(want) || std::isnan(got) != std::isnan(want)) ? 2 : 0;
     if (!std::isfinite(want)) return 3;
     e = std::fabs(got - want);
-    return e > tol.atol + tol.rtol * std::fabs(want) + (has_mag ? tol.mtol * refo.magnitude[i] : 0.0) ? 3 : 0;
+    return e > tol.atol + tol.rtol * std::fabs(want) +
+                       (has_mag ? tol.mtol * refo.magnitude[i] : 0.0)
+               ? 3
+               : 0;
   };
 #pragma omp parallel for reduction(+ : err2, ref2, unwritten, nan, bad) reduction(max : max_abs, max_rel)
   for (int64_t i = 0; i < n; ++i) {
@@ -85,7 +90,8 @@ CheckResult compare_output(const Tensor& out, const RefOutput& refo, const Toler
   // cancels to ~0 (a 1x1x1 GEMM with beta*c ~ -alpha*a*b) makes it anything. Below
   // kMinElementsForRelL2 only the elementwise bound judges (it always applies).
   const bool l2_applies = n >= kMinElementsForRelL2;
-  r.passed = r.unwritten == 0 && r.nan == 0 && r.bad == 0 && (!l2_applies || r.rel_l2 <= tol.max_rel_l2);
+  r.passed =
+      r.unwritten == 0 && r.nan == 0 && r.bad == 0 && (!l2_applies || r.rel_l2 <= tol.max_rel_l2);
   return r;
 }
 

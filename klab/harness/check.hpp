@@ -17,12 +17,12 @@ struct Mismatch {
 
 struct CheckResult {
   bool passed = true;
-  double max_abs = 0;   ///< max |out - ref|
-  double max_rel = 0;   ///< max |out - ref| / |ref| over elements with ref != 0
-  double rel_l2 = 0;    ///< ||out - ref||_2 / ||ref||_2 (worst output tensor)
-  int64_t nan = 0;      ///< NaN or Inf where the reference is finite
-  int64_t unwritten = 0;  ///< elements still holding the poison pattern
-  int64_t bad = 0;        ///< elements outside atol + rtol * |ref|
+  double max_abs = 0;           ///< max |out - ref|
+  double max_rel = 0;           ///< max |out - ref| / |ref| over elements with ref != 0
+  double rel_l2 = 0;            ///< ||out - ref||_2 / ||ref||_2 (worst output tensor)
+  int64_t nan = 0;              ///< NaN or Inf where the reference is finite
+  int64_t unwritten = 0;        ///< elements still holding the poison pattern
+  int64_t bad = 0;              ///< elements outside atol + rtol * |ref|
   std::vector<Mismatch> first;  ///< the first few failing elements, with indices
   /// One line: "pass" or why not.
   std::string summary() const;

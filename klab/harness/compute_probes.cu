@@ -72,7 +72,8 @@ void try_ffma(Best& best, const BenchConfig& cfg, float* sink) {
   for (int threads : {256, 512, 1024}) {
     if (threads > d.max_threads_per_sm) continue;
     int per_sm = 0;
-    KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ffma_kernel<kChains>, threads, 0));
+    KLAB_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ffma_kernel<kChains>, threads, 0));
     if (per_sm <= 0) continue;
     const int blocks = d.sm_count * per_sm;
     // About 5 ms per launch at 128 FFMA lanes per SM and the maximum clock: long enough that
@@ -83,15 +84,16 @@ void try_ffma(Best& best, const BenchConfig& cfg, float* sink) {
     const int iters = std::max(1, static_cast<int>(est_flops / flops_per_trip));
     Timing t = bench_gpu(
         [&](int) {
-          ffma_kernel<kChains><<<blocks, threads, 0, stream.get()>>>(sink, iters, 0.9999f, 1e-4f, -1.f);
+          ffma_kernel<kChains>
+              <<<blocks, threads, 0, stream.get()>>>(sink, iters, 0.9999f, 1e-4f, -1.f);
           KLAB_CHECK_LAUNCH();
         },
         1, reinterpret_cast<Stream>(stream.get()), cfg);
     const double flops = flops_per_trip * iters;
     best.offer(flops / (t.stats.median * 1e-3) / 1e12,
-               "FFMA kernel, " + std::to_string(kChains) + " chains/thread, " + std::to_string(blocks) + "x" +
-                   std::to_string(threads) + " (" + std::to_string(per_sm) + " blocks/SM), median of " +
-                   std::to_string(t.stats.n));
+               "FFMA kernel, " + std::to_string(kChains) + " chains/thread, " +
+                   std::to_string(blocks) + "x" + std::to_string(threads) + " (" +
+                   std::to_string(per_sm) + " blocks/SM), median of " + std::to_string(t.stats.n));
   }
 }
 
@@ -119,7 +121,8 @@ __device__ inline float uniform_pm1(uint64_t i, uint32_t seed) {
 
 template <class T>
 __global__ void fill_kernel(T* __restrict__ p, int64_t n, uint32_t seed) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
     p[i] = T(uniform_pm1(static_cast<uint64_t>(i), seed));
 }
 
@@ -162,12 +165,13 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
   const DeviceInfo& d = device_info();
   if (d.sm() < g.min_sm)
     return {g.name, "TFLOP/s", 0, datasheet,
-            std::string(g.what) + " tensor cores need sm_" + std::to_string(g.min_sm) + ", this is sm_" +
-                std::to_string(d.sm())};
+            std::string(g.what) + " tensor cores need sm_" + std::to_string(g.min_sm) +
+                ", this is sm_" + std::to_string(d.sm())};
   try {
     const int m = kGemmSize, n = kGemmSize, k = kGemmSize;
     // Column-major, TN: op(A) = A^T with A stored k x m (ld k), B stored k x n (ld k), D m x n.
-    DeviceBuffer a(size_t(k) * m * g.ab_bytes), b(size_t(k) * n * g.ab_bytes), c(size_t(m) * n * g.cd_bytes);
+    DeviceBuffer a(size_t(k) * m * g.ab_bytes), b(size_t(k) * n * g.ab_bytes),
+        c(size_t(m) * n * g.cd_bytes);
     // Each dequantisation scale in its own allocation (256-byte aligned): the first fp8 run found
     // every offered algorithm refusing to run with both scales in one 8-byte buffer, the second
     // one 4-byte aligned.
@@ -201,28 +205,35 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
       KLAB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
       LtPtr<cublasLtMatmulDesc_t> op(op_raw);
       const cublasOperation_t t = CUBLAS_OP_T, nt = CUBLAS_OP_N;
-      KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-      KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt));
+      KLAB_CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+      KLAB_CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt));
       if (g.fp8) {
         const float* sa = static_cast<const float*>(scale_a.get());
         const float* sb = static_cast<const float*>(scale_b.get());
-        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
-        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            op.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+            op.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
         const int8_t fa = static_cast<int8_t>(fast_accum);
-        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fa, sizeof fa));
+        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                         &fa, sizeof fa));
       }
       cublasLtMatmulPreference_t pref_raw = nullptr;
       KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
       LtPtr<cublasLtMatmulPreference_t> pref(pref_raw);
       const uint64_t ws_bytes = kWorkspaceBytes;
-      KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                             &ws_bytes, sizeof ws_bytes));
+      KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+          pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
       cublasLtMatmulHeuristicResult_t results[kMaxAlgos] = {};
       int found = 0;
-      const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(
-          handle.get(), op.get(), la.get(), lb.get(), lc.get(), lc.get(), pref.get(), kMaxAlgos, results, &found);
+      const cublasStatus_t heuristic =
+          cublasLtMatmulAlgoGetHeuristic(handle.get(), op.get(), la.get(), lb.get(), lc.get(),
+                                         lc.get(), pref.get(), kMaxAlgos, results, &found);
       if (heuristic != CUBLAS_STATUS_SUCCESS) {
-        if (first_failure.empty()) first_failure = std::string("heuristic: ") + cublasGetStatusString(heuristic);
+        if (first_failure.empty())
+          first_failure = std::string("heuristic: ") + cublasGetStatusString(heuristic);
         continue;
       }
       offered += found;
@@ -230,12 +241,14 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
         if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
         const cublasLtMatmulAlgo_t* algo = &results[i].algo;
         auto run = [&](cudaStream_t s) {
-          return cublasLtMatmul(handle.get(), op.get(), &alpha, a.get(), la.get(), b.get(), lb.get(), &beta, c.get(),
-                                lc.get(), c.get(), lc.get(), algo, ws.get(), kWorkspaceBytes, s);
+          return cublasLtMatmul(handle.get(), op.get(), &alpha, a.get(), la.get(), b.get(),
+                                lb.get(), &beta, c.get(), lc.get(), c.get(), lc.get(), algo,
+                                ws.get(), kWorkspaceBytes, s);
         };
         if (const cublasStatus_t st = run(stream.get()); st != CUBLAS_STATUS_SUCCESS) {
           // An algo the heuristic offered but cannot run.
-          if (first_failure.empty()) first_failure = std::string("matmul: ") + cublasGetStatusString(st);
+          if (first_failure.empty())
+            first_failure = std::string("matmul: ") + cublasGetStatusString(st);
           continue;
         }
         KLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
@@ -244,18 +257,21 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
         best.offer(flops / (tm.stats.median * 1e-3) / 1e12,
                    "cuBLASLt " + std::string(g.what) + " GEMM " + std::to_string(kGemmSize) +
                        "^3 TN, fp32 compute, bf16 out" +
-                       (g.fp8 ? std::string(", per-tensor scales, fast accumulation ") + (fast_accum ? "on" : "off")
+                       (g.fp8 ? std::string(", per-tensor scales, fast accumulation ") +
+                                    (fast_accum ? "on" : "off")
                               : std::string()) +
-                       ", heuristic algo " + std::to_string(i + 1) + " of " + std::to_string(found) +
-                       ", median of " + std::to_string(tm.stats.n) + ", SM clock " +
-                       std::to_string(tm.sm_clock_min_mhz) + "-" + std::to_string(tm.sm_clock_max_mhz) + " MHz" +
+                       ", heuristic algo " + std::to_string(i + 1) + " of " +
+                       std::to_string(found) + ", median of " + std::to_string(tm.stats.n) +
+                       ", SM clock " + std::to_string(tm.sm_clock_min_mhz) + "-" +
+                       std::to_string(tm.sm_clock_max_mhz) + " MHz" +
                        (tm.throttled_samples ? " (throttled)" : ""));
       }
     }
     if (best.value <= 0)
-      return {g.name, "TFLOP/s", 0, datasheet,
-              "cuBLASLt offered " + std::to_string(offered) + " algorithms, none ran" +
-                  (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")")};
+      return {
+          g.name, "TFLOP/s", 0, datasheet,
+          "cuBLASLt offered " + std::to_string(offered) + " algorithms, none ran" +
+              (first_failure.empty() ? std::string() : " (first failure: " + first_failure + ")")};
     return {g.name, "TFLOP/s", best.value, datasheet, best.how};
   } catch (const Error& e) {
     std::fprintf(stderr, "klab: warning: the %s ceiling failed: %s\n", g.name, e.what());
@@ -265,12 +281,14 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
 
 Ceiling bf16_tc_probe(const BenchConfig& cfg) {
   const DeviceSpec* spec = this_spec();
-  return gemm_probe(cfg, {"bf16_tc", "bf16", CUDA_R_16BF, CUDA_R_16BF, 2, 2, 80, false}, spec ? spec->bf16 : 0.0);
+  return gemm_probe(cfg, {"bf16_tc", "bf16", CUDA_R_16BF, CUDA_R_16BF, 2, 2, 80, false},
+                    spec ? spec->bf16 : 0.0);
 }
 
 Ceiling fp8_tc_probe(const BenchConfig& cfg) {
   const DeviceSpec* spec = this_spec();
-  return gemm_probe(cfg, {"fp8_tc", "fp8 e4m3", CUDA_R_8F_E4M3, CUDA_R_16BF, 1, 2, 89, true}, spec ? spec->fp8 : 0.0);
+  return gemm_probe(cfg, {"fp8_tc", "fp8 e4m3", CUDA_R_8F_E4M3, CUDA_R_16BF, 1, 2, 89, true},
+                    spec ? spec->fp8 : 0.0);
 }
 
 }  // namespace

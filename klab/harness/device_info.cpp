@@ -19,8 +19,8 @@ struct NvmlApi {
   using Handle = void*;
   bool ok = false;
   Handle dev = nullptr;
-  int (*get_clock)(Handle, int, unsigned*) = nullptr;        // nvmlDeviceGetClockInfo
-  int (*get_max_clock)(Handle, int, unsigned*) = nullptr;    // nvmlDeviceGetMaxClockInfo
+  int (*get_clock)(Handle, int, unsigned*) = nullptr;         // nvmlDeviceGetClockInfo
+  int (*get_max_clock)(Handle, int, unsigned*) = nullptr;     // nvmlDeviceGetMaxClockInfo
   int (*get_reasons)(Handle, unsigned long long*) = nullptr;  // ...GetCurrentClocksEventReasons
   std::string driver;
 
@@ -33,7 +33,8 @@ struct NvmlApi {
         dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     auto drv = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
     get_clock = reinterpret_cast<decltype(get_clock)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    get_max_clock = reinterpret_cast<decltype(get_max_clock)>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
+    get_max_clock =
+        reinterpret_cast<decltype(get_max_clock)>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
     get_reasons = reinterpret_cast<decltype(get_reasons)>(
         dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!get_reasons)
@@ -93,13 +94,15 @@ DeviceInfo query() {
   char bus[64] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess) d.pci_bus_id = bus;
   int khz = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) == cudaSuccess) d.max_sm_clock_mhz = khz / 1000;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0) == cudaSuccess)
+    d.max_sm_clock_mhz = khz / 1000;
   cudaRuntimeGetVersion(&d.cuda_runtime);
   cudaDriverGetVersion(&d.cuda_driver);
   auto& n = nvml();
   if (n.ok) {
     unsigned mhz = 0;
-    if (n.get_max_clock && n.get_max_clock(n.dev, kNvmlClockSm, &mhz) == 0) d.max_sm_clock_mhz = static_cast<int>(mhz);
+    if (n.get_max_clock && n.get_max_clock(n.dev, kNvmlClockSm, &mhz) == 0)
+      d.max_sm_clock_mhz = static_cast<int>(mhz);
     d.driver = n.driver;
   }
   if (d.driver.empty()) d.driver = "cuda-driver-api " + std::to_string(d.cuda_driver);
@@ -124,7 +127,8 @@ ClockReading read_sm_clock() {
   if (!n.ok) return r;
   unsigned mhz = 0;
   if (n.get_clock(n.dev, kNvmlClockSm, &mhz) == 0) r.sm_mhz = static_cast<int>(mhz);
-  if (n.get_reasons && n.get_reasons(n.dev, &r.reasons) == 0) r.throttled = (r.reasons & kThrottleMask) != 0;
+  if (n.get_reasons && n.get_reasons(n.dev, &r.reasons) == 0)
+    r.throttled = (r.reasons & kThrottleMask) != 0;
   return r;
 }
 

@@ -10,9 +10,9 @@ namespace klab {
 /// One GPU's published numbers. Compute peaks are dense (no 2:4 sparsity) TFLOP/s; 0 means the
 /// chip has no such unit (e.g. no FP8 tensor cores before Ada/Hopper).
 struct DeviceSpec {
-  std::string key;    ///< "h200": what `--device` takes (see aliases)
-  std::string name;   ///< "NVIDIA H200 SXM"
-  std::string arch;   ///< "sm_90"
+  std::string key;                   ///< "h200": what `--device` takes (see aliases)
+  std::string name;                  ///< "NVIDIA H200 SXM"
+  std::string arch;                  ///< "sm_90"
   std::vector<std::string> aliases;  ///< other `--device` spellings ("h200-sxm")
 
   double fp64 = 0;         ///< FP64 on the CUDA cores
@@ -27,7 +27,7 @@ struct DeviceSpec {
   double memory_gb = 0;    ///< DRAM capacity, GB
   double l2_mib = 0;       ///< L2 cache, MiB
   int sm_count = 0;
-  int boost_mhz = 0;       ///< maximum boost clock
+  int boost_mhz = 0;  ///< maximum boost clock
 
   std::string source;  ///< the vendor documents these numbers come from
   std::string notes;   ///< how sparse figures were halved, which numbers are not on the datasheet

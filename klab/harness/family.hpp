@@ -81,8 +81,9 @@ struct Family {
   std::string name;
   std::string summary;
   std::vector<std::string> dims;  ///< required dimension names, in display order
-  std::vector<std::string> zero_ok_dims;  ///< dimensions that may be 0 (a padding); others must be > 0
-  std::vector<DType> dtypes;      ///< dtypes any rung takes
+  std::vector<std::string>
+      zero_ok_dims;           ///< dimensions that may be 0 (a padding); others must be > 0
+  std::vector<DType> dtypes;  ///< dtypes any rung takes
   /// Which measured ceiling bounds this family: "copy", "read", "write", "fp32", "bf16_tc", ...
   std::string ceiling;
 

@@ -35,7 +35,8 @@ struct Driver {
   static void load(Fn& fn, const char* symbol, unsigned version) {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &q) == cudaSuccess &&
+    if (cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &q) ==
+            cudaSuccess &&
         q == cudaDriverEntryPointSuccess)
       fn = reinterpret_cast<Fn>(p);
     cudaGetLastError();  // a missing symbol is not an error for us
@@ -69,7 +70,8 @@ CapturedKernel describe(cudaGraphNode_t node, const Driver& d) {
   cudaGetLastError();
   CUDA_KERNEL_NODE_PARAMS_v2 dp{};
   CUfunction fn = nullptr;
-  if (d.kernel_node_params && d.kernel_node_params(reinterpret_cast<CUgraphNode>(node), &dp) == CUDA_SUCCESS) {
+  if (d.kernel_node_params &&
+      d.kernel_node_params(reinterpret_cast<CUgraphNode>(node), &dp) == CUDA_SUCCESS) {
     fn = dp.func;
     if (!fn && dp.kern && d.kernel_get_function) d.kernel_get_function(&fn, dp.kern);
     k.grid = {dp.gridDimX, dp.gridDimY, dp.gridDimZ};
@@ -105,10 +107,12 @@ CapturedKernel describe(cudaGraphNode_t node, const Driver& d) {
     k.carveout_pct = attr(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
     k.binary_version = attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION);
     k.ptx_version = attr(CU_FUNC_ATTRIBUTE_PTX_VERSION);
-    k.cluster_blocks = attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) * attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT) *
+    k.cluster_blocks = attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) *
+                       attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT) *
                        attr(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH);
     int blocks = 0;
-    if (d.occupancy && d.occupancy(&blocks, fn, k.block_threads(), static_cast<size_t>(k.dynamic_smem)) == CUDA_SUCCESS)
+    if (d.occupancy && d.occupancy(&blocks, fn, k.block_threads(),
+                                   static_cast<size_t>(k.dynamic_smem)) == CUDA_SUCCESS)
       k.cuda_blocks_per_sm = blocks;
   } else if (have_rt && rp.func && cudaFuncGetAttributes(&a, rp.func) == cudaSuccess) {
     const char* name = nullptr;
@@ -125,7 +129,8 @@ CapturedKernel describe(cudaGraphNode_t node, const Driver& d) {
     k.cluster_blocks = a.requiredClusterWidth * a.requiredClusterHeight * a.requiredClusterDepth;
     int blocks = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, rp.func, k.block_threads(),
-                                                      static_cast<size_t>(k.dynamic_smem)) == cudaSuccess)
+                                                      static_cast<size_t>(k.dynamic_smem)) ==
+        cudaSuccess)
       k.cuda_blocks_per_sm = blocks;
   }
   cudaGetLastError();
@@ -134,7 +139,8 @@ CapturedKernel describe(cudaGraphNode_t node, const Driver& d) {
 
   // A cluster size given at launch (cudaLaunchKernelEx) rather than compiled in.
   cudaKernelNodeAttrValue v{};
-  if (cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributeClusterDimension, &v) == cudaSuccess) {
+  if (cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributeClusterDimension, &v) ==
+      cudaSuccess) {
     const int launch_cluster = static_cast<int>(v.clusterDim.x * v.clusterDim.y * v.clusterDim.z);
     if (launch_cluster > 1) k.cluster_blocks = launch_cluster;
   }
@@ -188,7 +194,8 @@ std::vector<CapturedKernel> capture_gpu(const Family& f, const Variant& v, const
         std::vector<unsigned char> host(static_cast<size_t>(t.bytes()));
         fill_random(host.data(), spec.dtype, spec.numel, spec.fixed_dist ? spec.dist : Dist::normal,
                     splitmix64(0x6b6c6162ULL + k));
-        KLAB_CUDA_CHECK(cudaMemcpyAsync(t.data, host.data(), host.size(), cudaMemcpyHostToDevice, st));
+        KLAB_CUDA_CHECK(
+            cudaMemcpyAsync(t.data, host.data(), host.size(), cudaMemcpyHostToDevice, st));
         KLAB_CUDA_CHECK(cudaStreamSynchronize(st));  // before `host` goes away
       }
     }
@@ -227,10 +234,13 @@ std::vector<CapturedKernel> capture_gpu(const Family& f, const Variant& v, const
   std::vector<CapturedKernel> out;
   for (auto& c : all) {
     auto it = std::find_if(out.begin(), out.end(), [&](const CapturedKernel& o) {
-      return o.name == c.name && o.grid == c.grid && o.block == c.block && o.dynamic_smem == c.dynamic_smem;
+      return o.name == c.name && o.grid == c.grid && o.block == c.block &&
+             o.dynamic_smem == c.dynamic_smem;
     });
-    if (it != out.end()) ++it->launches;
-    else out.push_back(std::move(c));
+    if (it != out.end())
+      ++it->launches;
+    else
+      out.push_back(std::move(c));
   }
   return out;
 }
@@ -239,13 +249,17 @@ std::vector<CapturedKernel> capture_gpu(const Family& f, const Variant& v, const
 }  // namespace
 
 std::vector<CapturedKernel> capture_kernels(const Family& f, const Variant& v, const Problem& p) {
-  if (v.info.device != Device::gpu) throw UsageError(v.info.id + " is a CPU variant: it launches no GPU kernels");
-  if (Status st = can_run(v, p); !st.ok()) throw UsageError(v.info.id + " cannot run " + p.str() + ": " + st.reason);
+  if (v.info.device != Device::gpu)
+    throw UsageError(v.info.id + " is a CPU variant: it launches no GPU kernels");
+  if (Status st = can_run(v, p); !st.ok())
+    throw UsageError(v.info.id + " cannot run " + p.str() + ": " + st.reason);
   const DeviceInfo& d = device_info();
-  if (!d.present) throw UsageError(v.info.id + ": finding its kernels needs a GPU, and there is none: " + d.absent_reason);
+  if (!d.present)
+    throw UsageError(v.info.id +
+                     ": finding its kernels needs a GPU, and there is none: " + d.absent_reason);
   if (d.sm() < v.info.min_sm)
-    throw UsageError(v.info.id + " needs sm_" + std::to_string(v.info.min_sm) + ", the device is sm_" +
-                     std::to_string(d.sm()));
+    throw UsageError(v.info.id + " needs sm_" + std::to_string(v.info.min_sm) +
+                     ", the device is sm_" + std::to_string(d.sm()));
 #if KLAB_HAS_CUDA
   return capture_gpu(f, v, p);
 #else

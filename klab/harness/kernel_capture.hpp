@@ -28,7 +28,7 @@ struct CapturedKernel {
   int64_t const_bytes = 0;
   int max_threads_per_block = 0;
   int64_t max_dynamic_smem = 0;
-  int carveout_pct = -1;  ///< preferred shared-memory carveout, -1 = default
+  int carveout_pct = -1;                    ///< preferred shared-memory carveout, -1 = default
   int binary_version = 0, ptx_version = 0;  ///< e.g. 90
 
   /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for this launch (-1: the query failed).

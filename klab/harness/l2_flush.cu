@@ -11,7 +11,8 @@ namespace klab {
 namespace {
 __global__ void read_flush_kernel(const int4* __restrict__ p, int64_t n, int* __restrict__ sink) {
   int acc = 0;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
     const int4 v = __ldcg(p + i);  // cache in L2 (not L1): that is the point
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }

@@ -12,11 +12,16 @@ int64_t round_up(int64_t x, int64_t unit) { return unit > 0 ? (x + unit - 1) / u
 
 std::string_view limiter_name(Limiter l) {
   switch (l) {
-    case Limiter::threads: return "threads";
-    case Limiter::warps: return "warps";
-    case Limiter::blocks: return "blocks";
-    case Limiter::registers: return "registers";
-    case Limiter::shared_memory: return "shared memory";
+    case Limiter::threads:
+      return "threads";
+    case Limiter::warps:
+      return "warps";
+    case Limiter::blocks:
+      return "blocks";
+    case Limiter::registers:
+      return "registers";
+    case Limiter::shared_memory:
+      return "shared memory";
   }
   return "?";
 }
@@ -60,10 +65,12 @@ Occupancy compute_occupancy(const KernelResources& k, const SmLimits& sm) {
     return o;
   }
   if (k.regs_per_thread > 0) {
-    o.regs_per_warp = static_cast<int>(round_up(int64_t{k.regs_per_thread} * sm.warp_size, sm.reg_alloc_unit));
+    o.regs_per_warp =
+        static_cast<int>(round_up(int64_t{k.regs_per_thread} * sm.warp_size, sm.reg_alloc_unit));
     o.regs_per_block = int64_t{o.regs_per_warp} * o.warps_per_block;
     // The hardware's per-block check counts warps rounded up to the sub-partitions.
-    const int64_t assumed = int64_t{o.regs_per_warp} * round_up(o.warps_per_block, sm.sub_partitions);
+    const int64_t assumed =
+        int64_t{o.regs_per_warp} * round_up(o.warps_per_block, sm.sub_partitions);
     if (assumed > sm.regs_per_block || o.regs_per_block > sm.regs_per_block) {
       o.invalid = std::to_string(o.regs_per_block) + " registers per block (limit " +
                   std::to_string(sm.regs_per_block) + ")";
@@ -78,18 +85,22 @@ Occupancy compute_occupancy(const KernelResources& k, const SmLimits& sm) {
   // Shared memory: static + dynamic + the driver's reservation, in allocation units. The
   // carveout is the preferred one when a block fits in it, else the smallest that holds one
   // block; with no preference the driver may use the largest.
-  o.smem_per_block = round_up(k.static_smem + k.dynamic_smem + sm.smem_reserved_per_block, sm.smem_alloc_unit);
+  o.smem_per_block =
+      round_up(k.static_smem + k.dynamic_smem + sm.smem_reserved_per_block, sm.smem_alloc_unit);
   if (o.smem_per_block > sm.smem_per_block_optin + sm.smem_reserved_per_block) {
     o.invalid = std::to_string(o.smem_per_block) + " bytes of shared memory per block (limit " +
-                std::to_string(sm.smem_per_block_optin) + " + " + std::to_string(sm.smem_reserved_per_block) +
-                " reserved)";
+                std::to_string(sm.smem_per_block_optin) + " + " +
+                std::to_string(sm.smem_reserved_per_block) + " reserved)";
     return o;
   }
   int64_t preferred = sm.smem_per_sm;
   if (k.carveout_pct >= 0)
-    preferred = smallest_carveout(sm, std::min<int64_t>(100, k.carveout_pct) * sm.smem_per_sm / 100);
-  o.smem_config = preferred >= o.smem_per_block ? preferred : smallest_carveout(sm, o.smem_per_block);
-  o.by_smem = o.smem_per_block > 0 ? static_cast<int>(o.smem_config / o.smem_per_block) : kUnlimited;
+    preferred =
+        smallest_carveout(sm, std::min<int64_t>(100, k.carveout_pct) * sm.smem_per_sm / 100);
+  o.smem_config =
+      preferred >= o.smem_per_block ? preferred : smallest_carveout(sm, o.smem_per_block);
+  o.by_smem =
+      o.smem_per_block > 0 ? static_cast<int>(o.smem_config / o.smem_per_block) : kUnlimited;
 
   o.blocks_per_sm = std::min({o.by_threads, o.by_warps, o.by_blocks, o.by_registers, o.by_smem});
   const std::pair<Limiter, int> all[] = {{Limiter::threads, o.by_threads},

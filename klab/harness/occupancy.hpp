@@ -36,10 +36,10 @@ struct SmLimits {
 
 /// What one launch of a kernel asks of an SM.
 struct KernelResources {
-  int block_threads = 0;      ///< threads per block (x*y*z)
-  int regs_per_thread = 0;    ///< from the compiler (cudaFuncAttributes::numRegs)
-  int64_t static_smem = 0;    ///< __shared__ arrays (cudaFuncAttributes::sharedSizeBytes)
-  int64_t dynamic_smem = 0;   ///< the launch's dynamic shared memory
+  int block_threads = 0;     ///< threads per block (x*y*z)
+  int regs_per_thread = 0;   ///< from the compiler (cudaFuncAttributes::numRegs)
+  int64_t static_smem = 0;   ///< __shared__ arrays (cudaFuncAttributes::sharedSizeBytes)
+  int64_t dynamic_smem = 0;  ///< the launch's dynamic shared memory
   /// cudaFuncAttributePreferredSharedMemoryCarveout: percent of smem_per_sm, -1 = driver default.
   int carveout_pct = -1;
 };
@@ -52,8 +52,8 @@ inline constexpr int kUnlimited = 1 << 30;
 struct Occupancy {
   int blocks_per_sm = 0;  ///< resident blocks per SM: the minimum of the by_* limits
   int warps_per_block = 0;
-  int active_warps = 0;   ///< blocks_per_sm * warps_per_block
-  double occupancy = 0;   ///< active_warps / max_warps_per_sm (theoretical)
+  int active_warps = 0;  ///< blocks_per_sm * warps_per_block
+  double occupancy = 0;  ///< active_warps / max_warps_per_sm (theoretical)
 
   // Blocks per SM each resource alone would allow (kUnlimited when it does not bind).
   int by_threads = 0, by_warps = 0, by_blocks = 0, by_registers = 0, by_smem = 0;
@@ -61,11 +61,11 @@ struct Occupancy {
   /// threads and warps are one resource counted two ways).
   std::vector<Limiter> limiters;
 
-  int regs_per_warp = 0;          ///< allocated: regs * 32 rounded up to reg_alloc_unit
-  int64_t regs_per_block = 0;     ///< allocated for the whole block
-  int64_t smem_per_block = 0;     ///< allocated: static + dynamic + reserved, rounded up
-  int64_t smem_config = 0;        ///< the carveout the shared-memory limit was computed against
-  int64_t smem_config_needed = 0; ///< the smallest carveout that holds blocks_per_sm blocks
+  int regs_per_warp = 0;           ///< allocated: regs * 32 rounded up to reg_alloc_unit
+  int64_t regs_per_block = 0;      ///< allocated for the whole block
+  int64_t smem_per_block = 0;      ///< allocated: static + dynamic + reserved, rounded up
+  int64_t smem_config = 0;         ///< the carveout the shared-memory limit was computed against
+  int64_t smem_config_needed = 0;  ///< the smallest carveout that holds blocks_per_sm blocks
 
   std::string invalid;  ///< non-empty: the launch cannot run at all (and why)
 

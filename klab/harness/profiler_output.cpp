@@ -14,8 +14,10 @@ namespace klab {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -38,7 +40,9 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 }  // namespace
 
@@ -46,7 +50,8 @@ std::string demangle(std::string_view mangled) {
   const std::string m(mangled);
   if (!starts_with(m, "_Z")) return m;
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(m.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(m.c_str(), nullptr, nullptr, &status), std::free);
   return status == 0 && out ? std::string(out.get()) : m;
 }
 
@@ -73,13 +78,17 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': in_quotes = true; any = true; break;
+      case '"':
+        in_quotes = true;
+        any = true;
+        break;
       case ',':
         row.push_back(std::move(field));
         field.clear();
         any = true;
         break;
-      case '\r': break;
+      case '\r':
+        break;
       case '\n':
         if (any || !field.empty()) {
           row.push_back(std::move(field));
@@ -89,7 +98,9 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
         field.clear();
         any = false;
         break;
-      default: field += c; any = true;
+      default:
+        field += c;
+        any = true;
     }
   }
   if (any || !field.empty()) {
@@ -107,8 +118,11 @@ std::optional<double> parse_ncu_number(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     // A thousands separator sits between digits, with exactly three digits after it.
     if (s[i] == ',') {
-      auto digit = [&](size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])); };
-      const bool grouped = i > 0 && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4);
+      auto digit = [&](size_t k) {
+        return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]));
+      };
+      const bool grouped =
+          i > 0 && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4);
       if (!grouped) return std::nullopt;
       continue;
     }
@@ -171,12 +185,14 @@ std::vector<std::pair<std::string, double>> top_metrics(const NcuRow& row, std::
                                                         std::string_view suffix, size_t n) {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [name, value] : row.values) {
-    if (name.size() < prefix.size() + suffix.size() || !starts_with(name, prefix) || !ends_with(name, suffix))
+    if (name.size() < prefix.size() + suffix.size() || !starts_with(name, prefix) ||
+        !ends_with(name, suffix))
       continue;
     if (auto v = parse_ncu_number(value))
       out.emplace_back(name.substr(prefix.size(), name.size() - prefix.size() - suffix.size()), *v);
   }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   if (out.size() > n) out.resize(n);
   return out;
 }
@@ -197,7 +213,9 @@ std::vector<std::string> parse_ncu_metric_list(std::string_view text) {
   return out;
 }
 
-std::string_view metric_base_name(std::string_view metric) { return metric.substr(0, metric.find('.')); }
+std::string_view metric_base_name(std::string_view metric) {
+  return metric.substr(0, metric.find('.'));
+}
 
 // ---- cuobjdump ----
 
@@ -227,7 +245,8 @@ std::string extract_ptx_entry(std::string_view ptx, std::string_view name) {
   for (std::string_view line : split_lines(ptx)) {
     const std::string_view t = trim(line);
     if (!in_entry) {
-      if (starts_with(t, ".version") || starts_with(t, ".target") || starts_with(t, ".address_size")) {
+      if (starts_with(t, ".version") || starts_with(t, ".target") ||
+          starts_with(t, ".address_size")) {
         if (starts_with(t, ".version")) header.clear();  // a new module
         header.append(t).append("\n");
       }
@@ -272,7 +291,8 @@ std::vector<SassFunction> parse_sass(std::string_view text) {
     }
     ++line_no;
     f->listing.append(line).append("\n");
-    if (t.size() > 1 && t.front() == '.' && t.back() == ':' && t.find(' ') == std::string_view::npos) {
+    if (t.size() > 1 && t.front() == '.' && t.back() == ':' &&
+        t.find(' ') == std::string_view::npos) {
       f->labels[std::string(t.substr(0, t.size() - 1))] = static_cast<int>(f->instrs.size());
       continue;
     }
@@ -300,7 +320,8 @@ std::vector<SassFunction> parse_sass(std::string_view text) {
       if (h != std::string_view::npos) {
         uint64_t a = 0;
         const auto [p, ec] = std::from_chars(body.data() + h + 2, body.data() + body.size(), a, 16);
-        if (ec == std::errc() && p != body.data() + h + 2) in.target_offset = static_cast<int64_t>(a);
+        if (ec == std::errc() && p != body.data() + h + 2)
+          in.target_offset = static_cast<int64_t>(a);
       }
     }
     if (!in.opcode.empty()) f->instrs.push_back(std::move(in));
@@ -326,7 +347,9 @@ SassClass classify_sass(std::string_view opcode) {
     }
     return "32";
   };
-  auto with_width = [&](std::string_view g) { return SassClass{std::string(base) + "." + width(), std::string(g)}; };
+  auto with_width = [&](std::string_view g) {
+    return SassClass{std::string(base) + "." + width(), std::string(g)};
+  };
   if (base == "LDG") return with_width("global load");
   if (base == "LDGSTS") return with_width("global load");  // cp.async: global -> shared
   if (base == "UTMALDG" || base == "UBLKCP") return {std::string(base), "global load"};  // TMA
@@ -335,19 +358,24 @@ SassClass classify_sass(std::string_view opcode) {
   if (base == "LDS" || base == "STS") return with_width("shared");
   if (base == "LDSM" || base == "STSM") {
     const std::string_view last = tok.size() > 1 ? tok.back() : "";
-    return {std::string(base) + ".x" + std::string(last == "4" || last == "2" ? last : "1"), "shared"};
+    return {std::string(base) + ".x" + std::string(last == "4" || last == "2" ? last : "1"),
+            "shared"};
   }
   if (base == "LDL" || base == "STL") return with_width("local (spill)");
   if (base == "ATOMG" || base == "ATOM" || base == "RED" || base == "REDG" || base == "ATOMS")
     return {std::string(base), "atomic"};
-  if (base == "HFMA2" && tok.size() > 1 && tok[1] == "MMA") return {"", "other"};  // a register-move idiom
-  static constexpr std::array<std::string_view, 16> kMath{"FFMA",  "FADD",   "FMUL", "FMNMX", "HFMA2", "HADD2",
-                                                          "HMUL2", "HMNMX2", "DFMA", "DADD",  "DMUL",  "HMMA",
-                                                          "HGMMA", "IMMA",   "QGMMA", "IGMMA"};
-  if (std::find(kMath.begin(), kMath.end(), base) != kMath.end()) return {std::string(base), "math"};
-  if (base == "MUFU") return {std::string(opcode.substr(0, opcode.find('.', 5))), "special function"};  // MUFU.EX2
+  if (base == "HFMA2" && tok.size() > 1 && tok[1] == "MMA")
+    return {"", "other"};  // a register-move idiom
+  static constexpr std::array<std::string_view, 16> kMath{
+      "FFMA", "FADD", "FMUL", "FMNMX", "HFMA2", "HADD2", "HMUL2", "HMNMX2",
+      "DFMA", "DADD", "DMUL", "HMMA",  "HGMMA", "IMMA",  "QGMMA", "IGMMA"};
+  if (std::find(kMath.begin(), kMath.end(), base) != kMath.end())
+    return {std::string(base), "math"};
+  if (base == "MUFU")
+    return {std::string(opcode.substr(0, opcode.find('.', 5))), "special function"};  // MUFU.EX2
   if (base == "SHFL") return {"SHFL", "shuffle"};
-  if (base == "BAR" || base == "SYNCS" || base == "DEPBAR" || base == "LDGDEPBAR" || base == "WARPGROUP")
+  if (base == "BAR" || base == "SYNCS" || base == "DEPBAR" || base == "LDGDEPBAR" ||
+      base == "WARPGROUP")
     return {std::string(base), "barrier"};
   if (base == "BRA") return {"BRA", "branch"};
   return {"", "other"};
@@ -355,9 +383,9 @@ SassClass classify_sass(std::string_view opcode) {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kGroupOrder{"global load", "global store",     "shared",  "local (spill)",
-                                                       "atomic",      "math",             "special function",
-                                                       "shuffle",     "barrier",          "branch"};
+constexpr std::array<std::string_view, 10> kGroupOrder{
+    "global load", "global store",     "shared",  "local (spill)", "atomic",
+    "math",        "special function", "shuffle", "barrier",       "branch"};
 int group_rank(std::string_view g) {
   auto it = std::find(kGroupOrder.begin(), kGroupOrder.end(), g);
   return static_cast<int>(it - kGroupOrder.begin());
@@ -387,35 +415,44 @@ SassSummary summarize_sass(const SassFunction& f, int strip_width) {
     chars[i] = group_char(c.group);
     const int idx = static_cast<int>(i);
     if (!c.row.empty()) {
-      auto it = std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.name == c.row; });
-      if (it == s.rows.end()) it = s.rows.insert(s.rows.end(), SassSummary::Row{c.row, c.group, 0, idx, idx});
+      auto it = std::find_if(s.rows.begin(), s.rows.end(),
+                             [&](const auto& r) { return r.name == c.row; });
+      if (it == s.rows.end())
+        it = s.rows.insert(s.rows.end(), SassSummary::Row{c.row, c.group, 0, idx, idx});
       ++it->count;
       it->last = idx;
     }
     if (group_char(c.group) != 0) {
-      auto it = std::find_if(s.regions.begin(), s.regions.end(), [&](const auto& r) { return r.group == c.group; });
-      if (it == s.regions.end()) it = s.regions.insert(s.regions.end(), SassSummary::Region{c.group, 0, idx, idx});
+      auto it = std::find_if(s.regions.begin(), s.regions.end(),
+                             [&](const auto& r) { return r.group == c.group; });
+      if (it == s.regions.end())
+        it = s.regions.insert(s.regions.end(), SassSummary::Region{c.group, 0, idx, idx});
       ++it->count;
       it->last = idx;
     }
     // A branch back to an earlier label closes a loop (a branch to itself is the end-of-code trap).
     if (in.opcode.starts_with("BRA")) {
       int head = -1;
-      if (auto l = f.labels.find(in.target); !in.target.empty() && l != f.labels.end()) head = l->second;
+      if (auto l = f.labels.find(in.target); !in.target.empty() && l != f.labels.end())
+        head = l->second;
       if (in.target_offset >= 0) {
-        auto t = std::lower_bound(f.instrs.begin(), f.instrs.end(), in.target_offset,
-                                  [](const SassInstr& x, int64_t off) { return int64_t{x.offset} < off; });
-        if (t != f.instrs.end() && int64_t{t->offset} == in.target_offset) head = static_cast<int>(t - f.instrs.begin());
+        auto t = std::lower_bound(
+            f.instrs.begin(), f.instrs.end(), in.target_offset,
+            [](const SassInstr& x, int64_t off) { return int64_t{x.offset} < off; });
+        if (t != f.instrs.end() && int64_t{t->offset} == in.target_offset)
+          head = static_cast<int>(t - f.instrs.begin());
       }
       if (head >= 0 && head < idx) s.loops.push_back(SassSummary::Loop{head, idx});
     }
   }
   std::stable_sort(s.rows.begin(), s.rows.end(), [](const auto& a, const auto& b) {
-    if (group_rank(a.group) != group_rank(b.group)) return group_rank(a.group) < group_rank(b.group);
+    if (group_rank(a.group) != group_rank(b.group))
+      return group_rank(a.group) < group_rank(b.group);
     return a.name < b.name;
   });
-  std::stable_sort(s.regions.begin(), s.regions.end(),
-                   [](const auto& a, const auto& b) { return group_rank(a.group) < group_rank(b.group); });
+  std::stable_sort(s.regions.begin(), s.regions.end(), [](const auto& a, const auto& b) {
+    return group_rank(a.group) < group_rank(b.group);
+  });
 
   const size_t n = f.instrs.size();
   const size_t w = std::min<size_t>(n, static_cast<size_t>(std::max(1, strip_width)));
@@ -427,7 +464,8 @@ SassSummary summarize_sass(const SassFunction& f, int strip_width) {
     char best = '.';
     int best_n = 0;
     for (char c : kTieOrder)
-      if (count[static_cast<unsigned char>(c)] > best_n) best = c, best_n = count[static_cast<unsigned char>(c)];
+      if (count[static_cast<unsigned char>(c)] > best_n)
+        best = c, best_n = count[static_cast<unsigned char>(c)];
     s.strip += best;
   }
   return s;

@@ -63,11 +63,11 @@ struct DeviceSymbol {
 std::vector<DeviceSymbol> parse_cuobjdump_symbols(std::string_view text);
 
 struct SassInstr {
-  int line = 0;         ///< line number in the function's listing (1-based)
-  uint32_t offset = 0;  ///< byte offset printed as /*0110*/
-  std::string opcode;   ///< with modifiers: "LDG.E.128"
-  std::string text;     ///< the whole instruction, predicate included
-  std::string target;   ///< branch target label (nvdisasm style), "" when none
+  int line = 0;                ///< line number in the function's listing (1-based)
+  uint32_t offset = 0;         ///< byte offset printed as /*0110*/
+  std::string opcode;          ///< with modifiers: "LDG.E.128"
+  std::string text;            ///< the whole instruction, predicate included
+  std::string target;          ///< branch target label (nvdisasm style), "" when none
   int64_t target_offset = -1;  ///< branch target address (cuobjdump style), -1 when none
 };
 
@@ -75,7 +75,7 @@ struct SassFunction {
   std::string name;  ///< mangled
   std::vector<SassInstr> instrs;
   std::map<std::string, int, std::less<>> labels;  ///< label -> index of the next instruction
-  std::string listing;  ///< the function's lines as printed
+  std::string listing;                             ///< the function's lines as printed
 };
 
 /// The PTX of one kernel from `cuobjdump -ptx` output (which holds whole modules): the

@@ -26,7 +26,8 @@ const Family& Registry::family(std::string_view name) const {
 std::pair<const Family*, const Variant*> Registry::variant(std::string_view id) const {
   const size_t dot = id.find('.');
   if (dot == std::string_view::npos)
-    throw UsageError("'" + std::string(id) + "' is not a variant id (expected family.vNN_name; see `klab list`)");
+    throw UsageError("'" + std::string(id) +
+                     "' is not a variant id (expected family.vNN_name; see `klab list`)");
   const Family& f = family(id.substr(0, dot));
   if (const Variant* v = f.find(id)) return {&f, v};
   throw UsageError("unknown variant '" + std::string(id) + "' (see `klab list " + f.name + "`)");
@@ -35,7 +36,8 @@ std::pair<const Family*, const Variant*> Registry::variant(std::string_view id) 
 void Registry::add_variant(std::string_view family, Variant v) {
   for (auto& f : families_) {
     if (f.name != family) continue;
-    KLAB_CHECK(v.info.id.rfind(f.name + ".", 0) == 0, "variant " + v.info.id + " does not belong to " + f.name);
+    KLAB_CHECK(v.info.id.rfind(f.name + ".", 0) == 0,
+               "variant " + v.info.id + " does not belong to " + f.name);
     auto pos = f.ladder.begin();
     for (auto it = f.ladder.begin(); it != f.ladder.end(); ++it)
       if (it->info.device == Device::cpu) pos = it + 1;
@@ -55,9 +57,11 @@ void validate_problem(const Family& f, const Problem& p) {
       for (const auto& d : f.dims) all += (all.empty() ? "" : ",") + d;
       throw UsageError(f.name + ": unknown dimension '" + name + "' (expected " + all + ")");
     }
-    const bool zero_ok = std::find(f.zero_ok_dims.begin(), f.zero_ok_dims.end(), name) != f.zero_ok_dims.end();
+    const bool zero_ok =
+        std::find(f.zero_ok_dims.begin(), f.zero_ok_dims.end(), name) != f.zero_ok_dims.end();
     if (v < 0 || (v == 0 && !zero_ok))
-      throw UsageError(f.name + ": dimension " + name + " must be positive, got " + std::to_string(v));
+      throw UsageError(f.name + ": dimension " + name + " must be positive, got " +
+                       std::to_string(v));
   }
   if (std::find(f.dtypes.begin(), f.dtypes.end(), p.dtype) == f.dtypes.end())
     throw UsageError(f.name + " does not take dtype " + std::string(dtype_name(p.dtype)));

@@ -34,11 +34,12 @@ json machine_json() {
     dev["absent_reason"] = d.absent_reason;
   }
   return {{"device", dev},
-          {"build", {{"git_sha", build::kGitSha},
-                     {"type", build::kBuildType},
-                     {"cxx_flags", build::kCxxFlags},
-                     {"cuda_flags", build::kCudaFlags},
-                     {"cuda_archs", build::kCudaArchs}}}};
+          {"build",
+           {{"git_sha", build::kGitSha},
+            {"type", build::kBuildType},
+            {"cxx_flags", build::kCxxFlags},
+            {"cuda_flags", build::kCudaFlags},
+            {"cuda_archs", build::kCudaArchs}}}};
 }
 
 json to_json(const Result& r) {
@@ -81,8 +82,11 @@ json to_json(const Result& r) {
               {"tflops", r.tflops},
               {"gbps", r.gbps}});
     if (!r.ceiling.name.empty())
-      j["ceiling"] = {{"name", r.ceiling.name}, {"unit", r.ceiling.unit}, {"value", r.ceiling.value},
-                      {"datasheet", r.ceiling.datasheet}, {"pct", r.ceiling.pct}};
+      j["ceiling"] = {{"name", r.ceiling.name},
+                      {"unit", r.ceiling.unit},
+                      {"value", r.ceiling.value},
+                      {"datasheet", r.ceiling.datasheet},
+                      {"pct", r.ceiling.pct}};
     if (!r.baseline.id.empty())
       j["baseline"] = {{"id", r.baseline.id}, {"speedup", r.baseline.speedup}};
   }

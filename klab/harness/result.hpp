@@ -14,7 +14,7 @@ struct Result {
   std::string variant, family;
   Problem problem;
   bool baseline_variant = false;
-  std::string device_kind;   ///< "gpu" or "cpu"
+  std::string device_kind;    ///< "gpu" or "cpu"
   std::string status = "ok";  ///< "ok", "skipped", "error"
   std::string reason;         ///< why skipped / the error
   bool checked = false;

@@ -31,8 +31,8 @@ enum class Unit : uint8_t { cuda_cores, tensor_cores };
 /// A device's two roofs for one kind of kernel.
 struct Roof {
   std::string device;
-  double bandwidth = 0;  ///< bytes/s
-  double peak = 0;       ///< flop/s
+  double bandwidth = 0;       ///< bytes/s
+  double peak = 0;            ///< flop/s
   std::string memory_label;   ///< "copy, measured" or "DRAM, datasheet"
   std::string compute_label;  ///< "bf16 tensor, datasheet", "fp32 FFMA, measured"
   /// The AI where the roofs meet, flop/byte.

@@ -38,7 +38,8 @@ void fill_inputs(Buffers& b, Dist dist, uint64_t seed) {
   }
 }
 
-CheckResult compare_all(const Family& f, const Problem& p, const Buffers& b, const Reference& ref, const Tolerance& tol) {
+CheckResult compare_all(const Family& f, const Problem& p, const Buffers& b, const Reference& ref,
+                        const Tolerance& tol) {
   CheckResult all;
   for (const auto& t : b.tensors) {
     if (!t.is_output()) continue;
@@ -56,7 +57,8 @@ uint64_t fresh_seed(const RunOptions& opt, int k) {
 }
 
 // ---- CPU variants: run on the host copies directly. ----
-void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt, Result& r) {
+void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
+             Result& r) {
   Buffers b = make_host_buffers(f, p);
   for (auto& t : b.tensors) t.data = t.host.data();
   LaunchArgs args{nullptr, opt.block_threads};
@@ -114,11 +116,13 @@ void upload(const Buffers& host, Buffers& dev, cudaStream_t st) {
     if (h.spec.role == Role::output)
       KLAB_CUDA_CHECK(cudaMemsetAsync(d.data, kPoisonByte, h.bytes(), st));
     else
-      KLAB_CUDA_CHECK(cudaMemcpyAsync(d.data, h.host.data(), h.bytes(), cudaMemcpyHostToDevice, st));
+      KLAB_CUDA_CHECK(
+          cudaMemcpyAsync(d.data, h.host.data(), h.bytes(), cudaMemcpyHostToDevice, st));
   }
 }
 
-void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt, Result& r) {
+void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
+             Result& r) {
   CudaStream stream;
   cudaStream_t st = stream.get();
   const LaunchArgs args{reinterpret_cast<Stream>(st), opt.block_threads};
@@ -129,7 +133,8 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   const Variant* gpu_ref = nullptr;
   if (f.cpu_reference_max_flops > 0 && f.counts(p).flops > f.cpu_reference_max_flops) {
     gpu_ref = f.find(f.gpu_reference_variant);
-    KLAB_CHECK(gpu_ref != nullptr, f.name + ": gpu_reference_variant '" + f.gpu_reference_variant + "' not registered");
+    KLAB_CHECK(gpu_ref != nullptr,
+               f.name + ": gpu_reference_variant '" + f.gpu_reference_variant + "' not registered");
   }
 
   int k = 0;
@@ -142,7 +147,8 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
     Tolerance tol = f.tolerance(p);
     if (gpu_ref) {
       tol = f.gpu_reference_tolerance(p);
-      DeviceSet rs = make_device_set(host, p, gpu_ref->workspace_bytes ? gpu_ref->workspace_bytes(p) : 0);
+      DeviceSet rs =
+          make_device_set(host, p, gpu_ref->workspace_bytes ? gpu_ref->workspace_bytes(p) : 0);
       upload(host, rs.view, st);
       gpu_ref->launch(p, rs.view, args);
       KLAB_CHECK_LAUNCH();
@@ -151,10 +157,12 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
         const Tensor& t = host.tensors[i];
         if (!t.is_output()) continue;
         std::vector<unsigned char> raw(static_cast<size_t>(t.bytes()));
-        KLAB_CUDA_CHECK(cudaMemcpy(raw.data(), rs.view.tensors[i].data, raw.size(), cudaMemcpyDeviceToHost));
+        KLAB_CUDA_CHECK(
+            cudaMemcpy(raw.data(), rs.view.tensors[i].data, raw.size(), cudaMemcpyDeviceToHost));
         auto& out = ref[t.spec.name].value;
         out.resize(static_cast<size_t>(t.spec.numel));
-        for (int64_t e = 0; e < t.spec.numel; ++e) out[e] = load_as_double(raw.data(), t.spec.dtype, e);
+        for (int64_t e = 0; e < t.spec.numel; ++e)
+          out[e] = load_as_double(raw.data(), t.spec.dtype, e);
       }
     } else {
       f.reference(p, host, ref);
@@ -177,7 +185,8 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   const int64_t ws = host.total_bytes();
   const int64_t l2 = device_info().l2_bytes;
   int sets = 1;
-  if (!opt.bench_cfg.hot && ws < l2) sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
+  if (!opt.bench_cfg.hot && ws < l2)
+    sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
   std::vector<DeviceSet> extra;
   for (int i = 1; i < sets; ++i) {
     extra.push_back(make_device_set(host, p, ws_bytes));
@@ -238,7 +247,8 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
     }
     if (d.sm() < v.info.min_sm) {
       r.status = "skipped";
-      r.reason = "needs sm_" + std::to_string(v.info.min_sm) + ", device is sm_" + std::to_string(d.sm());
+      r.reason =
+          "needs sm_" + std::to_string(v.info.min_sm) + ", device is sm_" + std::to_string(d.sm());
       return r;
     }
   }
@@ -264,9 +274,10 @@ void attach_baselines(std::vector<Result>& results) {
   for (auto& r : results) {
     if (!r.timed || r.baseline_variant) continue;
     for (const auto& b : results) {
-      if (!b.baseline_variant || !b.timed || b.status != "ok" || b.device_kind != r.device_kind) continue;
-      if (b.family != r.family || !(b.problem.shape == r.problem.shape) || b.problem.dtype != r.problem.dtype ||
-          b.problem.misalign != r.problem.misalign)
+      if (!b.baseline_variant || !b.timed || b.status != "ok" || b.device_kind != r.device_kind)
+        continue;
+      if (b.family != r.family || !(b.problem.shape == r.problem.shape) ||
+          b.problem.dtype != r.problem.dtype || b.problem.misalign != r.problem.misalign)
         continue;
       r.baseline.id = b.variant;
       r.baseline.speedup = b.timing.stats.median / r.timing.stats.median;

@@ -15,7 +15,9 @@ namespace klab {
 
 using nlohmann::json;
 
-std::string TunedChoice::describe() const { return path.empty() ? source : source + " (" + path + ")"; }
+std::string TunedChoice::describe() const {
+  return path.empty() ? source : source + " (" + path + ")";
+}
 
 std::string config_variant_id(const std::string& variant, int config) {
   return variant + "[cfg" + std::to_string(config) + "]";
@@ -64,9 +66,12 @@ void TuneTable::put(const TuneEntry& e) {
 
 std::string klab_cache_dir() {
   std::filesystem::path dir;
-  if (const char* c = std::getenv("KLAB_CACHE_DIR"); c && *c) dir = c;
-  else if (const char* h = std::getenv("HOME")) dir = std::filesystem::path(h) / ".cache" / "klab";
-  else dir = "/tmp/klab-cache";
+  if (const char* c = std::getenv("KLAB_CACHE_DIR"); c && *c)
+    dir = c;
+  else if (const char* h = std::getenv("HOME"))
+    dir = std::filesystem::path(h) / ".cache" / "klab";
+  else
+    dir = "/tmp/klab-cache";
   return dir.string();
 }
 
@@ -81,7 +86,8 @@ std::string committed_table_path(const std::string& relative) {
   // $KLAB_SOURCE_DIR, else the source tree this binary was built from, else the working
   // directory (a build carried to another machine runs from a checkout at another path).
   namespace fs = std::filesystem;
-  if (const char* env = std::getenv("KLAB_SOURCE_DIR"); env && *env) return (fs::path(env) / relative).string();
+  if (const char* env = std::getenv("KLAB_SOURCE_DIR"); env && *env)
+    return (fs::path(env) / relative).string();
   const fs::path built = fs::path(build::kSourceDir) / relative;
   std::error_code ec;
   if (fs::exists(built, ec) || !fs::exists(fs::path(relative), ec)) return built.string();
@@ -91,9 +97,9 @@ std::string committed_table_path(const std::string& relative) {
 namespace {
 
 json entry_json(const TuneEntry& e) {
-  return {{"device", e.device},       {"variant", e.variant},     {"shape_class", e.shape_class},
-          {"config", e.config},       {"config_name", e.config_name}, {"median_ms", e.median_ms},
-          {"problem", e.problem},     {"timestamp", e.timestamp}, {"git_sha", e.git_sha}};
+  return {{"device", e.device},   {"variant", e.variant},         {"shape_class", e.shape_class},
+          {"config", e.config},   {"config_name", e.config_name}, {"median_ms", e.median_ms},
+          {"problem", e.problem}, {"timestamp", e.timestamp},     {"git_sha", e.git_sha}};
 }
 
 TuneEntry entry_from(const json& j) {
@@ -132,8 +138,9 @@ void save_tune_table(const TuneTable& t, const std::string& path) {
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   json entries = json::array();
   for (const auto& e : t.entries) entries.push_back(entry_json(e));
-  const json j = {{"what", "klab tune winners: the configuration per device, variant and shape class"},
-                  {"entries", entries}};
+  const json j = {
+      {"what", "klab tune winners: the configuration per device, variant and shape class"},
+      {"entries", entries}};
   // Written whole to a temporary file, then renamed: a reader never sees half a table.
   const std::string tmp = path + ".tmp";
   {
@@ -152,14 +159,17 @@ void record_tune_entry(const TuneEntry& e, const std::string& path) {
   save_tune_table(t, path);
 }
 
-std::vector<TuneSource> default_tune_sources(const std::string& device, const std::string& committed_relative) {
+std::vector<TuneSource> default_tune_sources(const std::string& device,
+                                             const std::string& committed_relative) {
   std::vector<TuneSource> s{{"cache", tune_cache_path(device)}};
-  if (!committed_relative.empty()) s.push_back({"committed", committed_table_path(committed_relative)});
+  if (!committed_relative.empty())
+    s.push_back({"committed", committed_table_path(committed_relative)});
   return s;
 }
 
-std::vector<TunedChoice> tune_candidates(const std::vector<TuneSource>& sources, const std::string& device,
-                                         const std::string& variant, const std::string& shape_class,
+std::vector<TunedChoice> tune_candidates(const std::vector<TuneSource>& sources,
+                                         const std::string& device, const std::string& variant,
+                                         const std::string& shape_class,
                                          const std::vector<std::string>& configs, int builtin) {
   std::vector<TunedChoice> out;
   if (!device.empty()) {
@@ -176,28 +186,32 @@ std::vector<TunedChoice> tune_candidates(const std::vector<TuneSource>& sources,
   return out;
 }
 
-TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates, const std::function<bool(int)>& usable) {
+TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates,
+                       const std::function<bool(int)>& usable) {
   KLAB_CHECK(!candidates.empty(), "tune_candidates always ends with the built-in choice");
   for (const auto& c : candidates)
     if (!usable || usable(c.config)) return c;
   return candidates.back();
 }
 
-const std::vector<TunedChoice>& TunedLookup::candidates(const std::string& shape_class, int builtin) {
+const std::vector<TunedChoice>& TunedLookup::candidates(const std::string& shape_class,
+                                                        int builtin) {
   std::lock_guard lock(mu_);
   const std::string key = shape_class + "#" + std::to_string(builtin);
   auto it = memo_.find(key);
   if (it == memo_.end()) {
     const DeviceInfo& d = device_info();
     const std::string device = d.present ? d.name : "";
-    it = memo_.emplace(key, tune_candidates(default_tune_sources(device, committed_), device, variant_, shape_class,
-                                            configs_, builtin))
+    it = memo_
+             .emplace(key, tune_candidates(default_tune_sources(device, committed_), device,
+                                           variant_, shape_class, configs_, builtin))
              .first;
   }
   return it->second;
 }
 
-int TunedLookup::config(const std::string& shape_class, int builtin, const std::function<bool(int)>& usable) {
+int TunedLookup::config(const std::string& shape_class, int builtin,
+                        const std::function<bool(int)>& usable) {
   return pick_tuned(candidates(shape_class, builtin), usable).config;
 }
 

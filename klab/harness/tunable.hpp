@@ -25,8 +25,8 @@ namespace klab {
 /// A configuration choice and where it came from.
 struct TunedChoice {
   int config = -1;
-  std::string source;  ///< "cache", "committed" or "built-in"
-  std::string path;    ///< the table file it came from (empty for built-in)
+  std::string source;            ///< "cache", "committed" or "built-in"
+  std::string path;              ///< the table file it came from (empty for built-in)
   std::string describe() const;  ///< "cache (~/.cache/klab/tune-NVIDIA_H200.json)", "built-in"
 };
 
@@ -61,14 +61,15 @@ struct TuneEntry {
   std::string shape_class;  ///< "large"
   int config = -1;          ///< index when measured (informative; lookups go by name)
   std::string config_name;
-  double median_ms = 0;     ///< its median at `problem`
-  std::string problem;      ///< the problem it was measured at
+  double median_ms = 0;  ///< its median at `problem`
+  std::string problem;   ///< the problem it was measured at
   std::string timestamp, git_sha;
 };
 
 struct TuneTable {
   std::vector<TuneEntry> entries;
-  const TuneEntry* find(std::string_view device, std::string_view variant, std::string_view shape_class) const;
+  const TuneEntry* find(std::string_view device, std::string_view variant,
+                        std::string_view shape_class) const;
   /// Adds the entry, replacing one with the same device, variant and shape class.
   void put(const TuneEntry& e);
 };
@@ -94,23 +95,28 @@ struct TuneSource {
   std::string path;
 };
 /// The standard order for a device: its cache file, then the committed table.
-std::vector<TuneSource> default_tune_sources(const std::string& device, const std::string& committed_relative);
+std::vector<TuneSource> default_tune_sources(const std::string& device,
+                                             const std::string& committed_relative);
 
 /// Every choice the sources offer, in lookup order, then the built-in one: the first entry for
 /// (device, variant, shape class) in each source whose configuration name is in `configs`.
 /// No device name (no GPU): the tables are skipped.
-std::vector<TunedChoice> tune_candidates(const std::vector<TuneSource>& sources, const std::string& device,
-                                         const std::string& variant, const std::string& shape_class,
+std::vector<TunedChoice> tune_candidates(const std::vector<TuneSource>& sources,
+                                         const std::string& device, const std::string& variant,
+                                         const std::string& shape_class,
                                          const std::vector<std::string>& configs, int builtin);
 /// The first candidate that `usable` accepts (the built-in one when none is).
-TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates, const std::function<bool(int)>& usable);
+TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates,
+                       const std::function<bool(int)>& usable);
 
 /// The launch-path lookup of a tunable variant: the candidates of each shape class are read once
 /// (this device's tune cache, the committed table, the built-in choice) and kept; thread-safe.
 class TunedLookup {
  public:
   TunedLookup(std::string variant, std::string committed_table, std::vector<std::string> configs)
-      : variant_(std::move(variant)), committed_(std::move(committed_table)), configs_(std::move(configs)) {}
+      : variant_(std::move(variant)),
+        committed_(std::move(committed_table)),
+        configs_(std::move(configs)) {}
   /// Candidates for the shape class, in lookup order, ending with `builtin`. The reference stays
   /// valid for the lookup's lifetime.
   const std::vector<TunedChoice>& candidates(const std::string& shape_class, int builtin);

@@ -40,8 +40,8 @@ TEST(Check, MagnitudeToleranceAllowsCancellation) {
 
 TEST(Check, RelL2Limit) {
   // 64 elements each within atol, but all off by 1%: the relative L2 error (1e-2) fails.
-  const auto r = compare_output(f32_tensor(std::vector<float>(64, 1.01f)), ref_of(std::vector<double>(64, 1.0)),
-                                {1, 1, 0, 1e-3});
+  const auto r = compare_output(f32_tensor(std::vector<float>(64, 1.01f)),
+                                ref_of(std::vector<double>(64, 1.0)), {1, 1, 0, 1e-3});
   EXPECT_FALSE(r.passed);
   EXPECT_NEAR(r.rel_l2, 0.01, 1e-4);
 }

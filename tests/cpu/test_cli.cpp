@@ -87,20 +87,32 @@ TEST(Cli, ListShowsEveryFamily) {
   std::array<char, 512> buf{};
   while (fgets(buf.data(), buf.size(), p)) out += buf.data();
   EXPECT_EQ(pclose(p), 0);
-  for (const char* f : {"vector_add", "saxpy", "relu", "grayscale", "maxpool"}) EXPECT_NE(out.find(f), std::string::npos) << f;
+  for (const char* f : {"vector_add", "saxpy", "relu", "grayscale", "maxpool"})
+    EXPECT_NE(out.find(f), std::string::npos) << f;
 }
 
 // Two runs among the inputs measured the same record: the report shows the newest only.
 TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
   const std::string dir = ::testing::TempDir();
   auto record = [](const char* ts, double median) {
-    return std::string(R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)") +
-           R"("dtype":"f32","status":"ok","timestamp":")" + ts + R"(","flops":1024,"bytes":12288,"mode":"cold",)" +
-           R"("samples_ms":[)" + std::to_string(median) + R"(],"median_ms":)" + std::to_string(median) + "}]";
+    return std::string(
+               R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)") +
+           R"("dtype":"f32","status":"ok","timestamp":")" + ts +
+           R"(","flops":1024,"bytes":12288,"mode":"cold",)" + R"("samples_ms":[)" +
+           std::to_string(median) + R"(],"median_ms":)" + std::to_string(median) + "}]";
   };
-  const std::string older = dir + "/klab_old.json", newer = dir + "/klab_new.json", md = dir + "/klab_report.md";
-  { FILE* f = fopen(older.c_str(), "w"); fputs(record("2026-01-01T00:00:00Z", 0.5).c_str(), f); fclose(f); }
-  { FILE* f = fopen(newer.c_str(), "w"); fputs(record("2026-02-01T00:00:00Z", 0.25).c_str(), f); fclose(f); }
+  const std::string older = dir + "/klab_old.json", newer = dir + "/klab_new.json",
+                    md = dir + "/klab_report.md";
+  {
+    FILE* f = fopen(older.c_str(), "w");
+    fputs(record("2026-01-01T00:00:00Z", 0.5).c_str(), f);
+    fclose(f);
+  }
+  {
+    FILE* f = fopen(newer.c_str(), "w");
+    fputs(record("2026-02-01T00:00:00Z", 0.25).c_str(), f);
+    fclose(f);
+  }
   // Either order of the inputs.
   for (const std::string& args : {newer + " " + older, older + " " + newer}) {
     const Out o = klab("report " + args + " --md " + md);
@@ -125,17 +137,18 @@ TEST(Cli, ProfileReportRendersRecords) {
   const std::string rec = dir + "/klab_profiles.json", md = dir + "/klab_profiles.md";
   {
     FILE* f = fopen(rec.c_str(), "w");
-    fputs(R"([{"variant":"transpose.v06_tma_pipeline","family":"transpose","problem":"rows=64,cols=64",)"
-          R"("dtype":"f32","set":"all","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":32768,)"
-          R"("device":{"present":true,"name":"NVIDIA H200"},"build":{"git_sha":"abc"},)"
-          R"("kernels":[{"Kernel Name":"_Z3fooPf","gpu__time_duration.sum":"5,000",)"
-          R"("dram__throughput.avg.pct_of_peak_sustained_elapsed":"76.9","dram__bytes_read.sum":"16384",)"
-          R"("dram__bytes_write.sum":"16384","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum":"10",)"
-          R"("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum":"100",)"
-          R"("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio":"13.76",)"
-          R"("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio":"13.96",)"
-          R"("smsp__average_warps_issue_stalled_wait_per_issue_active.ratio":"1.71"}]}])",
-          f);
+    fputs(
+        R"([{"variant":"transpose.v06_tma_pipeline","family":"transpose","problem":"rows=64,cols=64",)"
+        R"("dtype":"f32","set":"all","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":32768,)"
+        R"("device":{"present":true,"name":"NVIDIA H200"},"build":{"git_sha":"abc"},)"
+        R"("kernels":[{"Kernel Name":"_Z3fooPf","gpu__time_duration.sum":"5,000",)"
+        R"("dram__throughput.avg.pct_of_peak_sustained_elapsed":"76.9","dram__bytes_read.sum":"16384",)"
+        R"("dram__bytes_write.sum":"16384","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum":"10",)"
+        R"("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum":"100",)"
+        R"("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio":"13.76",)"
+        R"("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio":"13.96",)"
+        R"("smsp__average_warps_issue_stalled_wait_per_issue_active.ratio":"1.71"}]}])",
+        f);
     fclose(f);
   }
   const Out o = klab("profile-report " + rec + " --md " + md);
@@ -147,17 +160,22 @@ TEST(Cli, ProfileReportRendersRecords) {
   while (fgets(buf.data(), buf.size(), f)) text += buf.data();
   fclose(f);
   EXPECT_NE(text.find("### transpose"), std::string::npos) << text;
-  EXPECT_NE(text.find("| 5.0 |"), std::string::npos) << text;     // 5,000 ns = 5.0 us
-  EXPECT_NE(text.find("76.9%"), std::string::npos) << text;       // DRAM % of peak
-  EXPECT_NE(text.find("1.00x"), std::string::npos) << text;       // 32768 B moved / 32768 minimal
-  EXPECT_NE(text.find("10.0% / -"), std::string::npos) << text;   // 10 of 100 load wavefronts
-  EXPECT_NE(text.find("long_scoreboard 13.96, barrier 13.76, wait 1.71"), std::string::npos) << text;
-  EXPECT_NE(text.find("`foo`"), std::string::npos) << text;        // demangled, arguments dropped
+  EXPECT_NE(text.find("| 5.0 |"), std::string::npos) << text;    // 5,000 ns = 5.0 us
+  EXPECT_NE(text.find("76.9%"), std::string::npos) << text;      // DRAM % of peak
+  EXPECT_NE(text.find("1.00x"), std::string::npos) << text;      // 32768 B moved / 32768 minimal
+  EXPECT_NE(text.find("10.0% / -"), std::string::npos) << text;  // 10 of 100 load wavefronts
+  EXPECT_NE(text.find("long_scoreboard 13.96, barrier 13.76, wait 1.71"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("`foo`"), std::string::npos) << text;  // demangled, arguments dropped
   EXPECT_NE(text.find("measured on NVIDIA H200"), std::string::npos) << text;
 
   // A results file is not a profile file: one line, exit 2.
   const std::string other = dir + "/klab_not_profiles.json";
-  { FILE* g = fopen(other.c_str(), "w"); fputs(R"([{"variant":"x.v01","family":"x"}])", g); fclose(g); }
+  {
+    FILE* g = fopen(other.c_str(), "w");
+    fputs(R"([{"variant":"x.v01","family":"x"}])", g);
+    fclose(g);
+  }
   const Out bad = klab("profile-report " + other);
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_EQ(lines(bad.err), 1) << bad.err;

@@ -23,7 +23,8 @@ using namespace klab;
 
 namespace {
 
-const char* const kRungs[] = {"cpu01_scalar", "cpu02_threads", "cpu03_openmp", "cpu04_simd", "cpu05_threads_simd"};
+const char* const kRungs[] = {"cpu01_scalar", "cpu02_threads", "cpu03_openmp", "cpu04_simd",
+                              "cpu05_threads_simd"};
 
 const Family* find_family(const std::string& name) {
   for (const auto& f : registry().families())
@@ -46,9 +47,11 @@ void check_rung(const Family& f, const std::string& id, const std::vector<std::s
     for (const auto& s : shapes) {
       const Problem p = problem(f, s);
       const Result r = run_variant(f, *v, p, opt);
-      ASSERT_EQ(r.status, "ok") << id << " " << p.str() << " threads=" << threads << ": " << r.reason;
+      ASSERT_EQ(r.status, "ok") << id << " " << p.str() << " threads=" << threads << ": "
+                                << r.reason;
       EXPECT_TRUE(r.checked);
-      EXPECT_TRUE(r.check.passed) << id << " " << p.str() << " threads=" << threads << ": " << r.check.summary();
+      EXPECT_TRUE(r.check.passed) << id << " " << p.str() << " threads=" << threads << ": "
+                                  << r.check.summary();
     }
   }
 }
@@ -69,7 +72,8 @@ TEST(CpuLadder, RungsAreRegisteredInOrderBeforeTheGpuRungs) {
     bool seen_gpu = false;
     for (const auto& v : f->ladder) {
       if (v.info.device == Device::gpu) seen_gpu = true;
-      if (v.info.id.find(".cpu") == std::string::npos && v.info.id != "sgemm.baseline_openblas") continue;
+      if (v.info.id.find(".cpu") == std::string::npos && v.info.id != "sgemm.baseline_openblas")
+        continue;
       EXPECT_FALSE(seen_gpu) << v.info.id << " comes after a GPU rung";
       EXPECT_EQ(v.info.device, Device::cpu) << v.info.id;
       EXPECT_EQ(v.info.min_sm, 0) << v.info.id;
@@ -83,13 +87,15 @@ TEST(CpuLadder, RungsAreRegisteredInOrderBeforeTheGpuRungs) {
 TEST(CpuLadder, VectorAddAtAwkwardSizes) {
   const Family* f = find_family("vector_add");
   ASSERT_NE(f, nullptr);
-  for (const char* rung : kRungs) check_rung(*f, std::string("vector_add.") + rung, {"n=1", "n=33", "n=1000003"});
+  for (const char* rung : kRungs)
+    check_rung(*f, std::string("vector_add.") + rung, {"n=1", "n=33", "n=1000003"});
 }
 
 TEST(CpuLadder, ReduceSumAtAwkwardSizes) {
   const Family* f = find_family("reduce_sum");
   if (!f) GTEST_SKIP() << "reduce_sum is not registered in this build";
-  for (const char* rung : kRungs) check_rung(*f, std::string("reduce_sum.") + rung, {"n=1", "n=33", "n=1000003"});
+  for (const char* rung : kRungs)
+    check_rung(*f, std::string("reduce_sum.") + rung, {"n=1", "n=33", "n=1000003"});
 }
 
 // 257 x 263 x 300 is large enough for cpu05 to use several threads (and two k-blocks of 256),
@@ -99,7 +105,8 @@ TEST(CpuLadder, SgemmAtAwkwardShapes) {
   ASSERT_NE(f, nullptr);
   for (const char* rung : kRungs)
     check_rung(*f, std::string("sgemm.") + rung,
-               {"m=1,n=1,k=1", "m=33,n=65,k=17", "m=127,n=129,k=131", "m=257,n=263,k=300", "m=300,n=257,k=1"});
+               {"m=1,n=1,k=1", "m=33,n=65,k=17", "m=127,n=129,k=131", "m=257,n=263,k=300",
+                "m=300,n=257,k=1"});
 }
 
 TEST(CpuLadder, OpenBlasBaseline) {
@@ -120,7 +127,8 @@ TEST(CpuLadder, HugeProblemsAreRefusedWithAReason) {
   ASSERT_NE(f, nullptr);
   cpu::ScopedThreadCount scope(2);
   const Problem big = problem(*f, "m=4096,n=4096,k=4096");
-  for (const char* id : {"sgemm.cpu01_scalar", "sgemm.cpu02_threads", "sgemm.cpu03_openmp", "sgemm.cpu04_simd"}) {
+  for (const char* id :
+       {"sgemm.cpu01_scalar", "sgemm.cpu02_threads", "sgemm.cpu03_openmp", "sgemm.cpu04_simd"}) {
     const Status st = can_run(*f->find(id), big);
     EXPECT_FALSE(st.ok()) << id;
     EXPECT_NE(st.reason.find("minutes"), std::string::npos) << st.reason;
@@ -141,7 +149,8 @@ TEST(CpuLadder, GemmBlockWritesOnlyItsRectangle) {
       double want = 7;
       if (i >= 5 && i < 30 && j >= 3 && j < 40) {
         want = 0;
-        for (int64_t kk = 0; kk < k; ++kk) want += double(a[i * k + kk]) * b[kk * n + j];  // small integers: exact
+        for (int64_t kk = 0; kk < k; ++kk)
+          want += double(a[i * k + kk]) * b[kk * n + j];  // small integers: exact
       }
       ASSERT_EQ(c[i * n + j], want) << i << "," << j;
     }
@@ -159,7 +168,7 @@ TEST(CpuThreads, OverrideAndRestore) {
     }
     EXPECT_EQ(cpu::thread_count(), 3);
     EXPECT_EQ(cpu::threads_for(int64_t(1) << 30, 1), 3);  // capped by the setting
-    EXPECT_EQ(cpu::threads_for(10, 1000), 1);               // too little work to share
+    EXPECT_EQ(cpu::threads_for(10, 1000), 1);             // too little work to share
   }
   EXPECT_EQ(cpu::thread_count(), before);
 }
@@ -169,9 +178,10 @@ TEST(CpuThreads, RunThreadsUsesDistinctThreadsAndRethrows) {
   cpu::run_threads(5, [&](int t) { ids[static_cast<size_t>(t)] = std::this_thread::get_id(); });
   EXPECT_EQ(std::set<std::thread::id>(ids.begin(), ids.end()).size(), 5u);
   EXPECT_EQ(ids[0], std::this_thread::get_id());  // the caller is worker 0
-  EXPECT_THROW(cpu::run_threads(3, [](int t) {
-                 if (t == 2) throw std::runtime_error("worker 2");
-               }),
+  EXPECT_THROW(cpu::run_threads(3,
+                                [](int t) {
+                                  if (t == 2) throw std::runtime_error("worker 2");
+                                }),
                std::runtime_error);
 }
 
@@ -215,8 +225,10 @@ Shell sh(const std::string& cmd) {
 // KLAB_CPU_THREADS sets the default maximum; every thread count up to it is measured and recorded.
 TEST(CpuScaling, EnvironmentSetsTheThreadCountsAndJsonRecordsThem) {
   const std::string json = ::testing::TempDir() + "klab_scaling_test.json";
-  const Shell r = sh("KLAB_CPU_THREADS=3 " + std::string(KLAB_BINARY) +
-                   " scaling vector_add.cpu05_threads_simd --shape n=300007 --max-time 0.05 --quiet --json " + json + " 2>&1");
+  const Shell r =
+      sh("KLAB_CPU_THREADS=3 " + std::string(KLAB_BINARY) +
+         " scaling vector_add.cpu05_threads_simd --shape n=300007 --max-time 0.05 --quiet --json " +
+         json + " 2>&1");
   ASSERT_EQ(r.code, 0) << r.out;
   std::ifstream in(json);
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -230,10 +242,11 @@ TEST(CpuScaling, EnvironmentSetsTheThreadCountsAndJsonRecordsThem) {
 }
 
 TEST(CpuScaling, BadRequestsAreOneLineAndExitTwo) {
-  for (const std::string& args : {"KLAB_CPU_THREADS=zero " + std::string(KLAB_BINARY) + " scaling sgemm.cpu05_threads_simd",
-                                 std::string(KLAB_BINARY) + " scaling sgemm.cpu01_scalar --shape m=4096,n=4096,k=4096",
-                                 std::string(KLAB_BINARY) + " scaling vector_add.v01_naive --shape n=5",
-                                 std::string(KLAB_BINARY) + " scaling vector_add.cpu04_simd --shape n=5 --plot x.png"}) {
+  for (const std::string& args :
+       {"KLAB_CPU_THREADS=zero " + std::string(KLAB_BINARY) + " scaling sgemm.cpu05_threads_simd",
+        std::string(KLAB_BINARY) + " scaling sgemm.cpu01_scalar --shape m=4096,n=4096,k=4096",
+        std::string(KLAB_BINARY) + " scaling vector_add.v01_naive --shape n=5",
+        std::string(KLAB_BINARY) + " scaling vector_add.cpu04_simd --shape n=5 --plot x.png"}) {
     const Shell r = sh(args + " 2>&1 >/dev/null");  // stderr only
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;

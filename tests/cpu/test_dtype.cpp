@@ -20,7 +20,7 @@ TEST(DType, HalfKnownValues) {
   EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
-  EXPECT_EQ(float_to_half_bits(1e6f), 0x7c00);               // overflow to inf
+  EXPECT_EQ(float_to_half_bits(1e6f), 0x7c00);                    // overflow to inf
   EXPECT_EQ(float_to_half_bits(5.960464477539063e-08f), 0x0001);  // smallest subnormal
   EXPECT_EQ(half_bits_to_float(0x3555), 0.333251953125f);
   // Ties to even: 1 + 2^-11 is halfway between 1 and 1 + 2^-10 -> 1.
@@ -99,7 +99,7 @@ TEST(Rng, DistributionsHaveTheirShape) {
     if (d == Dist::heavy) {
       EXPECT_GT(mx, 20.0);  // t(3): heavy tails show up in 2e5 draws
     }
-    for (float v : x) ASSERT_NE(v, 0.0f);       // never zeros
+    for (float v : x) ASSERT_NE(v, 0.0f);  // never zeros
   }
 }
 

@@ -48,7 +48,8 @@ TEST(Json, ResultRoundTrips) {
   EXPECT_EQ(back.baseline.id, r.baseline.id);
   EXPECT_TRUE(j.contains("device"));
   EXPECT_TRUE(j["build"].contains("git_sha"));
-  for (const char* k : {"median_ms", "p10_ms", "p90_ms", "mean_ms", "rel_noise", "timestamp", "sm_clock_mhz", "throttled"})
+  for (const char* k : {"median_ms", "p10_ms", "p90_ms", "mean_ms", "rel_noise", "timestamp",
+                        "sm_clock_mhz", "throttled"})
     EXPECT_TRUE(j.contains(k)) << k;
 }
 

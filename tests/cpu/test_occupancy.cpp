@@ -19,7 +19,8 @@ using klab::KernelResources;
 using klab::Limiter;
 using klab::Occupancy;
 
-Occupancy occ(int threads, int regs, int64_t static_smem = 0, int64_t dynamic_smem = 0, int carveout = -1) {
+Occupancy occ(int threads, int regs, int64_t static_smem = 0, int64_t dynamic_smem = 0,
+              int carveout = -1) {
   KernelResources k;
   k.block_threads = threads;
   k.regs_per_thread = regs;
@@ -29,7 +30,9 @@ Occupancy occ(int threads, int regs, int64_t static_smem = 0, int64_t dynamic_sm
   return klab::compute_occupancy(k);
 }
 
-bool has(const Occupancy& o, Limiter l) { return std::find(o.limiters.begin(), o.limiters.end(), l) != o.limiters.end(); }
+bool has(const Occupancy& o, Limiter l) {
+  return std::find(o.limiters.begin(), o.limiters.end(), l) != o.limiters.end();
+}
 
 }  // namespace
 
@@ -139,12 +142,12 @@ TEST(Occupancy, ThreadsLimited) {
 
 TEST(Occupancy, LaunchesThatCannotRun) {
   EXPECT_FALSE(occ(1025, 32).invalid.empty());
-  EXPECT_FALSE(occ(256, 256).invalid.empty());                 // > 255 registers per thread
-  EXPECT_FALSE(occ(1024, 128).invalid.empty());                // 131072 registers per block
-  EXPECT_FALSE(occ(128, 32, 0, 228 * 1024).invalid.empty());   // > 227 KiB per block
-  EXPECT_TRUE(occ(128, 32, 0, 227 * 1024).invalid.empty());    // exactly the opt-in maximum
+  EXPECT_FALSE(occ(256, 256).invalid.empty());                // > 255 registers per thread
+  EXPECT_FALSE(occ(1024, 128).invalid.empty());               // 131072 registers per block
+  EXPECT_FALSE(occ(128, 32, 0, 228 * 1024).invalid.empty());  // > 227 KiB per block
+  EXPECT_TRUE(occ(128, 32, 0, 227 * 1024).invalid.empty());   // exactly the opt-in maximum
   EXPECT_EQ(occ(128, 32, 0, 227 * 1024).blocks_per_sm, 1);
-  EXPECT_EQ(occ(1024, 64).blocks_per_sm, 1);                   // 65536 registers: just fits
+  EXPECT_EQ(occ(1024, 64).blocks_per_sm, 1);  // 65536 registers: just fits
 }
 
 #if KLAB_HAS_CUDA
@@ -181,12 +184,14 @@ TEST(Occupancy, AgreesWithCudaOccupancyHeader) {
             cudaOccDeviceState state;
             state.carveoutConfig = carveout;
             cudaOccResult ref;
-            const bool ok = cudaOccMaxActiveBlocksPerMultiprocessor(&ref, &p, &a, &state, threads,
-                                                                   static_cast<size_t>(dyn)) == CUDA_OCC_SUCCESS;
+            const bool ok =
+                cudaOccMaxActiveBlocksPerMultiprocessor(
+                    &ref, &p, &a, &state, threads, static_cast<size_t>(dyn)) == CUDA_OCC_SUCCESS;
             const Occupancy o = occ(threads, regs, st, dyn, carveout);
             const int mine = o.invalid.empty() ? o.blocks_per_sm : 0;
             ASSERT_EQ(mine, ok ? ref.activeBlocksPerMultiprocessor : -1)
-                << threads << " threads, " << regs << " regs, " << st << "+" << dyn << " B smem, carveout " << carveout;
+                << threads << " threads, " << regs << " regs, " << st << "+" << dyn
+                << " B smem, carveout " << carveout;
             ++cases;
           }
   EXPECT_GT(cases, 40000);
@@ -199,7 +204,8 @@ namespace {
 
 // What `ncu --csv --page raw --log-file F` writes: tool messages, the header, the units row,
 // one row per profiled launch; kernel names with commas inside quotes; thousands separators.
-constexpr const char* kNcuSample = R"ncu(==PROF== Connected to process 4242 (/work/main/build/apps/klab/klab)
+constexpr const char* kNcuSample =
+    R"ncu(==PROF== Connected to process 4242 (/work/main/build/apps/klab/klab)
 ==PROF== Profiling "sgemm_2d_blocktile" - 0: 0%....50%....100% - 9 passes
 the program's own output, with, commas
 ==PROF== Disconnected from process 4242
@@ -248,7 +254,8 @@ TEST(NcuCsv, RawPage) {
   EXPECT_EQ(r.rows[1].number("dram__bytes_read.sum"), 1234567.0);
   EXPECT_FALSE(r.rows[1].number("lts__t_sector_hit_rate.pct"));
 
-  const auto top = klab::top_metrics(k0, "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio", 2);
+  const auto top =
+      klab::top_metrics(k0, "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio", 2);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].first, "wait");
   EXPECT_EQ(top[0].second, 1024.5);
@@ -266,7 +273,9 @@ TEST(NcuCsv, MetricList) {
       "Device NVIDIA H200\n-------- ----\nMetric Name   Metric Description\n"
       "dram__bytes            # of bytes accessed in DRAM\n"
       "smsp__average_warps_issue_stalled_barrier_per_issue_active  ratio of ...\n");
-  EXPECT_EQ(names, (std::vector<std::string>{"dram__bytes", "smsp__average_warps_issue_stalled_barrier_per_issue_active"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "dram__bytes", "smsp__average_warps_issue_stalled_barrier_per_issue_active"}));
   EXPECT_EQ(klab::metric_base_name("dram__bytes_read.sum"), "dram__bytes_read");
   EXPECT_EQ(klab::metric_base_name("launch__registers_per_thread"), "launch__registers_per_thread");
 }
@@ -340,7 +349,8 @@ TEST(Sass, Summary) {
   const klab::SassSummary s = klab::summarize_sass(fns[0], 64);
   EXPECT_EQ(s.instructions, 13);  // the NOP is not counted
   auto row = [&](const std::string& name) {
-    auto it = std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.name == name; });
+    auto it =
+        std::find_if(s.rows.begin(), s.rows.end(), [&](const auto& r) { return r.name == name; });
     return it == s.rows.end() ? 0 : it->count;
   };
   EXPECT_EQ(row("LDG.128"), 1);
@@ -358,7 +368,8 @@ TEST(Sass, Summary) {
   EXPECT_EQ(s.loops[0].head, 2);
   EXPECT_EQ(s.loops[0].tail, 9);
   auto region = [&](const std::string& g) {
-    auto it = std::find_if(s.regions.begin(), s.regions.end(), [&](const auto& r) { return r.group == g; });
+    auto it = std::find_if(s.regions.begin(), s.regions.end(),
+                           [&](const auto& r) { return r.group == g; });
     return it == s.regions.end() ? klab::SassSummary::Region{} : *it;
   };
   EXPECT_EQ(region("global load").first, 2);
@@ -453,7 +464,8 @@ TEST(Sass, PtxEntry) {
   EXPECT_NE(bar.find(".target sm_90a"), std::string::npos);
   EXPECT_NE(bar.find(".entry _Z3barPfi("), std::string::npos);
   EXPECT_EQ(bar.find("_Z3fooPf"), std::string::npos);
-  EXPECT_EQ(bar.substr(bar.size() - 9), "ret;\n}\n}\n");  // through the body's brace, not the inner one
+  EXPECT_EQ(bar.substr(bar.size() - 9),
+            "ret;\n}\n}\n");  // through the body's brace, not the inner one
   EXPECT_NE(klab::extract_ptx_entry(ptx, "_Z3fooPf").find("ret;"), std::string::npos);
   EXPECT_EQ(klab::extract_ptx_entry(ptx, "_Z3foo"), "");  // a prefix is not a match
 }

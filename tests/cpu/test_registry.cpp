@@ -43,8 +43,8 @@ TEST(Registry, UnknownNamesAreUsageErrors) {
 TEST(Registry, ProblemValidation) {
   const Family& f = registry().family("vector_add");
   EXPECT_NO_THROW(make_problem(f, "n=5", "f32"));
-  EXPECT_THROW(make_problem(f, "m=5", "f32"), UsageError);     // wrong dimension
-  EXPECT_THROW(make_problem(f, "n=5", "e4m3"), UsageError);    // dtype the family does not take
+  EXPECT_THROW(make_problem(f, "m=5", "f32"), UsageError);   // wrong dimension
+  EXPECT_THROW(make_problem(f, "n=5", "e4m3"), UsageError);  // dtype the family does not take
   EXPECT_THROW(make_problem(f, "n=0", "f32"), UsageError);
   EXPECT_THROW(make_problem(f, "n=4611686018427387904", "f32"), UsageError);  // bytes overflow
 }
@@ -79,7 +79,8 @@ TEST(Registry, WrongRungFailsItsCheck) {
   bad.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     auto* out = static_cast<float*>(b["out"].data);
     const auto* a = static_cast<const float*>(b["a"].data);
-    for (int64_t i = 0; i + 1 < p.dim("n"); ++i) out[i] = a[i];  // forgets b, skips the last element
+    for (int64_t i = 0; i + 1 < p.dim("n"); ++i)
+      out[i] = a[i];  // forgets b, skips the last element
   };
   RunOptions opt;
   opt.bench = false;

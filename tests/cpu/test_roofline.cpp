@@ -47,7 +47,8 @@ TEST(Roofline, H200Bf16Ridge) {
   EXPECT_DOUBLE_EQ(r.bandwidth, 4.8e12);
   EXPECT_NEAR(r.ridge(), 206.1, 0.1);  // 989.5e12 / 4.8e12
   // The fp32 CUDA-core roof meets the memory roof much earlier.
-  EXPECT_NEAR(rl::make_roof(h200, rl::Precision::bf16, rl::Unit::cuda_cores).ridge(), 67.0 / 4.8, 1e-9);
+  EXPECT_NEAR(rl::make_roof(h200, rl::Precision::bf16, rl::Unit::cuda_cores).ridge(), 67.0 / 4.8,
+              1e-9);
 }
 
 TEST(Roofline, AttainableAndBound) {
@@ -63,9 +64,11 @@ TEST(Roofline, AttainableAndBound) {
   // Vector add is memory-bound everywhere; a big GEMM compute-bound on every chip in the table.
   for (const auto& d : klab::device_table()) {
     const auto va = rl::vector_add(1 << 26, rl::Precision::fp32);
-    EXPECT_EQ(rl::bound_of(rl::make_roof(d, va.precision, va.unit), va.ai()), rl::Bound::memory) << d.key;
+    EXPECT_EQ(rl::bound_of(rl::make_roof(d, va.precision, va.unit), va.ai()), rl::Bound::memory)
+        << d.key;
     const auto gm = rl::gemm(8192, 8192, 8192, rl::Precision::bf16);
-    EXPECT_EQ(rl::bound_of(rl::make_roof(d, gm.precision, gm.unit), gm.ai()), rl::Bound::compute) << d.key;
+    EXPECT_EQ(rl::bound_of(rl::make_roof(d, gm.precision, gm.unit), gm.ai()), rl::Bound::compute)
+        << d.key;
   }
 }
 
@@ -92,26 +95,34 @@ TEST(Roofline, MeasuredCeilingsReplaceDatasheet) {
   EXPECT_DOUBLE_EQ(r.bandwidth, 4150e9);
   EXPECT_DOUBLE_EQ(r.peak, 744e12);
   EXPECT_EQ(r.memory_label, "copy, measured");
-  EXPECT_EQ(rl::make_roof(h200, rl::Precision::bf16, rl::Unit::tensor_cores, m, "read").bandwidth, 4330e9);
+  EXPECT_EQ(rl::make_roof(h200, rl::Precision::bf16, rl::Unit::tensor_cores, m, "read").bandwidth,
+            4330e9);
   // No measured fp32 ceiling: the FFMA roof stays the datasheet's.
   EXPECT_DOUBLE_EQ(rl::make_roof(h200, rl::Precision::fp32, rl::Unit::cuda_cores, m).peak, 67e12);
 }
 
 TEST(Roofline, MissingUnitsAreUsageErrors) {
-  EXPECT_THROW(rl::make_roof(klab::device_or_throw("a100"), rl::Precision::fp8, rl::Unit::tensor_cores),
-               klab::UsageError);
-  EXPECT_THROW(rl::make_roof(klab::device_or_throw("h200"), rl::Precision::fp4, rl::Unit::tensor_cores),
-               klab::UsageError);
-  EXPECT_GT(rl::make_roof(klab::device_or_throw("b200"), rl::Precision::fp4, rl::Unit::tensor_cores).peak, 0);
+  EXPECT_THROW(
+      rl::make_roof(klab::device_or_throw("a100"), rl::Precision::fp8, rl::Unit::tensor_cores),
+      klab::UsageError);
+  EXPECT_THROW(
+      rl::make_roof(klab::device_or_throw("h200"), rl::Precision::fp4, rl::Unit::tensor_cores),
+      klab::UsageError);
+  EXPECT_GT(
+      rl::make_roof(klab::device_or_throw("b200"), rl::Precision::fp4, rl::Unit::tensor_cores).peak,
+      0);
 }
 
 TEST(Roofline, Verdicts) {
   EXPECT_EQ(rl::verdict(rl::Bound::memory, 95, 1e-3, 0.08, 206), "at the memory roof");
   EXPECT_EQ(rl::verdict(rl::Bound::memory, 77, 1e-3, 0.08, 206), "memory-bound, 23% short");
   EXPECT_EQ(rl::verdict(rl::Bound::compute, 60, 1e-3, 1365, 206), "compute-bound, 40% short");
-  EXPECT_EQ(rl::verdict(rl::Bound::compute, 92, 1e-3, 300, 206), "at the compute roof (near the ridge)");
-  EXPECT_NE(rl::verdict(rl::Bound::memory, 104, 1e-3, 0.1, 206).find("a bug to find"), std::string::npos);
-  EXPECT_NE(rl::verdict(rl::Bound::memory, 20, 1e-6, 0.1, 206).find("latency-bound"), std::string::npos);
+  EXPECT_EQ(rl::verdict(rl::Bound::compute, 92, 1e-3, 300, 206),
+            "at the compute roof (near the ridge)");
+  EXPECT_NE(rl::verdict(rl::Bound::memory, 104, 1e-3, 0.1, 206).find("a bug to find"),
+            std::string::npos);
+  EXPECT_NE(rl::verdict(rl::Bound::memory, 20, 1e-6, 0.1, 206).find("latency-bound"),
+            std::string::npos);
 }
 
 TEST(Roofline, UnitForFamilies) {
@@ -210,8 +221,8 @@ TEST(RooflineCli, H200Table) {
 
 TEST(RooflineCli, BadRequests) {
   for (const char* args : {"roofline --device nope", "roofline --device h200 --dtype f33",
-                           "roofline --device a100 --dtype e4m3", "roofline --device h200 --plot out.txt",
-                           "predict /no/such/file.json"}) {
+                           "roofline --device a100 --dtype e4m3",
+                           "roofline --device h200 --plot out.txt", "predict /no/such/file.json"}) {
     const CliRun r = klab_run(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;

@@ -47,7 +47,11 @@ TEST(Bench, CpuBenchTimesSomething) {
   BenchConfig cfg;
   cfg.max_time_s = 0.2;
   volatile double sink = 0;
-  const Timing t = bench_cpu([&] { for (int i = 0; i < 10000; ++i) sink = sink + i; }, cfg);
+  const Timing t = bench_cpu(
+      [&] {
+        for (int i = 0; i < 10000; ++i) sink = sink + i;
+      },
+      cfg);
   EXPECT_GE(t.stats.n, 3);
   EXPECT_GT(t.stats.median, 0.0);
   EXPECT_EQ(t.mode, "cpu");

@@ -30,16 +30,19 @@ namespace {
 class TuneTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("klab-tune-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("klab-tune-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     if (const char* old = std::getenv("KLAB_CACHE_DIR")) old_ = old, had_old_ = true;
     ::setenv("KLAB_CACHE_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
-    if (had_old_) ::setenv("KLAB_CACHE_DIR", old_.c_str(), 1);
-    else ::unsetenv("KLAB_CACHE_DIR");
+    if (had_old_)
+      ::setenv("KLAB_CACHE_DIR", old_.c_str(), 1);
+    else
+      ::unsetenv("KLAB_CACHE_DIR");
     fs::remove_all(dir_);
   }
   fs::path dir_;
@@ -47,7 +50,8 @@ class TuneTest : public ::testing::Test {
   bool had_old_ = false;
 };
 
-TuneEntry entry(const std::string& device, const std::string& cls, const std::string& name, int config = 0) {
+TuneEntry entry(const std::string& device, const std::string& cls, const std::string& name,
+                int config = 0) {
   TuneEntry e;
   e.device = device;
   e.variant = "fam.v01_tunable";
@@ -148,10 +152,17 @@ TEST_F(TuneTest, LookupOrderCacheThenCommittedThenBuiltIn) {
 
   // Other shape classes, devices and variants do not match.
   EXPECT_EQ(pick("small").source, "built-in");
-  EXPECT_EQ(pick_tuned(tune_candidates(sources, "Other", "fam.v01_tunable", "large", kConfigs, 3), {}).config, 3);
-  EXPECT_EQ(pick_tuned(tune_candidates(sources, "Dev", "fam.v02_other", "large", kConfigs, 3), {}).config, 3);
+  EXPECT_EQ(
+      pick_tuned(tune_candidates(sources, "Other", "fam.v01_tunable", "large", kConfigs, 3), {})
+          .config,
+      3);
+  EXPECT_EQ(
+      pick_tuned(tune_candidates(sources, "Dev", "fam.v02_other", "large", kConfigs, 3), {}).config,
+      3);
   // No device (no GPU): tables are not consulted.
-  EXPECT_EQ(pick_tuned(tune_candidates(sources, "", "fam.v01_tunable", "large", kConfigs, 3), {}).source, "built-in");
+  EXPECT_EQ(
+      pick_tuned(tune_candidates(sources, "", "fam.v01_tunable", "large", kConfigs, 3), {}).source,
+      "built-in");
 
   // A stale entry (a configuration name no longer in the list) is skipped.
   record_tune_entry(entry("Dev", "large", "renamed"), cache);
@@ -231,7 +242,8 @@ TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
   const std::string committed = committed_table_path(t->committed_table);
   ASSERT_TRUE(fs::exists(committed)) << committed;
   for (const TuneEntry& e : load_tune_table(committed, true).entries)
-    EXPECT_NE(std::find(t->configs.begin(), t->configs.end(), e.config_name), t->configs.end()) << e.config_name;
+    EXPECT_NE(std::find(t->configs.begin(), t->configs.end(), e.config_name), t->configs.end())
+        << e.config_name;
 }
 
 TEST_F(TuneTest, SgemmLookupOrder) {
@@ -314,5 +326,6 @@ TEST(TuneCli, BadRequests) {
 TEST(TuneCli, NoGpuIsAUsageError) {
   if (device_info().present) GTEST_SKIP() << "a GPU is present";
   expect_usage_error("tune sgemm.v10_autotuned", "needs a GPU");
-  expect_usage_error("tune sgemm.v10_autotuned --shape m=64,n=64,k=64 --json /dev/null", "needs a GPU");
+  expect_usage_error("tune sgemm.v10_autotuned --shape m=64,n=64,k=64 --json /dev/null",
+                     "needs a GPU");
 }

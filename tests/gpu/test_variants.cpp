@@ -47,9 +47,10 @@ std::vector<Case> cases() {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string s = info.param.variant->info.id + "_" + info.param.problem.shape.str() + "_" +
-                  std::string(dtype_name(info.param.problem.dtype)) +
-                  (info.param.problem.misalign ? "_mis" + std::to_string(info.param.problem.misalign) : "");
+  std::string s =
+      info.param.variant->info.id + "_" + info.param.problem.shape.str() + "_" +
+      std::string(dtype_name(info.param.problem.dtype)) +
+      (info.param.problem.misalign ? "_mis" + std::to_string(info.param.problem.misalign) : "");
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s + "_" + std::to_string(info.index);
@@ -61,12 +62,14 @@ class GpuVariant : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GpuVariant, PassesCheck) {
   const Case& c = GetParam();
-  if (device_info().sm() < c.variant->info.min_sm) GTEST_SKIP() << "needs sm_" << c.variant->info.min_sm;
+  if (device_info().sm() < c.variant->info.min_sm)
+    GTEST_SKIP() << "needs sm_" << c.variant->info.min_sm;
   RunOptions opt;
   opt.bench = false;
   // Awkward shapes: three distributions. Headline shapes (hundreds of MB, checked against a CPU
   // or cuBLAS reference): the normal one, with fresh inputs — `klab check --dist all` does all three.
-  opt.dists = c.headline ? std::vector<Dist>{Dist::normal} : std::vector<Dist>{Dist::normal, Dist::uniform, Dist::heavy};
+  opt.dists = c.headline ? std::vector<Dist>{Dist::normal}
+                         : std::vector<Dist>{Dist::normal, Dist::uniform, Dist::heavy};
   const Result r = run_variant(*c.family, *c.variant, c.problem, opt);
   if (r.status == "skipped") GTEST_SKIP() << r.reason;  // can_implement refused, with its reason
   ASSERT_EQ(r.status, "ok") << r.reason;

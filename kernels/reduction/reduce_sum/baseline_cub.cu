@@ -17,11 +17,13 @@ struct Bf16ToFloat {
 };
 
 /// One call serves both the size query (ws == nullptr) and the reduction.
-cudaError_t cub_sum(void* ws, size_t& ws_bytes, const Problem& p, const void* x, float* out, cudaStream_t st) {
+cudaError_t cub_sum(void* ws, size_t& ws_bytes, const Problem& p, const void* x, float* out,
+                    cudaStream_t st) {
   const int64_t n = p.dim("n");
   if (p.dtype == DType::bf16)
-    return cub::DeviceReduce::TransformReduce(ws, ws_bytes, static_cast<const __nv_bfloat16*>(x), out, n,
-                                              cuda::std::plus<float>{}, Bf16ToFloat{}, 0.f, st);
+    return cub::DeviceReduce::TransformReduce(ws, ws_bytes, static_cast<const __nv_bfloat16*>(x),
+                                              out, n, cuda::std::plus<float>{}, Bf16ToFloat{}, 0.f,
+                                              st);
   return cub::DeviceReduce::Sum(ws, ws_bytes, static_cast<const float*>(x), out, n, st);
 }
 
@@ -30,14 +32,16 @@ cudaError_t cub_sum(void* ws, size_t& ws_bytes, const Problem& p, const void* x,
 Variant sum_baseline_cub() {
   Variant v = sum_variant("baseline_cub", "cub::DeviceReduce::Sum / TransformReduce (CCCL)",
                           [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    size_t ws_bytes = b.workspace_bytes;
-    KLAB_CUDA_CHECK(cub_sum(b.workspace, ws_bytes, p, b["x"].data, b.ptr<float>("sum"), stream_of(args)));
-    KLAB_CHECK_LAUNCH();
-  });
+                            size_t ws_bytes = b.workspace_bytes;
+                            KLAB_CUDA_CHECK(cub_sum(b.workspace, ws_bytes, p, b["x"].data,
+                                                    b.ptr<float>("sum"), stream_of(args)));
+                            KLAB_CHECK_LAUNCH();
+                          });
   v.workspace_bytes = [](const Problem& p) {
     size_t bytes = 0;
     KLAB_CUDA_CHECK(cub_sum(nullptr, bytes, p, nullptr, nullptr, nullptr));
-    return std::max<size_t>(bytes, 1);  // never zero: a null workspace would turn the launch into a query
+    return std::max<size_t>(bytes,
+                            1);  // never zero: a null workspace would turn the launch into a query
   };
   v.info.baseline = true;
   return v;

@@ -28,7 +28,8 @@ Family make_reduce_sum() {
   f.dtypes = {DType::f32, DType::bf16};
   f.ceiling = "read";
   f.tensors = [](const Problem& p) {
-    return std::vector<TensorSpec>{{"x", p.dtype, p.dim("n"), Role::input}, {"sum", DType::f32, 1, Role::output}};
+    return std::vector<TensorSpec>{{"x", p.dtype, p.dim("n"), Role::input},
+                                   {"sum", DType::f32, 1, Role::output}};
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const int64_t n = p.dim("n");
@@ -61,7 +62,8 @@ Family make_reduce_sum() {
   // to near zero, so it is not limited; the element test above is the whole check.
   f.tolerance = [](const Problem& p) {
     const double levels = std::bit_width(static_cast<uint64_t>(p.dim("n") - 1)) + 1.0;
-    return Tolerance{0, 0, 4 * levels * dtype_unit_roundoff(DType::f32), std::numeric_limits<double>::infinity()};
+    return Tolerance{0, 0, 4 * levels * dtype_unit_roundoff(DType::f32),
+                     std::numeric_limits<double>::infinity()};
   };
 
   // 2^28 values: 1 GiB in f32, 512 MiB in bf16, far above the 60 MiB L2.
@@ -70,8 +72,8 @@ Family make_reduce_sum() {
   // passes), a prime (no vector width or grid divides it), 2^20 + 7, and a misaligned base
   // (v03 peels a scalar head before its 16-byte loads).
   for (DType t : f.dtypes) {
-    for (int64_t n : {int64_t(1), int64_t(31), int64_t(33), int64_t(257), int64_t(65537), int64_t(1000003),
-                      (int64_t(1) << 20) + 7})
+    for (int64_t n : {int64_t(1), int64_t(31), int64_t(33), int64_t(257), int64_t(65537),
+                      int64_t(1000003), (int64_t(1) << 20) + 7})
       f.awkward.push_back(sum_problem(n, t));
     f.awkward.push_back(sum_problem(1000003, t, 1));
   }

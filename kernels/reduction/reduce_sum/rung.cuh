@@ -11,11 +11,13 @@ namespace klab::reduction {
 /// Calls fn(x) with x the typed input pointer (const float* or const __nv_bfloat16*).
 template <class Fn>
 void with_sum_input(const Problem& p, Buffers& b, Fn&& fn) {
-  device::dispatch_among<float, __nv_bfloat16>(p.dtype, "reduce_sum", [&]<class T>() { fn(b.ptr<const T>("x")); });
+  device::dispatch_among<float, __nv_bfloat16>(p.dtype, "reduce_sum",
+                                               [&]<class T>() { fn(b.ptr<const T>("x")); });
 }
 
-inline Variant sum_variant(const std::string& rung, const std::string& summary,
-                           std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+inline Variant sum_variant(
+    const std::string& rung, const std::string& summary,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
   Variant v;
   v.info.id = "reduce_sum." + rung;
   v.info.summary = summary;

@@ -19,7 +19,8 @@ namespace {
 constexpr int kBlock = 256;
 
 template <class T>
-__global__ void __launch_bounds__(kBlock) smem_tree_sum(const T* __restrict__ x, int64_t n, float* __restrict__ partial) {
+__global__ void __launch_bounds__(kBlock)
+    smem_tree_sum(const T* __restrict__ x, int64_t n, float* __restrict__ partial) {
   __shared__ float s[kBlock];
   const int t = threadIdx.x;
   const int64_t i = int64_t(blockIdx.x) * kBlock + t;
@@ -54,29 +55,33 @@ size_t workspace_bytes(const Problem& p) {
 }  // namespace
 
 Variant sum_v01_smem_tree() {
-  Variant v = sum_variant("v01_smem_tree", "one value per thread, shared-memory tree, pass per level of partials",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int64_t n = p.dim("n");
-    const auto counts = pass_counts(n);
-    float* out = b.ptr<float>("sum");
-    float* ws = static_cast<float*>(b.workspace);
-    float* buf[2] = {ws, ws ? ws + counts[0] : nullptr};
-    with_sum_input(p, b, [&](auto x) {
-      const size_t last = counts.size() - 1;
-      float* dst = last == 0 ? out : buf[0];
-      smem_tree_sum<<<static_cast<unsigned>(counts[0]), kBlock, 0, stream_of(args)>>>(x, n, dst);
-      KLAB_CHECK_LAUNCH();
-      for (size_t k = 1; k <= last; ++k) {
-        const float* src = buf[(k - 1) % 2];
-        dst = k == last ? out : buf[k % 2];
-        smem_tree_sum<<<static_cast<unsigned>(counts[k]), kBlock, 0, stream_of(args)>>>(src, counts[k - 1], dst);
-        KLAB_CHECK_LAUNCH();
-      }
-    });
-  });
+  Variant v = sum_variant(
+      "v01_smem_tree", "one value per thread, shared-memory tree, pass per level of partials",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int64_t n = p.dim("n");
+        const auto counts = pass_counts(n);
+        float* out = b.ptr<float>("sum");
+        float* ws = static_cast<float*>(b.workspace);
+        float* buf[2] = {ws, ws ? ws + counts[0] : nullptr};
+        with_sum_input(p, b, [&](auto x) {
+          const size_t last = counts.size() - 1;
+          float* dst = last == 0 ? out : buf[0];
+          smem_tree_sum<<<static_cast<unsigned>(counts[0]), kBlock, 0, stream_of(args)>>>(x, n,
+                                                                                          dst);
+          KLAB_CHECK_LAUNCH();
+          for (size_t k = 1; k <= last; ++k) {
+            const float* src = buf[(k - 1) % 2];
+            dst = k == last ? out : buf[k % 2];
+            smem_tree_sum<<<static_cast<unsigned>(counts[k]), kBlock, 0, stream_of(args)>>>(
+                src, counts[k - 1], dst);
+            KLAB_CHECK_LAUNCH();
+          }
+        });
+      });
   v.workspace_bytes = workspace_bytes;
   v.can_implement = [](const Problem& p) {
-    if (device::ceil_div(p.dim("n"), kBlock) > 2147483647) return Status::no("more than 2^31 - 1 blocks in the first pass");
+    if (device::ceil_div(p.dim("n"), kBlock) > 2147483647)
+      return Status::no("more than 2^31 - 1 blocks in the first pass");
     return Status::yes();
   };
   return v;

@@ -22,7 +22,8 @@ __global__ void shuffle_sum(const T* __restrict__ x, int64_t n, float* __restric
   __shared__ float smem[32];
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   float acc = 0.f;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) acc += device::to_float(x[i]);
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    acc += device::to_float(x[i]);
   acc = block_all_reduce(acc, SumOp{}, smem);
   if (threadIdx.x == 0) atomicAdd(out, acc);
 }
@@ -30,17 +31,18 @@ __global__ void shuffle_sum(const T* __restrict__ x, int64_t n, float* __restric
 }  // namespace
 
 Variant sum_v02_warp_shuffle() {
-  Variant v = sum_variant("v02_warp_shuffle", "grid-stride loop, warp-shuffle block reduction, one atomic per block",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
-    const int64_t n = p.dim("n");
-    float* out = b.ptr<float>("sum");
-    KLAB_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream_of(args)));
-    with_sum_input(p, b, [&](auto x) {
-      shuffle_sum<<<device::grid_full_wave(n, block), block, 0, stream_of(args)>>>(x, n, out);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = sum_variant(
+      "v02_warp_shuffle", "grid-stride loop, warp-shuffle block reduction, one atomic per block",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
+        const int64_t n = p.dim("n");
+        float* out = b.ptr<float>("sum");
+        KLAB_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream_of(args)));
+        with_sum_input(p, b, [&](auto x) {
+          shuffle_sum<<<device::grid_full_wave(n, block), block, 0, stream_of(args)>>>(x, n, out);
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.sweepable = true;
   return v;
 }

@@ -39,7 +39,8 @@ __device__ __forceinline__ float vec_sum(const device::Vec16<T>& v) {
 // 32 registers or a second, partial wave of blocks would run after the first (38 unbounded).
 // (1024, 2) allows every swept block size and caps registers at 65536 / 2048 = 32.
 template <class T>
-__global__ void __launch_bounds__(1024, 2) vectorized_sum(const T* __restrict__ x, int64_t n, int64_t head, float* __restrict__ out) {
+__global__ void __launch_bounds__(1024, 2)
+    vectorized_sum(const T* __restrict__ x, int64_t n, int64_t head, float* __restrict__ out) {
   using V = device::Vec16<T>;
   constexpr int kN = V::kN;
   __shared__ float smem[32];
@@ -68,23 +69,26 @@ __global__ void __launch_bounds__(1024, 2) vectorized_sum(const T* __restrict__ 
 }  // namespace
 
 Variant sum_v03_vectorized() {
-  Variant v = sum_variant("v03_vectorized", "16-byte loads, 4 in flight per thread, shuffle + one atomic per block",
-                          [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
-    const int64_t n = p.dim("n");
-    float* out = b.ptr<float>("sum");
-    KLAB_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream_of(args)));
-    with_sum_input(p, b, [&]<class T>(const T* x) {
-      constexpr int kN = device::Vec16<T>::kN;
-      const auto addr = reinterpret_cast<uintptr_t>(x);
-      const int64_t head = std::min<int64_t>(n, static_cast<int64_t>((16 - addr % 16) % 16 / sizeof(T)));
-      const int64_t n_vec = (n - head) / kN;
-      // Enough threads for the vector loop, and at least kN for the scalar head and tail.
-      const unsigned grid = device::grid_full_wave(std::max<int64_t>(device::ceil_div(n_vec, kUnroll), kN), block);
-      vectorized_sum<<<grid, block, 0, stream_of(args)>>>(x, n, head, out);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = sum_variant(
+      "v03_vectorized", "16-byte loads, 4 in flight per thread, shuffle + one atomic per block",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
+        const int64_t n = p.dim("n");
+        float* out = b.ptr<float>("sum");
+        KLAB_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream_of(args)));
+        with_sum_input(p, b, [&]<class T>(const T* x) {
+          constexpr int kN = device::Vec16<T>::kN;
+          const auto addr = reinterpret_cast<uintptr_t>(x);
+          const int64_t head =
+              std::min<int64_t>(n, static_cast<int64_t>((16 - addr % 16) % 16 / sizeof(T)));
+          const int64_t n_vec = (n - head) / kN;
+          // Enough threads for the vector loop, and at least kN for the scalar head and tail.
+          const unsigned grid = device::grid_full_wave(
+              std::max<int64_t>(device::ceil_div(n_vec, kUnroll), kN), block);
+          vectorized_sum<<<grid, block, 0, stream_of(args)>>>(x, n, head, out);
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.sweepable = true;
   return v;
 }

@@ -14,11 +14,12 @@
 #include "kernels/reduction/softmax/rung.cuh"
 
 /// cuDNN status check: throws klab::Error carrying file, line, the call text and cuDNN's message.
-#define KLAB_CUDNN_CHECK(call)                                                                     \
-  do {                                                                                             \
-    const cudnnStatus_t klab_st_ = (call);                                                         \
-    if (klab_st_ != CUDNN_STATUS_SUCCESS)                                                          \
-      ::klab::throw_error(__FILE__, __LINE__, std::string(#call) + ": " + cudnnGetErrorString(klab_st_)); \
+#define KLAB_CUDNN_CHECK(call)                                                        \
+  do {                                                                                \
+    const cudnnStatus_t klab_st_ = (call);                                            \
+    if (klab_st_ != CUDNN_STATUS_SUCCESS)                                             \
+      ::klab::throw_error(__FILE__, __LINE__,                                         \
+                          std::string(#call) + ": " + cudnnGetErrorString(klab_st_)); \
   } while (0)
 
 namespace klab::reduction {
@@ -44,27 +45,32 @@ CudnnSoftmax& cudnn_softmax() {
 }  // namespace
 
 Variant softmax_baseline_cudnn() {
-  Variant v = softmax_variant("baseline_cudnn", "cudnnSoftmaxForward, ACCURATE, MODE_INSTANCE (cuDNN)",
-                              [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    CudnnSoftmax& c = cudnn_softmax();
-    const int64_t rows = p.dim("rows"), cols = p.dim("cols");
-    if (rows != c.rows || cols != c.cols) {
-      KLAB_CUDNN_CHECK(cudnnSetTensor4dDescriptor(c.desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(rows),
-                                                  static_cast<int>(cols), 1, 1));
-      c.rows = rows;
-      c.cols = cols;
-    }
-    const float one = 1.f, zero = 0.f;
-    KLAB_CUDNN_CHECK(cudnnSetStream(c.handle, stream_of(args)));
-    KLAB_CUDNN_CHECK(cudnnSoftmaxForward(c.handle, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, c.desc,
-                                         b["x"].data, &zero, c.desc, b["y"].data));
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = softmax_variant(
+      "baseline_cudnn", "cudnnSoftmaxForward, ACCURATE, MODE_INSTANCE (cuDNN)",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        CudnnSoftmax& c = cudnn_softmax();
+        const int64_t rows = p.dim("rows"), cols = p.dim("cols");
+        if (rows != c.rows || cols != c.cols) {
+          KLAB_CUDNN_CHECK(cudnnSetTensor4dDescriptor(c.desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                      static_cast<int>(rows),
+                                                      static_cast<int>(cols), 1, 1));
+          c.rows = rows;
+          c.cols = cols;
+        }
+        const float one = 1.f, zero = 0.f;
+        KLAB_CUDNN_CHECK(cudnnSetStream(c.handle, stream_of(args)));
+        KLAB_CUDNN_CHECK(cudnnSoftmaxForward(c.handle, CUDNN_SOFTMAX_ACCURATE,
+                                             CUDNN_SOFTMAX_MODE_INSTANCE, &one, c.desc, b["x"].data,
+                                             &zero, c.desc, b["y"].data));
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.dtypes = {DType::f32};
   v.info.baseline = true;
   v.can_implement = [](const Problem& p) {
-    if (p.dim("rows") > INT_MAX || p.dim("cols") > INT_MAX || p.dim("rows") * p.dim("cols") > INT_MAX)
-      return Status::no("cuDNN's legacy tensor descriptors take int extents and fewer than 2^31 elements");
+    if (p.dim("rows") > INT_MAX || p.dim("cols") > INT_MAX ||
+        p.dim("rows") * p.dim("cols") > INT_MAX)
+      return Status::no(
+          "cuDNN's legacy tensor descriptors take int extents and fewer than 2^31 elements");
     return Status::yes();
   };
   return v;

@@ -41,7 +41,8 @@ Family make_softmax() {
       double m = -INFINITY;
       for (int64_t c = 0; c < cols; ++c) m = std::max(m, x.host_at(r * cols + c));
       double s = 0;
-      for (int64_t c = 0; c < cols; ++c) s += (y[r * cols + c] = std::exp(x.host_at(r * cols + c) - m));
+      for (int64_t c = 0; c < cols; ++c)
+        s += (y[r * cols + c] = std::exp(x.host_at(r * cols + c) - m));
       for (int64_t c = 0; c < cols; ++c) y[r * cols + c] /= s;
     }
   };
@@ -82,8 +83,13 @@ Family make_softmax() {
   // v04's longest row (1024 threads x 32 values); misaligned bases with odd and with vector-wide
   // rows (v04's scalar path).
   for (DType t : f.dtypes) {
-    for (auto [r, c] : std::initializer_list<std::pair<int64_t, int64_t>>{
-             {1, 1}, {4096, 1}, {1, 1000003}, {33, 31}, {4097, 4097}, {64, kSoftmaxMaxRegisterCols}})
+    for (auto [r, c] :
+         std::initializer_list<std::pair<int64_t, int64_t>>{{1, 1},
+                                                            {4096, 1},
+                                                            {1, 1000003},
+                                                            {33, 31},
+                                                            {4097, 4097},
+                                                            {64, kSoftmaxMaxRegisterCols}})
       f.awkward.push_back(softmax_problem(r, c, t));
     f.awkward.push_back(softmax_problem(33, 31, t, 1));
     f.awkward.push_back(softmax_problem(257, 4096, t, 1));

@@ -27,8 +27,9 @@ void with_softmax_args(const Problem& p, Buffers& b, Fn&& fn) {
 /// exp(t) for t = x - max <= 0: ex2.approx via __expf (error budget in family.cpp's tolerance).
 __device__ __forceinline__ float exp_shifted(float t) { return __expf(t); }
 
-inline Variant softmax_variant(const std::string& rung, const std::string& summary,
-                               std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+inline Variant softmax_variant(
+    const std::string& rung, const std::string& summary,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
   Variant v;
   v.info.id = "softmax." + rung;
   v.info.summary = summary;

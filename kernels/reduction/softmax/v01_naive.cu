@@ -35,20 +35,22 @@ __global__ void naive_softmax(SoftmaxArgs<T> a) {
     s = next;
   }
   const float inv = 1.f / s;
-  for (int64_t c = 0; c < a.cols; ++c) y[c] = device::from_float<T>(exp_shifted(device::to_float(x[c]) - m) * inv);
+  for (int64_t c = 0; c < a.cols; ++c)
+    y[c] = device::from_float<T>(exp_shifted(device::to_float(x[c]) - m) * inv);
 }
 
 }  // namespace
 
 Variant softmax_v01_naive() {
-  Variant v = softmax_variant("v01_naive", "one thread per row, three passes from global memory",
-                              [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = device::block_or(args.block_threads, kDefaultBlock);
-    with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
-      naive_softmax<<<device::grid_1d(a.rows, block), block, 0, stream_of(args)>>>(a);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = softmax_variant(
+      "v01_naive", "one thread per row, three passes from global memory",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = device::block_or(args.block_threads, kDefaultBlock);
+        with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
+          naive_softmax<<<device::grid_1d(a.rows, block), block, 0, stream_of(args)>>>(a);
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.info.sweepable = true;
   return v;
 }

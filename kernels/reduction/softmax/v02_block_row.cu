@@ -25,7 +25,8 @@ __global__ void block_row_softmax(SoftmaxArgs<T> a) {
   for (int64_t c = threadIdx.x; c < a.cols; c += blockDim.x) m = fmaxf(m, device::to_float(x[c]));
   m = block_all_reduce(m, MaxOp{}, smem);
   float s = 0.f;
-  for (int64_t c = threadIdx.x; c < a.cols; c += blockDim.x) s += exp_shifted(device::to_float(x[c]) - m);
+  for (int64_t c = threadIdx.x; c < a.cols; c += blockDim.x)
+    s += exp_shifted(device::to_float(x[c]) - m);
   s = block_all_reduce(s, SumOp{}, smem);
   const float inv = 1.f / s;
   for (int64_t c = threadIdx.x; c < a.cols; c += blockDim.x)
@@ -35,14 +36,15 @@ __global__ void block_row_softmax(SoftmaxArgs<T> a) {
 }  // namespace
 
 Variant softmax_v02_block_row() {
-  Variant v = softmax_variant("v02_block_row", "one block per row: max, sum, write passes with block reductions",
-                              [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
-    with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
-      block_row_softmax<<<static_cast<unsigned>(a.rows), block, 0, stream_of(args)>>>(a);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = softmax_variant(
+      "v02_block_row", "one block per row: max, sum, write passes with block reductions",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
+        with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
+          block_row_softmax<<<static_cast<unsigned>(a.rows), block, 0, stream_of(args)>>>(a);
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.can_implement = one_block_per_row;
   v.info.sweepable = true;
   return v;

@@ -28,7 +28,8 @@ __global__ void online_softmax(SoftmaxArgs<T> a) {
   for (int64_t c = threadIdx.x; c < a.cols; c += kGroup * step) {
     float v[kGroup];
 #pragma unroll
-    for (int k = 0; k < kGroup; ++k) v[k] = c + k * step < a.cols ? device::to_float(x[c + k * step]) : -INFINITY;
+    for (int k = 0; k < kGroup; ++k)
+      v[k] = c + k * step < a.cols ? device::to_float(x[c + k * step]) : -INFINITY;
     float group_max = v[0];  // finite: element c exists
 #pragma unroll
     for (int k = 1; k < kGroup; ++k) group_max = fmaxf(group_max, v[k]);
@@ -37,7 +38,8 @@ __global__ void online_softmax(SoftmaxArgs<T> a) {
       ms.max = group_max;
     }
 #pragma unroll
-    for (int k = 0; k < kGroup; ++k) ms.sum += exp_shifted(v[k] - ms.max);  // missing: exp(-inf) = 0
+    for (int k = 0; k < kGroup; ++k)
+      ms.sum += exp_shifted(v[k] - ms.max);  // missing: exp(-inf) = 0
   }
   ms = block_all_merge(ms, smem);
   const float inv = 1.f / ms.sum;
@@ -48,14 +50,15 @@ __global__ void online_softmax(SoftmaxArgs<T> a) {
 }  // namespace
 
 Variant softmax_v03_online() {
-  Variant v = softmax_variant("v03_online", "one block per row: online max+sum in one pass, then the write pass",
-                              [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
-    with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
-      online_softmax<<<static_cast<unsigned>(a.rows), block, 0, stream_of(args)>>>(a);
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = softmax_variant(
+      "v03_online", "one block per row: online max+sum in one pass, then the write pass",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        const int block = warp_multiple(device::block_or(args.block_threads, kDefaultBlock));
+        with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
+          online_softmax<<<static_cast<unsigned>(a.rows), block, 0, stream_of(args)>>>(a);
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.can_implement = one_block_per_row;
   v.info.sweepable = true;
   return v;

@@ -91,40 +91,55 @@ __global__ void __launch_bounds__(kE == kMaxE ? 1024 : 256) register_softmax(Sof
 template <class T, int kE>
 void launch_with(SoftmaxArgs<T> a, bool vector, int block, cudaStream_t st) {
   const unsigned grid = static_cast<unsigned>(a.rows);
-  if (vector) register_softmax<T, kE, true><<<grid, block, 0, st>>>(a);
-  else register_softmax<T, kE, false><<<grid, block, 0, st>>>(a);
+  if (vector)
+    register_softmax<T, kE, true><<<grid, block, 0, st>>>(a);
+  else
+    register_softmax<T, kE, false><<<grid, block, 0, st>>>(a);
 }
 
 Status fits(const Problem& p) {
   if (p.dim("cols") > kSoftmaxMaxRegisterCols)
-    return Status::no("cols > " + std::to_string(kSoftmaxMaxRegisterCols) +
-                      " does not fit in one block's registers (1024 threads x 32 values); v03 streams any row");
+    return Status::no(
+        "cols > " + std::to_string(kSoftmaxMaxRegisterCols) +
+        " does not fit in one block's registers (1024 threads x 32 values); v03 streams any row");
   return one_block_per_row(p);
 }
 
 }  // namespace
 
 Variant softmax_v04_registers() {
-  Variant v = softmax_variant("v04_registers", "row held in registers: one read, one exp, one write, 16-byte accesses",
-                              [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
-      constexpr int kN = device::Vec16<T>::kN;
-      const bool vector = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y);
-      // The smallest kE (whole vectors, <= kMaxE) that keeps the block at <= 256 threads.
-      int e = kN;
-      while (e < kMaxE && device::ceil_div(a.cols, e) > 256) e *= 2;
-      const int block = static_cast<int>(device::ceil_div(device::ceil_div(a.cols, e), 32) * 32);
-      KLAB_CHECK(block <= 1024, "softmax.v04_registers: row does not fit (can_implement should have refused it)");
-      const cudaStream_t st = stream_of(args);
-      switch (e) {
-        case 4: if constexpr (kN <= 4) launch_with<T, 4>(a, vector, block, st); break;
-        case 8: launch_with<T, 8>(a, vector, block, st); break;
-        case 16: launch_with<T, 16>(a, vector, block, st); break;
-        default: launch_with<T, kMaxE>(a, vector, block, st); break;
-      }
-    });
-    KLAB_CHECK_LAUNCH();
-  });
+  Variant v = softmax_variant(
+      "v04_registers", "row held in registers: one read, one exp, one write, 16-byte accesses",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) {
+          constexpr int kN = device::Vec16<T>::kN;
+          const bool vector = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y);
+          // The smallest kE (whole vectors, <= kMaxE) that keeps the block at <= 256 threads.
+          int e = kN;
+          while (e < kMaxE && device::ceil_div(a.cols, e) > 256) e *= 2;
+          const int block =
+              static_cast<int>(device::ceil_div(device::ceil_div(a.cols, e), 32) * 32);
+          KLAB_CHECK(
+              block <= 1024,
+              "softmax.v04_registers: row does not fit (can_implement should have refused it)");
+          const cudaStream_t st = stream_of(args);
+          switch (e) {
+            case 4:
+              if constexpr (kN <= 4) launch_with<T, 4>(a, vector, block, st);
+              break;
+            case 8:
+              launch_with<T, 8>(a, vector, block, st);
+              break;
+            case 16:
+              launch_with<T, 16>(a, vector, block, st);
+              break;
+            default:
+              launch_with<T, kMaxE>(a, vector, block, st);
+              break;
+          }
+        });
+        KLAB_CHECK_LAUNCH();
+      });
   v.can_implement = fits;
   return v;
 }
