@@ -97,21 +97,17 @@ void launch_vectorized(Op op, const Problem& p, Buffers& b, const LaunchArgs& ar
     if (!device::aligned16(t.data)) return launch_grid_stride(op, p, b, args);
   const int block = device::block_or(args.block_threads, kDefaultBlock);
   const int64_t n = p.dim("n");
-  // One resident wave of blocks (registers permitting: v04's four loads in flight per input
-  // take 36-44 registers, above the 32 that 2048 resident threads allow).
   if (op == Op::grayscale) {
-    const unsigned grid = device::grid_resident_wave(vectorized_gray<kUnroll>,
-                                                     device::ceil_div(n, 4 * kUnroll), block);
+    const unsigned grid = device::grid_full_wave(device::ceil_div(n, 4 * kUnroll), block);
     vectorized_gray<kUnroll>
         <<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
   } else {
     with_map_args(op, p, b, [&](auto f, auto a) {
       using T = std::remove_pointer_t<decltype(a.out)>;
       constexpr int kN = device::Vec16<T>::kN;
-      constexpr auto kernel = vectorized_map<kUnroll, decltype(f), T, decltype(a)::kInputs>;
-      const unsigned grid = device::grid_resident_wave(
-          kernel, std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
-      kernel<<<grid, block, 0, stream_of(args)>>>(f, a);
+      const unsigned grid = device::grid_full_wave(
+          std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
+      vectorized_map<kUnroll><<<grid, block, 0, stream_of(args)>>>(f, a);
     });
   }
   KLAB_CHECK_LAUNCH();
