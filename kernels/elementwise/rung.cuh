@@ -37,15 +37,11 @@ void with_map_args(Op op, const Problem& p, Buffers& b, Fn&& fn) {
 inline Variant gpu_variant(
     Op op, const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
-  Variant v;
-  v.info.id = std::string(op_family(op)) + "." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 70;
-  v.info.dtypes = op == Op::grayscale ? std::vector<DType>{DType::f32}
-                                      : std::vector<DType>{DType::f32, DType::bf16};
-  v.info.device = Device::gpu;
+  Variant v = gpu_variant_of(std::string(op_family(op)) + "." + rung, summary, 70,
+                             op == Op::grayscale ? std::vector<DType>{DType::f32}
+                                                 : std::vector<DType>{DType::f32, DType::bf16},
+                             std::move(launch));
   v.info.sweepable = true;
-  v.launch = std::move(launch);
   return v;
 }
 

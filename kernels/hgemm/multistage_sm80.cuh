@@ -143,11 +143,20 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
   }
 }
 
-/// Launches kKernel (a __global__ wrapper around multistage_gemm<Cfg, T, kVec>), opting in to its
+/// The __global__ entry of a multistage rung (the configuration names it in profiles).
+template <class Cfg, class T, bool kVec>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    multistage_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m,
+                      int n, int k) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  multistage_gemm<Cfg, T, kVec>(a, b, c, m, n, k, smem);
+}
+
+/// Launches multistage_kernel<Cfg, T, kVec> (the cp.async path when g.vec16()), opting in to its
 /// dynamic shared memory and to the max-shared carveout (kMinBlocks blocks per SM) once per kernel.
-template <class Cfg, class T, auto kKernel>
+template <class Cfg, class T, bool kVec>
 void launch_multistage(const GemmArgs<T>& g, cudaStream_t stream) {
-  constexpr auto kernel = kKernel;
+  constexpr auto kernel = multistage_kernel<Cfg, T, kVec>;
   static const bool opted_in = [] {
     KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          Cfg::template kSmemBytes<T>));
@@ -169,6 +178,22 @@ Status multistage_can_implement(const Problem& p) {
       INT_MAX)
     return Status::no("more than 2^31 - 1 block tiles");
   return Status::yes();
+}
+
+/// A rung running configuration Cfg (v05, v06): the 16-byte cp.async path when the problem
+/// allows it, element copies otherwise.
+template <class Cfg>
+Variant multistage_variant(const std::string& rung, const std::string& summary) {
+  Variant v = gpu_variant(rung, summary, [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+    with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+      if (g.vec16())
+        launch_multistage<Cfg, T, true>(g, stream_of(args));
+      else
+        launch_multistage<Cfg, T, false>(g, stream_of(args));
+    });
+  });
+  v.can_implement = multistage_can_implement<Cfg>;
+  return v;
 }
 
 }  // namespace klab::hgemm

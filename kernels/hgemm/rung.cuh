@@ -53,14 +53,7 @@ inline Status fits_grid_y(const Problem& p, int block_m) {
 inline Variant gpu_variant(
     const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
-  Variant v;
-  v.info.id = "hgemm." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 80;
-  v.info.dtypes = {DType::bf16, DType::f16};
-  v.info.device = Device::gpu;
-  v.launch = std::move(launch);
-  return v;
+  return gpu_variant_of("hgemm." + rung, summary, 80, {DType::bf16, DType::f16}, std::move(launch));
 }
 
 }  // namespace klab::hgemm

@@ -30,33 +30,12 @@ namespace {
 using Cfg =
     MultistageConfig</*block*/ 128, 256, 64, /*warp*/ 64, 64, /*stages*/ 4, /*blocks/SM*/ 1>;
 
-template <class T, bool kVec>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    hgemm_v05_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m,
-                     int n, int k) {
-  extern __shared__ __align__(128) unsigned char smem[];
-  multistage_gemm<Cfg, T, kVec>(a, b, c, m, n, k, smem);
-}
-
-template <class T>
-void launch(const GemmArgs<T>& g, cudaStream_t stream) {
-  if (g.vec16())
-    launch_multistage<Cfg, T, hgemm_v05_kernel<T, true>>(g, stream);
-  else
-    launch_multistage<Cfg, T, hgemm_v05_kernel<T, false>>(g, stream);
-}
-
 }  // namespace
 
 Variant gpu_v05_mma_tuned() {
-  Variant v = gpu_variant(
+  return multistage_variant<Cfg>(
       "v05_mma_tuned",
-      "128x256x64 block, 4 stages, 8 warps of 64x64, spread refill, smem-staged epilogue",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, stream_of(args)); });
-      });
-  v.can_implement = multistage_can_implement<Cfg>;
-  return v;
+      "128x256x64 block, 4 stages, 8 warps of 64x64, spread refill, smem-staged epilogue");
 }
 
 }  // namespace klab::hgemm

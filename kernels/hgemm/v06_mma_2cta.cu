@@ -23,32 +23,11 @@ namespace {
 using Cfg =
     MultistageConfig</*block*/ 128, 128, 64, /*warp*/ 64, 64, /*stages*/ 3, /*blocks/SM*/ 2>;
 
-template <class T, bool kVec>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    hgemm_v06_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int m,
-                     int n, int k) {
-  extern __shared__ __align__(128) unsigned char smem[];
-  multistage_gemm<Cfg, T, kVec>(a, b, c, m, n, k, smem);
-}
-
-template <class T>
-void launch(const GemmArgs<T>& g, cudaStream_t stream) {
-  if (g.vec16())
-    launch_multistage<Cfg, T, hgemm_v06_kernel<T, true>>(g, stream);
-  else
-    launch_multistage<Cfg, T, hgemm_v06_kernel<T, false>>(g, stream);
-}
-
 }  // namespace
 
 Variant gpu_v06_mma_2cta() {
-  Variant v = gpu_variant(
-      "v06_mma_2cta", "v05's pipeline on 128x128x64 blocks of 4 warps, 3 stages, 2 blocks/SM",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { launch(g, stream_of(args)); });
-      });
-  v.can_implement = multistage_can_implement<Cfg>;
-  return v;
+  return multistage_variant<Cfg>(
+      "v06_mma_2cta", "v05's pipeline on 128x128x64 blocks of 4 warps, 3 stages, 2 blocks/SM");
 }
 
 }  // namespace klab::hgemm

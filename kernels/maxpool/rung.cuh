@@ -15,14 +15,9 @@ inline constexpr int kDefaultBlock = 256;
 inline Variant gpu_variant(
     const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
-  Variant v;
-  v.info.id = "maxpool." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 70;
-  v.info.dtypes = {DType::f32, DType::bf16};
-  v.info.device = Device::gpu;
+  Variant v =
+      gpu_variant_of("maxpool." + rung, summary, 70, {DType::f32, DType::bf16}, std::move(launch));
   v.info.sweepable = true;
-  v.launch = std::move(launch);
   return v;
 }
 

@@ -105,13 +105,7 @@ __device__ __forceinline__ float4 load4(const float* p, int rows, int cols, int 
 inline Variant gpu_variant(const std::string& rung, const std::string& summary,
                            std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch,
                            std::function<Status(const Problem&)> can_implement) {
-  Variant v;
-  v.info.id = "sgemm." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 70;
-  v.info.dtypes = {DType::f32};
-  v.info.device = Device::gpu;
-  v.launch = std::move(launch);
+  Variant v = gpu_variant_of("sgemm." + rung, summary, 70, {DType::f32}, std::move(launch));
   v.can_implement = std::move(can_implement);
   return v;
 }

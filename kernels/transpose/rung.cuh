@@ -44,14 +44,8 @@ inline dim3 tile_grid(int64_t rows, int64_t cols, int64_t tile_rows, int64_t til
 inline Variant gpu_variant(
     const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
-  Variant v;
-  v.info.id = "transpose." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 70;
-  v.info.dtypes = {DType::f32, DType::bf16};
-  v.info.device = Device::gpu;
-  v.launch = std::move(launch);
-  return v;
+  return gpu_variant_of("transpose." + rung, summary, 70, {DType::f32, DType::bf16},
+                        std::move(launch));
 }
 
 /// v04's launcher: v05 falls back to it when sizes or alignment forbid 16-byte vectors.

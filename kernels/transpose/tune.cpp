@@ -21,8 +21,6 @@ std::vector<std::string> tma_config_names() {
 
 namespace {
 
-constexpr int kMaxSmem = 227 * 1024;  // sm_90's opt-in limit per block
-
 // The built-in guesses, per dtype, used until a tune table has an entry for the device.
 int builtin_config(DType t) { return t == DType::f32 ? 0 : 1; }
 
@@ -46,14 +44,18 @@ Status tma_config_can_implement(int index, const Problem& p) {
                       std::to_string(kTmaSpaceSize) + ")");
   const TmaConfig& c = kTmaSpace[index];
   const int elem = static_cast<int>(dtype_size(p.dtype));
-  if (c.smem_bytes(elem) > kMaxSmem)
-    return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes(elem) / 1024) +
-                      " KiB of shared memory in " + std::string(dtype_name(p.dtype)) +
-                      " (at most 227)");
-  const int edge = 128 / elem;
-  if (edge * c.sub_x > 256 || edge * c.sub_y > 256)
-    return Status::no(c.name() + ": a TMA box side is at most 256 elements");
-  if (c.threads() > 1024) return Status::no(c.name() + ": more than 1024 threads");
+  switch (c.misfit(elem)) {
+    case TmaConfig::Misfit::shared_memory:
+      return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes(elem) / 1024) +
+                        " KiB of shared memory in " + std::string(dtype_name(p.dtype)) +
+                        " (at most 227)");
+    case TmaConfig::Misfit::box_side:
+      return Status::no(c.name() + ": a TMA box side is at most 256 elements");
+    case TmaConfig::Misfit::threads:
+      return Status::no(c.name() + ": more than 1024 threads");
+    case TmaConfig::Misfit::none:
+      break;
+  }
   return Status::yes();
 }
 

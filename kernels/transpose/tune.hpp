@@ -23,6 +23,17 @@ struct TmaConfig {
     return (stages + 2) * sub_x * sub_y * 128 * edge + 1024 + 64;
   }
   std::string name() const;  ///< "2x2_s4", "2x2_s2_g1" (the group when not 8)
+  /// What keeps the entry from running elements of `elem_bytes`, or nothing.
+  enum class Misfit { none, shared_memory, box_side, threads };
+  constexpr Misfit misfit(int elem_bytes) const {
+    const int edge = 128 / elem_bytes;
+    if (smem_bytes(elem_bytes) > kMaxSmemPerBlock) return Misfit::shared_memory;
+    if (edge * sub_x > kMaxBoxSide || edge * sub_y > kMaxBoxSide) return Misfit::box_side;
+    if (threads() > 1024) return Misfit::threads;
+    return Misfit::none;
+  }
+  static constexpr int kMaxSmemPerBlock = 227 * 1024;  ///< sm_90's opt-in limit
+  static constexpr int kMaxBoxSide = 256;              ///< a TMA box side, in elements
 };
 
 /// Every configuration v06 can launch; index = position (append only).

@@ -209,10 +209,7 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
 
 // Entries too large for a dtype (tma_config_can_implement refuses them) are never instantiated.
 template <class T, int kIndex>
-constexpr bool kFits =
-    kTmaSpace[kIndex].smem_bytes(int(sizeof(T))) <= 227 * 1024 &&
-    (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_x <= 256 &&
-    (128 / int(sizeof(T))) * kTmaSpace[kIndex].sub_y <= 256 && kTmaSpace[kIndex].threads() <= 1024;
+constexpr bool kFits = kTmaSpace[kIndex].misfit(int(sizeof(T))) == TmaConfig::Misfit::none;
 
 template <class T, int kIndex>
 void launch_entry(Args<T> a, cudaStream_t stream) {

@@ -52,6 +52,20 @@ struct Variant {
   std::function<size_t(const Problem&)> workspace_bytes;
 };
 
+/// A GPU rung's common fields (the families' own factories add their id prefix, dtypes, min SM).
+inline Variant gpu_variant_of(
+    std::string id, std::string summary, int min_sm, std::vector<DType> dtypes,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+  Variant v;
+  v.info.id = std::move(id);
+  v.info.summary = std::move(summary);
+  v.info.min_sm = min_sm;
+  v.info.dtypes = std::move(dtypes);
+  v.info.device = Device::gpu;
+  v.launch = std::move(launch);
+  return v;
+}
+
 /// Minimal work: each input read once, each output written once.
 struct Counts {
   double flops = 0;

@@ -197,14 +197,13 @@ TunedChoice pick_tuned(const std::vector<TunedChoice>& candidates,
 const std::vector<TunedChoice>& TunedLookup::candidates(const std::string& shape_class,
                                                         int builtin) {
   std::lock_guard lock(mu_);
-  const std::string key = shape_class + "#" + std::to_string(builtin);
-  auto it = memo_.find(key);
+  auto it = memo_.find(shape_class);
   if (it == memo_.end()) {
     const DeviceInfo& d = device_info();
     const std::string device = d.present ? d.name : "";
     it = memo_
-             .emplace(key, tune_candidates(default_tune_sources(device, committed_), device,
-                                           variant_, shape_class, configs_, builtin))
+             .emplace(shape_class, tune_candidates(default_tune_sources(device, committed_), device,
+                                                   variant_, shape_class, configs_, builtin))
              .first;
   }
   return it->second;

@@ -117,8 +117,9 @@ class TunedLookup {
       : variant_(std::move(variant)),
         committed_(std::move(committed_table)),
         configs_(std::move(configs)) {}
-  /// Candidates for the shape class, in lookup order, ending with `builtin`. The reference stays
-  /// valid for the lookup's lifetime.
+  /// Candidates for the shape class, in lookup order, ending with `builtin` (the built-in choice
+  /// is a function of the class: the first call's is kept). The reference stays valid for the
+  /// lookup's lifetime.
   const std::vector<TunedChoice>& candidates(const std::string& shape_class, int builtin);
   /// The first usable candidate's configuration (the built-in one when none is).
   int config(const std::string& shape_class, int builtin, const std::function<bool(int)>& usable);

@@ -18,14 +18,8 @@ void with_sum_input(const Problem& p, Buffers& b, Fn&& fn) {
 inline Variant sum_variant(
     const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
-  Variant v;
-  v.info.id = "reduce_sum." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 70;
-  v.info.dtypes = {DType::f32, DType::bf16};
-  v.info.device = Device::gpu;
-  v.launch = std::move(launch);
-  return v;
+  return gpu_variant_of("reduce_sum." + rung, summary, 70, {DType::f32, DType::bf16},
+                        std::move(launch));
 }
 
 }  // namespace klab::reduction

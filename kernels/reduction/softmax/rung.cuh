@@ -30,14 +30,8 @@ __device__ __forceinline__ float exp_shifted(float t) { return __expf(t); }
 inline Variant softmax_variant(
     const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
-  Variant v;
-  v.info.id = "softmax." + rung;
-  v.info.summary = summary;
-  v.info.min_sm = 70;
-  v.info.dtypes = {DType::f32, DType::bf16};
-  v.info.device = Device::gpu;
-  v.launch = std::move(launch);
-  return v;
+  return gpu_variant_of("softmax." + rung, summary, 70, {DType::f32, DType::bf16},
+                        std::move(launch));
 }
 
 /// One block per row: gridDim.x holds at most 2^31 - 1 rows.
