@@ -23,6 +23,7 @@ struct ReluOp {  // out = max(x, 0)
 /// Pointers of one map problem: kInputs inputs, one output (may alias an input: saxpy).
 template <class T, int kIn>
 struct MapArgs {
+  static constexpr int kInputs = kIn;
   const T* in[kIn];
   T* out;
   int64_t n;

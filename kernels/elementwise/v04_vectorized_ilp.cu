@@ -4,10 +4,10 @@
 // Expected bottleneck: DRAM bandwidth, at the copy ceiling.
 // Measured (session 1): slower than v03, most of all in grayscale (77% of copy against 95%).
 // ptxas gives v04 36-44 registers (add, saxpy, grayscale) where full occupancy allows 32, and the
-// grid is sized for 2048 resident threads per SM (grid_full_wave): 1.3-1.6 waves, the last a
-// tail. The hypothesis to test next: a grid of one resident wave from the occupancy API
-// (cudaOccupancyMaxActiveBlocksPerMultiprocessor) brings grayscale v04 within 3% of v03 and the
-// map ops within 2%.
+// grid was sized for 2048 resident threads per SM (grid_full_wave): 1.3-1.6 waves, the last a
+// tail. Session 3's change (in vectorized.cuh, so v03 too): the grid is one resident wave from
+// the occupancy API (device::grid_resident_wave). Prediction: grayscale v04 within 3% of v03 and
+// the map ops within 2%; v03 (32 registers or fewer, full occupancy) unchanged.
 // Requirements: as v03.
 #include "kernels/elementwise/vectorized.cuh"
 

@@ -1,6 +1,7 @@
 #pragma once
 // The 16-byte vectorised kernels behind v03 (kUnroll = 1) and v04 (kUnroll = 4).
 #include "kernels/elementwise/rung.cuh"
+#include "klab/device/occupancy.cuh"
 #include "klab/device/vec.cuh"
 
 namespace klab::elementwise {
@@ -98,16 +99,18 @@ void launch_vectorized(Op op, const Problem& p, Buffers& b, const LaunchArgs& ar
   const int block = device::block_or(args.block_threads, kDefaultBlock);
   const int64_t n = p.dim("n");
   if (op == Op::grayscale) {
-    const unsigned grid = device::grid_full_wave(device::ceil_div(n, 4 * kUnroll), block);
-    vectorized_gray<kUnroll>
-        <<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
+    constexpr auto kernel = vectorized_gray<kUnroll>;
+    const unsigned grid =
+        device::grid_resident_wave(kernel, device::ceil_div(n, 4 * kUnroll), block);
+    kernel<<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
   } else {
     with_map_args(op, p, b, [&](auto f, auto a) {
       using T = std::remove_pointer_t<decltype(a.out)>;
       constexpr int kN = device::Vec16<T>::kN;
-      const unsigned grid = device::grid_full_wave(
-          std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
-      vectorized_map<kUnroll><<<grid, block, 0, stream_of(args)>>>(f, a);
+      const auto kernel = vectorized_map<kUnroll, decltype(f), T, decltype(a)::kInputs>;
+      const unsigned grid = device::grid_resident_wave(
+          kernel, std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
+      kernel<<<grid, block, 0, stream_of(args)>>>(f, a);
     });
   }
   KLAB_CHECK_LAUNCH();

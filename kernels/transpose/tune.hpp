@@ -53,6 +53,11 @@ inline constexpr TmaConfig kTmaSpace[] = {
     {2, 2, 2, 2},   // 12: 2 and 4 tile rows at a time: between row by row and 8
     {2, 2, 2, 4},   // 13
     {2, 2, 3, 1},   // 14
+    {2, 2, 2, 16},  // 15: 16 tile rows: input and output segments of a wave about equal (f32)
+    {2, 2, 3, 16},  // 16
+    {4, 2, 2, 16},  // 17: 512-byte input rows, 16 tile rows
+    {4, 2, 2, 4},   // 18
+    {2, 2, 2, 64},  // 19: tall groups, as 10 but taller
 };
 inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaSpace) / sizeof(kTmaSpace[0]));
 

@@ -1,0 +1,41 @@
+#pragma once
+// Grids sized from the occupancy API (host code of CUDA translation units). grid_full_wave
+// (launch.hpp) assumes the block reaches full occupancy (2048 threads per SM); a kernel whose
+// registers or shared memory allow fewer resident blocks then gets more than one wave, and the
+// last wave is a tail. grid_resident_wave asks the runtime how many blocks of this kernel fit.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "klab/core/cuda_check.hpp"
+#include "klab/device/launch.hpp"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::device {
+
+/// Resident blocks per SM of `kernel` at `block` threads and `smem` dynamic bytes (memoised: the
+/// query costs microseconds, a launch of a small problem not many more).
+template <class... Params>
+int resident_blocks_per_sm(void (*kernel)(Params...), int block, size_t smem = 0) {
+  thread_local std::map<std::tuple<const void*, int, size_t>, int> known;
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), block, smem);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  int n = 0;
+  KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, smem));
+  return known[key] = std::max(n, 1);
+}
+
+/// A grid-stride launch of exactly one resident wave of `kernel`, or fewer blocks when n_items
+/// needs fewer.
+template <class... Params>
+unsigned grid_resident_wave(void (*kernel)(Params...), int64_t n_items, int block,
+                            size_t smem = 0) {
+  const int64_t wave =
+      int64_t(device_info().sm_count) * resident_blocks_per_sm(kernel, block, smem);
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(wave, ceil_div(n_items, block))));
+}
+
+}  // namespace klab::device
