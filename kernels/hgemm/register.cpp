@@ -1,5 +1,6 @@
 // The hgemm ladder, in order. Adding a rung: one file plus one line here.
 #include "kernels/hgemm/family.hpp"
+#include "kernels/hgemm/tune.hpp"
 #include "kernels/register.hpp"
 
 namespace klab {
@@ -16,10 +17,12 @@ void register_hgemm(Registry& r) {
     gpu_v04_mma_cp_async(),
     gpu_v05_mma_tuned(),
     gpu_v06_mma_2cta(),
+    gpu_v07_mma_autotuned(),
     gpu_baseline_cublaslt(),
 #endif
   };
   r.add(std::move(f));
+  register_hgemm_tunable();  // v07's configurations, for `klab tune` (registered without CUDA too)
 }
 
 }  // namespace klab

@@ -1,12 +1,13 @@
 // klab tune: tune tables (round trip through the cache directory), the lookup order a tunable
-// variant follows (cache, committed table, built-in guess), sgemm v10's registration, and the
-// CLI's bad requests.
+// variant follows (cache, committed table, built-in guess), the registrations of sgemm v10,
+// transpose v06 and hgemm v07, and the CLI's bad requests.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "kernels/hgemm/tune.hpp"
 #include "kernels/register.hpp"
 #include "kernels/sgemm/tune.hpp"
 #include "kernels/transpose/tune.hpp"
@@ -246,6 +248,77 @@ TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
         << e.config_name;
 }
 
+TEST_F(TuneTest, HgemmV07IsTunable) {
+  registry();
+  const Tunable* t = find_tunable(hgemm::kV07Id);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(find_tunable("hgemm.v05_mma_tuned"), nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), hgemm::kTuneSpaceSize);
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  EXPECT_EQ(t->committed_table, "kernels/hgemm/tuned.json");
+  // Entry 0 is v05's configuration: without a table entry, v07 at 4096^3 is v05.
+  EXPECT_EQ(t->configs[0], "128x256x64_w64x64_s4_b1_g8");
+  const hgemm::HgemmConfig& v05 = hgemm::kTuneSpace[0];
+  EXPECT_EQ(v05.smem_bytes(), 192 * 1024);
+  EXPECT_EQ(v05.threads(), 256);
+
+  // Every entry satisfies the template's rules and fits sm_90's shared memory, per block and
+  // min_blocks at a time per SM.
+  for (int i = 0; i < hgemm::kTuneSpaceSize; ++i) {
+    const hgemm::HgemmConfig& c = hgemm::kTuneSpace[i];
+    EXPECT_TRUE(c.valid()) << t->configs[i];
+    EXPECT_EQ(t->configs[i], c.name());
+    EXPECT_LE(c.threads(), 1024) << t->configs[i];
+    EXPECT_LE(c.smem_bytes(), 227 * 1024) << t->configs[i];
+    EXPECT_LE(c.min_blocks * (c.smem_bytes() + 1024), 228 * 1024) << t->configs[i];
+    EXPECT_LE(c.register_estimate(), c.register_cap()) << t->configs[i];
+  }
+  // valid() refuses what the template would not compile or could not hold in registers.
+  EXPECT_FALSE((hgemm::HgemmConfig{128, 256, 16, 64, 64, 4, 1, 8}.valid()));  // 1 mma step per tile
+  EXPECT_FALSE((hgemm::HgemmConfig{128, 256, 64, 64, 32, 4, 1, 8}.valid()));  // off the swizzle
+  EXPECT_FALSE((hgemm::HgemmConfig{128, 256, 64, 64, 128, 4, 1, 8}.valid()));  // 256 accumulators
+  EXPECT_FALSE((hgemm::HgemmConfig{128, 256, 64, 64, 64, 5, 1, 8}.valid()));   // 240 KiB
+  EXPECT_FALSE((hgemm::HgemmConfig{128, 128, 64, 64, 64, 4, 2, 8}.valid()));   // 2 x 128 KiB
+
+  // Shape classes: large from 2048 x 2048 outputs on, whatever the dtype.
+  Problem p = registry().family("hgemm").headline.front();
+  EXPECT_EQ(t->shape_class(p), "large");
+  p.dtype = DType::f16;
+  EXPECT_EQ(t->shape_class(p), "large");
+  p.shape.dims = {{"m", 2048}, {"n", 2048}, {"k", 8}};
+  EXPECT_EQ(t->shape_class(p), "large");
+  p.shape.dims = {{"m", 2047}, {"n", 2048}, {"k", 8}};
+  EXPECT_EQ(t->shape_class(p), "small");
+  EXPECT_EQ(hgemm::builtin_config(hgemm::ShapeClass::large), 0);
+  const hgemm::HgemmConfig& small =
+      hgemm::kTuneSpace[hgemm::builtin_config(hgemm::ShapeClass::small)];
+  EXPECT_EQ(small.min_blocks, 2);  // v06's: twice the blocks of v05 for grids under a wave
+
+  p = registry().family("hgemm").headline.front();
+  if (!device_info().present || device_info().smem_per_block_optin >= 227 * 1024) {
+    for (int i = 0; i < hgemm::kTuneSpaceSize; ++i) EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
+  }
+  EXPECT_FALSE(t->can_implement(hgemm::kTuneSpaceSize, p).ok());
+  EXPECT_FALSE(t->can_implement(-1, p).ok());
+  // More than 2^31 - 1 tiles: the 1-D grid cannot hold them.
+  p.shape.dims = {{"m", INT_MAX}, {"n", INT_MAX}, {"k", 8}};
+  for (int i = 0; i < hgemm::kTuneSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+
+  // Without a GPU, v07 uses its built-in guess.
+  p = registry().family("hgemm").headline.front();
+  if (!device_info().present) {
+    EXPECT_EQ(hgemm::tuned_choice(p).source, "built-in");
+    EXPECT_EQ(hgemm::tuned_config(p), 0);
+  }
+  // No committed table yet; once there is one, it parses and names entries of the space.
+  const std::string committed = committed_table_path(t->committed_table);
+  if (fs::exists(committed)) {
+    for (const TuneEntry& e : load_tune_table(committed, true).entries)
+      EXPECT_NE(std::find(t->configs.begin(), t->configs.end(), e.config_name), t->configs.end())
+          << e.config_name;
+  }
+}
+
 TEST_F(TuneTest, SgemmLookupOrder) {
   const Problem p = registry().family("sgemm").headline.front();
   const std::string cls = sgemm::shape_class_name(sgemm::shape_class(p));
@@ -320,12 +393,16 @@ TEST(TuneCli, BadRequests) {
   expect_usage_error("tune sgemm.v10_autotuned --dtype bf16", "dtype");
 #if KLAB_HAS_CUDA
   expect_usage_error("tune sgemm.v09_warptile", "no configurations to tune");
+  expect_usage_error("tune hgemm.v05_mma_tuned", "no configurations to tune");
 #endif
+  expect_usage_error("tune hgemm.v07_mma_autotuned --dtype f32", "dtype");
 }
 
 TEST(TuneCli, NoGpuIsAUsageError) {
   if (device_info().present) GTEST_SKIP() << "a GPU is present";
   expect_usage_error("tune sgemm.v10_autotuned", "needs a GPU");
   expect_usage_error("tune sgemm.v10_autotuned --shape m=64,n=64,k=64 --json /dev/null",
+                     "needs a GPU");
+  expect_usage_error("tune hgemm.v07_mma_autotuned --shape m=64,n=64,k=64 --dtype f16",
                      "needs a GPU");
 }

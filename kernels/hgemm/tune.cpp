@@ -1,0 +1,120 @@
+// The host side of v07's tune space: names, shape classes, the lookup (tune cache, committed
+// table, built-in guess) and its registration as a tunable for `klab tune`.
+#include "kernels/hgemm/tune.hpp"
+
+#include <climits>
+
+#include "kernels/hgemm/family.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::hgemm {
+
+std::string HgemmConfig::name() const {
+  return std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
+         "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_s" +
+         std::to_string(stages) + "_b" + std::to_string(min_blocks) + "_g" +
+         std::to_string(group_m);
+}
+
+std::vector<std::string> hgemm_config_names() {
+  std::vector<std::string> names;
+  for (const HgemmConfig& c : kTuneSpace) names.push_back(c.name());
+  return names;
+}
+
+const char* shape_class_name(ShapeClass c) {
+  switch (c) {
+    case ShapeClass::large:
+      return "large";
+    case ShapeClass::small:
+      return "small";
+  }
+  return "?";
+}
+
+ShapeClass shape_class(const Problem& p) {
+  return p.dim("m") * p.dim("n") >= int64_t(2048) * 2048 ? ShapeClass::large : ShapeClass::small;
+}
+
+namespace {
+
+// v07's built-in table, one entry per ShapeClass (in enum order): the guesses used when neither
+// the tune cache nor the committed table has an entry for the device. Measured winners belong in
+// the committed table (`klab tune --commit`), not here. Large: v05, the best measured rung.
+// Small: v06's 128x128 tiles, two blocks per SM: twice v05's tiles for grids under a wave.
+constexpr int kBuiltinTable[] = {
+    0,  // large: 128x256x64, warp 64x64, 4 stages, 1 block/SM, group 8 (v05)
+    7,  // small: 128x128x64, warp 64x64, 3 stages, 2 blocks/SM, group 8 (v06)
+};
+
+bool usable(int index, const Problem& p) { return hgemm_config_can_implement(index, p).ok(); }
+
+// v07's launch-path lookup, read once per shape class.
+TunedLookup& lookup() {
+  static TunedLookup l(kV07Id, kCommittedTable, hgemm_config_names());
+  return l;
+}
+
+}  // namespace
+
+int builtin_config(ShapeClass c) { return kBuiltinTable[static_cast<int>(c)]; }
+
+TunedChoice tuned_choice(const Problem& p) {
+  const ShapeClass c = shape_class(p);
+  return pick_tuned(lookup().candidates(shape_class_name(c), builtin_config(c)),
+                    [&](int i) { return usable(i, p); });
+}
+
+int tuned_config(const Problem& p) {
+  const ShapeClass c = shape_class(p);
+  return lookup().config(shape_class_name(c), builtin_config(c),
+                         [&](int i) { return usable(i, p); });
+}
+
+Status hgemm_config_can_implement(int index, const Problem& p) {
+  if (index < 0 || index >= kTuneSpaceSize)
+    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                      std::to_string(kTuneSpaceSize) + ")");
+  const HgemmConfig& c = kTuneSpace[index];
+  const int64_t bm = c.block_m, bn = c.block_n;
+  if (((p.dim("m") + bm - 1) / bm) * ((p.dim("n") + bn - 1) / bn) > INT_MAX)
+    return Status::no("more than 2^31 - 1 block tiles");
+  // On a device with less than 227 KiB per block (A100: 163 KiB) the deep entries cannot launch.
+  const DeviceInfo& d = device_info();
+  if (d.present && d.smem_per_block_optin > 0 && c.smem_bytes() > d.smem_per_block_optin)
+    return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes() / 1024) +
+                      " KiB of shared memory per block; this device allows " +
+                      std::to_string(d.smem_per_block_optin / 1024));
+  return Status::yes();
+}
+
+void register_hgemm_tunable() {
+  Tunable t;
+  t.variant = kV07Id;
+  t.configs = hgemm_config_names();
+  t.can_implement = hgemm_config_can_implement;
+  t.shape_class = [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); };
+  t.current = tuned_choice;
+  t.committed_table = kCommittedTable;
+  t.make = [](int index) -> Variant {
+    KLAB_CHECK(index >= 0 && index < kTuneSpaceSize, "hgemm tune-space index out of range");
+#if KLAB_HAS_CUDA
+    // v07 with the table lookup replaced by one fixed configuration.
+    Variant v = gpu_v07_mma_autotuned();
+    v.info.id = config_variant_id(kV07Id, index);
+    v.info.summary =
+        "v07 fixed to configuration " + std::to_string(index) + ": " + kTuneSpace[index].name();
+    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
+      launch_hgemm_config(index, p, b, a);
+    };
+    v.can_implement = [index](const Problem& p) { return hgemm_config_can_implement(index, p); };
+    return v;
+#else
+    throw UsageError(std::string(kV07Id) + " needs a CUDA build");
+#endif
+  };
+  register_tunable(std::move(t));
+}
+
+}  // namespace klab::hgemm

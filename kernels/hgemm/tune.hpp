@@ -1,0 +1,154 @@
+#pragma once
+// The tuning space of the mma.sync multistage kernel (multistage_sm80.cuh, v05's and v06's
+// template; v07's table): every configuration a `klab tune` sweep may run by index, and how v07
+// picks one per shape class: the tune cache for this device, then the committed table
+// kernels/hgemm/tuned.json (absent until a `klab tune --commit`), then a built-in guess
+// (klab/harness/tunable.hpp). Host-compilable; the kernels are instantiated in
+// v07_mma_autotuned.cu, one per entry, dtype and copy path.
+#include <string>
+#include <vector>
+
+#include "klab/harness/family.hpp"
+#include "klab/harness/tunable.hpp"
+
+namespace klab::hgemm {
+
+/// One instantiation of MultistageConfig<kBlockM, kBlockN, kBlockK, kWarpM, kWarpN, kStages,
+/// kMinBlocks, kGroupM>: a block of warps() warps computes a block_m x block_n tile of C through
+/// `stages` cp.async stages of block_k; each warp owns a warp_m x warp_n piece (fp32 accumulators
+/// in registers); __launch_bounds__(threads(), min_blocks); group_m tile rows per rasterization
+/// group. Elements are 2 bytes (bf16 and f16 alike).
+struct HgemmConfig {
+  int block_m, block_n, block_k;  ///< kBlockM, kBlockN, kBlockK
+  int warp_m, warp_n;             ///< kWarpM, kWarpN
+  int stages;                     ///< kStages
+  int min_blocks;                 ///< kMinBlocks: blocks per SM the registers are capped for
+  int group_m;                    ///< kGroupM
+
+  static constexpr int kElemBytes = 2;
+  static constexpr int kMaxSmemPerBlock = 227 * 1024;  ///< sm_90's opt-in limit per block
+  static constexpr int kSmemPerSm = 228 * 1024;        ///< sm_90, of which 1 KiB per block reserved
+  static constexpr int kRegsPerSm = 64 * 1024;
+
+  constexpr int warps() const { return (block_m / warp_m) * (block_n / warp_n); }
+  constexpr int threads() const { return 32 * warps(); }
+  /// Dynamic shared memory, MultistageConfig::kSmemBytes: the stages, or the staged C tile of the
+  /// epilogue when that is larger (it reuses the stages).
+  constexpr int smem_bytes() const {
+    const int main = stages * (block_m * block_k + block_k * block_n) * kElemBytes;
+    const int epilogue = block_m * block_n * kElemBytes;
+    return main > epilogue ? main : epilogue;
+  }
+  /// Registers per thread ptxas may use under __launch_bounds__(threads(), min_blocks).
+  constexpr int register_cap() const {
+    const int per_thread = (kRegsPerSm / (threads() * min_blocks)) / 8 * 8;
+    return per_thread < 255 ? per_thread : 255;
+  }
+  /// An estimate of the registers the kernel needs: fp32 accumulators, two steps of A and B
+  /// fragments, ~32 for addresses and counters (v05's 64x64 warp tile: 224; ptxas reports 254
+  /// with no spills, so the rule is a floor, not a bound: check `ptxas -v` for new shapes).
+  constexpr int register_estimate() const {
+    return warp_m * warp_n / 32 + 2 * (warp_m / 16 * 4 + warp_n / 8 * 2) + 32;
+  }
+
+  /// The constraints the kernel template static_asserts (MultistageConfig, SwizzledLayout,
+  /// TileCopier, store_tile16, WarpTile), plus shared memory and registers, in one place.
+  constexpr bool valid() const {
+    const int chunks_k = block_k / 8, chunks_n = block_n / 8;  // 16-byte chunks per tile row
+    auto layout_ok = [](int chunks) { return chunks == 2 || chunks == 4 || chunks % 8 == 0; };
+    const int period_n = chunks_n < 8 ? chunks_n : 8;  // swizzle period of the B and C rows
+    if (block_m <= 0 || block_n <= 0 || block_k <= 0 || warp_m <= 0 || warp_n <= 0) return false;
+    if (block_m % warp_m || block_n % warp_n || block_k % 16 || warp_m % 16 || warp_n % 16)
+      return false;
+    if (block_k / 16 < 2 || stages < 2 || min_blocks < 1 || group_m < 1) return false;
+    if (!layout_ok(chunks_k) || !layout_ok(chunks_n)) return false;
+    if ((warp_n / 8) % period_n) return false;  // a warp's B and C columns start on a period
+    const int t = threads();
+    if (t > 1024) return false;
+    // TileCopier of A (block_m, block_k) and of B (block_k, block_n): whole passes of 8k rows.
+    if (t % chunks_k || (t / chunks_k) % 8 || block_m % (t / chunks_k)) return false;
+    if (t % chunks_n || (t / chunks_n) % 8 || block_k % (t / chunks_n)) return false;
+    // store_tile16 of the (block_m, block_n) C tile.
+    if (block_m % (t / chunks_n)) return false;
+    if (smem_bytes() > kMaxSmemPerBlock) return false;
+    if (min_blocks * (smem_bytes() + 1024) > kSmemPerSm) return false;
+    return register_estimate() <= register_cap();
+  }
+  /// "128x256x64_w64x64_s4_b1_g8"
+  std::string name() const;
+};
+
+/// Every configuration v07 can launch; index = position. Keep entries appended (tune tables name
+/// them by name, results by index). At 4096^3 every 1-block/SM entry runs 512 tiles over 132 SMs
+/// (3.88 waves, as v05); 64x128 warp tiles are out: 256 fp32 accumulators per lane exceed the
+/// 255 registers.
+inline constexpr HgemmConfig kTuneSpace[] = {
+    // block        warp    st  b/SM grp
+    {128, 256, 64, 64, 64, 4, 1, 8},   // 0: v05 (192 KiB): the built-in choice for large shapes
+    {256, 128, 64, 64, 64, 4, 1, 8},   // 1: cuBLASLt's tile shape; a wave reads 2048 A rows and
+                                       //    ~2100 B columns instead of 1024 and all 4096
+    {128, 256, 64, 64, 64, 3, 1, 8},   // 2: a stage fewer (144 KiB): is v05's 4th stage needed?
+    {128, 256, 32, 64, 64, 6, 1, 8},   // 3: v04's BK, 6 stages (144 KiB): a barrier per 32 of k
+    {128, 256, 32, 64, 64, 8, 1, 8},   // 4: ... 8 stages (192 KiB): v05's bytes in flight
+    {128, 256, 64, 64, 64, 4, 1, 4},   // 5: v05 in groups of 4 tile rows
+    {128, 256, 64, 64, 64, 4, 1, 16},  // 6: v05 in groups of 16: a squarer wave footprint
+    {128, 128, 64, 64, 64, 3, 2, 8},   // 7: v06 (2 x 96 KiB per SM): built-in for small shapes
+};
+inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));
+
+consteval bool all_valid() {
+  for (const HgemmConfig& c : kTuneSpace)
+    if (!c.valid()) return false;
+  return true;
+}
+static_assert(all_valid(), "every tune-space entry must satisfy HgemmConfig::valid()");
+
+consteval bool all_distinct() {
+  for (int i = 0; i < kTuneSpaceSize; ++i)
+    for (int j = 0; j < i; ++j) {
+      const HgemmConfig &a = kTuneSpace[i], &b = kTuneSpace[j];
+      if (a.block_m == b.block_m && a.block_n == b.block_n && a.block_k == b.block_k &&
+          a.warp_m == b.warp_m && a.warp_n == b.warp_n && a.stages == b.stages &&
+          a.min_blocks == b.min_blocks && a.group_m == b.group_m)
+        return false;
+    }
+  return true;
+}
+static_assert(all_distinct(), "tune-space entries must differ (names are table keys)");
+
+/// Configuration names, in index order (the names tune tables store).
+std::vector<std::string> hgemm_config_names();
+
+/// Shape classes v07 chooses by: `large` when m * n >= 2048 * 2048 (v05's 128x256 tiles at
+/// least fill the 132 SMs once), `small` otherwise. The dtype does not enter: bf16 and f16 run
+/// the same mma.sync rate and the same bytes. `klab tune` at a shape of each class fills tables.
+enum class ShapeClass { large, small };
+const char* shape_class_name(ShapeClass c);
+ShapeClass shape_class(const Problem& p);
+
+inline constexpr const char* kV07Id = "hgemm.v07_mma_autotuned";
+/// v07's committed table, relative to the source directory (absent: no committed winners yet).
+inline constexpr const char* kCommittedTable = "kernels/hgemm/tuned.json";
+
+/// v07's built-in guess for a shape class (used when no table has an entry).
+int builtin_config(ShapeClass c);
+
+/// v07's choice for the problem and where it came from (tables read once per shape class).
+TunedChoice tuned_choice(const Problem& p);
+/// tuned_choice(p).config: index into kTuneSpace.
+int tuned_config(const Problem& p);
+
+/// ok, or why configuration `index` cannot run `p` (index out of range, grid size, the device's
+/// shared memory per block when a device is present).
+Status hgemm_config_can_implement(int index, const Problem& p);
+
+/// Registers v07 as a tunable (klab/harness/tunable.hpp); called by register_hgemm.
+void register_hgemm_tunable();
+
+#if KLAB_HAS_CUDA
+/// Enqueues configuration `index` of the tune space on `args.stream` (the cp.async path when the
+/// problem allows 16-byte rows, element copies otherwise): no allocation, no sync.
+void launch_hgemm_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
+#endif
+
+}  // namespace klab::hgemm
