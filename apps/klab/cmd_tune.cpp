@@ -8,6 +8,8 @@
 // skipped and never launched; one that fails its check is recorded and never chosen.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -26,7 +28,7 @@ namespace klab::cli {
 namespace {
 
 struct TuneOptions {
-  std::string variant, shape, dtype, json_path, commit_to;
+  std::string variant, shape, dtype, json_path, commit_to, configs;
   bool commit = false, no_cache = false;
   SamplingOptions sampling;
 };
@@ -35,6 +37,27 @@ std::string tunable_ids() {
   std::string ids;
   for (const auto& t : tunables()) ids += (ids.empty() ? "" : ", ") + t.variant;
   return ids.empty() ? "none in this build" : ids;
+}
+
+/// "2,5-7" -> {2, 5, 6, 7}: the configurations --configs selects (all when empty).
+std::vector<bool> selected_configs(const std::string& list, int n) {
+  std::vector<bool> on(static_cast<size_t>(n), list.empty());
+  size_t pos = 0;
+  while (pos < list.size()) {
+    const size_t end = std::min(list.find(',', pos), list.size());
+    const std::string item = list.substr(pos, end - pos);
+    int lo = -1, hi = -1;
+    char dash = 0;
+    char rest = 0;
+    const int got = std::sscanf(item.c_str(), "%d%c%d%c", &lo, &dash, &hi, &rest);
+    if (got == 1) hi = lo;
+    if (!(got == 1 || (got == 3 && dash == '-')) || lo < 0 || hi < lo || hi >= n)
+      throw UsageError("--configs: '" + item + "' is not an index or range within 0.." +
+                       std::to_string(n - 1) + " (e.g. --configs 0,2,5-7)");
+    for (int i = lo; i <= hi; ++i) on[static_cast<size_t>(i)] = true;
+    pos = end + 1;
+  }
+  return on;
 }
 
 bool good(const Result& r) { return r.status == "ok" && r.checked && r.check.passed && r.timed; }
@@ -63,6 +86,7 @@ int run_tune(const TuneOptions& o) {
   if (o.commit && commit_path.empty()) commit_path = committed_table_path(t->committed_table);
   if (!commit_path.empty()) load_tune_table(commit_path, true);
 
+  const std::vector<bool> chosen = selected_configs(o.configs, static_cast<int>(t->configs.size()));
   const DeviceInfo& d = device_info();
   if (!d.present) throw UsageError("klab tune needs a GPU, and there is none: " + d.absent_reason);
   reg.variant(t->variant);  // registered in this build
@@ -77,7 +101,9 @@ int run_tune(const TuneOptions& o) {
   int runnable = 0;
   for (int i = 0; i < n; ++i) {
     variants.push_back(t->make(i));
-    why[static_cast<size_t>(i)] = t->can_implement(i, p);
+    why[static_cast<size_t>(i)] = chosen[static_cast<size_t>(i)]
+                                      ? t->can_implement(i, p)
+                                      : Status::no("not selected (--configs)");
     if (why[static_cast<size_t>(i)].ok()) why[static_cast<size_t>(i)] = can_run(variants.back(), p);
     runnable += why[static_cast<size_t>(i)].ok();
   }
@@ -236,6 +262,9 @@ void add_tune_command(CLI::App& app, CommandList& out) {
                 "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
   cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file");
   cmd->add_flag("--no-cache", o->no_cache, "do not store the winner in the tune cache");
+  cmd->add_option("--configs", o->configs,
+                  "only these configuration indices, e.g. 0,2,5-7 (default: all); the winner "
+                  "is the fastest of those run");
   add_sampling_options(cmd, o->sampling);
   out.emplace_back(cmd, [o] { return run_tune(*o); });
 }

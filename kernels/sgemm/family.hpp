@@ -25,6 +25,8 @@ Variant gpu_v09_warptile();
 Variant gpu_v10_autotuned();
 Variant gpu_v11_multistage();
 Variant gpu_v12_multistage_256x128();
+Variant gpu_v13_multistage_at();
+Variant gpu_v14_multistage_at_256x128();
 Variant gpu_baseline_cublas();
 
 }  // namespace klab::sgemm

@@ -1,8 +1,12 @@
 #pragma once
-// The multistage SGEMM kernel behind v11 and v12: warp tiles as v09 (block / warp / thread tiles
-// of 4 x 4 chunks), fed by a kStages-deep cp.async pipeline. A stays row-major in shared memory
-// (cp.async cannot transpose), its rows padded by 4 floats; a lane reads kKGroup k-steps of one A
-// row per LDS (64- or 128-bit). See v11_multistage.cu for what it adds and why.
+// The multistage SGEMM kernels behind v11-v14: warp tiles as v09 (block / warp / thread tiles of
+// 4 x 4 chunks), fed by a kStages-deep cp.async pipeline.
+// - sgemm_multistage (v11, v12; MultistageConfig): A row-major in shared memory, copied 16 bytes
+//   at a time, its rows padded by 4 floats; a lane reads kKGroup k-steps of one A row per LDS.
+// - sgemm_multistage_at (v13, v14; MultistageAtConfig): A transposed on its way into shared
+//   memory by 4-byte cp.async, so a k-step's A fragment is 2 LDS.128 as in v09; fragments
+//   double-buffered in registers across the whole k loop (barriers included).
+// See v11_multistage.cu and v13_multistage_at.cu for what each adds and why.
 #include <string>
 #include <type_traits>
 
@@ -24,6 +28,21 @@ struct MultistageConfig {
   static constexpr int kLdA = BK + 4;
   static constexpr int kStageFloats = BM * kLdA + BK * BN;  // A (BM x kLdA) then B (BK x BN)
   static constexpr int kSmemBytes = Stages * kStageFloats * 4;
+  static constexpr bool kATransposed = false;
+};
+
+/// As MultistageConfig, for sgemm_multistage_at: A^T (BK x (BM + 4)) then B (BK x BN) per stage.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Threads, int Stages,
+          int MinBlocks>
+struct MultistageAtConfig {
+  static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
+  static constexpr int kThreads = Threads, kStages = Stages, kMinBlocks = MinBlocks;
+  // A^T rows of BM + 4 floats: the 4-byte copies of a warp (4 rows x 8 k) land in banks
+  // (4 k + row) % 32, all distinct; rows stay 16-byte aligned for LDS.128.
+  static constexpr int kLdA = BM + 4;
+  static constexpr int kStageFloats = BK * kLdA + BK * BN;
+  static constexpr int kSmemBytes = Stages * kStageFloats * 4;
+  static constexpr bool kATransposed = true;
 };
 
 template <class C>
@@ -128,16 +147,130 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
     }
 }
 
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_at(GemmArgs g) {
+  constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN, kTM = C::kTM,
+                kTN = C::kTN;
+  constexpr int kThreads = C::kThreads, kStages = C::kStages, kLdA = C::kLdA;
+  constexpr int kStageFloats = C::kStageFloats;
+  constexpr int kLanesM = kWM / kTM, kLanesN = kWN / kTN;
+  constexpr int kChunksM = kTM / 4, kChunksN = kTN / 4;
+  constexpr int kWarpsN = kBN / kWN;
+  constexpr int kCopiesA = kBM * kBK / kThreads, kCopiesB = kBK * kBN / 4 / kThreads;
+  static_assert(kLanesM * kLanesN == 32 && kCopiesA * kThreads == kBM * kBK &&
+                    kCopiesB * kThreads * 4 == kBK * kBN && kThreads % kBK == 0 && kStages >= 2 &&
+                    kTM % 4 == 0 && kTN % 4 == 0,
+                "tile shapes must divide evenly");
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  const int block_row = blockIdx.y * kBM, block_col = blockIdx.x * kBN;
+  const int warp_row = (warp / kWarpsN) * kWM, warp_col = (warp % kWarpsN) * kWN;
+  const int lane_m = lane / kLanesN, lane_n = lane % kLanesN;
+
+  // One k-tile into stage s. A: copy idx is row idx / BK, k idx % BK: a warp reads 32 / BK rows
+  // of BK consecutive floats (whole 32-byte sectors when BK = 8) and writes them transposed.
+  // B: float4s of whole rows, as v11.
+  auto load_stage = [&](int s, int k0) {
+    float* a = smem + s * kStageFloats;
+    float* b = a + kBK * kLdA;
+#pragma unroll
+    for (int l = 0; l < kCopiesA; ++l) {
+      const int idx = t + l * kThreads, r = idx / kBK, kk = idx % kBK;
+      const bool ok = block_row + r < g.m && k0 + kk < g.k;
+      device::cp_async_4(device::smem_addr(a + kk * kLdA + r),
+                         ok ? g.a + (block_row + r) * g.k + k0 + kk : g.a, ok);
+    }
+#pragma unroll
+    for (int l = 0; l < kCopiesB; ++l) {
+      const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
+      const bool ok = k0 + r < g.k && block_col + c < g.n;
+      device::cp_async_16(device::smem_addr(b + r * kBN + c),
+                          ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
+    }
+  };
+
+  // Fragments of k-step i of stage s into buffer f: as v09, lanes with equal lane_m (lane_n)
+  // read the same float4 (broadcast), a quarter-warp's distinct float4s are consecutive.
+  __align__(16) float ra[2][kTM], rb[2][kTN];
+  auto load_frags = [&](int s, int i, int f) {
+    const float* a = smem + s * kStageFloats + i * kLdA + warp_row;
+    const float* b = smem + s * kStageFloats + kBK * kLdA + i * kBN + warp_col;
+#pragma unroll
+    for (int cm = 0; cm < kChunksM; ++cm)
+      *reinterpret_cast<float4*>(&ra[f][cm * 4]) =
+          *reinterpret_cast<const float4*>(a + (cm * kLanesM + lane_m) * 4);
+#pragma unroll
+    for (int cn = 0; cn < kChunksN; ++cn)
+      *reinterpret_cast<float4*>(&rb[f][cn * 4]) =
+          *reinterpret_cast<const float4*>(b + (cn * kLanesN + lane_n) * 4);
+  };
+
+  const int tiles = (g.k + kBK - 1) / kBK;
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < tiles) load_stage(s, s * kBK);
+    device::cp_async_commit();  // empty groups keep the count uniform
+  }
+  device::cp_async_wait<kStages - 2>();
+  __syncthreads();
+  load_frags(0, 0, 0);
+
+  float acc[kTM][kTN] = {};
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int s = tile % kStages;
+    // Refill the stage tile - 1 used: every warp finished reading it before the last barrier.
+    if (const int next = tile + kStages - 1; next < tiles) load_stage(next % kStages, next * kBK);
+    device::cp_async_commit();
+#pragma unroll
+    for (int i = 0; i < kBK; ++i) {
+      if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
+        device::cp_async_wait<kStages - 2>();
+        __syncthreads();
+      }
+      if (i + 1 < kBK)
+        load_frags(s, i + 1, (i + 1) & 1);
+      else if (tile + 1 < tiles)
+        load_frags((tile + 1) % kStages, 0, (i + 1) & 1);
+#pragma unroll
+      for (int r = 0; r < kTM; ++r)
+#pragma unroll
+        for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[i & 1][r], rb[i & 1][c], acc[r][c]);
+    }
+  }
+  device::cp_async_wait<0>();
+
+#pragma unroll
+  for (int cm = 0; cm < kChunksM; ++cm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = block_row + warp_row + (cm * kLanesM + lane_m) * 4 + i;
+#pragma unroll
+      for (int cn = 0; cn < kChunksN; ++cn) {
+        const int r = cm * 4 + i, c = cn * 4;
+        store_c4<true>(g, row, block_col + warp_col + (cn * kLanesN + lane_n) * 4,
+                       make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]));
+      }
+    }
+}
+
 /// Enqueues the kernel (16-byte path only: the caller checked vec4_ok).
 template <class C>
 void launch_multistage(const GemmArgs& g, cudaStream_t stream) {
+  constexpr auto kernel = [] {
+    if constexpr (C::kATransposed)
+      return sgemm_multistage_at<C>;
+    else
+      return sgemm_multistage<C>;
+  }();
   static const bool configured = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(
-        sgemm_multistage<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+    KLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     return true;
   }();
   (void)configured;
-  sgemm_multistage<C><<<tile_grid(g, C::kBM, C::kBN), C::kThreads, C::kSmemBytes, stream>>>(g);
+  kernel<<<tile_grid(g, C::kBM, C::kBN), C::kThreads, C::kSmemBytes, stream>>>(g);
   KLAB_CHECK_LAUNCH();
 }
 

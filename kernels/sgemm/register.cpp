@@ -23,6 +23,8 @@ void register_sgemm(Registry& r) {
     gpu_v10_autotuned(),
     gpu_v11_multistage(),
     gpu_v12_multistage_256x128(),
+    gpu_v13_multistage_at(),
+    gpu_v14_multistage_at_256x128(),
     gpu_baseline_cublas(),
 #endif
   };

@@ -16,13 +16,18 @@ namespace klab::transpose {
 struct TmaConfig {
   int sub_x, sub_y, stages;
   int group = 8;  ///< tile rows walked together (1: row by row, as a plain 2D grid would)
+  /// Threads store their transposed blocks straight to global memory (16-byte st.global)
+  /// instead of through two shared output buffers and TMA stores: an experiment on the write
+  /// path (session 3: is it the TMA store that holds v06 below cuBLAS?).
+  bool direct_store = false;
   constexpr int threads() const { return 64 * sub_x * sub_y; }
-  /// Dynamic shared memory for elements of `elem_bytes`: stages + 2 output buffers, + alignment.
+  /// Dynamic shared memory for elements of `elem_bytes`: stages + 2 output buffers (none when
+  /// storing directly), + alignment.
   constexpr int smem_bytes(int elem_bytes) const {
     const int edge = 128 / elem_bytes;  // sub-tile edge, elements
-    return (stages + 2) * sub_x * sub_y * 128 * edge + 1024 + 64;
+    return (stages + (direct_store ? 0 : 2)) * sub_x * sub_y * 128 * edge + 1024 + 64;
   }
-  std::string name() const;  ///< "2x2_s4", "2x2_s2_g1" (the group when not 8)
+  std::string name() const;  ///< "2x2_s4", "2x2_s2_g1" (the group when not 8), "_st" (direct)
   /// What keeps the entry from running elements of `elem_bytes`, or nothing.
   enum class Misfit { none, shared_memory, box_side, threads };
   constexpr Misfit misfit(int elem_bytes) const {
@@ -58,6 +63,12 @@ inline constexpr TmaConfig kTmaSpace[] = {
     {4, 2, 2, 16},  // 17: 512-byte input rows, 16 tile rows
     {4, 2, 2, 4},   // 18
     {2, 2, 2, 64},  // 19: tall groups, as 10 but taller
+    // 20-24: direct stores (no output buffers: more blocks per SM at the same stages)
+    {2, 2, 2, 8, true},   // 20
+    {2, 2, 4, 8, true},   // 21
+    {2, 2, 2, 1, true},   // 22
+    {2, 1, 4, 8, true},   // 23
+    {2, 2, 2, 64, true},  // 24
 };
 inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaSpace) / sizeof(kTmaSpace[0]));
 

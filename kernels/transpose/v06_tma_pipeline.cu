@@ -50,16 +50,17 @@ template <class T, int kIndex>
 struct TmaTile {
   static constexpr TmaConfig kCfg = kTmaSpace[kIndex];
   static constexpr int kSubX = kCfg.sub_x, kSubY = kCfg.sub_y, kStages = kCfg.stages;
-  static constexpr int kGroup = kCfg.group;        // tile rows per rasterisation group
-  static constexpr int kN = 16 / int(sizeof(T));   // elements per 16-byte chunk
-  static constexpr int kE = 8 * kN;                // sub-tile edge: 128 bytes of elements
-  static constexpr int kThreads = kCfg.threads();  // 64 threads per sub-tile, N x N each
+  static constexpr int kGroup = kCfg.group;           // tile rows per rasterisation group
+  static constexpr bool kDirect = kCfg.direct_store;  // st.global instead of TMA stores
+  static constexpr int kN = 16 / int(sizeof(T));      // elements per 16-byte chunk
+  static constexpr int kE = 8 * kN;                   // sub-tile edge: 128 bytes of elements
+  static constexpr int kThreads = kCfg.threads();     // 64 threads per sub-tile, N x N each
   static constexpr int kTileCols = kE * kSubX, kTileRows = kE * kSubY;  // one stage, input side
   static constexpr int kInBox = 128 * kTileRows;   // bytes of one input box (kE cols x kTileRows)
   static constexpr int kOutBox = 128 * kTileCols;  // bytes of one output box (kE x kTileCols)
   static constexpr int kStageBytes = kSubX * kInBox;  // = kSubY * kOutBox
   static constexpr int kSmem = kCfg.smem_bytes(int(sizeof(T)));
-  static_assert(kSmem == (kStages + 2) * kStageBytes + 1024 + 64,
+  static_assert(kSmem == (kStages + (kDirect ? 0 : 2)) * kStageBytes + 1024 + 64,
                 "tune.hpp's smem_bytes and the layout agree");
 };
 
@@ -91,7 +92,8 @@ __device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
 template <class T, class G>
 __global__ void __launch_bounds__(G::kThreads)
     tma_transpose(const __grid_constant__ CUtensorMap in_map,
-                  const __grid_constant__ CUtensorMap out_map, int64_t rows, int64_t cols) {
+                  const __grid_constant__ CUtensorMap out_map, T* __restrict__ out, int64_t rows,
+                  int64_t cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kN = G::kN, kE = G::kE, kStages = G::kStages, kGroup = G::kGroup;
   extern __shared__ unsigned char smem_raw[];
@@ -99,8 +101,8 @@ __global__ void __launch_bounds__(G::kThreads)
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   unsigned char* in_stage = smem;                            // [kStages][kSubX][kInBox]
-  unsigned char* out_buf = smem + kStages * G::kStageBytes;  // [2][kSubY][kOutBox]
-  uint64_t* full = reinterpret_cast<uint64_t*>(out_buf + 2 * G::kStageBytes);  // [kStages]
+  unsigned char* out_buf = smem + kStages * G::kStageBytes;  // [2][kSubY][kOutBox] (TMA stores)
+  uint64_t* full = reinterpret_cast<uint64_t*>(out_buf + (G::kDirect ? 0 : 2) * G::kStageBytes);
 
   const int64_t tiles_x = (cols + G::kTileCols - 1) / G::kTileCols;
   const int64_t tiles_y = (rows + G::kTileRows - 1) / G::kTileRows;
@@ -144,32 +146,51 @@ __global__ void __launch_bounds__(G::kThreads)
   const int out_row0 = sx * kE + kN * b;  // rows out_row0 .. + N - 1 of output box sy, chunk a
 
   for (int64_t l = 0; l < my_tiles; ++l) {
-    const int s = static_cast<int>(l % kStages), ob = static_cast<int>(l & 1);
+    const int s = static_cast<int>(l % kStages);
+    [[maybe_unused]] const int ob = static_cast<int>(l & 1);  // output buffer (TMA stores)
     device::mbarrier_wait(&full[s], static_cast<uint32_t>((l / kStages) & 1));
-    // Output buffer ob was last stored from at l - 2: wait until the engine has read it.
-    if (tid == 0) device::bulk_wait_group_read<1>();
-    __syncthreads();
+    if constexpr (!G::kDirect) {
+      // Output buffer ob was last stored from at l - 2: wait until the engine has read it.
+      if (tid == 0) device::bulk_wait_group_read<1>();
+      __syncthreads();
+    }
 
     const unsigned char* src = in_stage + s * G::kStageBytes + sx * G::kInBox;
-    unsigned char* dst = out_buf + ob * G::kStageBytes + sy * G::kOutBox;
     uint4 v[kN], w[kN];
 #pragma unroll
     for (int i = 0; i < kN; ++i)
       v[i] = *reinterpret_cast<const uint4*>(src + swizzled(in_row0 + i, b));
     transpose_block<T>(v, w);
-#pragma unroll
-    for (int j = 0; j < kN; ++j) *reinterpret_cast<uint4*>(dst + swizzled(out_row0 + j, a)) = w[j];
-    device::fence_proxy_async_shared();  // the stores below read what this thread wrote
-    __syncthreads();                     // and stage s is free for the next load
-
-    if (tid == 0) {
+    if constexpr (G::kDirect) {
+      // Output row x + out_row0 + j, columns y + sy * kE + N a .. + N - 1 (rows % N == 0 here).
       int x, y;
       tile_origin(l, x, y);
+      const int64_t col = y + sy * kE + kN * a;
 #pragma unroll
-      for (int by = 0; by < G::kSubY; ++by)
-        device::tma_store_2d(&out_map, y + by * kE, x,
-                             out_buf + ob * G::kStageBytes + by * G::kOutBox);
-      device::bulk_commit_group();
+      for (int j = 0; j < kN; ++j) {
+        const int64_t row = x + out_row0 + j;
+        if (row < cols && col < rows) *reinterpret_cast<uint4*>(out + row * rows + col) = w[j];
+      }
+      __syncthreads();  // stage s is free for the next load
+    } else {
+      unsigned char* dst = out_buf + ob * G::kStageBytes + sy * G::kOutBox;
+#pragma unroll
+      for (int j = 0; j < kN; ++j)
+        *reinterpret_cast<uint4*>(dst + swizzled(out_row0 + j, a)) = w[j];
+      device::fence_proxy_async_shared();  // the stores below read what this thread wrote
+      __syncthreads();                     // and stage s is free for the next load
+    }
+
+    if (tid == 0) {
+      if constexpr (!G::kDirect) {
+        int x, y;
+        tile_origin(l, x, y);
+#pragma unroll
+        for (int by = 0; by < G::kSubY; ++by)
+          device::tma_store_2d(&out_map, y + by * kE, x,
+                               out_buf + ob * G::kStageBytes + by * G::kOutBox);
+        device::bulk_commit_group();
+      }
       if (l + kStages < my_tiles) issue_load(l + kStages);
     }
   }
@@ -203,8 +224,8 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
   const int64_t tiles =
       device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
   const int64_t grid = std::min<int64_t>(int64_t(device_info().sm_count) * per_sm, tiles);
-  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.rows,
-                                                                         a.cols);
+  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.out,
+                                                                         a.rows, a.cols);
 }
 
 // Entries too large for a dtype (tma_config_can_implement refuses them) are never instantiated.

@@ -87,6 +87,15 @@ __device__ __forceinline__ void cp_async_16(uint32_t sdst, const void* gsrc, boo
                : "memory");
 }
 
+/// 4-byte global -> shared copy (.ca: the only cache mode that takes sizes below 16), zero-filled
+/// when `valid` is false. Lets a copy land anywhere in shared memory, e.g. transposed.
+__device__ __forceinline__ void cp_async_4(uint32_t sdst, const void* gsrc, bool valid) {
+  const int src_bytes = valid ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(sdst), "l"(gsrc),
+               "r"(src_bytes)
+               : "memory");
+}
+
 /// Closes the group of cp.async issued since the previous commit.
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");

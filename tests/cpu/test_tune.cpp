@@ -396,6 +396,10 @@ TEST(TuneCli, BadRequests) {
   expect_usage_error("tune hgemm.v05_mma_tuned", "no configurations to tune");
 #endif
   expect_usage_error("tune hgemm.v07_mma_autotuned --dtype f32", "dtype");
+  expect_usage_error("tune sgemm.v10_autotuned --configs 99", "not an index or range");
+  expect_usage_error("tune sgemm.v10_autotuned --configs 3-1", "not an index or range");
+  expect_usage_error("tune sgemm.v10_autotuned --configs 1,x", "'x' is not an index");
+  expect_usage_error("tune sgemm.v10_autotuned --configs 1-2-3", "not an index or range");
 }
 
 TEST(TuneCli, NoGpuIsAUsageError) {
