@@ -26,7 +26,8 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
 int cmd_ceilings(bool remeasure, const std::string& json_path);
 int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md,
                const std::string& plot, const std::string& readme, const std::string& compare_with,
-               double max_delta_pct, const std::vector<std::string>& families = {});
+               double max_delta_pct, const std::vector<std::string>& families = {},
+               const std::string& section = "results");
 
 // table.cpp
 /// The side-by-side table: variant, problem, time, TFLOP/s, GB/s, % ceiling, x baseline, check.

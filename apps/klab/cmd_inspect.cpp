@@ -22,6 +22,7 @@
 #include "apps/klab/profile_records.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/harness/ceilings.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/kernel_capture.hpp"
 #include "klab/harness/occupancy.hpp"
@@ -628,6 +629,13 @@ int cmd_profile(const InspectOptions& opt) {
   const Target t = resolve(opt);
   const std::string ncu = need_tool("ncu", "profile", "Nsight Compute");
   require_gpu("profile");
+  // The `klab bench` that ncu runs reads this device's ceilings from the cache. Measured under
+  // ncu instead, every probe kernel and cuBLASLt GEMM runs instrumented and one profile takes
+  // minutes (session 3 lost a device call to it): measure them here, outside the profiler, once.
+  if (!load_cached_ceilings())
+    std::cerr << "measuring this device's ceilings once, outside the profiler (cached at "
+              << ceilings_cache_path() << ")\n";
+  ceilings_for_this_device();
   const std::vector<CapturedKernel> ks = capture_kernels(*t.family, *t.variant, t.problem);
   if (ks.empty()) throw Error(t.variant->info.id + " launched no kernel to profile");
   std::string names;

@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
                      "with --compare: fail when a median moves more than this %");
   std::vector<std::string> report_families;
   report->add_option("--family", report_families, "only these families");
+  std::string report_section = "results";
+  report->add_option("--section", report_section,
+                     "with --readme: the <!-- klab:NAME:begin/end --> section to replace "
+                     "(default: results; another name keeps a second run's table apart)");
 
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
@@ -121,7 +125,7 @@ int main(int argc, char** argv) {
     if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
-                                   max_delta, report_families);
+                                   max_delta, report_families, report_section);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

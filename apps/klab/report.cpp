@@ -1,6 +1,8 @@
 // klab report: markdown tables and plots from result JSONs; README sections; run-to-run compare.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -71,7 +73,12 @@ std::string family_markdown(const std::string& family, const std::vector<Result>
 
 int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md,
                const std::string& plot, const std::string& readme, const std::string& compare_with,
-               double max_delta_pct, const std::vector<std::string>& families) {
+               double max_delta_pct, const std::vector<std::string>& families,
+               const std::string& section) {
+  if (section.empty() || !std::all_of(section.begin(), section.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
+      }))
+    throw UsageError("--section '" + section + "': letters, digits, '-' and '_' only");
   const auto files = expand(inputs);
   auto results = load_all(files);
   if (compare_with.empty()) results = newest_per_record(std::move(results));
@@ -121,7 +128,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   }
 
   if (!readme.empty()) {
-    replace_marked_section(readme, "results", md);
+    replace_marked_section(readme, section, md);
     std::cerr << "updated " << readme << "\n";
   }
 

@@ -63,6 +63,7 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"frobnicate", "frobnicate"},
     {"report /nonexistent/x.json", "no such file"},
     {"check vector_add --dist cauchy", "unknown distribution"},
+    {"report /nonexistent/x.json --section bad!name", "--section"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
@@ -127,6 +128,49 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
     EXPECT_EQ(text.find("0.5000"), std::string::npos) << text;
     EXPECT_NE(text.find("from 1 record(s)"), std::string::npos) << text;
   }
+}
+
+// --section picks which marked section of a README the table replaces; the others stay as they
+// are (a second run's table kept apart from the main one).
+TEST(Cli, ReportReplacesTheNamedSectionOnly) {
+  const std::string dir = ::testing::TempDir();
+  const std::string json = dir + "/klab_sec.json", readme = dir + "/klab_sec.md";
+  {
+    FILE* f = fopen(json.c_str(), "w");
+    fputs(R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)"
+          R"("dtype":"f32","status":"ok","timestamp":"2026-01-01T00:00:00Z","flops":1024,)"
+          R"("bytes":12288,"mode":"cold","samples_ms":[0.125],"median_ms":0.125}])",
+          f);
+    fclose(f);
+  }
+  auto write_readme = [&] {
+    FILE* f = fopen(readme.c_str(), "w");
+    fputs(
+        "a\n<!-- klab:results:begin -->\nMAIN\n<!-- klab:results:end -->\n"
+        "<!-- klab:second:begin -->\nOLD\n<!-- klab:second:end -->\nz\n",
+        f);
+    fclose(f);
+  };
+  auto read_readme = [&] {
+    std::string text;
+    FILE* f = fopen(readme.c_str(), "r");
+    std::array<char, 512> buf{};
+    while (f && fgets(buf.data(), buf.size(), f)) text += buf.data();
+    if (f) fclose(f);
+    return text;
+  };
+  write_readme();
+  const Out o = klab("report " + json + " --readme " + readme + " --section second");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::string text = read_readme();
+  EXPECT_NE(text.find("MAIN"), std::string::npos) << text;
+  EXPECT_EQ(text.find("OLD"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.1250"), std::string::npos) << text;
+  write_readme();
+  const Out missing = klab("report " + json + " --readme " + readme + " --section third");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("klab:third:begin"), std::string::npos) << missing.err;
+  EXPECT_EQ(read_readme().find("0.1250"), std::string::npos);
 }
 
 // klab profile-report renders `klab profile --json` records: the derived figures are computed
