@@ -7,11 +7,14 @@ cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
 # The H200 run each family's tables come from (one device call each; see results/h200/README.md).
+# Session 3's run (run_session3.json) measured the GPU rungs of elementwise, transpose and the
+# GEMMs with their baselines; the elementwise CPU rungs come from session 1's run.json (reports
+# keep the newest record of each variant and problem).
 source_of() {
   case $1 in
-    transpose) echo "$res/run_transpose.json" ;;
+    transpose | sgemm | hgemm) echo "$res/run_session3.json" ;;
     reduce_sum | softmax) echo "$res/run_memory.json" ;;
-    sgemm | hgemm) echo "$res/run_gemm.json" ;;
+    vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
     *) echo "$res/run.json" ;;
   esac
 }
@@ -21,8 +24,9 @@ report() {  # report OUT_README PLOT FAMILY...
   local args=() srcs=()
   for f in "$@"; do
     args+=(--family "$f")
-    s=$(source_of "$f")
-    [[ " ${srcs[*]} " == *" $s "* ]] || srcs+=("$s")
+    for s in $(source_of "$f"); do
+      [[ " ${srcs[*]} " == *" $s "* ]] || srcs+=("$s")
+    done
   done
   "$klab" report "${srcs[@]}" "${args[@]}" --readme "$readme" --plot "$plot"
   rm -f "$plot.records.json"
@@ -38,6 +42,10 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
+# sgemm v13/v14 were measured in a later call of session 3, beside v09 and cuBLAS: their own table.
+for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
+  "$klab" report "$res/run_sgemm_v13_v14.json" --family sgemm --readme "$readme" --section results-v13-v14
+done
 # Profiler tables (klab profile --json records), where a run has produced them.
 if [ -f "$res/profiles.json" ]; then
   "$klab" profile-report "$res/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
