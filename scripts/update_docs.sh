@@ -52,3 +52,9 @@ if [ -f "$res/profiles.json" ]; then
   "$klab" profile-report "$res/profiles.json" --family softmax --family reduce_sum --readme docs/worklogs/softmax.md || true
   "$klab" profile-report "$res/profiles.json" --family sgemm --family hgemm --readme docs/worklogs/gemm.md || true
 fi
+# The roofline and the predictions table, from the newest ceilings and runs (docs/).
+runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
+      "$res/run_sgemm_v13_v14.json")
+"$klab" predict "${runs[@]}" --md docs/predictions.md
+"$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
+  --plot docs/roofline_h200.png

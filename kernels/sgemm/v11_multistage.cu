@@ -15,7 +15,9 @@
 // 88.9%, with barrier, long-scoreboard and dispatch stalls on top of the 4-warp interleave
 // (results/h200/profile_transpose_gemm.txt). cuBLAS's FFMA kernel uses 3 stages.
 // Expected: 44-47 TFLOP/s at 4096^3 (87-93% of cuBLAS's 50.8), if the stalls were the pipeline's.
-// NOT YET MEASURED: written after session 2's device time ran out; its first H200 run checks it.
+// Measured (session 3, results/h200/run_session3.json): 38.3 TFLOP/s, slower than v09 (40.7);
+// cuBLAS 50.8. The rolled kk loop and the 4 LDS.64 per k-step for A are the likely cost
+// (docs/worklogs/gemm.md); v13 removes both and is no faster.
 // Requirements: the 16-byte path (k % 4 == 0, n % 4 == 0, 16-byte-aligned A, B, C); any other
 // problem runs v09's scalar path.
 #include "kernels/sgemm/multistage.cuh"

@@ -8,7 +8,7 @@
 // results/h200/profile_transpose_gemm.txt). With one block per SM, the 3-stage pipeline has to
 // hide the barrier that v10's second block used to cover.
 // Expected: 46-50 TFLOP/s at 4096^3 (90-98% of cuBLAS).
-// NOT YET MEASURED: written after session 2's device time ran out.
+// Measured (session 3, results/h200/run_session3.json): 36.0 TFLOP/s, slower than v09 (40.7).
 // Requirements: as v11 (16-byte path, else v09's scalar path).
 #include "kernels/sgemm/multistage.cuh"
 

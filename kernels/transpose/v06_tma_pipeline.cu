@@ -22,6 +22,10 @@
 // Measured (session 2, results/h200/run_transpose.json): 88.3% (f32) and 88.4% (bf16) at 16384²,
 // cuBLAS 93.5% (f32); the same at ring depths 2 and 4, so the tile order's DRAM efficiency is
 // the suspect, not bytes in flight (docs/worklogs/transpose.md).
+// Session 3 (results/h200/run_session3.json): 89.2% (f32) / 88.8% (bf16) at 16384², cuBLAS 93.7%.
+// Refuted there: the tile order (20 tune entries, groups of 1 to 64 tile rows: 86.9-88.7%),
+// power-of-two pitches (16448²: 88.9% against cuBLAS's 93.7%) and the TMA store path (the
+// direct-store entries, `_st`, are 2-3 points slower).
 // Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
 // one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned
