@@ -32,11 +32,14 @@ struct MultistageConfig {
 };
 
 /// As MultistageConfig, for sgemm_multistage_at: A^T (BK x (BM + 4)) then B (BK x BN) per stage.
+/// Hoisted (v15): the copies' addresses, destinations and edge predicates are computed once per
+/// thread; a k-tile only moves them along k, and blocks inside C copy full k-tiles unpredicated.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Threads, int Stages,
-          int MinBlocks>
+          int MinBlocks, bool Hoisted = false>
 struct MultistageAtConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
   static constexpr int kThreads = Threads, kStages = Stages, kMinBlocks = MinBlocks;
+  static constexpr bool kHoisted = Hoisted;
   // A^T rows of BM + 4 floats: the 4-byte copies of a warp (4 rows x 8 k) land in banks
   // (4 k + row) % 32, all distinct; rows stay 16-byte aligned for LDS.128.
   static constexpr int kLdA = BM + 4;
@@ -172,22 +175,68 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   // One k-tile into stage s. A: copy idx is row idx / BK, k idx % BK: a warp reads 32 / BK rows
   // of BK consecutive floats (whole 32-byte sectors when BK = 8) and writes them transposed.
   // B: float4s of whole rows, as v11.
-  auto load_stage = [&](int s, int k0) {
-    float* a = smem + s * kStageFloats;
-    float* b = a + kBK * kLdA;
+  // Hoisted: copy l of A is row a_r0 + l * kRowStepA, k a_kk; of B row b_r0 + l * kRowStepB,
+  // columns b_c .. + 3. The sources advance by one k-tile per call (tiles are loaded in order).
+  constexpr int kRowStepA = kThreads / kBK, kRowStepB = kThreads / (kBN / 4);
+  const int a_kk = t % kBK, a_r0 = t / kBK, b_r0 = t / (kBN / 4), b_c = (t % (kBN / 4)) * 4;
+  const float* a_src = g.a + (block_row + a_r0) * g.k + a_kk;
+  const float* b_src = g.b + b_r0 * g.n + block_col + b_c;
+  const uint32_t a_dst = device::smem_addr(smem + a_kk * kLdA + a_r0);
+  const uint32_t b_dst = device::smem_addr(smem + kBK * kLdA + b_r0 * kBN + b_c);
+  uint32_t a_rows_ok = 0;  // bit l: copy l's row is inside A
 #pragma unroll
-    for (int l = 0; l < kCopiesA; ++l) {
-      const int idx = t + l * kThreads, r = idx / kBK, kk = idx % kBK;
-      const bool ok = block_row + r < g.m && k0 + kk < g.k;
-      device::cp_async_4(device::smem_addr(a + kk * kLdA + r),
-                         ok ? g.a + (block_row + r) * g.k + k0 + kk : g.a, ok);
+  for (int l = 0; l < kCopiesA; ++l)
+    a_rows_ok |= uint32_t(block_row + a_r0 + l * kRowStepA < g.m) << l;
+  const bool b_cols_ok = block_col + b_c < g.n;
+  // Blocks wholly inside C (all but the edge blocks) copy every full k-tile unpredicated.
+  const bool interior = block_row + kBM <= g.m && block_col + kBN <= g.n;
+  auto load_stage_hoisted = [&](int s, int k0) {
+    const uint32_t stage = uint32_t(s * kStageFloats * 4);
+    if (interior && k0 + kBK <= g.k) {
+#pragma unroll
+      for (int l = 0; l < kCopiesA; ++l)
+        device::cp_async_4(a_dst + stage + l * kRowStepA * 4, a_src + l * kRowStepA * g.k, true);
+#pragma unroll
+      for (int l = 0; l < kCopiesB; ++l)
+        device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4, b_src + l * kRowStepB * g.n,
+                            true);
+    } else {  // an edge block, or the last, partial k-tile
+#pragma unroll
+      for (int l = 0; l < kCopiesA; ++l) {
+        const bool ok = ((a_rows_ok >> l) & 1) && k0 + a_kk < g.k;
+        device::cp_async_4(a_dst + stage + l * kRowStepA * 4,
+                           ok ? a_src + l * kRowStepA * g.k : g.a, ok);
+      }
+#pragma unroll
+      for (int l = 0; l < kCopiesB; ++l) {
+        const bool ok = b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k;
+        device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4,
+                            ok ? b_src + l * kRowStepB * g.n : g.b, ok);
+      }
     }
+    a_src += kBK;
+    b_src += kBK * g.n;
+  };
+  auto load_stage = [&](int s, int k0) {
+    if constexpr (C::kHoisted) {
+      load_stage_hoisted(s, k0);
+    } else {
+      float* a = smem + s * kStageFloats;
+      float* b = a + kBK * kLdA;
 #pragma unroll
-    for (int l = 0; l < kCopiesB; ++l) {
-      const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
-      const bool ok = k0 + r < g.k && block_col + c < g.n;
-      device::cp_async_16(device::smem_addr(b + r * kBN + c),
-                          ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
+      for (int l = 0; l < kCopiesA; ++l) {
+        const int idx = t + l * kThreads, r = idx / kBK, kk = idx % kBK;
+        const bool ok = block_row + r < g.m && k0 + kk < g.k;
+        device::cp_async_4(device::smem_addr(a + kk * kLdA + r),
+                           ok ? g.a + (block_row + r) * g.k + k0 + kk : g.a, ok);
+      }
+#pragma unroll
+      for (int l = 0; l < kCopiesB; ++l) {
+        const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
+        const bool ok = k0 + r < g.k && block_col + c < g.n;
+        device::cp_async_16(device::smem_addr(b + r * kBN + c),
+                            ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
+      }
     }
   };
 

@@ -25,6 +25,7 @@ void register_sgemm(Registry& r) {
     gpu_v12_multistage_256x128(),
     gpu_v13_multistage_at(),
     gpu_v14_multistage_at_256x128(),
+    gpu_v15_hoisted_copies(),
     gpu_baseline_cublas(),
 #endif
   };

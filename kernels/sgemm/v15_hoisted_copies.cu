@@ -1,0 +1,36 @@
+// v15 hoisted copies: v13's pipeline (128 x 128 blocks of 8 warps, A transposed by 4-byte
+// cp.async, 4 stages, fragments double-buffered, two blocks per SM) with the copy bookkeeping
+// taken out of the k loop, and BK = 16 instead of 8.
+// Adds over v13:
+//  - Each thread's copy sources, shared destinations and edge predicates are computed once; a
+//    k-tile only advances two pointers and adds a stage offset. Blocks wholly inside C copy every
+//    full k-tile unpredicated; edge blocks and the last, partial k-tile take a predicated path.
+//  - BK = 16: the per-tile overhead (copies, wait, barrier, stage offsets) is paid per 1024 FFMA
+//    instead of 512.
+// Why: v13's SASS (results/h200/inspect_session3.txt) runs 681 instructions per iteration of its
+// main loop for 512 FFMA (75% FFMA; v09 85%, cuBLAS 88%): address, predicate and select
+// arithmetic of its 5 copies per thread, redone every 8 k-steps.
+// Static check (session 3, cuobjdump on this build, the executed path of one main-loop
+// iteration): 1173 instructions for 1024 FFMA, 87.3% FFMA (BK = 8 with the same hoisting: 597
+// for 512, 85.8%).
+// Expected (NOT YET MEASURED: written after session 3's device time was spent): 42-45 TFLOP/s at
+// 4096^3, 83-88% of cuBLAS. Scaling v13's 37.9 by the FFMA share gives 44; the stalls v09 and
+// v13 share (dispatch, barrier) are untouched, so 95% of cuBLAS is not expected from this alone.
+// Requirements: as v13.
+#include "kernels/sgemm/multistage.cuh"
+
+namespace klab::sgemm {
+
+namespace {
+
+using Config = MultistageAtConfig<128, 128, 16, 32, 64, 8, 8, 256, 4, 2, /*hoisted*/ true>;
+
+}  // namespace
+
+Variant gpu_v15_hoisted_copies() {
+  return multistage_variant<Config>(
+      "v15_hoisted_copies",
+      "v13 with the copies' addresses and bounds computed once per thread, BK 16");
+}
+
+}  // namespace klab::sgemm
