@@ -38,6 +38,24 @@ if ! $py -c "import matplotlib" 2>/dev/null; then
     $py -m pip install -q --disable-pip-version-check --break-system-packages matplotlib
 fi
 
+# cuobjdump and nvdisasm (`klab sass`, also on machines without a GPU: `klab sass --kernel NAME`)
+# where the CUDA toolkit lacks them: NVIDIA's wheels on PyPI, linked onto PATH.
+if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ]; then
+  echo "setup: installing cuobjdump and nvdisasm from PyPI"
+  $py -m pip install -q --disable-pip-version-check nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
+    2>/dev/null ||
+    $py -m pip install -q --disable-pip-version-check --break-system-packages \
+      nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm || true
+  bindir=$($py -c "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin'))" \
+    2>/dev/null || true)
+  dest=/usr/local/bin
+  [ -w "$dest" ] || { dest=$HOME/.local/bin; mkdir -p "$dest"; }
+  for tool in cuobjdump nvdisasm; do
+    [ -x "$bindir/$tool" ] && ln -sf "$bindir/$tool" "$dest/$tool"
+  done
+  command -v cuobjdump >/dev/null || echo "setup: cuobjdump is still missing: klab sass will say so" >&2
+fi
+
 command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
   echo "setup: no CUDA toolkit found: use the cpu-only preset (cmake --preset cpu-only)" >&2
 exit 0

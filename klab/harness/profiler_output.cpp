@@ -228,7 +228,11 @@ std::vector<DeviceSymbol> parse_cuobjdump_symbols(std::string_view text) {
       source = std::string(trim(t.substr(13)));
       continue;
     }
-    if (t.find("STO_ENTRY") == std::string_view::npos) continue;
+    // CUDA 13.0's cuobjdump: "STT_FUNC STB_LOCAL STO_ENTRY name"; 13.5's (pip's nvidia-cuda-
+    // cuobjdump): "FUNC LOCAL DEFAULT ENTRY name".
+    const bool entry = t.find("STO_ENTRY") != std::string_view::npos ||
+                       (starts_with(t, "FUNC ") && t.find(" ENTRY ") != std::string_view::npos);
+    if (!entry) continue;
     const size_t sp = t.find_last_of(" \t");
     if (sp == std::string_view::npos) continue;
     std::string name(t.substr(sp + 1));

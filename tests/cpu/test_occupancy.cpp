@@ -395,6 +395,17 @@ TEST(Sass, Symbols) {
   EXPECT_EQ(syms[0].name, "_Z3fooPf");
   EXPECT_EQ(syms[0].source, "/work/main/kernels/sgemm/v05_2d_blocktile.cu");
   EXPECT_EQ(syms[1].source, "/work/main/kernels/sgemm/v06_vectorized.cu");
+
+  // The newer format (cuobjdump 13.5): the same entries; objects and aliases are not kernels.
+  const auto newer = klab::parse_cuobjdump_symbols(
+      "identifier = ../kernels/elementwise/v01_naive.cu\nsymbols:\n"
+      "FUNC          LOCAL   DEFAULT    ENTRY                                _Z3fooPf\n"
+      "OBJECT        WEAK    DEFAULT    -                                 U  .nv.reservedSmem\n"
+      "NOTYPE        WEAK    DEFAULT    RESERVED_SHARED                      __nv_reserved\n"
+      "FUNC          GLOBAL  DEFAULT    -                                    _Z6helperv\n");
+  ASSERT_EQ(newer.size(), 1u);
+  EXPECT_EQ(newer[0].name, "_Z3fooPf");
+  EXPECT_EQ(newer[0].source, "../kernels/elementwise/v01_naive.cu");
 }
 
 // ---- the commands' bad-input paths, through the real CLI ----
@@ -468,4 +479,25 @@ TEST(Sass, PtxEntry) {
             "ret;\n}\n}\n");  // through the body's brace, not the inner one
   EXPECT_NE(klab::extract_ptx_entry(ptx, "_Z3fooPf").find("ret;"), std::string::npos);
   EXPECT_EQ(klab::extract_ptx_entry(ptx, "_Z3foo"), "");  // a prefix is not a match
+}
+
+// `klab sass --kernel NAME` needs no GPU: it disassembles this build's own kernels wherever
+// cuobjdump is installed (scripts/setup.sh installs it from PyPI where the toolkit lacks it).
+TEST(SassCli, DisassemblesABuiltKernelWithoutAGpu) {
+#if !KLAB_HAS_CUDA
+  GTEST_SKIP() << "cpu-only build: no kernels to disassemble";
+#endif
+  if (std::system(
+          "command -v cuobjdump >/dev/null 2>&1 || test -x /usr/local/cuda/bin/cuobjdump") != 0)
+    GTEST_SKIP() << "no cuobjdump here";
+  const std::string cmd = std::string(KLAB_BINARY) + " sass --kernel naive_gray 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  ASSERT_EQ(pclose(p), 0) << out;
+  EXPECT_NE(out.find("naive_gray"), std::string::npos) << out;
+  EXPECT_NE(out.find("global load"), std::string::npos) << out;  // the grayscale kernel loads
+  EXPECT_NE(out.find("global store"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" 0 instructions"), std::string::npos) << out;  // the SASS was read
 }
