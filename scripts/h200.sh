@@ -8,6 +8,8 @@
 #   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
 #   KLAB_TUNE="sgemm.v10_autotuned transpose.v06_tma_pipeline@bf16" selects what `tune` tunes.
 #   KLAB_STEP_TIMEOUT (seconds, default 420) bounds bench and tune, so their JSON survives.
+#   KLAB_INSPECT="sgemm.v09_warptile@f32 ..." (or "all": every GPU rung of KLAB_FAMILIES) selects
+#   what `inspect` profiles; KLAB_PROFILE_TIMEOUT (default 60) bounds each profile.
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
@@ -91,7 +93,14 @@ if has inspect; then
   # headline shape). Occupancy and SASS to inspect.txt, Nsight Compute summaries to profile.txt
   # and their records to profiles.json (for `klab profile-report`, scripts/update_docs.sh).
   log "occupancy, SASS and Nsight Compute summaries of selected rungs"
-  for spec in ${KLAB_INSPECT:-vector_add.v03_vectorized transpose.v06_tma_pipeline softmax.v04_registers sgemm.v10_autotuned hgemm.v05_mma_tuned}; do
+  specs=${KLAB_INSPECT:-vector_add.v03_vectorized transpose.v06_tma_pipeline softmax.v04_registers sgemm.v10_autotuned hgemm.v05_mma_tuned}
+  if [ "$specs" = all ]; then  # every GPU rung and baseline of KLAB_FAMILIES (default: the worklogs')
+    specs=""
+    for f in ${KLAB_FAMILIES:-transpose softmax reduce_sum sgemm hgemm}; do
+      specs+=" $("$klab" list "$f" 2>/dev/null | awk '$2 == "gpu" {print $1}' | tr '\n' ' ')"
+    done
+  fi
+  for spec in $specs; do
     IFS=@ read -r v dt shp <<< "$spec"
     sel=(${dt:+--dtype "$dt"} ${shp:+--shape "$shp"})
     { echo "### $spec"; "$klab" occupancy "$v" "${sel[@]}"; "$klab" sass "$v" "${sel[@]}"; } >> "$out/inspect.txt" 2>&1 || true

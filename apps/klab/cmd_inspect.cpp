@@ -469,7 +469,13 @@ const std::vector<std::string> kMemory = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
-    "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"};
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
+    // L2 sectors by direction and outcome: where an L2 hit rate comes from (reads that hit, or
+    // writes, which L2 takes without reading DRAM).
+    "lts__t_sectors_op_read.sum",
+    "lts__t_sectors_op_write.sum",
+    "lts__t_sectors_op_read_lookup_hit.sum",
+    "lts__t_sectors_op_write_lookup_hit.sum"};
 constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
 constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
 // Used when `ncu --query-metrics` cannot say which reasons this ncu knows.
@@ -587,6 +593,17 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
       auto x = num(a), y = num(b);
       return x && y && *y > 0 ? fmt::format("{:.2f}", *x / *y) : std::string("-");
     };
+    if (auto l2r = num("lts__t_sectors_op_read.sum")) {
+      auto share = [&](std::string_view hit, std::optional<double> all) {
+        auto h = num(hit);
+        return h && all && *all > 0 ? fmt::format("{:.1f}%", 100 * *h / *all) : std::string("-");
+      };
+      const auto l2w = num("lts__t_sectors_op_write.sum");
+      std::cout << fmt::format(
+          "  L2 sectors  read {} (hit {})  write {} (hit {})\n", bytes_text(*l2r * 32),
+          share("lts__t_sectors_op_read_lookup_hit.sum", l2r), bytes_text(l2w.value_or(0) * 32),
+          share("lts__t_sectors_op_write_lookup_hit.sum", l2w));
+    }
     std::cout << fmt::format(
         "  sectors/request  global loads {}  stores {}  (4 = a warp's 4-byte accesses coalesced)\n",
         ratio("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
