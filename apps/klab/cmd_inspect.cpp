@@ -456,11 +456,8 @@ const std::vector<std::string> kSol = {
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"};
 const std::vector<std::string> kMemory = {
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "lts__t_sector_hit_rate.pct",
-    "l1tex__t_sector_hit_rate.pct",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
+    "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
@@ -468,14 +465,11 @@ const std::vector<std::string> kMemory = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum",
-    "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum",
     // L2 sectors by direction and outcome: where an L2 hit rate comes from (reads that hit, or
     // writes, which L2 takes without reading DRAM).
-    "lts__t_sectors_op_read.sum",
-    "lts__t_sectors_op_write.sum",
-    "lts__t_sectors_op_read_lookup_hit.sum",
-    "lts__t_sectors_op_write_lookup_hit.sum"};
+    "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
+    "lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_op_write_lookup_hit.sum"};
 constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
 constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
 // Used when `ncu --query-metrics` cannot say which reasons this ncu knows.
