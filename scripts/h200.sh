@@ -10,6 +10,7 @@
 #   KLAB_STEP_TIMEOUT (seconds, default 420) bounds bench and tune, so their JSON survives.
 #   KLAB_INSPECT="sgemm.v09_warptile@f32 ..." (or "all": every GPU rung of KLAB_FAMILIES) selects
 #   what `inspect` profiles; KLAB_PROFILE_TIMEOUT (default 60) bounds each profile.
+#   Both the Nsight Compute and the SASS records go to profiles.json (`klab profile-report`).
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
@@ -103,7 +104,8 @@ if has inspect; then
   for spec in $specs; do
     IFS=@ read -r v dt shp <<< "$spec"
     sel=(${dt:+--dtype "$dt"} ${shp:+--shape "$shp"})
-    { echo "### $spec"; "$klab" occupancy "$v" "${sel[@]}"; "$klab" sass "$v" "${sel[@]}"; } >> "$out/inspect.txt" 2>&1 || true
+    { echo "### $spec"; "$klab" occupancy "$v" "${sel[@]}"
+      "$klab" sass "$v" "${sel[@]}" --json "$out/profiles.json"; } >> "$out/inspect.txt" 2>&1 || true
     { echo "### $spec"; timeout ${KLAB_PROFILE_TIMEOUT:-60} "$klab" profile "$v" "${sel[@]}" --set all \
         --json "$out/profiles.json"; } >> "$out/profile.txt" 2>&1 || true
   done

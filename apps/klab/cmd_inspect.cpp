@@ -41,7 +41,7 @@ struct InspectOptions {
   std::string ptx;          // sass: PTX file
   bool list = false;        // sass: list the kernels in this binary
   std::string set = "all";  // profile: sol | memory | stalls | all
-  std::string json;         // profile: append the parsed metrics to this JSON file
+  std::string json;         // profile, sass: append a record to this JSON file
 };
 
 struct Target {
@@ -329,6 +329,16 @@ void print_sass_summary(const SassFunction& f) {
     if (loops.size() > 4) std::cout << fmt::format("  (+{} more)", loops.size() - 4);
     std::cout << "\n";
   }
+  if (s.main_loop) {
+    const auto& m = *s.main_loop;
+    auto share = [&](int n) { return m.instructions ? 100.0 * n / m.instructions : 0.0; };
+    std::cout << fmt::format(
+        "  main loop, one iteration on its fall-through path: {} instructions; math {} "
+        "({:.1f}%{}), shared {}, global {}, barriers {}\n",
+        m.instructions, m.math, share(m.math),
+        m.top_math.empty() ? "" : fmt::format(", {} {}", m.top_math_count, m.top_math), m.shared,
+        m.global, m.barrier);
+  }
   std::cout << "  layout: " << s.strip << "\n"
             << "          (start to end; G global load, S shared, M math, W global store, B "
                "barrier, L local, A atomic)\n";
@@ -393,6 +403,7 @@ int cmd_sass(const InspectOptions& opt) {
   const Output sass =
       run(quote(cuobjdump) + " -sass -fun " + quote(list) + " " + quote(exe) + " 2>/dev/null");
   const std::vector<SassFunction> fns = parse_sass(sass.text);
+  std::vector<std::pair<std::string, SassSummary>> summaries;  // for --json
   if (t) print_header(*t);
   for (const auto& name : names) {
     std::cout << "\nkernel: " << demangle(name) << "\n  " << name << "\n";
@@ -409,6 +420,13 @@ int cmd_sass(const InspectOptions& opt) {
       continue;
     }
     print_sass_summary(*it);
+    summaries.emplace_back(name, summarize_sass(*it));
+  }
+  if (!opt.json.empty()) {
+    if (!t) throw UsageError("sass --json needs a variant id (the record is filed under it)");
+    append_profile_record(opt.json, sass_record(t->variant->info.id, t->family->name, t->problem,
+                                                t->family->counts(t->problem), summaries));
+    std::cout << "\nrecord appended to " << opt.json << "\n";
   }
   if (!opt.out.empty()) {
     std::ofstream f(opt.out);
@@ -755,6 +773,9 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   sass->add_flag("--list", o->list, "list the kernels in this binary (filtered by --kernel)");
   sass->add_option("--out", o->out, "write the SASS listing to this file");
   sass->add_option("--ptx", o->ptx, "write the PTX of the same kernels to this file");
+  sass->add_option("--json", o->json,
+                   "append the instruction mix as a record to this JSON file (with a variant id; "
+                   "`klab profile-report` renders it)");
   out.emplace_back(sass, [o] { return cmd_sass(*o); });
 
   auto* prof = app.add_subcommand(

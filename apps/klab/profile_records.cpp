@@ -64,6 +64,29 @@ nlohmann::json profile_record(const std::string& variant, const std::string& fam
   return j;
 }
 
+nlohmann::json sass_record(const std::string& variant, const std::string& family, const Problem& p,
+                           const Counts& counts,
+                           const std::vector<std::pair<std::string, SassSummary>>& kernels) {
+  NcuReport rep;
+  for (const auto& [name, s] : kernels) {
+    NcuRow row;
+    row.values["Kernel Name"] = name;
+    row.values["sass__instructions"] = std::to_string(s.instructions);
+    for (const auto& r : s.rows) row.values["sass__count_" + r.name] = std::to_string(r.count);
+    if (s.main_loop) {
+      const auto& m = *s.main_loop;
+      row.values["sass__loop_instructions"] = std::to_string(m.instructions);
+      row.values["sass__loop_math"] = std::to_string(m.math);
+      row.values["sass__loop_math_op"] = m.top_math;
+      row.values["sass__loop_shared"] = std::to_string(m.shared);
+      row.values["sass__loop_global"] = std::to_string(m.global);
+      row.values["sass__loop_barriers"] = std::to_string(m.barrier);
+    }
+    rep.rows.push_back(std::move(row));
+  }
+  return profile_record(variant, family, p, "sass", counts, rep);
+}
+
 void append_profile_record(const std::string& path, const nlohmann::json& record) {
   nlohmann::json all = nlohmann::json::array();
   if (std::filesystem::exists(path))
@@ -98,12 +121,57 @@ std::vector<nlohmann::json> load_profile_records(const std::vector<std::string>&
   return out;
 }
 
+namespace {
+
+std::string short_kernel_name(const std::string& mangled) {
+  std::string k = demangle(mangled);
+  if (const auto paren = k.find('('); paren != std::string::npos) k = k.substr(0, paren);
+  return k.size() > 48 ? k.substr(0, 45) + "..." : k;
+}
+
+/// The `klab sass --json` records of one family: a row per kernel.
+std::string sass_markdown(const std::string& family,
+                          const std::vector<const nlohmann::json*>& recs) {
+  std::string md = fmt::format("### {} — SASS instruction mix (static)\n\n", family);
+  md +=
+      "| variant | problem | kernel | instructions | main loop: instructions per iteration | "
+      "math in it | shared accesses | global accesses | barriers |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto* r : recs)
+    for (const auto& k : (*r)["kernels"]) {
+      const NcuRow row = row_of(k);
+      const auto loop = row.number("sass__loop_instructions");
+      const auto math = row.number("sass__loop_math");
+      auto n = [&](std::string_view m) {
+        auto v = row.number(m);
+        return v ? fmt::format("{:.0f}", *v) : std::string("-");
+      };
+      md += fmt::format("| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+                        r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""),
+                        short_kernel_name(row.text("Kernel Name")), n("sass__instructions"),
+                        n("sass__loop_instructions"),
+                        loop && math && *loop > 0
+                            ? fmt::format("{:.0f} {} ({:.1f}%)", *math,
+                                          row.text("sass__loop_math_op"), 100 * *math / *loop)
+                            : std::string("-"),
+                        n("sass__loop_shared"), n("sass__loop_global"), n("sass__loop_barriers"));
+    }
+  return md + "\n";
+}
+
+}  // namespace
+
 std::string profile_markdown(const std::vector<nlohmann::json>& records,
                              const std::vector<std::string>& files) {
-  std::map<std::string, std::vector<const nlohmann::json*>> by_family;  // sorted by family name
-  for (const auto& r : records) by_family[r.value("family", "")].push_back(&r);
+  std::map<std::string, std::vector<const nlohmann::json*>> by_family,
+      sass_by_family;  // sorted by family name
+  for (const auto& r : records)
+    (r.value("set", "") == "sass" ? sass_by_family : by_family)[r.value("family", "")].push_back(
+        &r);
   std::string md;
   std::string newest, device;
+  for (const auto& r : records) newest = std::max(newest, r.value("timestamp", std::string()));
+  for (const auto& [family, recs] : sass_by_family) md += sass_markdown(family, recs);
   for (const auto& [family, recs] : by_family) {
     md += fmt::format("### {} — Nsight Compute\n\n", family);
     md +=
@@ -113,7 +181,6 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
         "(cycles per issue) |\n";
     md += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
     for (const auto* r : recs) {
-      newest = std::max(newest, r->value("timestamp", std::string()));
       if (r->contains("device") && (*r)["device"].is_object())
         device = (*r)["device"].value("name", device);
       const auto& kernels = (*r)["kernels"];
@@ -129,10 +196,7 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
         std::string stalls;
         for (const auto& [name, v] : top_metrics(row, kStallPrefix, kStallSuffix, 3))
           stalls += (stalls.empty() ? "" : ", ") + fmt::format("{} {:.2f}", name, v);
-        std::string kname = demangle(row.text("Kernel Name"));
-        if (const auto paren = kname.find('('); paren != std::string::npos)
-          kname = kname.substr(0, paren);
-        if (kname.size() > 48) kname = kname.substr(0, 45) + "...";
+        const std::string kname = short_kernel_name(row.text("Kernel Name"));
         md += fmt::format(
             "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
             r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""), kname,
@@ -155,11 +219,10 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
   std::string list;
   for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
   md += fmt::format(
-      "Generated by `klab profile-report` from {} profile record(s) ({}){}; newest {}. Nsight "
-      "Compute with "
-      "`--clock-control none`, L2 flushed before the profiled launch; bank conflicts as a share of "
-      "shared-memory "
-      "wavefronts.\n",
+      "Generated by `klab profile-report` from {} record(s) ({}){}; newest {}. Nsight Compute "
+      "with `--clock-control none`, L2 flushed before the profiled launch; bank conflicts as a "
+      "share of shared-memory wavefronts. SASS tables: `klab sass --json`, from the binary; the "
+      "main loop's iteration is its fall-through path (edge-case branches not taken).\n",
       records.size(), list, device.empty() ? "" : ", measured on " + device, newest);
   return md;
 }

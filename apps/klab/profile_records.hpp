@@ -17,6 +17,12 @@ nlohmann::json profile_record(const std::string& variant, const std::string& fam
                               const Problem& p, const std::string& set, const Counts& counts,
                               const NcuReport& rep);
 
+/// The same record shape for `klab sass --json` (set "sass"): one row per kernel with its static
+/// instruction counts and the main loop's fall-through iteration (SassSummary::main_loop).
+nlohmann::json sass_record(const std::string& variant, const std::string& family, const Problem& p,
+                           const Counts& counts,
+                           const std::vector<std::pair<std::string, SassSummary>>& kernels);
+
 /// Appends to a JSON array file (created when absent; UsageError when it holds something else).
 void append_profile_record(const std::string& path, const nlohmann::json& record);
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <map>
 #include <memory>
 
 namespace klab {
@@ -408,6 +409,68 @@ char group_char(std::string_view g) {
 
 }  // namespace
 
+namespace {
+
+/// Index of the instruction a branch goes to, or -1 (unresolved).
+int branch_target(const SassFunction& f, const SassInstr& in) {
+  if (auto l = f.labels.find(in.target); !in.target.empty() && l != f.labels.end())
+    return l->second;
+  if (in.target_offset >= 0) {
+    auto t =
+        std::lower_bound(f.instrs.begin(), f.instrs.end(), in.target_offset,
+                         [](const SassInstr& x, int64_t off) { return int64_t{x.offset} < off; });
+    if (t != f.instrs.end() && int64_t{t->offset} == in.target_offset)
+      return static_cast<int>(t - f.instrs.begin());
+  }
+  return -1;
+}
+
+std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
+                                                const std::vector<SassSummary::Loop>& loops) {
+  if (loops.empty()) return std::nullopt;
+  const auto big = *std::max_element(loops.begin(), loops.end(), [](const auto& a, const auto& b) {
+    return a.tail - a.head < b.tail - b.head;
+  });
+  SassSummary::Path p;
+  std::map<std::string, int> math_rows;
+  int i = big.head;
+  for (int steps = 0; steps <= 4 * static_cast<int>(f.instrs.size()); ++steps) {
+    if (i < big.head || i > big.tail) return std::nullopt;  // left the loop: not a simple path
+    const SassInstr& in = f.instrs[static_cast<size_t>(i)];
+    const bool never = in.text.starts_with("@!PT ");
+    const bool predicated = !in.text.empty() && in.text[0] == '@' && !in.text.starts_with("@PT ");
+    if (in.opcode != "NOP" && !never) {
+      ++p.instructions;
+      const SassClass c = classify_sass(in.opcode);
+      if (c.group == "math") {
+        ++p.math;
+        ++math_rows[c.row];
+      } else if (c.group == "shared") {
+        ++p.shared;
+      } else if (c.group == "global load" || c.group == "global store") {
+        ++p.global;
+      } else if (c.group == "barrier") {
+        ++p.barrier;
+      }
+    }
+    if (i == big.tail) {
+      for (const auto& [row, n] : math_rows)
+        if (n > p.top_math_count) p.top_math = row, p.top_math_count = n;
+      return p;
+    }
+    if (in.opcode.starts_with("BRA") && !predicated && !never) {
+      const int t = branch_target(f, in);
+      if (t < 0) return std::nullopt;
+      i = t;
+    } else {
+      ++i;
+    }
+  }
+  return std::nullopt;  // did not come back to the loop's end
+}
+
+}  // namespace
+
 SassSummary summarize_sass(const SassFunction& f, int strip_width) {
   SassSummary s;
   std::vector<char> chars(f.instrs.size(), 0);
@@ -436,16 +499,7 @@ SassSummary summarize_sass(const SassFunction& f, int strip_width) {
     }
     // A branch back to an earlier label closes a loop (a branch to itself is the end-of-code trap).
     if (in.opcode.starts_with("BRA")) {
-      int head = -1;
-      if (auto l = f.labels.find(in.target); !in.target.empty() && l != f.labels.end())
-        head = l->second;
-      if (in.target_offset >= 0) {
-        auto t = std::lower_bound(
-            f.instrs.begin(), f.instrs.end(), in.target_offset,
-            [](const SassInstr& x, int64_t off) { return int64_t{x.offset} < off; });
-        if (t != f.instrs.end() && int64_t{t->offset} == in.target_offset)
-          head = static_cast<int>(t - f.instrs.begin());
-      }
+      const int head = branch_target(f, in);
       if (head >= 0 && head < idx) s.loops.push_back(SassSummary::Loop{head, idx});
     }
   }
@@ -457,6 +511,8 @@ SassSummary summarize_sass(const SassFunction& f, int strip_width) {
   std::stable_sort(s.regions.begin(), s.regions.end(), [](const auto& a, const auto& b) {
     return group_rank(a.group) < group_rank(b.group);
   });
+
+  s.main_loop = main_loop_path(f, s.loops);
 
   const size_t n = f.instrs.size();
   const size_t w = std::min<size_t>(n, static_cast<size_t>(std::max(1, strip_width)));

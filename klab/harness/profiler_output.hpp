@@ -116,6 +116,17 @@ struct SassSummary {
   /// One character per stretch of the listing: G global load, S shared, M math, W global
   /// store, T tma, L local (spill), B barrier, '.' other.
   std::string strip;
+  /// One iteration of the largest loop, walked from its head along the fall-through path:
+  /// conditional branches not taken, unconditional ones followed, `@!PT` (never executed)
+  /// instructions and NOPs skipped. That is what a steady-state iteration issues when no edge
+  /// case fires (a static estimate: a loop whose common path is a taken branch is misread).
+  struct Path {
+    int instructions = 0;
+    int math = 0, shared = 0, global = 0, barrier = 0;  ///< by classify_sass group
+    std::string top_math;  ///< the most frequent math row ("FFMA", "HMMA.16816.F32.BF16", ...)
+    int top_math_count = 0;
+  };
+  std::optional<Path> main_loop;
 };
 SassSummary summarize_sass(const SassFunction& f, int strip_width = 64);
 

@@ -224,3 +224,33 @@ TEST(Cli, ProfileReportRendersRecords) {
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
 }
+
+// `klab sass --json` records (set "sass") get their own table beside the Nsight Compute one:
+// the main loop's instructions per iteration and the math share computed from them.
+TEST(Cli, ProfileReportRendersSassRecords) {
+  const std::string dir = ::testing::TempDir();
+  const std::string rec = dir + "/klab_sass.json", md = dir + "/klab_sass.md";
+  {
+    FILE* f = fopen(rec.c_str(), "w");
+    fputs(
+        R"([{"variant":"sgemm.v09_warptile","family":"sgemm","problem":"m=64,n=64,k=64",)"
+        R"("dtype":"f32","set":"sass","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":0,)"
+        R"("kernels":[{"Kernel Name":"_Z3barv","sass__instructions":"1821",)"
+        R"("sass__loop_instructions":"1200","sass__loop_math":"1024","sass__loop_math_op":"FFMA",)"
+        R"("sass__loop_shared":"74","sass__loop_global":"4","sass__loop_barriers":"1"}]}])",
+        f);
+    fclose(f);
+  }
+  const Out o = klab("profile-report " + rec + " --md " + md);
+  ASSERT_EQ(o.code, 0) << o.err;
+  FILE* f = fopen(md.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  std::array<char, 1024> buf{};
+  while (fgets(buf.data(), buf.size(), f)) text += buf.data();
+  fclose(f);
+  EXPECT_NE(text.find("### sgemm — SASS instruction mix"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 1821 | 1200 | 1024 FFMA (85.3%) | 74 | 4 | 1 |"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("Nsight Compute\n\n|"), std::string::npos) << text;  // no ncu table
+}

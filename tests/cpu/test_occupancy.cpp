@@ -382,6 +382,45 @@ TEST(Sass, Summary) {
   ASSERT_EQ(t.loops.size(), 1u);  // the label form
   EXPECT_EQ(t.loops[0].head, 0);
   EXPECT_EQ(t.loops[0].tail, 3);
+
+  // One iteration of the loop, indices 2..9: 8 instructions, 2 of them math.
+  ASSERT_TRUE(s.main_loop.has_value());
+  EXPECT_EQ(s.main_loop->instructions, 8);
+  EXPECT_EQ(s.main_loop->math, 2);
+  EXPECT_EQ(s.main_loop->top_math, "FFMA");
+  EXPECT_EQ(s.main_loop->shared, 2);
+  EXPECT_EQ(s.main_loop->global, 2);
+  EXPECT_EQ(s.main_loop->barrier, 1);
+  ASSERT_TRUE(t.main_loop.has_value());
+  EXPECT_EQ(t.main_loop->top_math, "HMMA");
+}
+
+// The main loop's path follows unconditional branches over code it does not run (an edge
+// path), and leaves out instructions predicated on !PT (never executed).
+TEST(Sass, MainLoopPathSkipsTheEdgePath) {
+  const auto fns = klab::parse_sass(R"sass(
+		Function : _Z4pathv
+        /*0000*/                   MOV R1, R2 ;
+        /*0010*/                   FFMA R3, R4, R5, R3 ;
+        /*0020*/               @P1 BRA 0x60 ;
+        /*0030*/                   LDGSTS.E [R6], desc[UR4][R8.64] ;
+        /*0040*/              @!PT LDS RZ, [RZ] ;
+        /*0050*/                   BRA 0x90 ;
+        /*0060*/                   ISETP.GE.AND P2, PT, R1, R2, PT ;
+        /*0070*/                   SEL R8, R8, R9, P2 ;
+        /*0080*/                   LDGSTS.E [R6], desc[UR4][R8.64], P2 ;
+        /*0090*/                   FFMA R3, R4, R5, R3 ;
+        /*00a0*/              @!P0 BRA 0x10 ;
+        /*00b0*/                   EXIT ;
+)sass");
+  ASSERT_EQ(fns.size(), 1u);
+  const klab::SassSummary s = klab::summarize_sass(fns[0], 16);
+  ASSERT_TRUE(s.main_loop.has_value());
+  // 0x10, 0x20, 0x30, (0x40 never), 0x50 -> 0x90, 0xa0: 6 instructions, 2 FFMA, 1 copy.
+  EXPECT_EQ(s.main_loop->instructions, 6);
+  EXPECT_EQ(s.main_loop->math, 2);
+  EXPECT_EQ(s.main_loop->global, 1);
+  EXPECT_EQ(s.main_loop->shared, 0);
 }
 
 TEST(Sass, Symbols) {
