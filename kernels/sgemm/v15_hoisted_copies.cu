@@ -7,12 +7,12 @@
 //    full k-tile unpredicated; edge blocks and the last, partial k-tile take a predicated path.
 //  - BK = 16: the per-tile overhead (copies, wait, barrier, stage offsets) is paid per 1024 FFMA
 //    instead of 512.
-// Why: v13's SASS (results/h200/inspect_session3.txt) runs 681 instructions per iteration of its
-// main loop for 512 FFMA (75% FFMA; v09 85%, cuBLAS 88%): address, predicate and select
-// arithmetic of its 5 copies per thread, redone every 8 k-steps.
-// Static check (session 3, cuobjdump on this build, the executed path of one main-loop
-// iteration): 1173 instructions for 1024 FFMA, 87.3% FFMA (BK = 8 with the same hoisting: 597
-// for 512, 85.8%).
+// Why: v13's main loop (`klab sass`) runs 678 instructions per iteration for 512 FFMA (75.5%;
+// v09 85%, cuBLAS 88%): the address, predicate and select arithmetic of its 5 copies per thread,
+// redone every 8 k-steps.
+// Static check (`klab sass --kernel`, the main loop's fall-through iteration): 1170 instructions
+// for 1024 FFMA, 87.5% FFMA (v13: 678 for 512, 75.5%; v09: 85.3%; BK = 8 with the same
+// hoisting: about 86%).
 // Expected (NOT YET MEASURED: written after session 3's device time was spent): 42-45 TFLOP/s at
 // 4096^3, 83-88% of cuBLAS. Scaling v13's 37.9 by the FFMA share gives 44; the stalls v09 and
 // v13 share (dispatch, barrier) are untouched, so 95% of cuBLAS is not expected from this alone.
