@@ -42,10 +42,10 @@ fi
 # where the CUDA toolkit lacks them: NVIDIA's wheels on PyPI, linked onto PATH.
 if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ]; then
   echo "setup: installing cuobjdump and nvdisasm from PyPI"
-  $py -m pip install -q --disable-pip-version-check nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
+  $py -m pip install -q --disable-pip-version-check "nvidia-cuda-cuobjdump>=13,<14" "nvidia-cuda-nvdisasm>=13,<14" \
     2>/dev/null ||
     $py -m pip install -q --disable-pip-version-check --break-system-packages \
-      nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm || true
+      "nvidia-cuda-cuobjdump>=13,<14" "nvidia-cuda-nvdisasm>=13,<14" || true
   bindir=$($py -c "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin'))" \
     2>/dev/null || true)
   dest=/usr/local/bin
