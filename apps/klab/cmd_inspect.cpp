@@ -355,6 +355,8 @@ int cmd_sass(const InspectOptions& opt) {
   if (!opt.variant.empty()) t = resolve(opt);
   if (!opt.list && opt.kernel.empty() && !t)
     throw UsageError("sass needs a variant id, --kernel NAME or --list");
+  if (!opt.json.empty() && !t)
+    throw UsageError("sass --json needs a variant id (the record is filed under it)");
   const std::string cuobjdump = need_tool("cuobjdump", "sass", "the CUDA toolkit's cuobjdump");
   const std::string exe = self_exe();
 
@@ -423,7 +425,6 @@ int cmd_sass(const InspectOptions& opt) {
     summaries.emplace_back(name, summarize_sass(*it));
   }
   if (!opt.json.empty()) {
-    if (!t) throw UsageError("sass --json needs a variant id (the record is filed under it)");
     append_profile_record(opt.json, sass_record(t->variant->info.id, t->family->name, t->problem,
                                                 t->family->counts(t->problem), summaries));
     std::cout << "\nrecord appended to " << opt.json << "\n";

@@ -497,7 +497,8 @@ INSTANTIATE_TEST_SUITE_P(Inspect, OccupancyCli, ::testing::ValuesIn(kOccupancyCl
 // Without a GPU (or without ncu / cuobjdump) the commands say so in one line and exit 2.
 TEST(OccupancyCli, NoGpuOrToolIsOneLine) {
   for (const char* args : {"occupancy vector_add.v01_naive", "profile vector_add.v01_naive",
-                           "sass vector_add.v01_naive", "sass --kernel no_such_kernel_anywhere"}) {
+                           "sass vector_add.v01_naive", "sass --kernel no_such_kernel_anywhere",
+                           "sass --kernel naive_gray --json /tmp/klab_sass_no_variant.json"}) {
     const CliOut o = klab_cli(args);
     if (o.code == 0) continue;  // a GPU and the tools are here: nothing to check
     EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
