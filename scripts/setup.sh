@@ -46,8 +46,8 @@ if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ]; 
     2>/dev/null ||
     $py -m pip install -q --disable-pip-version-check --break-system-packages \
       "nvidia-cuda-cuobjdump>=13,<14" "nvidia-cuda-nvdisasm>=13,<14" || true
-  bindir=$($py -c "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin'))" \
-    2>/dev/null || true)
+  bindir=$($py -c "import nvidia, os; print(next((os.path.join(p, 'cu13', 'bin') for p in nvidia.__path__
+    if os.path.exists(os.path.join(p, 'cu13', 'bin', 'cuobjdump'))), ''))" 2>/dev/null || true)
   dest=/usr/local/bin
   [ -w "$dest" ] || { dest=$HOME/.local/bin; mkdir -p "$dest"; }
   for tool in cuobjdump nvdisasm; do

@@ -334,10 +334,13 @@ void print_sass_summary(const SassFunction& f) {
     auto share = [&](int n) { return m.instructions ? 100.0 * n / m.instructions : 0.0; };
     std::cout << fmt::format(
         "  main loop, one iteration on its fall-through path: {} instructions; math {} "
-        "({:.1f}%{}), shared {}, global {}, barriers {}\n",
+        "({:.1f}%{}), shared {}, global {}, barriers {}{}\n",
         m.instructions, m.math, share(m.math),
         m.top_math.empty() ? "" : fmt::format(", {} {}", m.top_math_count, m.top_math), m.shared,
-        m.global, m.barrier);
+        m.global, m.barrier,
+        m.inner_loops
+            ? fmt::format("; it holds {} inner loop(s), each body counted once", m.inner_loops)
+            : "");
   }
   std::cout << "  layout: " << s.strip << "\n"
             << "          (start to end; G global load, S shared, M math, W global store, B "

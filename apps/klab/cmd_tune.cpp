@@ -203,14 +203,24 @@ int run_tune(const TuneOptions& o) {
           results[static_cast<size_t>(before.config)].timing.stats.median / e.median_ms,
           before.config);
     std::cout << "\n";
-    if (!o.no_cache) {
+    // A subset (--configs) may leave out the configuration in use: its winner has then not been
+    // compared with it, and must not replace it.
+    const bool in_use_ran = before.config >= 0 && before.config < n &&
+                            good(results[static_cast<size_t>(before.config)]);
+    if (!o.configs.empty() && !in_use_ran) {
+      std::cout << "not stored: the configuration in use (cfg" << before.config
+                << ") was not among --configs, so this winner was not compared with it; add "
+                << before.config << " to --configs to store the winner\n";
+    } else if (!o.no_cache) {
       const std::string cache = tune_cache_path(d.name);
       TuneTable table = load_tune_table(cache);  // a corrupt cache is replaced
       table.put(e);
       save_tune_table(table, cache);
       std::cout << "stored in the tune cache: " << cache << "\n";
     }
-    if (!commit_path.empty()) {
+    if (!o.configs.empty() && !in_use_ran) {
+      // nothing stored (said above)
+    } else if (!commit_path.empty()) {
       record_tune_entry(e, commit_path);
       std::cout << "committed to " << commit_path << "\n";
     } else {
@@ -264,7 +274,7 @@ void add_tune_command(CLI::App& app, CommandList& out) {
   cmd->add_flag("--no-cache", o->no_cache, "do not store the winner in the tune cache");
   cmd->add_option("--configs", o->configs,
                   "only these configuration indices, e.g. 0,2,5-7 (default: all); the winner "
-                  "is the fastest of those run");
+                  "is stored only when the configuration in use is among them");
   add_sampling_options(cmd, o->sampling);
   out.emplace_back(cmd, [o] { return run_tune(*o); });
 }

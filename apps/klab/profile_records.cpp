@@ -81,6 +81,7 @@ nlohmann::json sass_record(const std::string& variant, const std::string& family
       row.values["sass__loop_shared"] = std::to_string(m.shared);
       row.values["sass__loop_global"] = std::to_string(m.global);
       row.values["sass__loop_barriers"] = std::to_string(m.barrier);
+      row.values["sass__loop_inner"] = std::to_string(m.inner_loops);
     }
     rep.rows.push_back(std::move(row));
   }
@@ -146,10 +147,11 @@ std::string sass_markdown(const std::string& family,
         auto v = row.number(m);
         return v ? fmt::format("{:.0f}", *v) : std::string("-");
       };
-      md += fmt::format("| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
+      const bool nested = row.number("sass__loop_inner").value_or(0) > 0;
+      md += fmt::format("| {} | {} {} | `{}` | {} | {}{} | {} | {} | {} | {} |\n",
                         r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""),
                         short_kernel_name(row.text("Kernel Name")), n("sass__instructions"),
-                        n("sass__loop_instructions"),
+                        n("sass__loop_instructions"), nested ? " (inner loop counted once)" : "",
                         loop && math && *loop > 0
                             ? fmt::format("{:.0f} {} ({:.1f}%)", *math,
                                           row.text("sass__loop_math_op"), 100 * *math / *loop)

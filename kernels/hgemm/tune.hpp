@@ -127,7 +127,7 @@ const char* shape_class_name(ShapeClass c);
 ShapeClass shape_class(const Problem& p);
 
 inline constexpr const char* kV07Id = "hgemm.v07_mma_autotuned";
-/// v07's committed table, relative to the source directory (absent: no committed winners yet).
+/// v07's committed table, relative to the source directory.
 inline constexpr const char* kCommittedTable = "kernels/hgemm/tuned.json";
 
 /// v07's built-in guess for a shape class (used when no table has an entry).

@@ -2,7 +2,7 @@
 // tune.hpp's kTuneSpace; each launch picks one by shape class ("large": m * n >= 2048^2, "small"
 // otherwise) from the first of: this device's tune cache (~/.cache/klab/tune-<device>.json,
 // written by `klab tune hgemm.v07_mma_autotuned`), the committed table kernels/hgemm/tuned.json
-// (`klab tune --commit`; none committed yet), the built-in guess in tune.cpp (large: entry 0,
+// (`klab tune --commit`; session 3's winner for "large"), the built-in guess in tune.cpp (large: entry 0,
 // v05's 128x256x64 s4; small: entry 7, v06's 128x128x64 s3 at 2 blocks/SM).
 // `launch_hgemm_config` runs any entry by index, for the `klab tune` sweep.
 // Changes over v05: none in the kernel. What v05 chose by reasoning becomes a measured choice

@@ -1,12 +1,13 @@
 #pragma once
-// The multistage SGEMM kernels behind v11-v14: warp tiles as v09 (block / warp / thread tiles of
+// The multistage SGEMM kernels behind v11-v15: warp tiles as v09 (block / warp / thread tiles of
 // 4 x 4 chunks), fed by a kStages-deep cp.async pipeline.
 // - sgemm_multistage (v11, v12; MultistageConfig): A row-major in shared memory, copied 16 bytes
 //   at a time, its rows padded by 4 floats; a lane reads kKGroup k-steps of one A row per LDS.
-// - sgemm_multistage_at (v13, v14; MultistageAtConfig): A transposed on its way into shared
+// - sgemm_multistage_at (v13-v15; MultistageAtConfig): A transposed on its way into shared
 //   memory by 4-byte cp.async, so a k-step's A fragment is 2 LDS.128 as in v09; fragments
-//   double-buffered in registers across the whole k loop (barriers included).
-// See v11_multistage.cu and v13_multistage_at.cu for what each adds and why.
+//   double-buffered in registers across the whole k loop (barriers included). Hoisted (v15):
+//   the copies' addresses and predicates computed once per thread, not per k-tile.
+// See v11_multistage.cu, v13_multistage_at.cu and v15_hoisted_copies.cu for what each adds.
 #include <string>
 #include <type_traits>
 
@@ -136,18 +137,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
   }
   device::cp_async_wait<0>();
 
-#pragma unroll
-  for (int cm = 0; cm < kChunksM; ++cm)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = block_row + warp_row + (cm * kLanesM + lane_m) * 4 + i;
-#pragma unroll
-      for (int cn = 0; cn < kChunksN; ++cn) {
-        const int r = cm * 4 + i, c = cn * 4;
-        store_c4<true>(g, row, block_col + warp_col + (cn * kLanesN + lane_n) * 4,
-                       make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]));
-      }
-    }
+  store_warp_tile<true, kTM, kTN, kLanesM, kLanesN>(g, acc, block_row, block_col, warp_row,
+                                                    warp_col, lane_m, lane_n);
 }
 
 template <class C>
@@ -162,6 +153,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   constexpr int kCopiesA = kBM * kBK / kThreads, kCopiesB = kBK * kBN / 4 / kThreads;
   static_assert(kLanesM * kLanesN == 32 && kCopiesA * kThreads == kBM * kBK &&
                     kCopiesB * kThreads * 4 == kBK * kBN && kThreads % kBK == 0 && kStages >= 2 &&
+                    kBK % 2 == 0 &&  // the fragment double buffer's parity at i = kBK - 1
                     kTM % 4 == 0 && kTN % 4 == 0,
                 "tile shapes must divide evenly");
   extern __shared__ float4 smem4[];
@@ -177,9 +169,17 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   // B: float4s of whole rows, as v11.
   // Hoisted: copy l of A is row a_r0 + l * kRowStepA, k a_kk; of B row b_r0 + l * kRowStepB,
   // columns b_c .. + 3. The sources advance by one k-tile per call (tiles are loaded in order).
+  // A's copies go by warp chunks of 4 rows x 8 k (whole 32-byte sectors; shared banks
+  // (4 k + row) % 32 all distinct for any BK), chunk w of a copy round at k (w % (BK / 8)) * 8.
   constexpr int kRowStepA = kThreads / kBK, kRowStepB = kThreads / (kBN / 4);
-  const int a_kk = t % kBK, a_r0 = t / kBK, b_r0 = t / (kBN / 4), b_c = (t % (kBN / 4)) * 4;
-  const float* a_src = g.a + (block_row + a_r0) * g.k + a_kk;
+  static_assert(!C::kHoisted || (kBK % 8 == 0 && (kThreads / 32) % (kBK / 8) == 0 &&
+                                 kCopiesA <= 32 && kThreads % (kBN / 4) == 0),
+                "the hoisted copies' mapping needs these");
+  const int a_kk = ((t / 32) % (kBK / 8 > 0 ? kBK / 8 : 1)) * 8 + t % 8;
+  const int a_r0 = ((t / 32) / (kBK / 8 > 0 ? kBK / 8 : 1)) * 4 + (t % 32) / 8;
+  const int b_r0 = t / (kBN / 4), b_c = (t % (kBN / 4)) * 4;
+  // 64-bit offsets: an edge block's rows past m, times k, can pass 2^31.
+  const float* a_src = g.a + int64_t(block_row + a_r0) * g.k + a_kk;
   const float* b_src = g.b + b_r0 * g.n + block_col + b_c;
   const uint32_t a_dst = device::smem_addr(smem + a_kk * kLdA + a_r0);
   const uint32_t b_dst = device::smem_addr(smem + kBK * kLdA + b_r0 * kBN + b_c);
@@ -195,7 +195,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
     if (interior && k0 + kBK <= g.k) {
 #pragma unroll
       for (int l = 0; l < kCopiesA; ++l)
-        device::cp_async_4(a_dst + stage + l * kRowStepA * 4, a_src + l * kRowStepA * g.k, true);
+        device::cp_async_4(a_dst + stage + l * kRowStepA * 4, a_src + int64_t(l * kRowStepA) * g.k,
+                           true);
 #pragma unroll
       for (int l = 0; l < kCopiesB; ++l)
         device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4, b_src + l * kRowStepB * g.n,
@@ -205,7 +206,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
       for (int l = 0; l < kCopiesA; ++l) {
         const bool ok = ((a_rows_ok >> l) & 1) && k0 + a_kk < g.k;
         device::cp_async_4(a_dst + stage + l * kRowStepA * 4,
-                           ok ? a_src + l * kRowStepA * g.k : g.a, ok);
+                           ok ? a_src + int64_t(l * kRowStepA) * g.k : g.a, ok);
       }
 #pragma unroll
       for (int l = 0; l < kCopiesB; ++l) {
@@ -290,18 +291,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   }
   device::cp_async_wait<0>();
 
-#pragma unroll
-  for (int cm = 0; cm < kChunksM; ++cm)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = block_row + warp_row + (cm * kLanesM + lane_m) * 4 + i;
-#pragma unroll
-      for (int cn = 0; cn < kChunksN; ++cn) {
-        const int r = cm * 4 + i, c = cn * 4;
-        store_c4<true>(g, row, block_col + warp_col + (cn * kLanesN + lane_n) * 4,
-                       make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]));
-      }
-    }
+  store_warp_tile<true, kTM, kTN, kLanesM, kLanesN>(g, acc, block_row, block_col, warp_row,
+                                                    warp_col, lane_m, lane_n);
 }
 
 /// Enqueues the kernel (16-byte path only: the caller checked vec4_ok).

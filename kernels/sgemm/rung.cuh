@@ -86,6 +86,27 @@ __device__ __forceinline__ void store_c4(const GemmArgs& g, int r, int col, floa
   }
 }
 
+/// The epilogue of a lane's kTM x kTN warp-tile accumulators (v09-v15): 4 x 4 chunks, chunk
+/// (cm, cn) at rows warp_row + (cm * lanes_m + lane_m) * 4 .. + 3 and columns
+/// warp_col + (cn * lanes_n + lane_n) * 4 .. + 3 of the block's tile at (block_row, block_col).
+template <bool kVec, int kTM, int kTN, int kLanesM, int kLanesN>
+__device__ __forceinline__ void store_warp_tile(const GemmArgs& g, const float (&acc)[kTM][kTN],
+                                                int block_row, int block_col, int warp_row,
+                                                int warp_col, int lane_m, int lane_n) {
+#pragma unroll
+  for (int cm = 0; cm < kTM / 4; ++cm)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int row = block_row + warp_row + (cm * kLanesM + lane_m) * 4 + i;
+#pragma unroll
+      for (int cn = 0; cn < kTN / 4; ++cn) {
+        const int r = cm * 4 + i, c = cn * 4;
+        store_c4<kVec>(g, row, block_col + warp_col + (cn * kLanesN + lane_n) * 4,
+                       make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]));
+      }
+    }
+}
+
 /// Four consecutive elements [r][col .. col+3] of a rows x cols row-major matrix, zeros outside.
 /// kVec: one 16-byte load (cols % 4 == 0 and col % 4 == 0: all four in or all out).
 template <bool kVec>

@@ -10,9 +10,10 @@
 // Why: v13's main loop (`klab sass`) runs 678 instructions per iteration for 512 FFMA (75.5%;
 // v09 85%, cuBLAS 88%): the address, predicate and select arithmetic of its 5 copies per thread,
 // redone every 8 k-steps.
-// Static check (`klab sass --kernel`, the main loop's fall-through iteration): 1170 instructions
-// for 1024 FFMA, 87.5% FFMA (v13: 678 for 512, 75.5%; v09: 85.3%; BK = 8 with the same
-// hoisting: about 86%).
+// Static check (`klab sass --kernel`, the main loop's fall-through iteration): 1162 instructions
+// for 1024 FFMA, 88.1% FFMA (v13: 678 for 512, 75.5%; v09: 85.3%; BK = 8 with the same
+// hoisting: about 86%). A's copies go by warp chunks of 4 rows x 8 k, so their shared-memory
+// writes stay conflict-free at BK = 16.
 // Expected (NOT YET MEASURED: written after session 3's device time was spent): 42-45 TFLOP/s at
 // 4096^3, 83-88% of cuBLAS. Scaling v13's 37.9 by the FFMA share gives 44; the stalls v09 and
 // v13 share (dispatch, barrier) are untouched, so 95% of cuBLAS is not expected from this alone.

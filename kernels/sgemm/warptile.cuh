@@ -103,18 +103,8 @@ __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThrea
     __syncthreads();
   }
 
-#pragma unroll
-  for (int cm = 0; cm < kChunksM; ++cm)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int row = block_row + warp_row + (cm * kLanesM + lane_m) * 4 + i;
-#pragma unroll
-      for (int cn = 0; cn < kChunksN; ++cn) {
-        const int r = cm * 4 + i, c = cn * 4;
-        store_c4<kVec>(g, row, block_col + warp_col + (cn * kLanesN + lane_n) * 4,
-                       make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]));
-      }
-    }
+  store_warp_tile<kVec, kThreadM, kThreadN, kLanesM, kLanesN>(g, acc, block_row, block_col,
+                                                              warp_row, warp_col, lane_m, lane_n);
 }
 
 /// Enqueues kTuneSpace[kIndex]: the 16-byte instantiation when rows are 16-byte aligned, else

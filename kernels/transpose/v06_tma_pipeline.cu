@@ -25,7 +25,7 @@
 // Session 3 (results/h200/run_session3.json): 89.2% (f32) / 88.8% (bf16) at 16384², cuBLAS 93.7%.
 // Refuted there: the tile order (20 tune entries, groups of 1 to 64 tile rows: 86.9-88.7%),
 // power-of-two pitches (16448²: 88.9% against cuBLAS's 93.7%) and the TMA store path (the
-// direct-store entries, `_st`, are 2-3 points slower).
+// direct-store entries, `_st`, are 2-8 points slower).
 // Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
 // one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned

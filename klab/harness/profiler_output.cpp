@@ -458,7 +458,16 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
         if (n > p.top_math_count) p.top_math = row, p.top_math_count = n;
       return p;
     }
-    if (in.opcode.starts_with("BRA") && !predicated && !never) {
+    if (in.opcode == "EXIT" && !predicated && !never) return std::nullopt;  // leaves the kernel
+    // Only a plain, unguarded BRA is taken: BRA.DIV and `BRA P2, target` are conditional too.
+    const bool plain_branch = in.opcode == "BRA" && !predicated && !never &&
+                              in.text.find("BRA P") == std::string::npos &&
+                              in.text.find("BRA !P") == std::string::npos;
+    if (in.opcode.starts_with("BRA") && !plain_branch && !never) {
+      const int t = branch_target(f, in);
+      if (t >= big.head && t < i) ++p.inner_loops;  // an inner loop's back edge, not taken
+    }
+    if (plain_branch) {
       const int t = branch_target(f, in);
       if (t < 0) return std::nullopt;
       i = t;

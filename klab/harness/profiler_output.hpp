@@ -125,6 +125,7 @@ struct SassSummary {
     int math = 0, shared = 0, global = 0, barrier = 0;  ///< by classify_sass group
     std::string top_math;  ///< the most frequent math row ("FFMA", "HMMA.16816.F32.BF16", ...)
     int top_math_count = 0;
+    int inner_loops = 0;  ///< backward branches inside it: their bodies are counted once
   };
   std::optional<Path> main_loop;
 };

@@ -421,6 +421,36 @@ TEST(Sass, MainLoopPathSkipsTheEdgePath) {
   EXPECT_EQ(s.main_loop->math, 2);
   EXPECT_EQ(s.main_loop->global, 1);
   EXPECT_EQ(s.main_loop->shared, 0);
+  EXPECT_EQ(s.main_loop->inner_loops, 0);
+}
+
+// A loop nested in the main one is walked once and reported; an EXIT on the path means the walk
+// did not stay in the loop, so no iteration is claimed.
+TEST(Sass, MainLoopPathReportsInnerLoops) {
+  const auto nested = klab::parse_sass(R"sass(
+		Function : _Z6nestedv
+        /*0000*/                   MOV R1, R2 ;
+        /*0010*/                   LDS.128 R4, [R0] ;
+        /*0020*/                   FFMA R3, R4, R5, R3 ;
+        /*0030*/              @P1 BRA 0x20 ;
+        /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0050*/              @!P0 BRA 0x10 ;
+        /*0060*/                   EXIT ;
+)sass");
+  ASSERT_EQ(nested.size(), 1u);
+  const klab::SassSummary s = klab::summarize_sass(nested[0], 16);
+  ASSERT_TRUE(s.main_loop.has_value());
+  EXPECT_EQ(s.main_loop->instructions, 5);  // 0x10 .. 0x50, the inner body once
+  EXPECT_EQ(s.main_loop->inner_loops, 1);
+
+  const auto exits = klab::parse_sass(R"sass(
+		Function : _Z5exitsv
+        /*0000*/                   FFMA R3, R4, R5, R3 ;
+        /*0010*/                   EXIT ;
+        /*0020*/              @!P0 BRA 0x0 ;
+)sass");
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_FALSE(klab::summarize_sass(exits[0], 16).main_loop.has_value());
 }
 
 TEST(Sass, Symbols) {
