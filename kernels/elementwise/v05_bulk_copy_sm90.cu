@@ -8,6 +8,7 @@
 // overhead (one per 8 KiB per input).
 // Requirements: sm_90; 16-byte aligned pointers (else v02's path). Map ops only (not grayscale).
 #include "kernels/elementwise/rung.cuh"
+#include "klab/device/occupancy.cuh"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/vec.cuh"
 
@@ -91,13 +92,9 @@ void launch_bulk(Op op, MapArgs<T, kIn> a, cudaStream_t stream) {
     return true;
   }();
   (void)configured;
-  int per_sm = 0;
-  KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bulk_map<Op, T, kIn>,
-                                                                kThreads, kSmem));
   const int64_t tiles = a.n / (kTileBytes / sizeof(T));
-  const int64_t grid =
-      std::max<int64_t>(1, std::min<int64_t>(int64_t(device_info().sm_count) * std::max(per_sm, 1),
-                                             std::max<int64_t>(tiles, 1)));
+  const int64_t grid = std::max<int64_t>(
+      1, std::min(device::resident_wave(bulk_map<Op, T, kIn>, kThreads, kSmem), tiles));
   bulk_map<<<static_cast<unsigned>(grid), kThreads, kSmem, stream>>>(op, a);
 }
 

@@ -20,7 +20,7 @@
 // shapes, against ~70-80% for v01 on 2x2/2 and less for v01 on the overlapping 3x3/2.
 // Requirements: none (any shape, any alignment).
 #include <algorithm>
-#include <atomic>
+#include "klab/device/occupancy.cuh"
 
 #include "kernels/maxpool/rung.cuh"
 
@@ -88,22 +88,11 @@ __global__ void __launch_bounds__(1024)
 
 // One full wave of blocks, sized from the kernel's real occupancy: the unrolled 3x3 strips use
 // ~43 registers, so fewer blocks fit per SM than max_threads_per_sm / block suggests, and a grid
-// sized on that guess would run a second, partial wave. Cached per block size (the occupancy
-// query is host-only, but not free).
+// sized on that guess would run a second, partial wave.
 template <class T, class Index, int kK, int kS>
 void launch_window(const StripArgs<Index>& a, const T* x, T* y, int block, cudaStream_t stream) {
   const auto kernel = strip_pool<T, Index, kK, kS>;
-  static std::atomic<int> per_sm_cache[1025]{};  // by block size; 0 = not asked yet
-  int per_sm = block <= 1024 ? per_sm_cache[block].load(std::memory_order_relaxed) : 0;
-  if (per_sm == 0) {
-    KLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-    per_sm = std::max(per_sm, 1);
-    if (block <= 1024) per_sm_cache[block].store(per_sm, std::memory_order_relaxed);
-  }
-  const int64_t wave = int64_t(device_info().sm_count) * per_sm;
-  const auto grid = static_cast<unsigned>(
-      std::max<int64_t>(1, std::min<int64_t>(wave, device::ceil_div(a.items, block))));
-  kernel<<<grid, block, 0, stream>>>(x, y, a);
+  kernel<<<device::grid_resident_wave(kernel, a.items, block), block, 0, stream>>>(x, y, a);
 }
 
 template <class T, class Index>

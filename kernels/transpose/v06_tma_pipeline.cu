@@ -39,10 +39,10 @@
 
 #include "kernels/transpose/rung.cuh"
 #include "kernels/transpose/tune.hpp"
+#include "klab/device/occupancy.cuh"
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/vec.cuh"
-#include "klab/harness/device_info.hpp"
 
 namespace klab::transpose {
 
@@ -211,14 +211,12 @@ template <class T, int kIndex>
 void launch_tma(Args<T> a, cudaStream_t stream) {
   using G = TmaTile<T, kIndex>;
   constexpr auto kernel = tma_transpose<T, G>;
-  static const int per_sm = [] {
+  static const bool opted_in = [] {
     KLAB_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSmem));
-    int n = 0;
-    KLAB_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, G::kThreads, G::kSmem));
-    return std::max(n, 1);
+    return true;
   }();
+  (void)opted_in;
   const CUtensorMap in_map = device::tensor_map_2d(a.in, tma_type<T>(), uint64_t(a.cols),
                                                    uint64_t(a.rows), uint64_t(a.cols) * sizeof(T),
                                                    G::kE, G::kTileRows, CU_TENSOR_MAP_SWIZZLE_128B);
@@ -227,7 +225,7 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
       G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const int64_t tiles =
       device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
-  const int64_t grid = std::min<int64_t>(int64_t(device_info().sm_count) * per_sm, tiles);
+  const int64_t grid = std::min(device::resident_wave(kernel, G::kThreads, G::kSmem), tiles);
   kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.out,
                                                                          a.rows, a.cols);
 }

@@ -28,14 +28,20 @@ int resident_blocks_per_sm(void (*kernel)(Params...), int block, size_t smem = 0
   return known[key] = std::max(n, 1);
 }
 
+/// Blocks of `kernel` resident on the whole GPU at once: one full wave. (A kernel above 48 KiB of
+/// dynamic shared memory must have opted in with cudaFuncSetAttribute first.)
+template <class... Params>
+int64_t resident_wave(void (*kernel)(Params...), int block, size_t smem = 0) {
+  return int64_t(device_info().sm_count) * resident_blocks_per_sm(kernel, block, smem);
+}
+
 /// A grid-stride launch of exactly one resident wave of `kernel`, or fewer blocks when n_items
 /// needs fewer.
 template <class... Params>
 unsigned grid_resident_wave(void (*kernel)(Params...), int64_t n_items, int block,
                             size_t smem = 0) {
-  const int64_t wave =
-      int64_t(device_info().sm_count) * resident_blocks_per_sm(kernel, block, smem);
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(wave, ceil_div(n_items, block))));
+  return static_cast<unsigned>(
+      std::max<int64_t>(1, std::min(resident_wave(kernel, block, smem), ceil_div(n_items, block))));
 }
 
 }  // namespace klab::device
