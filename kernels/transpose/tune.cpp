@@ -10,7 +10,8 @@ namespace klab::transpose {
 
 std::string TmaConfig::name() const {
   return std::to_string(sub_x) + "x" + std::to_string(sub_y) + "_s" + std::to_string(stages) +
-         (group == 8 ? "" : "_g" + std::to_string(group)) + (direct_store ? "_st" : "");
+         (group == 8 ? "" : "_g" + std::to_string(group)) + (direct_store ? "_st" : "") +
+         (cp_async_load ? "_ld" : "");
 }
 
 std::vector<std::string> tma_config_names() {

@@ -20,6 +20,10 @@ struct TmaConfig {
   /// instead of through two shared output buffers and TMA stores: an experiment on the write
   /// path (session 3: is it the TMA store that holds v06 below cuBLAS?).
   bool direct_store = false;
+  /// Threads copy the input tiles with 16-byte cp.async (into the same 128-byte-swizzled layout)
+  /// instead of one thread issuing TMA boxes: the experiment on the read path (session 3: is it
+  /// the TMA load engine that caps v06 near 89% of copy, where cuBLAS's LSU loads reach 94%?).
+  bool cp_async_load = false;
   constexpr int threads() const { return 64 * sub_x * sub_y; }
   /// Dynamic shared memory for elements of `elem_bytes`: stages + 2 output buffers (none when
   /// storing directly), + alignment.
@@ -27,7 +31,8 @@ struct TmaConfig {
     const int edge = 128 / elem_bytes;  // sub-tile edge, elements
     return (stages + (direct_store ? 0 : 2)) * sub_x * sub_y * 128 * edge + 1024 + 64;
   }
-  std::string name() const;  ///< "2x2_s4", "2x2_s2_g1" (the group when not 8), "_st" (direct)
+  /// "2x2_s4", "2x2_s2_g1" (the group when not 8), "_st" (direct stores), "_ld" (cp.async loads)
+  std::string name() const;
   /// What keeps the entry from running elements of `elem_bytes`, or nothing.
   enum class Misfit { none, shared_memory, box_side, threads };
   constexpr Misfit misfit(int elem_bytes) const {
@@ -69,6 +74,11 @@ inline constexpr TmaConfig kTmaSpace[] = {
     {2, 2, 2, 1, true},   // 22
     {2, 1, 4, 8, true},   // 23
     {2, 2, 2, 64, true},  // 24
+    // 25-28: cp.async loads by every thread (TMA stores kept): the read-path experiment
+    {2, 2, 2, 64, false, true},  // 25
+    {2, 2, 4, 64, false, true},  // 26
+    {2, 1, 4, 8, false, true},   // 27
+    {2, 2, 3, 8, false, true},   // 28
 };
 inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaSpace) / sizeof(kTmaSpace[0]));
 

@@ -26,6 +26,14 @@
 // Refuted there: the tile order (20 tune entries, groups of 1 to 64 tile rows: 86.9-88.7%),
 // power-of-two pitches (16448²: 88.9% against cuBLAS's 93.7%) and the TMA store path (the
 // direct-store entries, `_st`, are 2-8 points slower).
+// Found after the last device call of session 3, by `klab sass`: the threads' shared-memory
+// transposes compiled to generic LD.E.128/ST.E.128 (the stage pointers went through an integer
+// cast for their 1024-byte alignment), not LDS/STS; they now use explicit ld/st.shared. Also new,
+// as tune entries 25-28 (`_ld`): every thread copies the input with 16-byte cp.async instead of
+// one thread issuing TMA boxes, the test of the read path. NOT YET MEASURED. Prediction: LDS/STS
+// shorten each tile's critical path (wait, transpose, barrier, store) by the generic path's
+// extra latency: +1-3% if v06 is latency-bound as its stalls say (long_scoreboard and barrier,
+// 43% each); the `_ld` entries reach cuBLAS's 93-94% only if the TMA load engine is the cap.
 // Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
 // one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned
@@ -39,6 +47,7 @@
 
 #include "kernels/transpose/rung.cuh"
 #include "kernels/transpose/tune.hpp"
+#include "klab/device/mma_sm80.cuh"  // cp_async_16 (the kCpAsync entries)
 #include "klab/device/occupancy.cuh"
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
@@ -54,11 +63,12 @@ template <class T, int kIndex>
 struct TmaTile {
   static constexpr TmaConfig kCfg = kTmaSpace[kIndex];
   static constexpr int kSubX = kCfg.sub_x, kSubY = kCfg.sub_y, kStages = kCfg.stages;
-  static constexpr int kGroup = kCfg.group;           // tile rows per rasterisation group
-  static constexpr bool kDirect = kCfg.direct_store;  // st.global instead of TMA stores
-  static constexpr int kN = 16 / int(sizeof(T));      // elements per 16-byte chunk
-  static constexpr int kE = 8 * kN;                   // sub-tile edge: 128 bytes of elements
-  static constexpr int kThreads = kCfg.threads();     // 64 threads per sub-tile, N x N each
+  static constexpr int kGroup = kCfg.group;             // tile rows per rasterisation group
+  static constexpr bool kDirect = kCfg.direct_store;    // st.global instead of TMA stores
+  static constexpr bool kCpAsync = kCfg.cp_async_load;  // cp.async by all threads, not TMA loads
+  static constexpr int kN = 16 / int(sizeof(T));        // elements per 16-byte chunk
+  static constexpr int kE = 8 * kN;                     // sub-tile edge: 128 bytes of elements
+  static constexpr int kThreads = kCfg.threads();       // 64 threads per sub-tile, N x N each
   static constexpr int kTileCols = kE * kSubX, kTileRows = kE * kSubY;  // one stage, input side
   static constexpr int kInBox = 128 * kTileRows;   // bytes of one input box (kE cols x kTileRows)
   static constexpr int kOutBox = 128 * kTileCols;  // bytes of one output box (kE x kTileCols)
@@ -96,8 +106,8 @@ __device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
 template <class T, class G>
 __global__ void __launch_bounds__(G::kThreads)
     tma_transpose(const __grid_constant__ CUtensorMap in_map,
-                  const __grid_constant__ CUtensorMap out_map, T* __restrict__ out, int64_t rows,
-                  int64_t cols) {
+                  const __grid_constant__ CUtensorMap out_map, const T* __restrict__ in,
+                  T* __restrict__ out, int64_t rows, int64_t cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kN = G::kN, kE = G::kE, kStages = G::kStages, kGroup = G::kGroup;
   extern __shared__ unsigned char smem_raw[];
@@ -139,8 +149,33 @@ __global__ void __launch_bounds__(G::kThreads)
       device::tma_load_2d(in_stage + s * G::kStageBytes + bx * G::kInBox, &in_map, x + bx * kE, y,
                           &full[s]);
   };
-  if (tid == 0)
+  // kCpAsync: every thread copies kN 16-byte chunks of a stage, a warp along whole stage rows
+  // (kSubX x 128 contiguous bytes), into the layout the TMA's 128-byte swizzle would give
+  // (chunk j of row r of box sx at sx * kInBox + r * 128 + (j ^ (r % 8)) * 16); chunks outside
+  // the matrix are zero-filled. One commit group per tile, empty past the last.
+  auto issue_copy = [&](int64_t local) {  // every thread
+    const int s = static_cast<int>(local % kStages);
+    int x, y;
+    tile_origin(local, x, y);
+    constexpr int kRowChunks = G::kSubX * 8;
+#pragma unroll
+    for (int q = 0; q < kN; ++q) {
+      const int idx = tid + q * G::kThreads, r = idx / kRowChunks, c = idx % kRowChunks;
+      const int64_t row = int64_t(y) + r, col = int64_t(x) + c * kN;
+      const bool ok = row < rows && col < cols;  // cols % kN == 0 on this path
+      const uint32_t dst = device::smem_addr(in_stage + s * G::kStageBytes + (c / 8) * G::kInBox +
+                                             swizzled(r, c % 8));
+      device::cp_async_16(dst, ok ? in + row * cols + col : in, ok);
+    }
+  };
+  if constexpr (G::kCpAsync) {
+    for (int64_t l = 0; l < kStages; ++l) {
+      if (l < my_tiles) issue_copy(l);
+      device::cp_async_commit();
+    }
+  } else if (tid == 0) {
     for (int64_t l = 0; l < kStages && l < my_tiles; ++l) issue_load(l);
+  }
 
   // This thread's N x N block: sub-tile (sx, sy), block row a, block column b (see the header).
   const int sub = tid / 64, u = tid % 64;
@@ -152,18 +187,23 @@ __global__ void __launch_bounds__(G::kThreads)
   for (int64_t l = 0; l < my_tiles; ++l) {
     const int s = static_cast<int>(l % kStages);
     [[maybe_unused]] const int ob = static_cast<int>(l & 1);  // output buffer (TMA stores)
-    device::mbarrier_wait(&full[s], static_cast<uint32_t>((l / kStages) & 1));
-    if constexpr (!G::kDirect) {
-      // Output buffer ob was last stored from at l - 2: wait until the engine has read it.
-      if (tid == 0) device::bulk_wait_group_read<1>();
+    if constexpr (G::kCpAsync)
+      device::cp_async_wait<kStages - 1>();  // this thread's copies of tile l have landed
+    else
+      device::mbarrier_wait(&full[s], static_cast<uint32_t>((l / kStages) & 1));
+    if constexpr (!G::kDirect || G::kCpAsync) {
+      // Output buffer ob was last stored from at l - 2: wait until the engine has read it; and
+      // (cp.async) every thread's copies of tile l are visible after this barrier.
+      if (!G::kDirect && tid == 0) device::bulk_wait_group_read<1>();
       __syncthreads();
     }
 
-    const unsigned char* src = in_stage + s * G::kStageBytes + sx * G::kInBox;
+    // By .shared address (LDS/STS): `smem` went through an integer cast for its alignment, and
+    // plain dereferences of it compiled to generic LD.E/ST.E (session 3's SASS).
+    const uint32_t src = device::smem_addr(in_stage + s * G::kStageBytes + sx * G::kInBox);
     uint4 v[kN], w[kN];
 #pragma unroll
-    for (int i = 0; i < kN; ++i)
-      v[i] = *reinterpret_cast<const uint4*>(src + swizzled(in_row0 + i, b));
+    for (int i = 0; i < kN; ++i) v[i] = device::ld_shared_v4(src + swizzled(in_row0 + i, b));
     transpose_block<T>(v, w);
     if constexpr (G::kDirect) {
       // Output row x + out_row0 + j, columns y + sy * kE + N a .. + N - 1 (rows % N == 0 here).
@@ -177,10 +217,9 @@ __global__ void __launch_bounds__(G::kThreads)
       }
       __syncthreads();  // stage s is free for the next load
     } else {
-      unsigned char* dst = out_buf + ob * G::kStageBytes + sy * G::kOutBox;
+      const uint32_t dst = device::smem_addr(out_buf + ob * G::kStageBytes + sy * G::kOutBox);
 #pragma unroll
-      for (int j = 0; j < kN; ++j)
-        *reinterpret_cast<uint4*>(dst + swizzled(out_row0 + j, a)) = w[j];
+      for (int j = 0; j < kN; ++j) device::st_shared_v4(dst + swizzled(out_row0 + j, a), w[j]);
       device::fence_proxy_async_shared();  // the stores below read what this thread wrote
       __syncthreads();                     // and stage s is free for the next load
     }
@@ -195,7 +234,12 @@ __global__ void __launch_bounds__(G::kThreads)
                                out_buf + ob * G::kStageBytes + by * G::kOutBox);
         device::bulk_commit_group();
       }
-      if (l + kStages < my_tiles) issue_load(l + kStages);
+      if constexpr (!G::kCpAsync)
+        if (l + kStages < my_tiles) issue_load(l + kStages);
+    }
+    if constexpr (G::kCpAsync) {  // stage s was freed by the barrier above
+      if (l + kStages < my_tiles) issue_copy(l + kStages);
+      device::cp_async_commit();
     }
   }
   if (tid == 0) device::bulk_wait_group<0>();  // shared memory must outlive the engine's reads
@@ -226,8 +270,8 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
   const int64_t tiles =
       device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
   const int64_t grid = std::min(device::resident_wave(kernel, G::kThreads, G::kSmem), tiles);
-  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.out,
-                                                                         a.rows, a.cols);
+  kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.in,
+                                                                         a.out, a.rows, a.cols);
 }
 
 // Entries too large for a dtype (tma_config_can_implement refuses them) are never instantiated.
