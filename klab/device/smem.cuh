@@ -13,9 +13,11 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
 /// compiler can prove about a pointer (through an integer cast it falls back to generic LD/ST).
 __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {
   uint4 v;
+  // "memory": never moved across the barriers and waits that make the data visible.
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(addr));
+               : "r"(addr)
+               : "memory");
   return v;
 }
 __device__ __forceinline__ void st_shared_v4(uint32_t addr, uint4 v) {
