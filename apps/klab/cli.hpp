@@ -1,5 +1,6 @@
 #pragma once
 // The klab CLI's commands. Each returns the process exit code; UsageError escapes to main().
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ std::string format_table(const std::vector<Result>& results, bool markdown);
 /// Writes records as a JSON array ("-" = stdout).
 void write_json(const std::vector<Result>& results, const std::string& path);
 std::vector<Result> read_json(const std::string& path);
+/// The JSON in a file; UsageError when it cannot be read or parsed (one line, naming the file).
+nlohmann::json read_json_file(const std::string& path);
 /// One record per (variant, problem, dtype, block size, mode): where several inputs measured the
 /// same thing (a rerun, an older run's file), the newest by timestamp; order otherwise kept.
 std::vector<Result> newest_per_record(std::vector<Result> results);

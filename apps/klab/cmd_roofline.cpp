@@ -65,16 +65,6 @@ std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>&
   return files;
 }
 
-json parse_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read " + path);
-  try {
-    return json::parse(in);
-  } catch (const std::exception& e) {
-    throw UsageError(path + " is not valid JSON: " + std::string(e.what()));
-  }
-}
-
 bool is_ceilings_json(const json& j) {
   return j.is_object() && j.contains("ceilings") && !j.contains("variant");
 }
@@ -88,7 +78,7 @@ Inputs load_inputs(const std::vector<std::string>& paths) {
   Inputs in;
   std::vector<Result> all;
   for (const auto& [f, found_in_folder] : expand(paths)) {
-    const json j = parse_file(f);
+    const json j = read_json_file(f);
     // A folder may hold other JSON (gtest reports, sweeps' plots' data): skip what is neither.
     if (found_in_folder && !is_ceilings_json(j) && !is_results_json(j)) continue;
     in.files.push_back(f);

@@ -101,14 +101,7 @@ void append_profile_record(const std::string& path, const nlohmann::json& record
 std::vector<nlohmann::json> load_profile_records(const std::vector<std::string>& paths) {
   std::vector<nlohmann::json> out;
   for (const auto& path : paths) {
-    std::ifstream in(path);
-    if (!in) throw UsageError("cannot read " + path);
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      throw UsageError(path + " is not valid JSON: " + std::string(e.what()));
-    }
+    const nlohmann::json j = read_json_file(path);
     if (!j.is_array())
       throw UsageError(path +
                        " is not a profile record file (a JSON array from `klab profile --json`)");

@@ -91,15 +91,18 @@ void write_json(const std::vector<Result>& results, const std::string& path) {
   out << arr.dump(1) << "\n";
 }
 
-std::vector<Result> read_json(const std::string& path) {
+nlohmann::json read_json_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UsageError("cannot read " + path);
-  nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
   } catch (const std::exception& e) {
     throw UsageError(path + " is not valid JSON: " + std::string(e.what()));
   }
+}
+
+std::vector<Result> read_json(const std::string& path) {
+  const nlohmann::json j = read_json_file(path);
   std::vector<Result> out;
   try {
     if (j.is_array())

@@ -101,15 +101,11 @@ void register_hgemm_tunable() {
     KLAB_CHECK(index >= 0 && index < kTuneSpaceSize, "hgemm tune-space index out of range");
 #if KLAB_HAS_CUDA
     // v07 with the table lookup replaced by one fixed configuration.
-    Variant v = gpu_v07_mma_autotuned();
-    v.info.id = config_variant_id(kV07Id, index);
-    v.info.summary =
-        "v07 fixed to configuration " + std::to_string(index) + ": " + kTuneSpace[index].name();
-    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-      launch_hgemm_config(index, p, b, a);
-    };
-    v.can_implement = [index](const Problem& p) { return hgemm_config_can_implement(index, p); };
-    return v;
+    return fixed_config_variant(gpu_v07_mma_autotuned(), index, kTuneSpace[index].name(),
+                                hgemm_config_can_implement,
+                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                                  launch_hgemm_config(index, p, b, a);
+                                });
 #else
     throw UsageError(std::string(kV07Id) + " needs a CUDA build");
 #endif

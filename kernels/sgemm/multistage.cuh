@@ -49,6 +49,21 @@ struct MultistageAtConfig {
   static constexpr bool kATransposed = true;
 };
 
+/// One k-tile of B (kBK x kBN, rows k0 ..) into shared memory `b` (row-major, kBN floats per
+/// row) by 16-byte cp.async, zero-filled past k and n: float4 number t + l * kThreads of the tile
+/// for thread t.
+template <int kBK, int kBN, int kThreads>
+__device__ __forceinline__ void copy_b_rows(const GemmArgs& g, float* b, int t, int k0,
+                                            int block_col) {
+#pragma unroll
+  for (int l = 0; l < kBK * kBN / 4 / kThreads; ++l) {
+    const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
+    const bool ok = k0 + r < g.k && block_col + c < g.n;
+    device::cp_async_16(device::smem_addr(b + r * kBN + c),
+                        ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
+  }
+}
+
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(GemmArgs g) {
   constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN, kTM = C::kTM,
@@ -85,13 +100,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage(G
       device::cp_async_16(device::smem_addr(a + r * kLdA + c),
                           ok ? g.a + (block_row + r) * g.k + k0 + c : g.a, ok);
     }
-#pragma unroll
-    for (int l = 0; l < kCopiesB; ++l) {
-      const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
-      const bool ok = k0 + r < g.k && block_col + c < g.n;
-      device::cp_async_16(device::smem_addr(b + r * kBN + c),
-                          ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
-    }
+    copy_b_rows<kBK, kBN, kThreads>(g, b, t, k0, block_col);
   };
 
   const int tiles = (g.k + kBK - 1) / kBK;
@@ -231,13 +240,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
         device::cp_async_4(device::smem_addr(a + kk * kLdA + r),
                            ok ? g.a + (block_row + r) * g.k + k0 + kk : g.a, ok);
       }
-#pragma unroll
-      for (int l = 0; l < kCopiesB; ++l) {
-        const int idx = t + l * kThreads, r = idx / (kBN / 4), c = (idx % (kBN / 4)) * 4;
-        const bool ok = k0 + r < g.k && block_col + c < g.n;
-        device::cp_async_16(device::smem_addr(b + r * kBN + c),
-                            ok ? g.b + (k0 + r) * g.n + block_col + c : g.b, ok);
-      }
+      copy_b_rows<kBK, kBN, kThreads>(g, b, t, k0, block_col);
     }
   };
 

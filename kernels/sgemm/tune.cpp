@@ -142,15 +142,11 @@ void register_sgemm_tunable() {
     KLAB_CHECK(index >= 0 && index < kTuneSpaceSize, "sgemm tune-space index out of range");
 #if KLAB_HAS_CUDA
     // v10 with the table lookup replaced by one fixed configuration.
-    Variant v = gpu_v10_autotuned();
-    v.info.id = config_variant_id(kV10Id, index);
-    v.info.summary =
-        "v10 fixed to configuration " + std::to_string(index) + ": " + kTuneSpace[index].name();
-    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-      launch_sgemm_config(index, p, b, a);
-    };
-    v.can_implement = [index](const Problem& p) { return sgemm_config_can_implement(index, p); };
-    return v;
+    return fixed_config_variant(gpu_v10_autotuned(), index, kTuneSpace[index].name(),
+                                sgemm_config_can_implement,
+                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                                  launch_sgemm_config(index, p, b, a);
+                                });
 #else
     throw UsageError(std::string(kV10Id) + " needs a CUDA build");
 #endif

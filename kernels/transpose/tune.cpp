@@ -76,16 +76,12 @@ void register_transpose_tunable() {
   t.make = [](int index) -> Variant {
     KLAB_CHECK(index >= 0 && index < kTmaSpaceSize, "transpose tune-space index out of range");
 #if KLAB_HAS_CUDA
-    Variant v = gpu_v06_tma_pipeline();
-    v.info.id = config_variant_id(kV06Id, index);
-    v.info.summary =
-        "v06 fixed to configuration " + std::to_string(index) + ": " + kTmaSpace[index].name();
-    v.launch = [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-      if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
-      launch_vectorized(p, b, a);
-    };
-    v.can_implement = [index](const Problem& p) { return tma_config_can_implement(index, p); };
-    return v;
+    return fixed_config_variant(gpu_v06_tma_pipeline(), index, kTmaSpace[index].name(),
+                                tma_config_can_implement,
+                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                                  if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
+                                  launch_vectorized(p, b, a);
+                                });
 #else
     throw UsageError(std::string(kV06Id) + " needs a CUDA build");
 #endif

@@ -48,6 +48,14 @@ struct Tunable {
 /// "sgemm.v10_autotuned[cfg3]"
 std::string config_variant_id(const std::string& variant, int config);
 
+/// What a Tunable's `make` returns: the tunable rung as registered, fixed to configuration
+/// `index` (id config_variant_id, a summary naming the configuration, `launch` as its launcher
+/// and can_implement(index, p) as its check).
+Variant fixed_config_variant(
+    Variant rung, int index, const std::string& config_name,
+    std::function<Status(int, const Problem&)> can_implement,
+    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch);
+
 /// Tunables, registered explicitly by the kernel folders (kernels/sgemm/register.cpp) while the
 /// registry is built; registering an id again replaces the entry.
 void register_tunable(Tunable t);

@@ -25,6 +25,24 @@ Out klab(const std::string& args) {
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
+void write_file(const std::string& path, const std::string& text) {
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr) << path;
+  fputs(text.c_str(), f);
+  fclose(f);
+}
+
+/// The file's text; "" when it cannot be opened.
+std::string read_file(const std::string& path) {
+  std::string text;
+  FILE* f = fopen(path.c_str(), "r");
+  if (!f) return text;
+  std::array<char, 1024> buf{};
+  while (fgets(buf.data(), buf.size(), f)) text += buf.data();
+  fclose(f);
+  return text;
+}
+
 }  // namespace
 
 class BadInput : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
@@ -104,26 +122,13 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
   };
   const std::string older = dir + "/klab_old.json", newer = dir + "/klab_new.json",
                     md = dir + "/klab_report.md";
-  {
-    FILE* f = fopen(older.c_str(), "w");
-    fputs(record("2026-01-01T00:00:00Z", 0.5).c_str(), f);
-    fclose(f);
-  }
-  {
-    FILE* f = fopen(newer.c_str(), "w");
-    fputs(record("2026-02-01T00:00:00Z", 0.25).c_str(), f);
-    fclose(f);
-  }
+  write_file(older, record("2026-01-01T00:00:00Z", 0.5));
+  write_file(newer, record("2026-02-01T00:00:00Z", 0.25));
   // Either order of the inputs.
   for (const std::string& args : {newer + " " + older, older + " " + newer}) {
     const Out o = klab("report " + args + " --md " + md);
     ASSERT_EQ(o.code, 0) << o.err;
-    FILE* f = fopen(md.c_str(), "r");
-    ASSERT_NE(f, nullptr);
-    std::string text;
-    std::array<char, 512> buf{};
-    while (fgets(buf.data(), buf.size(), f)) text += buf.data();
-    fclose(f);
+    const std::string text = read_file(md);
     EXPECT_NE(text.find("0.2500"), std::string::npos) << text;
     EXPECT_EQ(text.find("0.5000"), std::string::npos) << text;
     EXPECT_NE(text.find("from 1 record(s)"), std::string::npos) << text;
@@ -135,30 +140,16 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
 TEST(Cli, ReportReplacesTheNamedSectionOnly) {
   const std::string dir = ::testing::TempDir();
   const std::string json = dir + "/klab_sec.json", readme = dir + "/klab_sec.md";
-  {
-    FILE* f = fopen(json.c_str(), "w");
-    fputs(R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)"
-          R"("dtype":"f32","status":"ok","timestamp":"2026-01-01T00:00:00Z","flops":1024,)"
-          R"("bytes":12288,"mode":"cold","samples_ms":[0.125],"median_ms":0.125}])",
-          f);
-    fclose(f);
-  }
+  write_file(json,
+             R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)"
+             R"("dtype":"f32","status":"ok","timestamp":"2026-01-01T00:00:00Z","flops":1024,)"
+             R"("bytes":12288,"mode":"cold","samples_ms":[0.125],"median_ms":0.125}])");
   auto write_readme = [&] {
-    FILE* f = fopen(readme.c_str(), "w");
-    fputs(
-        "a\n<!-- klab:results:begin -->\nMAIN\n<!-- klab:results:end -->\n"
-        "<!-- klab:second:begin -->\nOLD\n<!-- klab:second:end -->\nz\n",
-        f);
-    fclose(f);
+    write_file(readme,
+               "a\n<!-- klab:results:begin -->\nMAIN\n<!-- klab:results:end -->\n"
+               "<!-- klab:second:begin -->\nOLD\n<!-- klab:second:end -->\nz\n");
   };
-  auto read_readme = [&] {
-    std::string text;
-    FILE* f = fopen(readme.c_str(), "r");
-    std::array<char, 512> buf{};
-    while (f && fgets(buf.data(), buf.size(), f)) text += buf.data();
-    if (f) fclose(f);
-    return text;
-  };
+  auto read_readme = [&] { return read_file(readme); };
   write_readme();
   const Out o = klab("report " + json + " --readme " + readme + " --section second");
   ASSERT_EQ(o.code, 0) << o.err;
@@ -179,30 +170,21 @@ TEST(Cli, ReportReplacesTheNamedSectionOnly) {
 TEST(Cli, ProfileReportRendersRecords) {
   const std::string dir = ::testing::TempDir();
   const std::string rec = dir + "/klab_profiles.json", md = dir + "/klab_profiles.md";
-  {
-    FILE* f = fopen(rec.c_str(), "w");
-    fputs(
-        R"([{"variant":"transpose.v06_tma_pipeline","family":"transpose","problem":"rows=64,cols=64",)"
-        R"("dtype":"f32","set":"all","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":32768,)"
-        R"("device":{"present":true,"name":"NVIDIA H200"},"build":{"git_sha":"abc"},)"
-        R"("kernels":[{"Kernel Name":"_Z3fooPf","gpu__time_duration.sum":"5,000",)"
-        R"("dram__throughput.avg.pct_of_peak_sustained_elapsed":"76.9","dram__bytes_read.sum":"16384",)"
-        R"("dram__bytes_write.sum":"16384","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum":"10",)"
-        R"("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum":"100",)"
-        R"("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio":"13.76",)"
-        R"("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio":"13.96",)"
-        R"("smsp__average_warps_issue_stalled_wait_per_issue_active.ratio":"1.71"}]}])",
-        f);
-    fclose(f);
-  }
+  write_file(
+      rec,
+      R"([{"variant":"transpose.v06_tma_pipeline","family":"transpose","problem":"rows=64,cols=64",)"
+      R"("dtype":"f32","set":"all","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":32768,)"
+      R"("device":{"present":true,"name":"NVIDIA H200"},"build":{"git_sha":"abc"},)"
+      R"("kernels":[{"Kernel Name":"_Z3fooPf","gpu__time_duration.sum":"5,000",)"
+      R"("dram__throughput.avg.pct_of_peak_sustained_elapsed":"76.9","dram__bytes_read.sum":"16384",)"
+      R"("dram__bytes_write.sum":"16384","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum":"10",)"
+      R"("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum":"100",)"
+      R"("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio":"13.76",)"
+      R"("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio":"13.96",)"
+      R"("smsp__average_warps_issue_stalled_wait_per_issue_active.ratio":"1.71"}]}])");
   const Out o = klab("profile-report " + rec + " --md " + md);
   ASSERT_EQ(o.code, 0) << o.err;
-  FILE* f = fopen(md.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text;
-  std::array<char, 1024> buf{};
-  while (fgets(buf.data(), buf.size(), f)) text += buf.data();
-  fclose(f);
+  const std::string text = read_file(md);
   EXPECT_NE(text.find("### transpose"), std::string::npos) << text;
   EXPECT_NE(text.find("| 5.0 |"), std::string::npos) << text;    // 5,000 ns = 5.0 us
   EXPECT_NE(text.find("76.9%"), std::string::npos) << text;      // DRAM % of peak
@@ -215,11 +197,7 @@ TEST(Cli, ProfileReportRendersRecords) {
 
   // A results file is not a profile file: one line, exit 2.
   const std::string other = dir + "/klab_not_profiles.json";
-  {
-    FILE* g = fopen(other.c_str(), "w");
-    fputs(R"([{"variant":"x.v01","family":"x"}])", g);
-    fclose(g);
-  }
+  write_file(other, R"([{"variant":"x.v01","family":"x"}])");
   const Out bad = klab("profile-report " + other);
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
@@ -230,25 +208,16 @@ TEST(Cli, ProfileReportRendersRecords) {
 TEST(Cli, ProfileReportRendersSassRecords) {
   const std::string dir = ::testing::TempDir();
   const std::string rec = dir + "/klab_sass.json", md = dir + "/klab_sass.md";
-  {
-    FILE* f = fopen(rec.c_str(), "w");
-    fputs(
-        R"([{"variant":"sgemm.v09_warptile","family":"sgemm","problem":"m=64,n=64,k=64",)"
-        R"("dtype":"f32","set":"sass","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":0,)"
-        R"("kernels":[{"Kernel Name":"_Z3barv","sass__instructions":"1821",)"
-        R"("sass__loop_instructions":"1200","sass__loop_math":"1024","sass__loop_math_op":"FFMA",)"
-        R"("sass__loop_shared":"74","sass__loop_global":"4","sass__loop_barriers":"1"}]}])",
-        f);
-    fclose(f);
-  }
+  write_file(
+      rec,
+      R"([{"variant":"sgemm.v09_warptile","family":"sgemm","problem":"m=64,n=64,k=64",)"
+      R"("dtype":"f32","set":"sass","timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":0,)"
+      R"("kernels":[{"Kernel Name":"_Z3barv","sass__instructions":"1821",)"
+      R"("sass__loop_instructions":"1200","sass__loop_math":"1024","sass__loop_math_op":"FFMA",)"
+      R"("sass__loop_shared":"74","sass__loop_global":"4","sass__loop_barriers":"1"}]}])");
   const Out o = klab("profile-report " + rec + " --md " + md);
   ASSERT_EQ(o.code, 0) << o.err;
-  FILE* f = fopen(md.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text;
-  std::array<char, 1024> buf{};
-  while (fgets(buf.data(), buf.size(), f)) text += buf.data();
-  fclose(f);
+  const std::string text = read_file(md);
   EXPECT_NE(text.find("### sgemm — SASS instruction mix"), std::string::npos) << text;
   EXPECT_NE(text.find("| 1821 | 1200 | 1024 FFMA (85.3%) | 74 | 4 | 1 |"), std::string::npos)
       << text;
