@@ -22,6 +22,7 @@ Variant gpu_v04_mma_cp_async();
 Variant gpu_v05_mma_tuned();
 Variant gpu_v06_mma_2cta();
 Variant gpu_v07_mma_autotuned();
+Variant gpu_v08_mma_persistent();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

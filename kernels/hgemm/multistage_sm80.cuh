@@ -7,17 +7,24 @@
 // - no fragment load past the last tile (v04 read a stale slot there);
 // - on the vector path the epilogue goes through shared memory (WarpTile::stage, then
 //   store_tile16): 16-byte coalesced stores of whole C rows instead of 4-byte fragment stores.
+// Persistent (v08, kPersistent): one resident wave of blocks, each computing every gridDim.x-th
+// tile. The k loop runs over the block's tiles back to back (one flattened sequence of k-tiles),
+// so the copies of the next tile's first k-tiles are in flight while the current tile finishes,
+// and the epilogue stores fragments straight from registers (no barrier, no staging in the
+// shared memory the next tile's stages occupy) while the next tile's mma steps run.
 #include "kernels/hgemm/rung.cuh"
 #include "kernels/hgemm/tile_sm80.cuh"
+#include "klab/device/occupancy.cuh"
 
 namespace klab::hgemm {
 
 template <int kBlockM_, int kBlockN_, int kBlockK_, int kWarpM_, int kWarpN_, int kStages_,
-          int kMinBlocks_, int kGroupM_ = 8>
+          int kMinBlocks_, int kGroupM_ = 8, bool kPersistent_ = false>
 struct MultistageConfig {
   static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kBlockK = kBlockK_;
   static constexpr int kWarpM = kWarpM_, kWarpN = kWarpN_;
   static constexpr int kStages = kStages_, kMinBlocks = kMinBlocks_, kGroupM = kGroupM_;
+  static constexpr bool kPersistent = kPersistent_;
   static constexpr int kWarpsN = kBlockN / kWarpN;
   static constexpr int kThreads = 32 * (kBlockM / kWarpM) * kWarpsN;
   static constexpr int kSteps = kBlockK / 16;
@@ -39,7 +46,8 @@ struct MultistageConfig {
       kMainBytes<T> > kEpilogueBytes<T> ? kMainBytes<T> : kEpilogueBytes<T>;
 };
 
-/// The whole block: C[m0.., n0..] = A[m0.., :] @ B[:, n0..] for the tile picked by grouped rasterization.
+/// The whole block: C[m0.., n0..] = A[m0.., :] @ B[:, n0..] for the tile picked by grouped
+/// rasterization; persistent, for every gridDim.x-th tile from blockIdx.x in turn.
 template <class Cfg, class T, bool kVec>
 __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T* __restrict__ b,
                                                 T* __restrict__ c, int m, int n, int k,
@@ -55,10 +63,18 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
                      kStageBytesB = LayoutB::kElems * sizeof(T);
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  int tm, tn;
-  grouped_tile<Cfg::kGroupM>(blockIdx.x, (m - 1) / Cfg::kBlockM + 1, (n - 1) / Cfg::kBlockN + 1, tm,
-                             tn);
-  const int m0 = tm * Cfg::kBlockM, n0 = tn * Cfg::kBlockN;
+  const int tiles_m = (m - 1) / Cfg::kBlockM + 1, tiles_n = (n - 1) / Cfg::kBlockN + 1;
+  // This block's tiles: number j is tile blockIdx.x + j * gridDim.x (one tile unless persistent).
+  const int my_tiles =
+      Cfg::kPersistent ? (tiles_m * tiles_n - 1 - static_cast<int>(blockIdx.x)) / gridDim.x + 1 : 1;
+  auto origin = [&](int j, int& m0, int& n0) {
+    int tm, tn;
+    grouped_tile<Cfg::kGroupM>(blockIdx.x + j * gridDim.x, tiles_m, tiles_n, tm, tn);
+    m0 = tm * Cfg::kBlockM;
+    n0 = tn * Cfg::kBlockN;
+  };
+  int m0, n0;
+  origin(0, m0, n0);
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
 
   using CopierA = TileCopier<T, Cfg::kBlockM, Cfg::kBlockK, kThreads, LayoutA, false>;
@@ -71,34 +87,51 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
   const LaneFrag fa = LayoutA::lane_frag(lane), fb = LayoutB::lane_frag(lane);
   const uint32_t sA_addr = device::smem_addr(sA), sB_addr = device::smem_addr(sB);
   const int k_tiles = (k - 1) / Cfg::kBlockK + 1;
+  const int total = my_tiles * k_tiles;  // k-tiles this block consumes, tile after tile
 
-  // Prologue: tiles 0 .. kStages-2 in flight, one commit group each (empty past the last tile).
+  // The copiers' next k-tile; past a tile's last one, the first k-tile of the block's next tile.
+  int load_kt = 0, load_tile = 0;
+  auto next_load = [&] {
+    gA.advance();
+    gB.advance();
+    if constexpr (Cfg::kPersistent) {
+      if (++load_kt == k_tiles && load_tile + 1 < my_tiles) {
+        load_kt = 0;
+        int m1, n1;
+        origin(++load_tile, m1, n1);
+        gA = CopierA(a, m, k, k, m1, 0, tid);
+        gB = CopierB(b, k, n, n, 0, n1, tid);
+      }
+    }
+  };
+
+  // Prologue: k-tiles 0 .. kStages-2 in flight, one commit group each (empty past the last one).
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) {
+    if (s < total) {
       gA.template copy<kCopy>(sA + s * LayoutA::kElems);
       gB.template copy<kCopy>(sB + s * LayoutB::kElems);
-      gA.advance();
-      gB.advance();
+      next_load();
     }
     device::cp_async_commit();
   }
 
-  // Main loop. Step ks of tile kt: (last step only) wait for tile kt+1 and barrier; ldmatrix the
-  // fragments of the next step; issue slice ks of the refill (tile kt+kStages-1 into the slot
-  // tile kt-1 used: every warp passed the previous barrier after its last read of it) and, at
-  // step kSteps-2, commit it; then the mma of step ks. Group count at the wait of tile kt:
-  // (kStages-1) + (kt+1) committed, so "at most kStages-2 pending" means tile kt+1 has landed.
+  // Main loop. Step ks of k-tile it: (last step only) wait for k-tile it+1 and barrier; ldmatrix
+  // the fragments of the next step; issue slice ks of the refill (k-tile it+kStages-1 into the
+  // slot k-tile it-1 used: every warp passed the previous barrier after its last read of it) and,
+  // at step kSteps-2, commit it; then the mma of step ks. Group count at the wait of k-tile it:
+  // (kStages-1) + (it+1) committed, so "at most kStages-2 pending" means k-tile it+1 has landed.
   constexpr int kIssueSteps = kSteps - 1;
   const int row0 = warp_m * Cfg::kWarpM, chunk0 = warp_n * Cfg::kWarpN / kChunk;
   typename Warp::Frags frags[2];
   int read = 0, write = kStages - 1;
+  int kt = 0, tile = 0;  // the k-tile being consumed: k-tile kt of this block's tile number `tile`
   device::cp_async_wait<kStages - 2>();
   __syncthreads();
   Warp::template load_frags<LayoutA, LayoutB>(frags[0], sA_addr, sB_addr, fa, fb, row0, chunk0, 0);
 
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    const bool refill = kt + kStages - 1 < k_tiles;
+  for (int it = 0; it < total; ++it) {
+    const bool refill = it + kStages - 1 < total;
 #pragma unroll
     for (int ks = 0; ks < kSteps; ++ks) {
       if (ks == kSteps - 1) {
@@ -106,7 +139,7 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
         __syncthreads();
         read = read == kStages - 1 ? 0 : read + 1;
       }
-      if (ks + 1 < kSteps || kt + 1 < k_tiles)
+      if (ks + 1 < kSteps || it + 1 < total)
         Warp::template load_frags<LayoutA, LayoutB>(
             frags[(ks + 1) % 2], sA_addr + read * kStageBytesA, sB_addr + read * kStageBytesB, fa,
             fb, row0, chunk0, (ks + 1) % kSteps);
@@ -116,10 +149,7 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
                                   (ks + 1) * CopierA::kPasses / kIssueSteps);
           gB.template copy<kCopy>(sB + write * LayoutB::kElems, ks * CopierB::kPasses / kIssueSteps,
                                   (ks + 1) * CopierB::kPasses / kIssueSteps);
-          if (ks == kIssueSteps - 1) {
-            gA.advance();
-            gB.advance();
-          }
+          if (ks == kIssueSteps - 1) next_load();
         }
         if (ks == kIssueSteps - 1) {
           device::cp_async_commit();
@@ -128,9 +158,20 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
       }
       acc.mma(frags[ks % 2]);
     }
+    if constexpr (Cfg::kPersistent) {
+      if (++kt == k_tiles) {  // the tile is done: store it from registers, start the next one
+        int cm0, cn0;
+        origin(tile++, cm0, cn0);
+        acc.template store<kVec>(c, m, n, cm0 + row0, cn0 + warp_n * Cfg::kWarpN, lane);
+        acc.zero();
+        kt = 0;
+      }
+    }
   }
 
-  if constexpr (kVec) {
+  if constexpr (Cfg::kPersistent) {
+    device::cp_async_wait<0>();  // only empty groups can be pending; leave none behind
+  } else if constexpr (kVec) {
     // Only empty groups can still be pending, but wait anyway: the C tile reuses the stages.
     device::cp_async_wait<0>();
     __syncthreads();  // every warp is done with its last ldmatrix
@@ -165,7 +206,10 @@ void launch_multistage(const GemmArgs<T>& g, cudaStream_t stream) {
     return true;
   }();
   (void)opted_in;
-  const auto blocks = device::ceil_div(g.m, Cfg::kBlockM) * device::ceil_div(g.n, Cfg::kBlockN);
+  auto blocks = device::ceil_div(g.m, Cfg::kBlockM) * device::ceil_div(g.n, Cfg::kBlockN);
+  if constexpr (Cfg::kPersistent)  // one resident wave, each block looping over tiles
+    blocks = std::min<int64_t>(
+        blocks, device::resident_wave(kernel, Cfg::kThreads, Cfg::template kSmemBytes<T>));
   kernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::template kSmemBytes<T>, stream>>>(
       g.a, g.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();

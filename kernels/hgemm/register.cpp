@@ -18,6 +18,7 @@ void register_hgemm(Registry& r) {
     gpu_v05_mma_tuned(),
     gpu_v06_mma_2cta(),
     gpu_v07_mma_autotuned(),
+    gpu_v08_mma_persistent(),
     gpu_baseline_cublaslt(),
 #endif
   };

@@ -2,6 +2,7 @@
 #include "kernels/register.hpp"
 #include "kernels/sgemm/family.hpp"
 #include "kernels/sgemm/tune.hpp"
+#include "kernels/sgemm/tune_multistage.hpp"
 
 namespace klab {
 
@@ -26,11 +27,13 @@ void register_sgemm(Registry& r) {
     gpu_v13_multistage_at(),
     gpu_v14_multistage_at_256x128(),
     gpu_v15_hoisted_copies(),
+    gpu_v16_autotuned_multistage(),
     gpu_baseline_cublas(),
 #endif
   };
   r.add(std::move(f));
-  register_sgemm_tunable();  // v10's configurations, for `klab tune` (registered without CUDA too)
+  register_sgemm_tunable();  // v10 and v16: `klab tune` (registered without CUDA too)
+  register_v16_tunable();
 }
 
 }  // namespace klab

@@ -18,6 +18,7 @@
 #include "kernels/hgemm/tune.hpp"
 #include "kernels/register.hpp"
 #include "kernels/sgemm/tune.hpp"
+#include "kernels/sgemm/tune_multistage.hpp"
 #include "kernels/transpose/tune.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
@@ -211,6 +212,33 @@ TEST_F(TuneTest, SgemmV10IsTunable) {
   // m beyond 65535 row tiles of 32: no configuration fits gridDim.y.
   p.shape.dims = {{"m", 65535LL * 256 + 1}, {"n", 64}, {"k", 1}};
   for (int i = 0; i < sgemm::kTuneSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+}
+
+TEST_F(TuneTest, SgemmV16IsTunable) {
+  registry();
+  const Tunable* t = find_tunable(sgemm::kV16Id);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(find_tunable("sgemm.v15_hoisted_copies"), nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kMultistageSpaceSize);
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  // Entry 0 is v15's configuration: without a table entry, v16 is v15.
+  EXPECT_EQ(t->configs[0], "128x128x16_w32x64_t8x8_s4_b2");
+  EXPECT_EQ(t->committed_table, "kernels/sgemm/tuned.json");
+  EXPECT_EQ(t->shape_class(registry().family("sgemm").headline.front()), "large");
+  Problem p = registry().family("sgemm").headline.front();
+  for (int i = 0; i < sgemm::kMultistageSpaceSize; ++i)
+    EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
+  EXPECT_FALSE(t->can_implement(sgemm::kMultistageSpaceSize, p).ok());
+  p.shape.dims = {{"m", 65535LL * 256 + 1}, {"n", 64}, {"k", 1}};
+  for (int i = 0; i < sgemm::kMultistageSpaceSize; ++i)
+    EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+  // An invalid entry is caught by the table's own rule (the kernel would not compile).
+  sgemm::MultistageTuneConfig bad = sgemm::kMultistageSpace[0];
+  bad.warp_n = 32;  // 32x32 warp tiles of 8x8 per lane: 16 lanes, not 32
+  EXPECT_FALSE(bad.valid());
+  bad = sgemm::kMultistageSpace[6];
+  bad.stages = 12;  // 12 x 24.8 KiB per block: over the SM's 228 KiB
+  EXPECT_FALSE(bad.valid());
 }
 
 TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {

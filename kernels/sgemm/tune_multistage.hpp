@@ -1,0 +1,79 @@
+#pragma once
+// The tuning space of v15's kernel (sgemm_multistage_at with hoisted copies, multistage.cuh) for
+// v16: every configuration a `klab tune sgemm.v16_autotuned_multistage` sweep may run by index,
+// and v16's lookup per shape class (tune cache, committed table kernels/sgemm/tuned.json,
+// built-in: entry 0, v15's configuration). Shape classes are v10's (tune.hpp). Host-compilable;
+// the kernels are instantiated in v16_autotuned_multistage.cu.
+#include <string>
+#include <vector>
+
+#include "kernels/sgemm/tune.hpp"
+#include "klab/harness/family.hpp"
+#include "klab/harness/tunable.hpp"
+
+namespace klab::sgemm {
+
+/// One instantiation of MultistageAtConfig<block_m, block_n, block_k, warp_m, warp_n, thread_m,
+/// thread_n, threads, stages, min_blocks, /*hoisted*/ true>.
+struct MultistageTuneConfig {
+  int block_m, block_n, block_k;
+  int warp_m, warp_n;
+  int thread_m, thread_n;
+  int threads, stages, min_blocks;
+
+  constexpr int warps() const { return (block_m / warp_m) * (block_n / warp_n); }
+  /// Dynamic shared memory: stages of A^T (block_k x (block_m + 4)) and B (block_k x block_n).
+  constexpr int smem_bytes() const { return stages * block_k * (block_m + 4 + block_n) * 4; }
+  /// What sgemm_multistage_at static_asserts for the hoisted copies, plus shared memory.
+  constexpr bool valid() const {
+    const int copies_a = block_m * block_k / threads;
+    return (warp_m / thread_m) * (warp_n / thread_n) == 32 && warps() * 32 == threads &&
+           block_m % warp_m == 0 && block_n % warp_n == 0 && thread_m % 4 == 0 &&
+           thread_n % 4 == 0 && block_k % 8 == 0 && (threads / 32) % (block_k / 8) == 0 &&
+           copies_a * threads == block_m * block_k && copies_a <= 32 &&
+           threads % (block_n / 4) == 0 && (block_k * block_n / 4) % threads == 0 &&
+           stages >= 2 && min_blocks * (smem_bytes() + 1024) <= 228 * 1024;
+  }
+  /// "128x128x16_w32x64_t8x8_s4_b2"
+  std::string name() const;
+};
+
+/// Index = position; keep entries appended (tune tables name them by name).
+inline constexpr MultistageTuneConfig kMultistageSpace[] = {
+    // block          warp    thread  thr  st b/SM
+    {128, 128, 16, 32, 64, 8, 8, 256, 4, 2},    // 0: v15
+    {128, 128, 8, 32, 64, 8, 8, 256, 4, 2},     // 1: v15 at BK 8 (twice the barriers per flop)
+    {128, 128, 16, 64, 32, 8, 8, 256, 4, 2},    // 2: warps of 64x32 (A reads shared by 4 lanes)
+    {128, 128, 16, 32, 64, 8, 8, 256, 3, 2},    // 3: a stage fewer
+    {128, 128, 16, 32, 64, 8, 8, 256, 5, 2},    // 4: a stage more (83 KiB per block)
+    {256, 128, 8, 64, 64, 8, 16, 256, 3, 1},    // 5: cuBLAS's 256x128x8, 3 stages, 1 block/SM
+    {256, 128, 16, 64, 64, 8, 16, 256, 3, 1},   // 6: ... at BK 16
+    {128, 256, 16, 64, 64, 8, 16, 256, 3, 1},   // 7: 128x256 (B rows of 1 KiB)
+};
+inline constexpr int kMultistageSpaceSize =
+    static_cast<int>(sizeof(kMultistageSpace) / sizeof(kMultistageSpace[0]));
+
+consteval bool multistage_space_valid() {
+  for (const MultistageTuneConfig& c : kMultistageSpace)
+    if (!c.valid()) return false;
+  return true;
+}
+static_assert(multistage_space_valid(), "every entry must satisfy MultistageTuneConfig::valid()");
+
+inline constexpr const char* kV16Id = "sgemm.v16_autotuned_multistage";
+
+std::vector<std::string> multistage_config_names();
+/// ok, or why entry `index` cannot run `p` (index range, gridDim.y, shared memory per block).
+Status multistage_config_can_implement(int index, const Problem& p);
+/// v16's choice for the problem and where it came from (as tuned_choice for v10).
+TunedChoice v16_tuned_choice(const Problem& p);
+int v16_tuned_config(const Problem& p);
+/// Registers v16 as a tunable; called by register_sgemm.
+void register_v16_tunable();
+
+#if KLAB_HAS_CUDA
+/// Enqueues entry `index` (v09's scalar kernel when the 16-byte path is not possible).
+void launch_multistage_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
+#endif
+
+}  // namespace klab::sgemm

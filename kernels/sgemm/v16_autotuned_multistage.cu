@@ -1,0 +1,66 @@
+// v16 autotuned multistage: v15's kernel (hoisted copies, A transposed by 4-byte cp.async,
+// fragments double-buffered) instantiated for every entry of tune_multistage.hpp's space, picked
+// per shape class as v10 picks v09's: tune cache, committed table kernels/sgemm/tuned.json,
+// built-in (v15's configuration). `klab tune sgemm.v16_autotuned_multistage` measures them all.
+// Changes over v15: none in the kernel; the tile shape, BK, stage count and warp layout become
+// a measured choice among 8 entries. The one to watch is cuBLAS's own shape (its profile:
+// sm80_xmma_gemm ... tilesize256x128x8_stage3_warpsize4x2x1, 254 registers, 1 block/SM): 256x128
+// blocks of 8 warps of 64x64, each lane 8x16 accumulators, so a k-step reads 24 floats of shared
+// memory per 128 FFMA instead of v15's 16 per 64 (-25% shared traffic per flop). v14 tried that
+// shape without v15's hoisting and lost (38.1 TFLOP/s) to its per-k-tile copy arithmetic.
+// Expected (a prediction, not yet measured): the 256x128 entries beat v15's 44.5 TFLOP/s by
+// 3-8% (46-48, 90-94% of cuBLAS), the 128x128 variations stay within 2% of v15. 95% of cuBLAS
+// would also need cuBLAS's issue efficiency (88.9% issue active, FMA pipe 78.5%; v09: 73.9/63.7).
+// Requirements: as v15 (16-byte path when k % 4 == 0, n % 4 == 0 and aligned; v09's scalar kernel
+// otherwise); up to 83 KiB of dynamic shared memory per block.
+#include <array>
+#include <utility>
+
+#include "kernels/sgemm/multistage.cuh"
+#include "kernels/sgemm/tune_multistage.hpp"
+
+namespace klab::sgemm {
+
+namespace {
+
+template <int kIndex>
+struct Entry {
+  static constexpr MultistageTuneConfig kC = kMultistageSpace[kIndex];
+  using Cfg = MultistageAtConfig<kC.block_m, kC.block_n, kC.block_k, kC.warp_m, kC.warp_n,
+                                 kC.thread_m, kC.thread_n, kC.threads, kC.stages, kC.min_blocks,
+                                 /*hoisted*/ true>;
+  static_assert(Cfg::kSmemBytes == kC.smem_bytes(), "the table's smem_bytes() and the kernel agree");
+};
+
+using Launcher = void (*)(const GemmArgs&, cudaStream_t);
+
+template <size_t... I>
+constexpr std::array<Launcher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
+  return {&launch_multistage<typename Entry<static_cast<int>(I)>::Cfg>...};
+}
+
+constexpr auto kLaunchers = launch_table(std::make_index_sequence<kMultistageSpaceSize>());
+
+}  // namespace
+
+void launch_multistage_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args) {
+  KLAB_CHECK(index >= 0 && index < kMultistageSpaceSize, "sgemm v16 tune-space index out of range");
+  const GemmArgs g = gemm_args(p, b);
+  if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
+  kLaunchers[static_cast<size_t>(index)](g, stream_of(args));
+}
+
+Variant gpu_v16_autotuned_multistage() {
+  Variant v = gpu_variant(
+      "v16_autotuned_multistage",
+      "v15's kernel, configuration per shape class from " + std::to_string(kMultistageSpaceSize) +
+          " entries: tune cache, else kernels/sgemm/tuned.json, else v15's",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        launch_multistage_config(v16_tuned_config(p), p, b, args);
+      },
+      [](const Problem& p) { return multistage_config_can_implement(v16_tuned_config(p), p); });
+  v.info.min_sm = 80;  // cp.async
+  return v;
+}
+
+}  // namespace klab::sgemm
