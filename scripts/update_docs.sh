@@ -7,12 +7,13 @@ cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
 # The H200 run each family's tables come from (one device call each; see results/h200/README.md).
-# Session 3's run (run_session3.json) measured the GPU rungs of elementwise, transpose and the
-# GEMMs with their baselines; the elementwise CPU rungs come from session 1's run.json (reports
-# keep the newest record of each variant and problem).
+# Session 4's runs measured transpose (run_session4_transpose.json) and the GEMM ladders
+# (run_gemm_session4.json); elementwise comes from session 3's run, its CPU rungs from session 1's
+# run.json (reports keep the newest record of each variant and problem).
 source_of() {
   case $1 in
-    transpose | sgemm | hgemm) echo "$res/run_session3.json" ;;
+    transpose) echo "$res/run_session4_transpose.json" ;;
+    sgemm | hgemm) echo "$res/run_gemm_session4.json" ;;
     reduce_sum | softmax) echo "$res/run_memory.json" ;;
     vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
     *) echo "$res/run.json" ;;
@@ -42,9 +43,10 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
-# sgemm v13/v14 were measured in a later call of session 3, beside v09 and cuBLAS: their own table.
+# sgemm v16 with the configuration of its second sweep, measured in a later call of session 4
+# beside v09, v15 and cuBLAS: its own table.
 for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
-  "$klab" report "$res/run_sgemm_v13_v14.json" --family sgemm --readme "$readme" --section results-v13-v14
+  "$klab" report "$res/run_sgemm_v16.json" --family sgemm --readme "$readme" --section results-v16
 done
 # Profiler tables (klab profile --json records), where a run has produced them.
 if [ -f "$res/profiles.json" ]; then
@@ -54,7 +56,7 @@ if [ -f "$res/profiles.json" ]; then
 fi
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
-      "$res/run_sgemm_v13_v14.json")
+      "$res/run_session4_transpose.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

@@ -10,8 +10,8 @@ namespace klab::sgemm {
 std::string MultistageTuneConfig::name() const {
   return std::to_string(block_m) + "x" + std::to_string(block_n) + "x" + std::to_string(block_k) +
          "_w" + std::to_string(warp_m) + "x" + std::to_string(warp_n) + "_t" +
-         std::to_string(thread_m) + "x" + std::to_string(thread_n) + "_s" +
-         std::to_string(stages) + "_b" + std::to_string(min_blocks);
+         std::to_string(thread_m) + "x" + std::to_string(thread_n) + "_s" + std::to_string(stages) +
+         "_b" + std::to_string(min_blocks);
 }
 
 std::vector<std::string> multistage_config_names() {
@@ -67,7 +67,8 @@ void register_v16_tunable() {
   t.current = v16_tuned_choice;
   t.committed_table = kCommittedTable;
   t.make = [](int index) -> Variant {
-    KLAB_CHECK(index >= 0 && index < kMultistageSpaceSize, "sgemm v16 tune-space index out of range");
+    KLAB_CHECK(index >= 0 && index < kMultistageSpaceSize,
+               "sgemm v16 tune-space index out of range");
 #if KLAB_HAS_CUDA
     return fixed_config_variant(gpu_v16_autotuned_multistage(), index,
                                 kMultistageSpace[index].name(), multistage_config_can_implement,

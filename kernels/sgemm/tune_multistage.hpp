@@ -31,8 +31,8 @@ struct MultistageTuneConfig {
            block_m % warp_m == 0 && block_n % warp_n == 0 && thread_m % 4 == 0 &&
            thread_n % 4 == 0 && block_k % 8 == 0 && (threads / 32) % (block_k / 8) == 0 &&
            copies_a * threads == block_m * block_k && copies_a <= 32 &&
-           threads % (block_n / 4) == 0 && (block_k * block_n / 4) % threads == 0 &&
-           stages >= 2 && min_blocks * (smem_bytes() + 1024) <= 228 * 1024;
+           threads % (block_n / 4) == 0 && (block_k * block_n / 4) % threads == 0 && stages >= 2 &&
+           min_blocks * (smem_bytes() + 1024) <= 228 * 1024;
   }
   /// "128x128x16_w32x64_t8x8_s4_b2"
   std::string name() const;
@@ -41,14 +41,20 @@ struct MultistageTuneConfig {
 /// Index = position; keep entries appended (tune tables name them by name).
 inline constexpr MultistageTuneConfig kMultistageSpace[] = {
     // block          warp    thread  thr  st b/SM
-    {128, 128, 16, 32, 64, 8, 8, 256, 4, 2},    // 0: v15
-    {128, 128, 8, 32, 64, 8, 8, 256, 4, 2},     // 1: v15 at BK 8 (twice the barriers per flop)
-    {128, 128, 16, 64, 32, 8, 8, 256, 4, 2},    // 2: warps of 64x32 (A reads shared by 4 lanes)
-    {128, 128, 16, 32, 64, 8, 8, 256, 3, 2},    // 3: a stage fewer
-    {128, 128, 16, 32, 64, 8, 8, 256, 5, 2},    // 4: a stage more (83 KiB per block)
-    {256, 128, 8, 64, 64, 8, 16, 256, 3, 1},    // 5: cuBLAS's 256x128x8, 3 stages, 1 block/SM
-    {256, 128, 16, 64, 64, 8, 16, 256, 3, 1},   // 6: ... at BK 16
-    {128, 256, 16, 64, 64, 8, 16, 256, 3, 1},   // 7: 128x256 (B rows of 1 KiB)
+    {128, 128, 16, 32, 64, 8, 8, 256, 4, 2},   // 0: v15
+    {128, 128, 8, 32, 64, 8, 8, 256, 4, 2},    // 1: v15 at BK 8 (twice the barriers per flop)
+    {128, 128, 16, 64, 32, 8, 8, 256, 4, 2},   // 2: warps of 64x32 (A reads shared by 4 lanes)
+    {128, 128, 16, 32, 64, 8, 8, 256, 3, 2},   // 3: a stage fewer
+    {128, 128, 16, 32, 64, 8, 8, 256, 5, 2},   // 4: a stage more (83 KiB per block)
+    {256, 128, 8, 64, 64, 8, 16, 256, 3, 1},   // 5: cuBLAS's 256x128x8, 3 stages, 1 block/SM
+    {256, 128, 16, 64, 64, 8, 16, 256, 3, 1},  // 6: ... at BK 16
+    {128, 256, 16, 64, 64, 8, 16, 256, 3, 1},  // 7: 128x256 (B rows of 1 KiB)
+    // Session 4, around the first sweep's winner (entry 5):
+    {256, 128, 8, 64, 64, 8, 16, 256, 4, 1},   // 8: 5 a stage deeper
+    {256, 128, 8, 64, 64, 8, 16, 256, 2, 1},   // 9: 5 with 2 stages (one in flight)
+    {128, 256, 8, 64, 64, 8, 16, 256, 3, 1},   // 10: 5 transposed
+    {256, 128, 8, 32, 128, 8, 16, 256, 3, 1},  // 11: 5 with warps of 32x128 (8x1 warps)
+    {256, 128, 8, 64, 64, 16, 8, 256, 3, 1},   // 12: 5 with 16x8 per lane
 };
 inline constexpr int kMultistageSpaceSize =
     static_cast<int>(sizeof(kMultistageSpace) / sizeof(kMultistageSpace[0]));

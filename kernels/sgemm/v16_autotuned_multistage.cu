@@ -3,7 +3,7 @@
 // per shape class as v10 picks v09's: tune cache, committed table kernels/sgemm/tuned.json,
 // built-in (v15's configuration). `klab tune sgemm.v16_autotuned_multistage` measures them all.
 // Changes over v15: none in the kernel; the tile shape, BK, stage count and warp layout become
-// a measured choice among 8 entries. The one to watch is cuBLAS's own shape (its profile:
+// a measured choice among the entries of tune_multistage.hpp. The one to watch is cuBLAS's own shape (its profile:
 // sm80_xmma_gemm ... tilesize256x128x8_stage3_warpsize4x2x1, 254 registers, 1 block/SM): 256x128
 // blocks of 8 warps of 64x64, each lane 8x16 accumulators, so a k-step reads 24 floats of shared
 // memory per 128 FFMA instead of v15's 16 per 64 (-25% shared traffic per flop). v14 tried that
@@ -29,7 +29,8 @@ struct Entry {
   using Cfg = MultistageAtConfig<kC.block_m, kC.block_n, kC.block_k, kC.warp_m, kC.warp_n,
                                  kC.thread_m, kC.thread_n, kC.threads, kC.stages, kC.min_blocks,
                                  /*hoisted*/ true>;
-  static_assert(Cfg::kSmemBytes == kC.smem_bytes(), "the table's smem_bytes() and the kernel agree");
+  static_assert(Cfg::kSmemBytes == kC.smem_bytes(),
+                "the table's smem_bytes() and the kernel agree");
 };
 
 using Launcher = void (*)(const GemmArgs&, cudaStream_t);

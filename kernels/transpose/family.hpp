@@ -15,6 +15,7 @@ Variant gpu_v03_padded();
 Variant gpu_v04_swizzled();
 Variant gpu_v05_vectorized();
 Variant gpu_v06_tma_pipeline();
+Variant gpu_v07_high_occupancy();
 Variant gpu_baseline_cublas();
 
 }  // namespace klab::transpose

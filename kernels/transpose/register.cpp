@@ -2,6 +2,7 @@
 #include "kernels/register.hpp"
 #include "kernels/transpose/family.hpp"
 #include "kernels/transpose/tune.hpp"
+#include "kernels/transpose/tune_occupancy.hpp"
 
 namespace klab {
 
@@ -17,11 +18,13 @@ void register_transpose(Registry& r) {
     gpu_v04_swizzled(),
     gpu_v05_vectorized(),
     gpu_v06_tma_pipeline(),
+    gpu_v07_high_occupancy(),
     gpu_baseline_cublas(),
 #endif
   };
   r.add(std::move(f));
-  register_transpose_tunable();  // v06's configurations, for `klab tune` (registered without CUDA too)
+  register_transpose_tunable();  // v06 and v07: `klab tune` (registered without CUDA too)
+  register_v07_tunable();
 }
 
 }  // namespace klab

@@ -20,6 +20,7 @@
 #include "kernels/sgemm/tune.hpp"
 #include "kernels/sgemm/tune_multistage.hpp"
 #include "kernels/transpose/tune.hpp"
+#include "kernels/transpose/tune_occupancy.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/tunable.hpp"
@@ -274,6 +275,39 @@ TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
   for (const TuneEntry& e : load_tune_table(committed, true).entries)
     EXPECT_NE(std::find(t->configs.begin(), t->configs.end(), e.config_name), t->configs.end())
         << e.config_name;
+}
+
+TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
+  registry();
+  const Tunable* t = find_tunable(transpose::kV07Id);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), transpose::kWideSpaceSize);
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  EXPECT_EQ(t->committed_table, "kernels/transpose/tuned.json");
+  Problem f32 = registry().family("transpose").headline.front(), bf16 = f32;
+  bf16.dtype = DType::bf16;
+  EXPECT_EQ(t->shape_class(bf16), "bf16");
+  // 32-element sides are whole 128-byte segments in f32 only; 64 fits both.
+  EXPECT_EQ(t->configs[0], "64x64_t256_b8");
+  EXPECT_TRUE(t->can_implement(0, f32).ok());
+  EXPECT_TRUE(t->can_implement(0, bf16).ok());
+  EXPECT_EQ(t->configs[1], "32x64_t256_b8");
+  EXPECT_TRUE(t->can_implement(1, f32).ok());
+  const Status no = t->can_implement(1, bf16);
+  EXPECT_FALSE(no.ok());
+  EXPECT_NE(no.reason.find("does not fit bf16"), std::string::npos) << no.reason;
+  EXPECT_FALSE(t->can_implement(transpose::kWideSpaceSize, f32).ok());
+  // Every entry fits one dtype at least; a thread's words per phase stay within 32 (registers).
+  for (int i = 0; i < transpose::kWideSpaceSize; ++i) {
+    EXPECT_TRUE(t->can_implement(i, f32).ok() || t->can_implement(i, bf16).ok()) << t->configs[i];
+    for (int bytes : {4, 2}) {
+      if (transpose::kWideSpace[i].fits(bytes)) {
+        EXPECT_LE(transpose::kWideSpace[i].loads(bytes), 32) << t->configs[i];
+      }
+    }
+  }
+  // 128x128 f32 is 64.5 KiB of static shared memory: over the 48 KiB limit.
+  EXPECT_FALSE((transpose::WideConfig{128, 128, 256, 2}.fits(4)));
 }
 
 TEST_F(TuneTest, HgemmV07IsTunable) {

@@ -1,0 +1,72 @@
+#pragma once
+// The tuning space of transpose v07 (v07_high_occupancy.cu): the tile a block moves and the
+// threads it moves it with. Host-compilable; the kernels are instantiated in
+// v07_high_occupancy.cu, one per entry and dtype it fits. v07 picks an entry per dtype (its
+// shape class) as v06 does: tune cache, committed table kernels/transpose/tuned.json, built-in.
+#include <string>
+#include <vector>
+
+#include "klab/harness/family.hpp"
+
+namespace klab::transpose {
+
+/// A block moves a rows x cols tile (elements) with `threads` threads through shared memory, in
+/// 4-byte words (one f32, two bf16): a warp reads 128 contiguous bytes of an input row, or
+/// writes 128 contiguous bytes of an output row, per instruction. __launch_bounds__(threads,
+/// min_blocks).
+struct WideConfig {
+  int rows, cols, threads, min_blocks;
+  /// Elements of `elem_bytes` per word, and words per thread per phase.
+  static constexpr int per_word(int elem_bytes) { return 4 / elem_bytes; }
+  constexpr int loads(int elem_bytes) const { return rows * cols / per_word(elem_bytes) / threads; }
+  /// Static shared memory: the tile with rows padded by one element (an odd pitch).
+  constexpr int smem_bytes(int elem_bytes) const { return rows * (cols + 1) * elem_bytes; }
+  /// Whether the tile is whole 128-byte warp segments on both sides, whole passes of the block,
+  /// and a warp count that is a multiple of the segments per row on both sides (a warp keeps one
+  /// segment of every row it moves), for elements of `elem_bytes`.
+  constexpr bool fits(int elem_bytes) const {
+    const int e = per_word(elem_bytes);
+    return threads % 32 == 0 && threads <= 1024 && cols % (32 * e) == 0 &&
+           rows % (32 * e) == 0 && (rows * (cols / e / 32)) % (threads / 32) == 0 &&
+           (cols * (rows / e / 32)) % (threads / 32) == 0 && (threads / 32) % (cols / e / 32) == 0 &&
+           (threads / 32) % (rows / e / 32) == 0 && smem_bytes(elem_bytes) <= 48 * 1024;
+  }
+  /// "64x64_t256_b8"
+  std::string name() const;
+};
+
+/// Index = position (append only).
+inline constexpr WideConfig kWideSpace[] = {
+    // f32 (tile sides multiples of 32; 64 also fit bf16)
+    {64, 64, 256, 8},    // 0: cuBLAS's geam recipe: 64x64, 16 words per thread, 8 blocks/SM
+    {32, 64, 256, 8},    // 1: half the tile: 8 words per thread
+    {64, 64, 512, 4},    // 2: 8 words per thread, 16 warps per block
+    {64, 128, 256, 4},   // 3: 512-byte input rows, 32 words per thread
+    {128, 64, 256, 4},   // 4: 512-byte output rows (f32)
+    {64, 64, 128, 8},    // 5: 32 words per thread, 4 warps per block
+    {32, 32, 256, 8},    // 6: v03's tile with words, 4 per thread
+    // bf16 (sides multiples of 64)
+    {64, 128, 256, 8},   // 7: 256-byte input rows, 128-byte output rows, 16 words per thread
+    {128, 128, 256, 4},  // 8: 256-byte rows both sides, 32 words per thread
+    {128, 64, 256, 8},   // 9: 128-byte input rows, 256-byte output rows
+    {128, 128, 512, 4},  // 10: as 8 with 16 words per thread
+    {64, 64, 256, 6},    // 11: 0 with 40 registers (0 spills 3 words at 32)
+};
+inline constexpr int kWideSpaceSize = static_cast<int>(sizeof(kWideSpace) / sizeof(kWideSpace[0]));
+
+inline constexpr const char* kV07Id = "transpose.v07_high_occupancy";
+
+std::vector<std::string> wide_config_names();
+/// ok, or why entry `index` cannot run the problem's dtype.
+Status wide_config_can_implement(int index, const Problem& p);
+/// The entry v07 uses for this problem now (tune cache, committed table, built-in).
+int wide_tuned_config(const Problem& p);
+/// Registers v07 as a tunable for `klab tune`.
+void register_v07_tunable();
+
+#if KLAB_HAS_CUDA
+/// Runs entry `index` (word path: the caller checked wide_path_ok), else v04's kernel.
+void launch_wide_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
+#endif
+
+}  // namespace klab::transpose
