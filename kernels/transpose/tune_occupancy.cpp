@@ -9,8 +9,8 @@
 namespace klab::transpose {
 
 std::string WideConfig::name() const {
-  return std::to_string(rows) + "x" + std::to_string(cols) + "_t" + std::to_string(threads) +
-         "_b" + std::to_string(min_blocks);
+  return std::to_string(rows) + "x" + std::to_string(cols) + "_t" + std::to_string(threads) + "_b" +
+         std::to_string(min_blocks) + (streaming ? "_cs" : "");
 }
 
 std::vector<std::string> wide_config_names() {

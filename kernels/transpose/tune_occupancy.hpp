@@ -16,6 +16,9 @@ namespace klab::transpose {
 /// min_blocks).
 struct WideConfig {
   int rows, cols, threads, min_blocks;
+  /// Streaming cache hints: loads ld.global.cs and stores st.global.cs (evict first), as the
+  /// data is touched once.
+  bool streaming = false;
   /// Elements of `elem_bytes` per word, and words per thread per phase.
   static constexpr int per_word(int elem_bytes) { return 4 / elem_bytes; }
   constexpr int loads(int elem_bytes) const { return rows * cols / per_word(elem_bytes) / threads; }
@@ -26,31 +29,38 @@ struct WideConfig {
   /// segment of every row it moves), for elements of `elem_bytes`.
   constexpr bool fits(int elem_bytes) const {
     const int e = per_word(elem_bytes);
-    return threads % 32 == 0 && threads <= 1024 && cols % (32 * e) == 0 &&
-           rows % (32 * e) == 0 && (rows * (cols / e / 32)) % (threads / 32) == 0 &&
-           (cols * (rows / e / 32)) % (threads / 32) == 0 && (threads / 32) % (cols / e / 32) == 0 &&
-           (threads / 32) % (rows / e / 32) == 0 && smem_bytes(elem_bytes) <= 48 * 1024;
+    return threads % 32 == 0 && threads <= 1024 && cols % (32 * e) == 0 && rows % (32 * e) == 0 &&
+           (rows * (cols / e / 32)) % (threads / 32) == 0 &&
+           (cols * (rows / e / 32)) % (threads / 32) == 0 &&
+           (threads / 32) % (cols / e / 32) == 0 && (threads / 32) % (rows / e / 32) == 0 &&
+           smem_bytes(elem_bytes) <= 48 * 1024;
   }
-  /// "64x64_t256_b8"
+  /// "64x64_t256_b8", "_cs" when streaming
   std::string name() const;
 };
 
 /// Index = position (append only).
 inline constexpr WideConfig kWideSpace[] = {
     // f32 (tile sides multiples of 32; 64 also fit bf16)
-    {64, 64, 256, 8},    // 0: cuBLAS's geam recipe: 64x64, 16 words per thread, 8 blocks/SM
-    {32, 64, 256, 8},    // 1: half the tile: 8 words per thread
-    {64, 64, 512, 4},    // 2: 8 words per thread, 16 warps per block
-    {64, 128, 256, 4},   // 3: 512-byte input rows, 32 words per thread
-    {128, 64, 256, 4},   // 4: 512-byte output rows (f32)
-    {64, 64, 128, 8},    // 5: 32 words per thread, 4 warps per block
-    {32, 32, 256, 8},    // 6: v03's tile with words, 4 per thread
+    {64, 64, 256, 8},   // 0: cuBLAS's geam recipe: 64x64, 16 words per thread, 8 blocks/SM
+    {32, 64, 256, 8},   // 1: half the tile: 8 words per thread
+    {64, 64, 512, 4},   // 2: 8 words per thread, 16 warps per block
+    {64, 128, 256, 4},  // 3: 512-byte input rows, 32 words per thread
+    {128, 64, 256, 4},  // 4: 512-byte output rows (f32)
+    {64, 64, 128, 8},   // 5: 32 words per thread, 4 warps per block
+    {32, 32, 256, 8},   // 6: v03's tile with words, 4 per thread
     // bf16 (sides multiples of 64)
     {64, 128, 256, 8},   // 7: 256-byte input rows, 128-byte output rows, 16 words per thread
     {128, 128, 256, 4},  // 8: 256-byte rows both sides, 32 words per thread
     {128, 64, 256, 8},   // 9: 128-byte input rows, 256-byte output rows
     {128, 128, 512, 4},  // 10: as 8 with 16 words per thread
     {64, 64, 256, 6},    // 11: 0 with 40 registers (0 spills 3 words at 32)
+    // Session 4, around the first f32 sweep's winner (entry 2, 93.7% of copy at 16384^2):
+    {64, 64, 512, 4, true},   // 12: 2 with streaming cache hints
+    {128, 64, 512, 4},        // 13: 512-byte output rows (f32), 16 words per thread
+    {64, 128, 512, 4},        // 14: 512-byte input rows (f32), 16 words per thread
+    {64, 64, 1024, 2},        // 15: 32 warps per block, 4 words per thread
+    {128, 64, 512, 4, true},  // 16: 13 with streaming hints
 };
 inline constexpr int kWideSpaceSize = static_cast<int>(sizeof(kWideSpace) / sizeof(kWideSpace[0]));
 

@@ -40,10 +40,10 @@ struct Wide {
   static constexpr int kE = 4 / int(sizeof(T));  // elements per word
   static constexpr int kPitch = kC.cols + 1;     // tile row pitch, elements (odd)
   static constexpr int kWarps = kC.threads / 32;
-  static constexpr int kInSegs = kC.cols / kE / 32;   // 128-byte segments per input tile row
-  static constexpr int kOutSegs = kC.rows / kE / 32;  // ... per output tile row
-  static constexpr int kLoads = kC.rows * kInSegs / kWarps;    // words per thread, load phase
-  static constexpr int kStores = kC.cols * kOutSegs / kWarps;  // words per thread, store phase
+  static constexpr int kInSegs = kC.cols / kE / 32;          // 128-byte segments per input tile row
+  static constexpr int kOutSegs = kC.rows / kE / 32;         // ... per output tile row
+  static constexpr int kLoads = kC.rows * kInSegs / kWarps;  // words per thread, load phase
+  static constexpr int kStores = kC.cols * kOutSegs / kWarps;    // words per thread, store phase
   using Elem = std::conditional_t<kE == 1, uint32_t, uint16_t>;  // a tile element's bits
 };
 
@@ -79,7 +79,8 @@ __global__ void __launch_bounds__(kWideSpace[kIndex].threads, kWideSpace[kIndex]
 #pragma unroll
     for (int i = 0; i < W::kLoads; ++i) {
       const int r = r0 + i * kRowStep;
-      v[i] = whole || (gw_ok && row0 + r < a.rows) ? src[int64_t(i * kRowStep) * in_words] : 0u;
+      const uint32_t* p = src + int64_t(i * kRowStep) * in_words;
+      v[i] = whole || (gw_ok && row0 + r < a.rows) ? (W::kC.streaming ? __ldcs(p) : *p) : 0u;
     }
 #pragma unroll
     for (int i = 0; i < W::kLoads; ++i) {
@@ -105,7 +106,11 @@ __global__ void __launch_bounds__(kWideSpace[kIndex].threads, kWideSpace[kIndex]
         else
           word = uint32_t(tile[2 * w_out * kPitch + c]) |
                  uint32_t(tile[(2 * w_out + 1) * kPitch + c]) << 16;
-        dst[int64_t(j * kColStep) * out_words] = word;
+        uint32_t* p = dst + int64_t(j * kColStep) * out_words;
+        if constexpr (W::kC.streaming)
+          __stcs(p, word);
+        else
+          *p = word;
       }
     }
     __syncthreads();  // the next tile row reuses `tile`
@@ -116,8 +121,8 @@ template <class T, int kIndex>
 void launch_entry(const Args<T>& a, cudaStream_t stream) {
   if constexpr (kWideSpace[kIndex].fits(int(sizeof(T)))) {
     using W = Wide<T, kIndex>;
-    wide_transpose<T, kIndex><<<tile_grid(a.rows, a.cols, W::kC.rows, W::kC.cols), W::kC.threads,
-                                0, stream>>>(a);
+    wide_transpose<T, kIndex>
+        <<<tile_grid(a.rows, a.cols, W::kC.rows, W::kC.cols), W::kC.threads, 0, stream>>>(a);
   } else {
     KLAB_CHECK(false, "transpose v07 entry does not fit this dtype (can_implement says so)");
   }

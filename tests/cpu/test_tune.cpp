@@ -196,6 +196,21 @@ TEST_F(TuneTest, DefaultSourcesAreCacheThenSourceTree) {
   EXPECT_NO_THROW(load_tune_table(s[1].path, true));
 }
 
+// The tunable's committed table exists and parses; every entry it holds for the tunable names a
+// configuration of its space (the table is shared with the family's other tunables).
+static void expect_committed_entries_in_space(const Tunable& t) {
+  const std::string committed = committed_table_path(t.committed_table);
+  ASSERT_TRUE(fs::exists(committed)) << committed;
+  int mine = 0;
+  for (const TuneEntry& e : load_tune_table(committed, true).entries) {
+    if (e.variant != t.variant) continue;
+    ++mine;
+    EXPECT_NE(std::find(t.configs.begin(), t.configs.end(), e.config_name), t.configs.end())
+        << e.config_name;
+  }
+  EXPECT_GT(mine, 0) << "no committed entry for " << t.variant;
+}
+
 TEST_F(TuneTest, SgemmV10IsTunable) {
   registry();  // registers the tunables
   const Tunable* t = find_tunable(sgemm::kV10Id);
@@ -240,6 +255,7 @@ TEST_F(TuneTest, SgemmV16IsTunable) {
   bad = sgemm::kMultistageSpace[6];
   bad.stages = 12;  // 12 x 24.8 KiB per block: over the SM's 228 KiB
   EXPECT_FALSE(bad.valid());
+  expect_committed_entries_in_space(*t);
 }
 
 TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
@@ -269,12 +285,7 @@ TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
     EXPECT_TRUE(t->can_implement(i, f32).ok() || t->can_implement(i, bf16).ok()) << t->configs[i];
     EXPECT_LE(transpose::kTmaSpace[i].threads(), 1024) << t->configs[i];
   }
-  // The committed table exists and parses; whatever it names is in the space.
-  const std::string committed = committed_table_path(t->committed_table);
-  ASSERT_TRUE(fs::exists(committed)) << committed;
-  for (const TuneEntry& e : load_tune_table(committed, true).entries)
-    EXPECT_NE(std::find(t->configs.begin(), t->configs.end(), e.config_name), t->configs.end())
-        << e.config_name;
+  expect_committed_entries_in_space(*t);
 }
 
 TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
@@ -308,6 +319,7 @@ TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
   }
   // 128x128 f32 is 64.5 KiB of static shared memory: over the 48 KiB limit.
   EXPECT_FALSE((transpose::WideConfig{128, 128, 256, 2}.fits(4)));
+  expect_committed_entries_in_space(*t);
 }
 
 TEST_F(TuneTest, HgemmV07IsTunable) {
