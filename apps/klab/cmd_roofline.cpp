@@ -141,11 +141,15 @@ rl::Measured cached_ceilings_for(const DeviceSpec& spec) {
   return m;
 }
 
-/// Measured ceilings by priority: ceilings files given, the records' own fields, this GPU's cache.
+/// Measured ceilings from every source (ceilings files given, the records' own fields, this GPU's
+/// cache): the highest value of each. A ceiling bounds what the hardware can do; a lower
+/// remeasurement is a throttled or disturbed run (the ceilings record their SM clock), not a
+/// slower chip, and a baseline that beats its own run's ceiling proves the ceiling low.
 rl::Measured merge(std::initializer_list<const rl::Measured*> sources) {
   rl::Measured out;
   for (const auto* s : sources)
-    for (const auto& [k, v] : *s) out.emplace(k, v);  // emplace keeps the earlier source
+    for (const auto& [k, v] : *s)
+      if (auto [it, fresh] = out.emplace(k, v); !fresh) it->second = std::max(it->second, v);
   return out;
 }
 
@@ -217,10 +221,14 @@ std::string bare_shape(const Shape& s) {
 std::string dtype_of(const Record& rec) { return std::string(dtype_name(rec.r.problem.dtype)); }
 
 /// The roof a record runs against: its precision, its unit, its family's memory ceiling; the
-/// ceiling stamped on the record (measured in its run) wins over other measured values.
+/// ceiling stamped on the record (measured in its run) counts as one more measurement (the
+/// highest wins, as in merge).
 rl::Measured measured_for(const Record& rec, const rl::Measured& measured, bool datasheet_only) {
   rl::Measured m = measured;
-  if (!datasheet_only && rec.r.ceiling.value > 0) m[rec.r.ceiling.name] = rec.r.ceiling.value;
+  if (!datasheet_only && rec.r.ceiling.value > 0) {
+    auto [it, fresh] = m.emplace(rec.r.ceiling.name, rec.r.ceiling.value);
+    if (!fresh) it->second = std::max(it->second, rec.r.ceiling.value);
+  }
   return m;
 }
 

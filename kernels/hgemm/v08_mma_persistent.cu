@@ -14,9 +14,16 @@
 // ~3-5% of it, the part of v07's shortfall at 4096^3 (59.4% of cuBLASLt, against 65.3% at 8192^3
 // where a block computes 16 tiles and the same per-tile costs weigh the same) that is not wave
 // quantisation (512 tiles over 132 SMs: the 4th round keeps 116 busy, unchanged here).
-// Expected (a prediction, not yet measured): +2-4% over v07 at 4096^3, 457-466 TFLOP/s (60.5-61.7%
-// of cuBLASLt's ~755); at 8192^3 about the same gain. Risk: the unstaged 4-byte stores (16 bytes
-// per row segment) cost more L2 write transactions than v05's 16-byte rows.
+// Expected (the prediction, written before it ran): +2-4% over v07 at 4096^3, 457-466 TFLOP/s
+// (60.5-61.7% of cuBLASLt's ~755); at 8192^3 about the same gain. Risk: the unstaged 4-byte
+// stores (16 bytes per row segment) cost more L2 write transactions than v05's 16-byte rows.
+// Measured (session 4, results/h200/run_gemm_session4.json): refuted. 419.0 TFLOP/s at 4096^3
+// against v05's 450.8 and v07's 435.8 in the same run (-7% from v05); 421.7 at 8192^3 (v07
+// 418.9, +0.7%). Nsight Compute at 4096^3: tensor pipe 69.5% busy (v05, v07: 73.5%), `wait`
+// stalls up from 1.95 to 2.62 cycles per instruction, L2 write sectors 92 MB against 50 (the
+// 4-byte stores: 8 sectors per request instead of 16-byte rows) and 22% more L2 read sectors,
+// not explained. The fill and the epilogue it removes were a smaller cost than what the
+// register-level epilogue and the longer loop body add. Kept as the measured counter-example.
 // Requirements: as v05 (sm_80+, 192 KiB of dynamic shared memory: H100/H200, not A100). Any m,
 // n, k (cp.async path when k % 8 == 0, n % 8 == 0 and the pointers are 16-byte aligned).
 #include "kernels/hgemm/multistage_sm80.cuh"

@@ -26,14 +26,14 @@
 // Refuted there: the tile order (20 tune entries, groups of 1 to 64 tile rows: 86.9-88.7%),
 // power-of-two pitches (16448²: 88.9% against cuBLAS's 93.7%) and the TMA store path (the
 // direct-store entries, `_st`, are 2-8 points slower).
-// Found after the last device call of session 3, by `klab sass`: the threads' shared-memory
-// transposes compiled to generic LD.E.128/ST.E.128 (the stage pointers went through an integer
-// cast for their 1024-byte alignment), not LDS/STS; they now use explicit ld/st.shared. Also new,
-// as tune entries 25-28 (`_ld`): every thread copies the input with 16-byte cp.async instead of
-// one thread issuing TMA boxes, the test of the read path. NOT YET MEASURED. Prediction: LDS/STS
-// shorten each tile's critical path (wait, transpose, barrier, store) by the generic path's
-// extra latency: +1-3% if v06 is latency-bound as its stalls say (long_scoreboard and barrier,
-// 43% each); the `_ld` entries reach cuBLAS's 93-94% only if the TMA load engine is the cap.
+// Session 4 (results/h200/tune_transpose_session4.txt, run_session4_transpose_v07.json): the
+// shared-memory transposes, which `klab sass` showed compiled to generic LD.E.128/ST.E.128 (the
+// stage pointers had gone through an integer cast), now use explicit ld/st.shared. Predicted
+// +1-3%; measured: no change (the committed entry 88.8% of copy at 16384^2 f32, 88.7% in
+// session 3). The `_ld` entries 25-28 (every thread copies the input with 16-byte cp.async
+// instead of one thread issuing TMA boxes) are no faster: 83.0-88.5% in f32, 84.5% in bf16
+// (TMA loads: 88.8%, 88.7%). Neither the load engine nor the shared-memory instructions cap v06;
+// v07 (high occupancy, plain 4-byte loads and stores) is the answer the ladder measured.
 // Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
 // one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned

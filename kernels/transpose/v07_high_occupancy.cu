@@ -17,9 +17,19 @@
 // lane gathers the two elements of an output word from two consecutive tile rows (two LDS.U16 and
 // one shift-or), with the odd pitch keeping both the 2-byte stores and the column reads
 // conflict-free.
-// Expected (a prediction, not yet measured): f32 matches cuBLAS, 92-94% of copy at 16384^2 (the
-// 64x64 entry is its configuration); bf16, with no cuBLAS kernel to compare, 90-93% (it moves the
-// same 4-byte words). Neither reaches 95% unless a tile shape beats cuBLAS's DRAM efficiency.
+// Expected (the prediction, written before it ran): f32 matches cuBLAS, 92-94% of copy at
+// 16384^2 (the 64x64 entry is its configuration); bf16, with no cuBLAS kernel to compare, 90-93%
+// (it moves the same 4-byte words). Neither reaches 95% unless a tile shape beats cuBLAS's DRAM
+// efficiency.
+// Measured (session 4, results/h200/run_session4_transpose_v07.json, one run): f32 94.4% of copy
+// at 8192^2 and 93.3% at 16384^2 (cuBLAS 90.8% and 93.7%), bf16 91.3% and 91.9% (v06: 87.0%,
+// 89.0%). The sweeps (tune_transpose_v07_f32.txt, _f32_b.txt, _bf16.txt): f32 64x64 with 512
+// threads (8 words per thread, 4 blocks/SM) 93.7% at 16384^2; cuBLAS's own shape (256 threads,
+// 8 blocks/SM, 32 registers) only 87.1%, because at 32 registers it spills (Nsight Compute: 100
+// MB of local traffic at 8192^2, `mio_throttle` its top stall), and 91.7-92.8% with 40; 1024
+// threads 81.8%; streaming cache hints 87.3%. bf16: 128x128 tiles (256-byte rows on both
+// sides) 92.0%, 128x64 88.7-91.0%, 64-row tiles 79.3-87.9%. A second bench (run_transpose_v07_f32_confirm.json): 94.3%
+// and 93.6% against cuBLAS's 90.5% and 93.4%. The f32 goal, 95%, is not reached.
 // Requirements: f32 any shape; bf16 the word path needs even rows and cols and 4-byte-aligned
 // pointers (else v04's kernel runs).
 #include <array>

@@ -10,6 +10,7 @@
 #include "klab/harness/ceilings.hpp"
 #include "klab/harness/devices.hpp"
 #include "klab/harness/roofline.hpp"
+#include "klab/harness/tunable.hpp"
 
 namespace rl = klab::roofline;
 using klab::DeviceSpec;
@@ -227,4 +228,22 @@ TEST(RooflineCli, BadRequests) {
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
   }
+}
+
+// A ceiling is the best rate measured: session 4's GEMM run stamped a throttled bf16 ceiling
+// (699.5 TFLOP/s, SM clock 1485 MHz) on its records; given session 3's ceilings file as well
+// (810.6), predict must use the higher, in whichever order the inputs come.
+TEST(RooflineCli, HighestMeasuredCeilingWins) {
+  const std::string run = klab::committed_table_path("results/h200/run_gemm_session4.json"),
+                    ceilings = klab::committed_table_path("results/h200/ceilings_session3.json");
+  for (const std::string& args :
+       {"predict " + run + " " + ceilings, "predict " + ceilings + " " + run}) {
+    const CliRun r = klab_run(args);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("bf16 tensor 810.6 TFLOP/s"), std::string::npos) << args;
+    EXPECT_EQ(r.out.find("bf16 tensor 699.5 TFLOP/s"), std::string::npos) << args;
+  }
+  const CliRun alone = klab_run("predict " + run);
+  ASSERT_EQ(alone.code, 0) << alone.out;
+  EXPECT_NE(alone.out.find("bf16 tensor 699.5 TFLOP/s"), std::string::npos);
 }
