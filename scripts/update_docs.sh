@@ -54,6 +54,8 @@ done
 # Profiler tables (klab profile --json records), where a run has produced them.
 if [ -f "$res/profiles.json" ]; then
   "$klab" profile-report "$res/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
+  "$klab" profile-report "$res/profiles_transpose_16384.json" --readme docs/worklogs/transpose.md \
+    --section profile-16384 || true
   "$klab" profile-report "$res/profiles.json" --family softmax --family reduce_sum --readme docs/worklogs/softmax.md || true
   "$klab" profile-report "$res/profiles.json" --family sgemm --family hgemm --readme docs/worklogs/gemm.md || true
 fi

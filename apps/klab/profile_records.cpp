@@ -171,10 +171,10 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
     md += fmt::format("### {} — Nsight Compute\n\n", family);
     md +=
         "| variant | problem | kernel | µs (ncu) | DRAM % peak | DRAM bytes ÷ minimum | L2 hit | "
-        "issue active | "
+        "L2 sectors read (hit) / write | issue active | "
         "FMA pipe | tensor pipe | occupancy (achieved) | shared conflicts ld / st | top stalls "
         "(cycles per issue) |\n";
-    md += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+    md += "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|\n";
     for (const auto* r : recs) {
       if (r->contains("device") && (*r)["device"].is_object())
         device = (*r)["device"].value("name", device);
@@ -192,12 +192,22 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
         for (const auto& [name, v] : top_metrics(row, kStallPrefix, kStallSuffix, 3))
           stalls += (stalls.empty() ? "" : ", ") + fmt::format("{} {:.2f}", name, v);
         const std::string kname = short_kernel_name(row.text("Kernel Name"));
+        // L2 sectors by direction (32 bytes each), and how many of the reads hit.
+        const auto l2r = row.number("lts__t_sectors_op_read.sum"),
+                   l2w = row.number("lts__t_sectors_op_write.sum"),
+                   l2rh = row.number("lts__t_sectors_op_read_lookup_hit.sum");
+        const std::string l2 =
+            l2r && l2w ? fmt::format("{:.2f} GB ({}) / {:.2f} GB", *l2r * 32 / 1e9,
+                                     l2rh && *l2r > 0 ? fmt::format("{:.1f}%", 100 * *l2rh / *l2r)
+                                                      : std::string("-"),
+                                     *l2w * 32 / 1e9)
+                       : std::string("-");
         md += fmt::format(
-            "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
+            "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
             r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""), kname,
             time ? fmt::format("{:.1f}", *time / 1e3) : "-",
             pct(row, "dram__throughput.avg.pct_of_peak_sustained_elapsed"), traffic,
-            pct(row, "lts__t_sector_hit_rate.pct"),
+            pct(row, "lts__t_sector_hit_rate.pct"), l2,
             pct(row, "smsp__issue_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),
@@ -226,7 +236,7 @@ namespace {
 
 struct ProfileReportOptions {
   std::vector<std::string> inputs, families;
-  std::string md, readme;
+  std::string md, readme, section = "profile";
 };
 
 int cmd_profile_report(const ProfileReportOptions& o) {
@@ -246,7 +256,7 @@ int cmd_profile_report(const ProfileReportOptions& o) {
     std::cerr << "wrote " << o.md << "\n";
   }
   if (!o.readme.empty()) {
-    replace_marked_section(o.readme, "profile", md);
+    replace_marked_section(o.readme, o.section, md);
     std::cerr << "updated " << o.readme << "\n";
   }
   if (o.md.empty() && o.readme.empty()) std::cout << md;
@@ -263,6 +273,8 @@ void add_profile_report_command(CLI::App& app, CommandList& out) {
   cmd->add_option("--md", o->md, "write the markdown here (default: stdout)");
   cmd->add_option("--readme", o->readme, "replace the <!-- klab:profile --> section of this file");
   cmd->add_option("--family", o->families, "only these families");
+  cmd->add_option("--section", o->section,
+                  "with --readme: the <!-- klab:NAME --> section to replace (default: profile)");
   out.emplace_back(cmd, [o] { return cmd_profile_report(*o); });
 }
 

@@ -178,6 +178,8 @@ TEST(Cli, ProfileReportRendersRecords) {
       R"("kernels":[{"Kernel Name":"_Z3fooPf","gpu__time_duration.sum":"5,000",)"
       R"("dram__throughput.avg.pct_of_peak_sustained_elapsed":"76.9","dram__bytes_read.sum":"16384",)"
       R"("dram__bytes_write.sum":"16384","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum":"10",)"
+      R"("lts__t_sectors_op_read.sum":"50,000,000","lts__t_sectors_op_write.sum":"25,000,000",)"
+      R"("lts__t_sectors_op_read_lookup_hit.sum":"12,500,000",)"
       R"("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum":"100",)"
       R"("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio":"13.76",)"
       R"("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio":"13.96",)"
@@ -194,6 +196,17 @@ TEST(Cli, ProfileReportRendersRecords) {
       << text;
   EXPECT_NE(text.find("`foo`"), std::string::npos) << text;  // demangled, arguments dropped
   EXPECT_NE(text.find("measured on NVIDIA H200"), std::string::npos) << text;
+  // 50 M read sectors of 32 B = 1.60 GB, a quarter of them hits; 25 M written = 0.80 GB.
+  EXPECT_NE(text.find("| 1.60 GB (25.0%) / 0.80 GB |"), std::string::npos) << text;
+
+  // --section names the marked section of --readme to replace.
+  const std::string readme = dir + "/klab_profile_readme.md";
+  write_file(readme, "a\n<!-- klab:profile-big:begin -->\nold\n<!-- klab:profile-big:end -->\nb\n");
+  const Out sec = klab("profile-report " + rec + " --readme " + readme + " --section profile-big");
+  ASSERT_EQ(sec.code, 0) << sec.err;
+  const std::string updated = read_file(readme);
+  EXPECT_EQ(updated.find("old"), std::string::npos) << updated;
+  EXPECT_NE(updated.find("1.60 GB (25.0%)"), std::string::npos) << updated;
 
   // A results file is not a profile file: one line, exit 2.
   const std::string other = dir + "/klab_not_profiles.json";
