@@ -48,29 +48,22 @@ constexpr int kBuiltinTable[] = {
     7,  // small: 128x128x64, warp 64x64, 3 stages, 2 blocks/SM, group 8 (v06)
 };
 
-bool usable(int index, const Problem& p) { return hgemm_config_can_implement(index, p).ok(); }
-
 // v07's launch-path lookup, read once per shape class.
-TunedLookup& lookup() {
-  static TunedLookup l(kV07Id, kCommittedTable, hgemm_config_names());
-  return l;
+TableTunable& table() {
+  static TableTunable t(
+      kV07Id, kCommittedTable, hgemm_config_names(),
+      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      [](const Problem& p) { return builtin_config(shape_class(p)); }, hgemm_config_can_implement);
+  return t;
 }
 
 }  // namespace
 
 int builtin_config(ShapeClass c) { return kBuiltinTable[static_cast<int>(c)]; }
 
-TunedChoice tuned_choice(const Problem& p) {
-  const ShapeClass c = shape_class(p);
-  return pick_tuned(lookup().candidates(shape_class_name(c), builtin_config(c)),
-                    [&](int i) { return usable(i, p); });
-}
+TunedChoice tuned_choice(const Problem& p) { return table().choice(p); }
 
-int tuned_config(const Problem& p) {
-  const ShapeClass c = shape_class(p);
-  return lookup().config(shape_class_name(c), builtin_config(c),
-                         [&](int i) { return usable(i, p); });
-}
+int tuned_config(const Problem& p) { return table().config(p); }
 
 Status hgemm_config_can_implement(int index, const Problem& p) {
   if (index < 0 || index >= kTuneSpaceSize)
@@ -90,27 +83,18 @@ Status hgemm_config_can_implement(int index, const Problem& p) {
 }
 
 void register_hgemm_tunable() {
-  Tunable t;
-  t.variant = kV07Id;
-  t.configs = hgemm_config_names();
-  t.can_implement = hgemm_config_can_implement;
-  t.shape_class = [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); };
-  t.current = tuned_choice;
-  t.committed_table = kCommittedTable;
-  t.make = [](int index) -> Variant {
-    KLAB_CHECK(index >= 0 && index < kTuneSpaceSize, "hgemm tune-space index out of range");
 #if KLAB_HAS_CUDA
+  register_tunable(table().tunable([](int index) {
     // v07 with the table lookup replaced by one fixed configuration.
     return fixed_config_variant(gpu_v07_mma_autotuned(), index, kTuneSpace[index].name(),
                                 hgemm_config_can_implement,
                                 [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
                                   launch_hgemm_config(index, p, b, a);
                                 });
+  }));
 #else
-    throw UsageError(std::string(kV07Id) + " needs a CUDA build");
+  register_tunable(table().tunable(nullptr));
 #endif
-  };
-  register_tunable(std::move(t));
 }
 
 }  // namespace klab::hgemm

@@ -101,24 +101,19 @@ TunedChoice tuned_choice_from(const Problem& p, const std::vector<TuneSource>& s
 namespace {
 
 // v10's launch-path lookup, read once per shape class.
-TunedLookup& lookup() {
-  static TunedLookup l(kV10Id, kCommittedTable, sgemm_config_names());
-  return l;
+TableTunable& table() {
+  static TableTunable t(
+      kV10Id, kCommittedTable, sgemm_config_names(),
+      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      [](const Problem& p) { return builtin_config(shape_class(p)); }, sgemm_config_can_implement);
+  return t;
 }
 
 }  // namespace
 
-TunedChoice tuned_choice(const Problem& p) {
-  const ShapeClass c = shape_class(p);
-  return pick_tuned(lookup().candidates(shape_class_name(c), builtin_config(c)),
-                    [&](int i) { return usable(i, p); });
-}
+TunedChoice tuned_choice(const Problem& p) { return table().choice(p); }
 
-int tuned_config(const Problem& p) {
-  const ShapeClass c = shape_class(p);
-  return lookup().config(shape_class_name(c), builtin_config(c),
-                         [&](int i) { return usable(i, p); });
-}
+int tuned_config(const Problem& p) { return table().config(p); }
 
 Status sgemm_config_can_implement(int index, const Problem& p) {
   if (index < 0 || index >= kTuneSpaceSize)
@@ -131,27 +126,18 @@ Status sgemm_config_can_implement(int index, const Problem& p) {
 }
 
 void register_sgemm_tunable() {
-  Tunable t;
-  t.variant = kV10Id;
-  t.configs = sgemm_config_names();
-  t.can_implement = sgemm_config_can_implement;
-  t.shape_class = [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); };
-  t.current = tuned_choice;
-  t.committed_table = kCommittedTable;
-  t.make = [](int index) -> Variant {
-    KLAB_CHECK(index >= 0 && index < kTuneSpaceSize, "sgemm tune-space index out of range");
 #if KLAB_HAS_CUDA
+  register_tunable(table().tunable([](int index) {
     // v10 with the table lookup replaced by one fixed configuration.
     return fixed_config_variant(gpu_v10_autotuned(), index, kTuneSpace[index].name(),
                                 sgemm_config_can_implement,
                                 [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
                                   launch_sgemm_config(index, p, b, a);
                                 });
+  }));
 #else
-    throw UsageError(std::string(kV10Id) + " needs a CUDA build");
+  register_tunable(table().tunable(nullptr));
 #endif
-  };
-  register_tunable(std::move(t));
 }
 
 }  // namespace klab::sgemm

@@ -37,49 +37,33 @@ Status multistage_config_can_implement(int index, const Problem& p) {
 
 namespace {
 
-constexpr int kBuiltin = 0;  // v15's configuration, every shape class
-
-TunedLookup& lookup() {
-  static TunedLookup l(kV16Id, kCommittedTable, multistage_config_names());
-  return l;
+TableTunable& table() {
+  static TableTunable t(
+      kV16Id, kCommittedTable, multistage_config_names(),
+      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      [](const Problem&) { return 0; },  // v15's configuration, every shape class
+      multistage_config_can_implement);
+  return t;
 }
-
-bool usable(int index, const Problem& p) { return multistage_config_can_implement(index, p).ok(); }
 
 }  // namespace
 
-TunedChoice v16_tuned_choice(const Problem& p) {
-  return pick_tuned(lookup().candidates(shape_class_name(shape_class(p)), kBuiltin),
-                    [&](int i) { return usable(i, p); });
-}
+TunedChoice v16_tuned_choice(const Problem& p) { return table().choice(p); }
 
-int v16_tuned_config(const Problem& p) {
-  return lookup().config(shape_class_name(shape_class(p)), kBuiltin,
-                         [&](int i) { return usable(i, p); });
-}
+int v16_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_v16_tunable() {
-  Tunable t;
-  t.variant = kV16Id;
-  t.configs = multistage_config_names();
-  t.can_implement = multistage_config_can_implement;
-  t.shape_class = [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); };
-  t.current = v16_tuned_choice;
-  t.committed_table = kCommittedTable;
-  t.make = [](int index) -> Variant {
-    KLAB_CHECK(index >= 0 && index < kMultistageSpaceSize,
-               "sgemm v16 tune-space index out of range");
 #if KLAB_HAS_CUDA
+  register_tunable(table().tunable([](int index) {
     return fixed_config_variant(gpu_v16_autotuned_multistage(), index,
                                 kMultistageSpace[index].name(), multistage_config_can_implement,
                                 [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
                                   launch_multistage_config(index, p, b, a);
                                 });
+  }));
 #else
-    throw UsageError(std::string(kV16Id) + " needs a CUDA build");
+  register_tunable(table().tunable(nullptr));
 #endif
-  };
-  register_tunable(std::move(t));
 }
 
 }  // namespace klab::sgemm

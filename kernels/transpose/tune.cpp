@@ -23,18 +23,14 @@ std::vector<std::string> tma_config_names() {
 namespace {
 
 // The built-in guesses, per dtype, used until a tune table has an entry for the device.
-int builtin_config(DType t) { return t == DType::f32 ? 0 : 1; }
+int builtin_config(const Problem& p) { return p.dtype == DType::f32 ? 0 : 1; }
 
 std::string shape_class(const Problem& p) { return std::string(dtype_name(p.dtype)); }
 
-TunedLookup& lookup() {
-  static TunedLookup l(kV06Id, kTransposeTable, tma_config_names());
-  return l;
-}
-
-TunedChoice tuned_choice(const Problem& p) {
-  return pick_tuned(lookup().candidates(shape_class(p), builtin_config(p.dtype)),
-                    [&](int i) { return tma_config_can_implement(i, p).ok(); });
+TableTunable& table() {
+  static TableTunable t(kV06Id, kTransposeTable, tma_config_names(), shape_class, builtin_config,
+                        tma_config_can_implement);
+  return t;
 }
 
 }  // namespace
@@ -60,33 +56,21 @@ Status tma_config_can_implement(int index, const Problem& p) {
   return Status::yes();
 }
 
-int tma_tuned_config(const Problem& p) {
-  return lookup().config(shape_class(p), builtin_config(p.dtype),
-                         [&](int i) { return tma_config_can_implement(i, p).ok(); });
-}
+int tma_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_transpose_tunable() {
-  Tunable t;
-  t.variant = kV06Id;
-  t.configs = tma_config_names();
-  t.can_implement = tma_config_can_implement;
-  t.shape_class = shape_class;
-  t.current = tuned_choice;
-  t.committed_table = kTransposeTable;
-  t.make = [](int index) -> Variant {
-    KLAB_CHECK(index >= 0 && index < kTmaSpaceSize, "transpose tune-space index out of range");
 #if KLAB_HAS_CUDA
+  register_tunable(table().tunable([](int index) {
     return fixed_config_variant(gpu_v06_tma_pipeline(), index, kTmaSpace[index].name(),
                                 tma_config_can_implement,
                                 [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
                                   if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
                                   launch_vectorized(p, b, a);
                                 });
+  }));
 #else
-    throw UsageError(std::string(kV06Id) + " needs a CUDA build");
+  register_tunable(table().tunable(nullptr));
 #endif
-  };
-  register_tunable(std::move(t));
 }
 
 }  // namespace klab::transpose

@@ -22,18 +22,14 @@ std::vector<std::string> wide_config_names() {
 namespace {
 
 // Built-in guesses per dtype: cuBLAS's 64x64 recipe in f32; 256-byte input rows in bf16.
-int builtin_config(DType t) { return t == DType::f32 ? 0 : 7; }
+int builtin_config(const Problem& p) { return p.dtype == DType::f32 ? 0 : 7; }
 
 std::string shape_class(const Problem& p) { return std::string(dtype_name(p.dtype)); }
 
-TunedLookup& lookup() {
-  static TunedLookup l(kV07Id, kTransposeTable, wide_config_names());
-  return l;
-}
-
-TunedChoice tuned_choice(const Problem& p) {
-  return pick_tuned(lookup().candidates(shape_class(p), builtin_config(p.dtype)),
-                    [&](int i) { return wide_config_can_implement(i, p).ok(); });
+TableTunable& table() {
+  static TableTunable t(kV07Id, kTransposeTable, wide_config_names(), shape_class, builtin_config,
+                        wide_config_can_implement);
+  return t;
 }
 
 }  // namespace
@@ -49,32 +45,20 @@ Status wide_config_can_implement(int index, const Problem& p) {
   return Status::yes();
 }
 
-int wide_tuned_config(const Problem& p) {
-  return lookup().config(shape_class(p), builtin_config(p.dtype),
-                         [&](int i) { return wide_config_can_implement(i, p).ok(); });
-}
+int wide_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_v07_tunable() {
-  Tunable t;
-  t.variant = kV07Id;
-  t.configs = wide_config_names();
-  t.can_implement = wide_config_can_implement;
-  t.shape_class = shape_class;
-  t.current = tuned_choice;
-  t.committed_table = kTransposeTable;
-  t.make = [](int index) -> Variant {
-    KLAB_CHECK(index >= 0 && index < kWideSpaceSize, "transpose v07 tune-space index out of range");
 #if KLAB_HAS_CUDA
+  register_tunable(table().tunable([](int index) {
     return fixed_config_variant(gpu_v07_high_occupancy(), index, kWideSpace[index].name(),
                                 wide_config_can_implement,
                                 [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
                                   launch_wide_config(index, p, b, a);
                                 });
+  }));
 #else
-    throw UsageError(std::string(kV07Id) + " needs a CUDA build");
+  register_tunable(table().tunable(nullptr));
 #endif
-  };
-  register_tunable(std::move(t));
 }
 
 }  // namespace klab::transpose

@@ -231,4 +231,31 @@ int TunedLookup::config(const std::string& shape_class, int builtin,
   return pick_tuned(candidates(shape_class, builtin), usable).config;
 }
 
+TunedChoice TableTunable::choice(const Problem& p) {
+  return pick_tuned(lookup_.candidates(shape_class_(p), builtin_(p)),
+                    [&](int i) { return can_implement_(i, p).ok(); });
+}
+
+int TableTunable::config(const Problem& p) {
+  return lookup_.config(shape_class_(p), builtin_(p),
+                        [&](int i) { return can_implement_(i, p).ok(); });
+}
+
+Tunable TableTunable::tunable(std::function<Variant(int)> make) {
+  Tunable t;
+  t.variant = variant_;
+  t.configs = configs_;
+  t.can_implement = can_implement_;
+  t.shape_class = shape_class_;
+  t.current = [this](const Problem& p) { return choice(p); };
+  t.committed_table = committed_;
+  const int n = static_cast<int>(configs_.size());
+  t.make = [make = std::move(make), variant = variant_, n](int index) -> Variant {
+    KLAB_CHECK(index >= 0 && index < n, variant + ": tune-space index out of range");
+    if (!make) throw UsageError(variant + " needs a CUDA build");
+    return make(index);
+  };
+  return t;
+}
+
 }  // namespace klab

@@ -139,4 +139,37 @@ class TunedLookup {
   std::map<std::string, std::vector<TunedChoice>> memo_;  // node-based: references stay valid
 };
 
+/// Everything a table-driven tunable rung needs besides its kernels, in one place: the lookup
+/// (tune cache, committed table, built-in choice per shape class, the first usable one), the
+/// rung's choice for a problem, and its Tunable for `klab tune`.
+class TableTunable {
+ public:
+  TableTunable(std::string variant, std::string committed_table, std::vector<std::string> configs,
+               std::function<std::string(const Problem&)> shape_class,
+               std::function<int(const Problem&)> builtin,
+               std::function<Status(int, const Problem&)> can_implement)
+      : lookup_(variant, committed_table, configs),
+        variant_(std::move(variant)),
+        committed_(std::move(committed_table)),
+        configs_(std::move(configs)),
+        shape_class_(std::move(shape_class)),
+        builtin_(std::move(builtin)),
+        can_implement_(std::move(can_implement)) {}
+  /// The configuration the rung runs for `p`, and where it came from.
+  TunedChoice choice(const Problem& p);
+  /// choice(p).config, without building the description.
+  int config(const Problem& p);
+  /// The Tunable to register: `make` builds the rung fixed to a configuration (fixed_config_variant);
+  /// pass nullptr where the rung's kernels are not built (CPU-only): `klab tune` then says so.
+  Tunable tunable(std::function<Variant(int)> make);
+
+ private:
+  TunedLookup lookup_;
+  std::string variant_, committed_;
+  std::vector<std::string> configs_;
+  std::function<std::string(const Problem&)> shape_class_;
+  std::function<int(const Problem&)> builtin_;
+  std::function<Status(int, const Problem&)> can_implement_;
+};
+
 }  // namespace klab
