@@ -65,6 +65,12 @@ std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>&
   return files;
 }
 
+/// A ceiling bounds what the hardware can do: of several measurements of one, keep the highest (a
+/// lower one is a throttled or disturbed run; the ceilings record their SM clock).
+void keep_highest(rl::Measured& m, const std::string& name, double value) {
+  if (auto [it, fresh] = m.emplace(name, value); !fresh) it->second = std::max(it->second, value);
+}
+
 bool is_ceilings_json(const json& j) {
   return j.is_object() && j.contains("ceilings") && !j.contains("variant");
 }
@@ -85,11 +91,15 @@ Inputs load_inputs(const std::vector<std::string>& paths) {
     if (is_ceilings_json(j)) {
       for (const auto& c : j.at("ceilings"))
         if (c.value("value", 0.0) > 0)
-          in.file_ceilings[c.at("name").get<std::string>()] = c.at("value").get<double>();
+          keep_highest(in.file_ceilings, c.at("name").get<std::string>(),
+                       c.at("value").get<double>());
       continue;
     }
     for (Result& r : read_json(f)) all.push_back(std::move(r));
   }
+  // Every record's ceiling is a measurement of it, superseded record or not: keep the highest.
+  for (const Result& r : all)
+    if (r.ceiling.value > 0) keep_highest(in.record_ceilings, r.ceiling.name, r.ceiling.value);
   // The newest of records that measured the same thing (several runs among the inputs).
   for (Result& r : newest_per_record(std::move(all))) {
     std::string dev;
@@ -98,9 +108,6 @@ Inputs load_inputs(const std::vector<std::string>& paths) {
     in.records.push_back({std::move(r), dev});
   }
   if (in.records.empty()) throw UsageError("no result records in the given inputs");
-  for (const auto& rec : in.records)
-    if (rec.r.ceiling.value > 0)
-      in.record_ceilings.emplace(rec.r.ceiling.name, rec.r.ceiling.value);
   return in;
 }
 
@@ -142,14 +149,12 @@ rl::Measured cached_ceilings_for(const DeviceSpec& spec) {
 }
 
 /// Measured ceilings from every source (ceilings files given, the records' own fields, this GPU's
-/// cache): the highest value of each. A ceiling bounds what the hardware can do; a lower
-/// remeasurement is a throttled or disturbed run (the ceilings record their SM clock), not a
-/// slower chip, and a baseline that beats its own run's ceiling proves the ceiling low.
+/// cache): the highest value of each (keep_highest; a baseline that beats its own run's ceiling
+/// proves that ceiling low).
 rl::Measured merge(std::initializer_list<const rl::Measured*> sources) {
   rl::Measured out;
   for (const auto* s : sources)
-    for (const auto& [k, v] : *s)
-      if (auto [it, fresh] = out.emplace(k, v); !fresh) it->second = std::max(it->second, v);
+    for (const auto& [k, v] : *s) keep_highest(out, k, v);
   return out;
 }
 
@@ -225,10 +230,8 @@ std::string dtype_of(const Record& rec) { return std::string(dtype_name(rec.r.pr
 /// highest wins, as in merge).
 rl::Measured measured_for(const Record& rec, const rl::Measured& measured, bool datasheet_only) {
   rl::Measured m = measured;
-  if (!datasheet_only && rec.r.ceiling.value > 0) {
-    auto [it, fresh] = m.emplace(rec.r.ceiling.name, rec.r.ceiling.value);
-    if (!fresh) it->second = std::max(it->second, rec.r.ceiling.value);
-  }
+  if (!datasheet_only && rec.r.ceiling.value > 0)
+    keep_highest(m, rec.r.ceiling.name, rec.r.ceiling.value);
   return m;
 }
 

@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   static_assert(kLanesM * kLanesN == 32 && kCopiesA * kThreads == kBM * kBK &&
                     kCopiesB * kThreads * 4 == kBK * kBN && kThreads % kBK == 0 && kStages >= 2 &&
                     kBK % 2 == 0 &&  // the fragment double buffer's parity at i = kBK - 1
-                    kTM % 4 == 0 && kTN % 4 == 0,
+                    kTM % 4 == 0 && kTN % 4 == 0 && kWM % kTM == 0 && kWN % kTN == 0,
                 "tile shapes must divide evenly");
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
@@ -317,6 +317,14 @@ void launch_multistage(const GemmArgs& g, cudaStream_t stream) {
   KLAB_CHECK_LAUNCH();
 }
 
+/// grid_fits for a rung whose launch runs v09's kernel (kTuneSpace[0]'s 128-row tiles) when the
+/// 16-byte path is not possible: both grids must fit, whichever path the launch takes (a 256-row
+/// rung alone would pass twice v09's m).
+inline Status grid_fits_with_fallback(const Problem& p, int block_m) {
+  if (Status s = grid_fits(p, block_m); !s.ok()) return s;
+  return grid_fits(p, kTuneSpace[0].block_m);
+}
+
 /// A rung running MultistageConfig C on the 16-byte path and v09's scalar path otherwise.
 template <class C>
 Variant multistage_variant(const std::string& rung, const std::string& summary) {
@@ -327,7 +335,7 @@ Variant multistage_variant(const std::string& rung, const std::string& summary) 
         if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
         launch_multistage<C>(g, stream_of(args));
       },
-      [](const Problem& p) { return grid_fits(p, C::kBM); });
+      [](const Problem& p) { return grid_fits_with_fallback(p, C::kBM); });
   v.info.min_sm = 80;  // cp.async
   return v;
 }

@@ -25,8 +25,11 @@ Status multistage_config_can_implement(int index, const Problem& p) {
     return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
                       std::to_string(kMultistageSpaceSize) + ")");
   const MultistageTuneConfig& c = kMultistageSpace[index];
-  if ((p.dim("m") + c.block_m - 1) / c.block_m > 65535)
-    return Status::no("m > 65535 * " + std::to_string(c.block_m) + " (gridDim.y limit)");
+  // The launch runs v09's kernel (kTuneSpace[0]) where the 16-byte path is not possible: its grid
+  // must fit too.
+  for (const int bm : {c.block_m, kTuneSpace[0].block_m})
+    if ((p.dim("m") + bm - 1) / bm > 65535)
+      return Status::no("m > 65535 * " + std::to_string(bm) + " (gridDim.y limit)");
   const DeviceInfo& d = device_info();
   if (d.present && d.smem_per_block_optin > 0 && c.smem_bytes() > d.smem_per_block_optin)
     return Status::no(c.name() + " needs " + std::to_string(c.smem_bytes() / 1024) +

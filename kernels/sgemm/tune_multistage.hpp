@@ -27,7 +27,8 @@ struct MultistageTuneConfig {
   /// What sgemm_multistage_at static_asserts for the hoisted copies, plus shared memory.
   constexpr bool valid() const {
     const int copies_a = block_m * block_k / threads;
-    return (warp_m / thread_m) * (warp_n / thread_n) == 32 && warps() * 32 == threads &&
+    return warp_m % thread_m == 0 && warp_n % thread_n == 0 &&
+           (warp_m / thread_m) * (warp_n / thread_n) == 32 && warps() * 32 == threads &&
            block_m % warp_m == 0 && block_n % warp_n == 0 && thread_m % 4 == 0 &&
            thread_n % 4 == 0 && block_k % 8 == 0 && (threads / 32) % (block_k / 8) == 0 &&
            copies_a * threads == block_m * block_k && copies_a <= 32 &&

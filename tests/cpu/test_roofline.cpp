@@ -246,4 +246,13 @@ TEST(RooflineCli, HighestMeasuredCeilingWins) {
   const CliRun alone = klab_run("predict " + run);
   ASSERT_EQ(alone.code, 0) << alone.out;
   EXPECT_NE(alone.out.find("bf16 tensor 699.5 TFLOP/s"), std::string::npos);
+  // Two runs whose records carry different stamps (session 3's: 810.6): every record of either
+  // is rated against the higher, in either order.
+  const std::string run3 = klab::committed_table_path("results/h200/run_session3.json");
+  for (const std::string& args : {"predict " + run + " " + run3, "predict " + run3 + " " + run}) {
+    const CliRun r = klab_run(args);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("bf16 tensor 810.6 TFLOP/s"), std::string::npos) << args;
+    EXPECT_EQ(r.out.find("bf16 tensor 699.5 TFLOP/s"), std::string::npos) << args;
+  }
 }

@@ -248,6 +248,17 @@ TEST_F(TuneTest, SgemmV16IsTunable) {
   p.shape.dims = {{"m", 65535LL * 256 + 1}, {"n", 64}, {"k", 1}};
   for (int i = 0; i < sgemm::kMultistageSpaceSize; ++i)
     EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+  // Past v09's grid (128-row tiles, the fallback when k or n is not a multiple of 4), a 256-row
+  // entry's own grid would fit, but the launch may take v09's: refused as well.
+  p.shape.dims = {{"m", 65535LL * 128 + 1}, {"n", 64}, {"k", 3}};
+  for (int i = 0; i < sgemm::kMultistageSpaceSize; ++i)
+    EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+  // A warp tile the lane tile does not divide fails the table's rule (the kernel would leave rows
+  // uncomputed).
+  sgemm::MultistageTuneConfig uneven = sgemm::kMultistageSpace[0];
+  uneven.warp_m = 36;
+  uneven.block_m = 144;
+  EXPECT_FALSE(uneven.valid());
   // An invalid entry is caught by the table's own rule (the kernel would not compile).
   sgemm::MultistageTuneConfig bad = sgemm::kMultistageSpace[0];
   bad.warp_n = 32;  // 32x32 warp tiles of 8x8 per lane: 16 lanes, not 32
