@@ -16,6 +16,11 @@ out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
 steps=${KLAB_H200_STEPS:-tests sanitize ceilings tune bench repeat sweep inspect scaling}
 mkdir -p "$out"
+# scripts/pack_for_device.sh carries the binaries gzipped: unpack them where they are expected.
+pack=$(dirname "$build")
+if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
+  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
+fi
 klab="$build/apps/klab/klab"
 # Libraries packed beside the build by scripts/pack_for_device.sh (the device image lacks them).
 [ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

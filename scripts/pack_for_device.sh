@@ -4,7 +4,7 @@
 # The binaries travel gzipped (the device tool carries at most 64 MiB with the working tree, and
 # the two binaries alone are ~60 MiB): .out/device.tgz, unpacked there into .out/.
 # Usage: scripts/pack_for_device.sh [BUILD_DIR]
-#   then on the device: tar xzf .out/device.tgz -C .out && scripts/h200.sh OUTDIR .out/build
+#   then on the device: scripts/h200.sh OUTDIR .out/build (which unpacks .out/device.tgz first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
