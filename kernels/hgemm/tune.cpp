@@ -84,16 +84,10 @@ Status hgemm_config_can_implement(int index, const Problem& p) {
 
 void register_hgemm_tunable() {
 #if KLAB_HAS_CUDA
-  register_tunable(table().tunable([](int index) {
-    // v07 with the table lookup replaced by one fixed configuration.
-    return fixed_config_variant(gpu_v07_mma_autotuned(), index, kTuneSpace[index].name(),
-                                hgemm_config_can_implement,
-                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-                                  launch_hgemm_config(index, p, b, a);
-                                });
-  }));
+  // v07 with the table lookup replaced by one fixed configuration.
+  register_tunable(table().tunable(gpu_v07_mma_autotuned, launch_hgemm_config));
 #else
-  register_tunable(table().tunable(nullptr));
+  register_tunable(table().tunable(nullptr, nullptr));
 #endif
 }
 

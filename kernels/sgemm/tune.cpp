@@ -127,16 +127,10 @@ Status sgemm_config_can_implement(int index, const Problem& p) {
 
 void register_sgemm_tunable() {
 #if KLAB_HAS_CUDA
-  register_tunable(table().tunable([](int index) {
-    // v10 with the table lookup replaced by one fixed configuration.
-    return fixed_config_variant(gpu_v10_autotuned(), index, kTuneSpace[index].name(),
-                                sgemm_config_can_implement,
-                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-                                  launch_sgemm_config(index, p, b, a);
-                                });
-  }));
+  // v10 with the table lookup replaced by one fixed configuration.
+  register_tunable(table().tunable(gpu_v10_autotuned, launch_sgemm_config));
 #else
-  register_tunable(table().tunable(nullptr));
+  register_tunable(table().tunable(nullptr, nullptr));
 #endif
 }
 

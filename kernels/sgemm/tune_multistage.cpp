@@ -57,15 +57,9 @@ int v16_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_v16_tunable() {
 #if KLAB_HAS_CUDA
-  register_tunable(table().tunable([](int index) {
-    return fixed_config_variant(gpu_v16_autotuned_multistage(), index,
-                                kMultistageSpace[index].name(), multistage_config_can_implement,
-                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-                                  launch_multistage_config(index, p, b, a);
-                                });
-  }));
+  register_tunable(table().tunable(gpu_v16_autotuned_multistage, launch_multistage_config));
 #else
-  register_tunable(table().tunable(nullptr));
+  register_tunable(table().tunable(nullptr, nullptr));
 #endif
 }
 

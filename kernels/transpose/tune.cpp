@@ -60,16 +60,13 @@ int tma_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_transpose_tunable() {
 #if KLAB_HAS_CUDA
-  register_tunable(table().tunable([](int index) {
-    return fixed_config_variant(gpu_v06_tma_pipeline(), index, kTmaSpace[index].name(),
-                                tma_config_can_implement,
-                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-                                  if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
-                                  launch_vectorized(p, b, a);
-                                });
-  }));
+  register_tunable(table().tunable(
+      gpu_v06_tma_pipeline, [](int index, const Problem& p, Buffers& b, const LaunchArgs& a) {
+        if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
+        launch_vectorized(p, b, a);
+      }));
 #else
-  register_tunable(table().tunable(nullptr));
+  register_tunable(table().tunable(nullptr, nullptr));
 #endif
 }
 

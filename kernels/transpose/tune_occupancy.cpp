@@ -49,15 +49,9 @@ int wide_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_v07_tunable() {
 #if KLAB_HAS_CUDA
-  register_tunable(table().tunable([](int index) {
-    return fixed_config_variant(gpu_v07_high_occupancy(), index, kWideSpace[index].name(),
-                                wide_config_can_implement,
-                                [index](const Problem& p, Buffers& b, const LaunchArgs& a) {
-                                  launch_wide_config(index, p, b, a);
-                                });
-  }));
+  register_tunable(table().tunable(gpu_v07_high_occupancy, launch_wide_config));
 #else
-  register_tunable(table().tunable(nullptr));
+  register_tunable(table().tunable(nullptr, nullptr));
 #endif
 }
 

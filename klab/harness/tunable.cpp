@@ -241,7 +241,7 @@ int TableTunable::config(const Problem& p) {
                         [&](int i) { return can_implement_(i, p).ok(); });
 }
 
-Tunable TableTunable::tunable(std::function<Variant(int)> make) {
+Tunable TableTunable::tunable(Variant (*rung)(), ConfigLauncher launch) {
   Tunable t;
   t.variant = variant_;
   t.configs = configs_;
@@ -250,10 +250,14 @@ Tunable TableTunable::tunable(std::function<Variant(int)> make) {
   t.current = [this](const Problem& p) { return choice(p); };
   t.committed_table = committed_;
   const int n = static_cast<int>(configs_.size());
-  t.make = [make = std::move(make), variant = variant_, n](int index) -> Variant {
+  t.make = [rung, launch = std::move(launch), variant = variant_, names = configs_,
+            can = can_implement_, n](int index) -> Variant {
     KLAB_CHECK(index >= 0 && index < n, variant + ": tune-space index out of range");
-    if (!make) throw UsageError(variant + " needs a CUDA build");
-    return make(index);
+    if (!rung || !launch) throw UsageError(variant + " needs a CUDA build");
+    return fixed_config_variant(rung(), index, names[static_cast<size_t>(index)], can,
+                                [index, launch](const Problem& p, Buffers& b, const LaunchArgs& a) {
+                                  launch(index, p, b, a);
+                                });
   };
   return t;
 }

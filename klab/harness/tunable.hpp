@@ -159,9 +159,12 @@ class TableTunable {
   TunedChoice choice(const Problem& p);
   /// choice(p).config, without building the description.
   int config(const Problem& p);
-  /// The Tunable to register: `make` builds the rung fixed to a configuration (fixed_config_variant);
-  /// pass nullptr where the rung's kernels are not built (CPU-only): `klab tune` then says so.
-  Tunable tunable(std::function<Variant(int)> make);
+  /// The launcher of one configuration: launch(index, problem, buffers, args).
+  using ConfigLauncher = std::function<void(int, const Problem&, Buffers&, const LaunchArgs&)>;
+  /// The Tunable to register. Its `make` is `rung()` fixed to a configuration
+  /// (fixed_config_variant) that `launch` runs; pass nullptrs where the rung's kernels are not
+  /// built (CPU-only builds): `klab tune` then says so.
+  Tunable tunable(Variant (*rung)(), ConfigLauncher launch);
 
  private:
   TunedLookup lookup_;
