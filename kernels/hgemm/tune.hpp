@@ -93,6 +93,11 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     {128, 256, 64, 64, 64, 4, 1, 4},   // 5: v05 in groups of 4 tile rows
     {128, 256, 64, 64, 64, 4, 1, 16},  // 6: v05 in groups of 16: a squarer wave footprint
     {128, 128, 64, 64, 64, 3, 2, 8},   // 7: v06 (2 x 96 KiB per SM): built-in for small shapes
+    // Session 5: one barrier per 128 of k (half v05's), double-buffered stages of 96 KiB; and
+    // entry 2's three stages in entry 6's groups.
+    {128, 256, 128, 64, 64, 2, 1, 16},  // 8
+    {256, 128, 128, 64, 64, 2, 1, 16},  // 9
+    {128, 256, 64, 64, 64, 3, 1, 16},   // 10
 };
 inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));
 

@@ -10,8 +10,10 @@
 // See v11_multistage.cu, v13_multistage_at.cu and v15_hoisted_copies.cu for what each adds.
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/sgemm/rung.cuh"
+#include "kernels/sgemm/tune_multistage.hpp"
 #include "kernels/sgemm/warptile.cuh"
 #include "klab/device/mma_sm80.cuh"
 
@@ -35,12 +37,16 @@ struct MultistageConfig {
 /// As MultistageConfig, for sgemm_multistage_at: A^T (BK x (BM + 4)) then B (BK x BN) per stage.
 /// Hoisted (v15): the copies' addresses, destinations and edge predicates are computed once per
 /// thread; a k-tile only moves them along k, and blocks inside C copy full k-tiles unpredicated.
+/// Spread (v17, needs Hoisted): a k-tile's copies are issued one slice per k-step (steps 0 ..
+/// BK-2) between the FFMAs instead of in one burst after the barrier, and the stage indices
+/// rotate instead of being computed modulo Stages.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Threads, int Stages,
-          int MinBlocks, bool Hoisted = false>
+          int MinBlocks, bool Hoisted = false, bool Spread = false>
 struct MultistageAtConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
   static constexpr int kThreads = Threads, kStages = Stages, kMinBlocks = MinBlocks;
-  static constexpr bool kHoisted = Hoisted;
+  static constexpr bool kHoisted = Hoisted, kSpread = Spread;
+  static_assert(!Spread || Hoisted, "the spread schedule slices the hoisted copies");
   // A^T rows of BM + 4 floats: the 4-byte copies of a warp (4 rows x 8 k) land in banks
   // (4 k + row) % 32, all distinct; rows stay 16-byte aligned for LDS.128.
   static constexpr int kLdA = BM + 4;
@@ -199,33 +205,45 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   const bool b_cols_ok = block_col + b_c < g.n;
   // Blocks wholly inside C (all but the edge blocks) copy every full k-tile unpredicated.
   const bool interior = block_row + kBM <= g.m && block_col + kBN <= g.n;
-  auto load_stage_hoisted = [&](int s, int k0) {
-    const uint32_t stage = uint32_t(s * kStageFloats * 4);
-    if (interior && k0 + kBK <= g.k) {
+  // Copies j0 .. j1-1 of a k-tile (A's kCopiesA first, then B's kCopiesB) into the stage at byte
+  // offset `stage`; `full`: the block is inside C and the k-tile inside k (unpredicated copies).
+  constexpr int kCopies = kCopiesA + kCopiesB;
+  auto copy_slice = [&](int j0, int j1, uint32_t stage, int k0, bool full) {
+    if (full) {
 #pragma unroll
-      for (int l = 0; l < kCopiesA; ++l)
-        device::cp_async_4(a_dst + stage + l * kRowStepA * 4, a_src + int64_t(l * kRowStepA) * g.k,
-                           true);
-#pragma unroll
-      for (int l = 0; l < kCopiesB; ++l)
-        device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4, b_src + l * kRowStepB * g.n,
-                            true);
+      for (int j = 0; j < kCopies; ++j) {
+        if (j < j0 || j >= j1) continue;
+        if (j < kCopiesA)
+          device::cp_async_4(a_dst + stage + j * kRowStepA * 4,
+                             a_src + int64_t(j * kRowStepA) * g.k, true);
+        else
+          device::cp_async_16(b_dst + stage + (j - kCopiesA) * kRowStepB * kBN * 4,
+                              b_src + (j - kCopiesA) * kRowStepB * g.n, true);
+      }
     } else {  // an edge block, or the last, partial k-tile
 #pragma unroll
-      for (int l = 0; l < kCopiesA; ++l) {
-        const bool ok = ((a_rows_ok >> l) & 1) && k0 + a_kk < g.k;
-        device::cp_async_4(a_dst + stage + l * kRowStepA * 4,
-                           ok ? a_src + int64_t(l * kRowStepA) * g.k : g.a, ok);
-      }
-#pragma unroll
-      for (int l = 0; l < kCopiesB; ++l) {
-        const bool ok = b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k;
-        device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4,
-                            ok ? b_src + l * kRowStepB * g.n : g.b, ok);
+      for (int j = 0; j < kCopies; ++j) {
+        if (j < j0 || j >= j1) continue;
+        if (j < kCopiesA) {
+          const bool ok = ((a_rows_ok >> j) & 1) && k0 + a_kk < g.k;
+          device::cp_async_4(a_dst + stage + j * kRowStepA * 4,
+                             ok ? a_src + int64_t(j * kRowStepA) * g.k : g.a, ok);
+        } else {
+          const int l = j - kCopiesA;
+          const bool ok = b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k;
+          device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4,
+                              ok ? b_src + l * kRowStepB * g.n : g.b, ok);
+        }
       }
     }
+  };
+  auto advance_sources = [&] {  // to the next k-tile (tiles are loaded in order)
     a_src += kBK;
     b_src += kBK * g.n;
+  };
+  auto load_stage_hoisted = [&](int s, int k0) {
+    copy_slice(0, kCopies, uint32_t(s * kStageFloats * 4), k0, interior && k0 + kBK <= g.k);
+    advance_sources();
   };
   auto load_stage = [&](int s, int k0) {
     if constexpr (C::kHoisted) {
@@ -271,25 +289,65 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   load_frags(0, 0, 0);
 
   float acc[kTM][kTN] = {};
-  for (int tile = 0; tile < tiles; ++tile) {
-    const int s = tile % kStages;
-    // Refill the stage tile - 1 used: every warp finished reading it before the last barrier.
-    if (const int next = tile + kStages - 1; next < tiles) load_stage(next % kStages, next * kBK);
-    device::cp_async_commit();
+  auto ffma_step = [&](int f) {
 #pragma unroll
-    for (int i = 0; i < kBK; ++i) {
-      if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
-        device::cp_async_wait<kStages - 2>();
-        __syncthreads();
+    for (int r = 0; r < kTM; ++r)
+#pragma unroll
+      for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[f][r], rb[f][c], acc[r][c]);
+  };
+  if constexpr (C::kSpread) {
+    // Copy j of the refill goes out at k-step j * (kBK - 1) / kCopies, after that step's fragment
+    // loads; the group is committed at step kBK - 2, before the wait of step kBK - 1, so the
+    // group count at each wait is the burst schedule's. Blocks inside C copy k-tiles below
+    // full_tiles unpredicated.
+    const int full_tiles = interior ? g.k / kBK : 0;
+    int read = 0, write = kStages - 1;  // the stages of `tile` and of tile + kStages - 1
+    for (int tile = 0; tile < tiles; ++tile) {
+      const int next = tile + kStages - 1, read_next = read == kStages - 1 ? 0 : read + 1;
+      const bool refill = next < tiles, full = next < full_tiles;
+      const uint32_t write_bytes = uint32_t(write * kStageFloats * 4);
+#pragma unroll
+      for (int i = 0; i < kBK; ++i) {
+        if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
+          device::cp_async_wait<kStages - 2>();
+          __syncthreads();
+        }
+        if (i + 1 < kBK)
+          load_frags(read, i + 1, (i + 1) & 1);
+        else if (tile + 1 < tiles)
+          load_frags(read_next, 0, (i + 1) & 1);
+        if (i < kBK - 1) {
+          if (refill)
+            copy_slice(i * kCopies / (kBK - 1), (i + 1) * kCopies / (kBK - 1), write_bytes,
+                       next * kBK, full);
+          if (i == kBK - 2) {
+            if (refill) advance_sources();
+            device::cp_async_commit();
+          }
+        }
+        ffma_step(i & 1);
       }
-      if (i + 1 < kBK)
-        load_frags(s, i + 1, (i + 1) & 1);
-      else if (tile + 1 < tiles)
-        load_frags((tile + 1) % kStages, 0, (i + 1) & 1);
+      read = read_next;
+      write = write == kStages - 1 ? 0 : write + 1;
+    }
+  } else {
+    for (int tile = 0; tile < tiles; ++tile) {
+      const int s = tile % kStages;
+      // Refill the stage tile - 1 used: every warp finished reading it before the last barrier.
+      if (const int next = tile + kStages - 1; next < tiles) load_stage(next % kStages, next * kBK);
+      device::cp_async_commit();
 #pragma unroll
-      for (int r = 0; r < kTM; ++r)
-#pragma unroll
-        for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[i & 1][r], rb[i & 1][c], acc[r][c]);
+      for (int i = 0; i < kBK; ++i) {
+        if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
+          device::cp_async_wait<kStages - 2>();
+          __syncthreads();
+        }
+        if (i + 1 < kBK)
+          load_frags(s, i + 1, (i + 1) & 1);
+        else if (tile + 1 < tiles)
+          load_frags((tile + 1) % kStages, 0, (i + 1) & 1);
+        ffma_step(i & 1);
+      }
     }
   }
   device::cp_async_wait<0>();
@@ -297,6 +355,26 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   store_warp_tile<true, kTM, kTN, kLanesM, kLanesN>(g, acc, block_row, block_col, warp_row,
                                                     warp_col, lane_m, lane_n);
 }
+
+/// The MultistageAtConfig of entry kIndex of kMultistageSpace: hoisted copies (v16), spread
+/// over the k-steps too (v17).
+template <int kIndex, bool kSpread>
+using MultistageEntry =
+    MultistageAtConfig<kMultistageSpace[kIndex].block_m, kMultistageSpace[kIndex].block_n,
+                       kMultistageSpace[kIndex].block_k, kMultistageSpace[kIndex].warp_m,
+                       kMultistageSpace[kIndex].warp_n, kMultistageSpace[kIndex].thread_m,
+                       kMultistageSpace[kIndex].thread_n, kMultistageSpace[kIndex].threads,
+                       kMultistageSpace[kIndex].stages, kMultistageSpace[kIndex].min_blocks,
+                       /*hoisted*/ true, kSpread>;
+
+template <size_t... I>
+consteval bool multistage_entries_agree(std::index_sequence<I...>) {
+  return ((MultistageEntry<static_cast<int>(I), false>::kSmemBytes ==
+           kMultistageSpace[I].smem_bytes()) &&
+          ...);
+}
+static_assert(multistage_entries_agree(std::make_index_sequence<kMultistageSpaceSize>()),
+              "the table's smem_bytes() and the kernel agree");
 
 /// Enqueues the kernel (16-byte path only: the caller checked vec4_ok).
 template <class C>

@@ -63,4 +63,40 @@ void register_v16_tunable() {
 #endif
 }
 
+std::vector<std::string> spread_config_names() {
+  std::vector<std::string> names;
+  for (const int i : kSpreadEntries) names.push_back(kMultistageSpace[i].name());
+  return names;
+}
+
+Status spread_config_can_implement(int index, const Problem& p) {
+  if (index < 0 || index >= kSpreadSpaceSize)
+    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                      std::to_string(kSpreadSpaceSize) + ")");
+  return multistage_config_can_implement(kSpreadEntries[index], p);
+}
+
+namespace {
+
+TableTunable& spread_table() {
+  static TableTunable t(
+      kV17Id, kCommittedTable, spread_config_names(),
+      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      [](const Problem&) { return 0; },  // v16's committed shape, every shape class
+      spread_config_can_implement);
+  return t;
+}
+
+}  // namespace
+
+int v17_tuned_config(const Problem& p) { return spread_table().config(p); }
+
+void register_v17_tunable() {
+#if KLAB_HAS_CUDA
+  register_tunable(spread_table().tunable(gpu_v17_spread_copies, launch_spread_config));
+#else
+  register_tunable(spread_table().tunable(nullptr, nullptr));
+#endif
+}
+
 }  // namespace klab::sgemm

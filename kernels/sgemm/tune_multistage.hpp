@@ -56,6 +56,8 @@ inline constexpr MultistageTuneConfig kMultistageSpace[] = {
     {128, 256, 8, 64, 64, 8, 16, 256, 3, 1},   // 10: 5 transposed
     {256, 128, 8, 32, 128, 8, 16, 256, 3, 1},  // 11: 5 with warps of 32x128 (8x1 warps)
     {256, 128, 8, 64, 64, 16, 8, 256, 3, 1},   // 12: 5 with 16x8 per lane
+    // Session 5, for v17 (whose spread copies leave a stage's refill less lead time):
+    {128, 256, 8, 64, 64, 8, 16, 256, 4, 1},  // 13: 10 a stage deeper
 };
 inline constexpr int kMultistageSpaceSize =
     static_cast<int>(sizeof(kMultistageSpace) / sizeof(kMultistageSpace[0]));
@@ -78,9 +80,26 @@ int v16_tuned_config(const Problem& p);
 /// Registers v16 as a tunable; called by register_sgemm.
 void register_v16_tunable();
 
+/// v17's space: the entries of kMultistageSpace it instantiates with the spread copy schedule
+/// (v16's two best shapes, each with 3 and 4 stages); index = position, named as those entries.
+inline constexpr int kSpreadEntries[] = {10, 13, 5, 8};
+inline constexpr int kSpreadSpaceSize =
+    static_cast<int>(sizeof(kSpreadEntries) / sizeof(kSpreadEntries[0]));
+inline constexpr const char* kV17Id = "sgemm.v17_spread_copies";
+
+std::vector<std::string> spread_config_names();
+/// ok, or why v17's entry `index` cannot run `p` (as multistage_config_can_implement).
+Status spread_config_can_implement(int index, const Problem& p);
+/// v17's choice for the problem (tune cache, committed table, built-in: its entry 0).
+int v17_tuned_config(const Problem& p);
+/// Registers v17 as a tunable; called by register_sgemm.
+void register_v17_tunable();
+
 #if KLAB_HAS_CUDA
 /// Enqueues entry `index` (v09's scalar kernel when the 16-byte path is not possible).
 void launch_multistage_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v17's entry `index` (kSpreadEntries[index] with spread copies; v09 as above).
+void launch_spread_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 #endif
 
 }  // namespace klab::sgemm

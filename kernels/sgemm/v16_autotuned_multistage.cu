@@ -31,21 +31,11 @@ namespace klab::sgemm {
 
 namespace {
 
-template <int kIndex>
-struct Entry {
-  static constexpr MultistageTuneConfig kC = kMultistageSpace[kIndex];
-  using Cfg = MultistageAtConfig<kC.block_m, kC.block_n, kC.block_k, kC.warp_m, kC.warp_n,
-                                 kC.thread_m, kC.thread_n, kC.threads, kC.stages, kC.min_blocks,
-                                 /*hoisted*/ true>;
-  static_assert(Cfg::kSmemBytes == kC.smem_bytes(),
-                "the table's smem_bytes() and the kernel agree");
-};
-
 using Launcher = void (*)(const GemmArgs&, cudaStream_t);
 
 template <size_t... I>
 constexpr std::array<Launcher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
-  return {&launch_multistage<typename Entry<static_cast<int>(I)>::Cfg>...};
+  return {&launch_multistage<MultistageEntry<static_cast<int>(I), /*spread*/ false>>...};
 }
 
 constexpr auto kLaunchers = launch_table(std::make_index_sequence<kMultistageSpaceSize>());

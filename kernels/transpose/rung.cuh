@@ -34,6 +34,8 @@ inline cudaStream_t stream_of(const LaunchArgs& a) {
 
 /// The most blocks gridDim.y may hold; kernels walk further tile rows with a stride of gridDim.y.
 inline constexpr int64_t kMaxGridY = 65535;
+/// The most blocks gridDim.x may hold (1-D grids stride over further tiles).
+inline constexpr int64_t kMaxGridX = 2147483647;
 
 /// x: one block per column tile; y: one per row tile, capped at kMaxGridY (kernels loop).
 inline dim3 tile_grid(int64_t rows, int64_t cols, int64_t tile_rows, int64_t tile_cols) {

@@ -10,7 +10,8 @@ namespace klab::transpose {
 
 std::string WideConfig::name() const {
   return std::to_string(rows) + "x" + std::to_string(cols) + "_t" + std::to_string(threads) + "_b" +
-         std::to_string(min_blocks) + (streaming ? "_cs" : "");
+         std::to_string(min_blocks) + (streaming ? "_cs" : "") +
+         (group > 0 ? "_g" + std::to_string(group) : "");
 }
 
 std::vector<std::string> wide_config_names() {
@@ -40,8 +41,9 @@ Status wide_config_can_implement(int index, const Problem& p) {
                       std::to_string(kWideSpaceSize) + ")");
   const WideConfig& c = kWideSpace[index];
   if (!c.fits(static_cast<int>(dtype_size(p.dtype))))
-    return Status::no(c.name() + " does not fit " + std::string(dtype_name(p.dtype)) +
-                      " (tile sides must be whole 128-byte segments, shared memory <= 48 KiB)");
+    return Status::no(
+        c.name() + " does not fit " + std::string(dtype_name(p.dtype)) +
+        " (tile sides must be whole 128-byte segments, min_blocks tiles in an SM's shared memory)");
   return Status::yes();
 }
 

@@ -19,11 +19,21 @@ struct WideConfig {
   /// Streaming cache hints: loads ld.global.cs and stores st.global.cs (evict first), as the
   /// data is touched once.
   bool streaming = false;
+  /// Tile order. 0: a 2-D grid, consecutive blocks along a band of input rows: the blocks
+  /// resident together read long runs of few input rows and write one tile-wide piece (256 bytes
+  /// in f32 at 64 rows) of each of many output rows. g > 0: a 1-D grid in groups of g tile rows,
+  /// consecutive blocks walking down a group's g tile rows before the next tile column: the
+  /// resident blocks write g tiles' worth of each output row they touch (g * rows elements) and
+  /// read shorter runs of more input rows, trading input-row runs for output-row runs.
+  int group = 0;
   /// Elements of `elem_bytes` per word, and words per thread per phase.
   static constexpr int per_word(int elem_bytes) { return 4 / elem_bytes; }
   constexpr int loads(int elem_bytes) const { return rows * cols / per_word(elem_bytes) / threads; }
-  /// Static shared memory: the tile with rows padded by one element (an odd pitch).
+  /// Shared memory: the tile with rows padded by one element (an odd pitch). Static up to 48 KiB,
+  /// dynamic (opted in at launch) above.
   constexpr int smem_bytes(int elem_bytes) const { return rows * (cols + 1) * elem_bytes; }
+  static constexpr int kStaticSmemLimit = 48 * 1024;
+  static constexpr int kSmemPerSm = 228 * 1024;  ///< sm_90, of which 1 KiB per block reserved
   /// Whether the tile is whole 128-byte warp segments on both sides, whole passes of the block,
   /// and a warp count that is a multiple of the segments per row on both sides (a warp keeps one
   /// segment of every row it moves), for elements of `elem_bytes`.
@@ -33,9 +43,9 @@ struct WideConfig {
            (rows * (cols / e / 32)) % (threads / 32) == 0 &&
            (cols * (rows / e / 32)) % (threads / 32) == 0 &&
            (threads / 32) % (cols / e / 32) == 0 && (threads / 32) % (rows / e / 32) == 0 &&
-           smem_bytes(elem_bytes) <= 48 * 1024;
+           min_blocks * (smem_bytes(elem_bytes) + 1024) <= kSmemPerSm;
   }
-  /// "64x64_t256_b8", "_cs" when streaming
+  /// "64x64_t256_b8", "_cs" when streaming, "_g16" with 16 tile rows per group
   std::string name() const;
 };
 
@@ -61,6 +71,17 @@ inline constexpr WideConfig kWideSpace[] = {
     {64, 128, 512, 4},        // 14: 512-byte input rows (f32), 16 words per thread
     {64, 64, 1024, 2},        // 15: 32 warps per block, 4 words per thread
     {128, 64, 512, 4, true},  // 16: 13 with streaming hints
+    // Session 5: the tile order around the f32 winner (entry 2) and the bf16 one (entry 8), and
+    // 128x128 f32 tiles in dynamic shared memory (64.5 KiB, 2 blocks/SM).
+    {64, 64, 512, 4, false, 8},     // 17: 2 in groups of 8 tile rows (2 KiB output runs)
+    {64, 64, 512, 4, false, 16},    // 18: ... of 16 (4 KiB)
+    {64, 64, 512, 4, false, 32},    // 19: ... of 32 (8 KiB)
+    {64, 64, 512, 4, false, 128},   // 20: ... of 128 (32 KiB; input runs 1 KiB)
+    {128, 128, 256, 4, false, 8},   // 21: 8 in groups of 8 tile rows
+    {128, 128, 256, 4, false, 32},  // 22: ... of 32
+    {128, 128, 512, 2},             // 23: f32 128x128 (512-byte rows both sides), 32 words
+    {128, 128, 1024, 2},            // 24: ... 16 words per thread, 64 warps per SM
+    {128, 128, 512, 2, false, 16},  // 25: 23 in groups of 16 tile rows
 };
 inline constexpr int kWideSpaceSize = static_cast<int>(sizeof(kWideSpace) / sizeof(kWideSpace[0]));
 

@@ -32,6 +32,7 @@
 // and 93.6% against cuBLAS's 90.5% and 93.4%. The f32 goal, 95%, is not reached.
 // Requirements: f32 any shape; bf16 the word path needs even rows and cols and 4-byte-aligned
 // pointers (else v04's kernel runs).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <type_traits>
@@ -55,17 +56,28 @@ struct Wide {
   static constexpr int kLoads = kC.rows * kInSegs / kWarps;  // words per thread, load phase
   static constexpr int kStores = kC.cols * kOutSegs / kWarps;    // words per thread, store phase
   using Elem = std::conditional_t<kE == 1, uint32_t, uint16_t>;  // a tile element's bits
+  static constexpr bool kDynamic = kC.smem_bytes(int(sizeof(T))) > WideConfig::kStaticSmemLimit;
 };
 
+/// The tile's shared storage: static up to 48 KiB, else the dynamic allocation (launch opts in).
+template <class W>
+__device__ __forceinline__ typename W::Elem* tile_storage() {
+  if constexpr (W::kDynamic) {
+    extern __shared__ __align__(16) unsigned char dynamic_tile[];
+    return reinterpret_cast<typename W::Elem*>(dynamic_tile);
+  } else {
+    __shared__ typename W::Elem static_tile[W::kC.rows * W::kPitch];
+    return static_tile;
+  }
+}
+
+/// Moves the tile at input rows row0.., columns col0.. to output rows col0.., columns row0..
 template <class T, int kIndex>
-__global__ void __launch_bounds__(kWideSpace[kIndex].threads, kWideSpace[kIndex].min_blocks)
-    wide_transpose(Args<T> a) {
+__device__ __forceinline__ void move_tile(const Args<T>& a, typename Wide<T, kIndex>::Elem* tile,
+                                          int64_t row0, int64_t col0) {
   using W = Wide<T, kIndex>;
   constexpr int kE = W::kE, kPitch = W::kPitch, kRows = W::kC.rows, kCols = W::kC.cols;
-  __shared__ typename W::Elem tile[kRows * kPitch];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int64_t col0 = int64_t(blockIdx.x) * kCols;  // first input column = first output row
-  const int64_t tiles_y = (a.rows + kRows - 1) / kRows;
   const int64_t in_words = a.cols / kE, out_words = a.rows / kE;  // words per row
   const auto* in = reinterpret_cast<const uint32_t*>(a.in);
   auto* out = reinterpret_cast<uint32_t*>(a.out);
@@ -79,51 +91,69 @@ __global__ void __launch_bounds__(kWideSpace[kIndex].threads, kWideSpace[kIndex]
   const int c0 = warp / W::kOutSegs, w_out = (warp % W::kOutSegs) * 32 + lane;
   const int64_t gw = col0 / kE + w_in;  // this thread's input word column
   const bool gw_ok = gw < in_words;
-  const bool cols_whole = col0 + kCols <= a.cols;
+  const bool whole = col0 + kCols <= a.cols && row0 + kRows <= a.rows;  // no bounds checks inside
 
-  for (int64_t by = blockIdx.y; by < tiles_y; by += gridDim.y) {
-    const int64_t row0 = by * kRows;
-    const bool whole = cols_whole && row0 + kRows <= a.rows;  // no bounds checks inside
-    const uint32_t* src = in + (row0 + r0) * in_words + gw;
-    uint32_t v[W::kLoads];
+  const uint32_t* src = in + (row0 + r0) * in_words + gw;
+  uint32_t v[W::kLoads];
 #pragma unroll
-    for (int i = 0; i < W::kLoads; ++i) {
-      const int r = r0 + i * kRowStep;
-      const uint32_t* p = src + int64_t(i * kRowStep) * in_words;
-      v[i] = whole || (gw_ok && row0 + r < a.rows) ? (W::kC.streaming ? __ldcs(p) : *p) : 0u;
-    }
+  for (int i = 0; i < W::kLoads; ++i) {
+    const int r = r0 + i * kRowStep;
+    const uint32_t* p = src + int64_t(i * kRowStep) * in_words;
+    v[i] = whole || (gw_ok && row0 + r < a.rows) ? (W::kC.streaming ? __ldcs(p) : *p) : 0u;
+  }
 #pragma unroll
-    for (int i = 0; i < W::kLoads; ++i) {
-      const int r = r0 + i * kRowStep;
-      if constexpr (kE == 1) {
-        tile[r * kPitch + w_in] = v[i];
-      } else {  // elements (r, 2w) and (r, 2w + 1): 2-byte stores, the pitch being odd
-        tile[r * kPitch + 2 * w_in] = static_cast<uint16_t>(v[i]);
-        tile[r * kPitch + 2 * w_in + 1] = static_cast<uint16_t>(v[i] >> 16);
-      }
+  for (int i = 0; i < W::kLoads; ++i) {
+    const int r = r0 + i * kRowStep;
+    if constexpr (kE == 1) {
+      tile[r * kPitch + w_in] = v[i];
+    } else {  // elements (r, 2w) and (r, 2w + 1): 2-byte stores, the pitch being odd
+      tile[r * kPitch + 2 * w_in] = static_cast<uint16_t>(v[i]);
+      tile[r * kPitch + 2 * w_in + 1] = static_cast<uint16_t>(v[i] >> 16);
     }
-    __syncthreads();
-    const int64_t ow = row0 / kE + w_out;  // this thread's output word column
-    const bool ow_ok = ow < out_words;
-    uint32_t* dst = out + (col0 + c0) * out_words + ow;
+  }
+  __syncthreads();
+  const int64_t ow = row0 / kE + w_out;  // this thread's output word column
+  const bool ow_ok = ow < out_words;
+  uint32_t* dst = out + (col0 + c0) * out_words + ow;
 #pragma unroll
-    for (int j = 0; j < W::kStores; ++j) {
-      const int c = c0 + j * kColStep;
-      if (whole || (ow_ok && col0 + c < a.cols)) {
-        uint32_t word;
-        if constexpr (kE == 1)
-          word = tile[w_out * kPitch + c];
-        else
-          word = uint32_t(tile[2 * w_out * kPitch + c]) |
-                 uint32_t(tile[(2 * w_out + 1) * kPitch + c]) << 16;
-        uint32_t* p = dst + int64_t(j * kColStep) * out_words;
-        if constexpr (W::kC.streaming)
-          __stcs(p, word);
-        else
-          *p = word;
-      }
+  for (int j = 0; j < W::kStores; ++j) {
+    const int c = c0 + j * kColStep;
+    if (whole || (ow_ok && col0 + c < a.cols)) {
+      uint32_t word;
+      if constexpr (kE == 1)
+        word = tile[w_out * kPitch + c];
+      else
+        word = uint32_t(tile[2 * w_out * kPitch + c]) | uint32_t(tile[(2 * w_out + 1) * kPitch + c])
+                                                            << 16;
+      uint32_t* p = dst + int64_t(j * kColStep) * out_words;
+      if constexpr (W::kC.streaming)
+        __stcs(p, word);
+      else
+        *p = word;
     }
-    __syncthreads();  // the next tile row reuses `tile`
+  }
+  __syncthreads();  // the next tile reuses `tile`
+}
+
+template <class T, int kIndex>
+__global__ void __launch_bounds__(kWideSpace[kIndex].threads, kWideSpace[kIndex].min_blocks)
+    wide_transpose(Args<T> a) {
+  using W = Wide<T, kIndex>;
+  constexpr int kRows = W::kC.rows, kCols = W::kC.cols, kGroup = W::kC.group;
+  typename W::Elem* tile = tile_storage<W>();
+  const int64_t tiles_y = (a.rows + kRows - 1) / kRows;
+  if constexpr (kGroup == 0) {  // 2-D grid: x the tile column, y (strided) the tile row
+    const int64_t col0 = int64_t(blockIdx.x) * kCols;
+    for (int64_t by = blockIdx.y; by < tiles_y; by += gridDim.y)
+      move_tile<T, kIndex>(a, tile, by * kRows, col0);
+  } else {  // 1-D grid (strided) over tiles, in groups of kGroup tile rows, column-major inside
+    const int64_t tiles_x = (a.cols + kCols - 1) / kCols, per_group = kGroup * tiles_x;
+    for (int64_t t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
+      const int64_t first = t / per_group * kGroup, in_group = t % per_group;
+      const int64_t rows_here = min(int64_t(kGroup), tiles_y - first);
+      move_tile<T, kIndex>(a, tile, (first + in_group % rows_here) * kRows,
+                           in_group / rows_here * kCols);
+    }
   }
 }
 
@@ -131,8 +161,22 @@ template <class T, int kIndex>
 void launch_entry(const Args<T>& a, cudaStream_t stream) {
   if constexpr (kWideSpace[kIndex].fits(int(sizeof(T)))) {
     using W = Wide<T, kIndex>;
-    wide_transpose<T, kIndex>
-        <<<tile_grid(a.rows, a.cols, W::kC.rows, W::kC.cols), W::kC.threads, 0, stream>>>(a);
+    constexpr auto kernel = wide_transpose<T, kIndex>;
+    const int smem = W::kDynamic ? W::kC.smem_bytes(int(sizeof(T))) : 0;
+    if constexpr (W::kDynamic) {
+      static const bool opted_in = [] {
+        KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             W::kC.smem_bytes(int(sizeof(T)))));
+        return true;
+      }();
+      (void)opted_in;
+    }
+    dim3 grid = tile_grid(a.rows, a.cols, W::kC.rows, W::kC.cols);
+    if constexpr (W::kC.group > 0)
+      grid = dim3(static_cast<unsigned>(std::min<int64_t>(
+          int64_t(device::ceil_div(a.rows, W::kC.rows)) * device::ceil_div(a.cols, W::kC.cols),
+          kMaxGridX)));
+    kernel<<<grid, W::kC.threads, smem, stream>>>(a);
   } else {
     KLAB_CHECK(false, "transpose v07 entry does not fit this dtype (can_implement says so)");
   }

@@ -230,6 +230,26 @@ TEST_F(TuneTest, SgemmV10IsTunable) {
   for (int i = 0; i < sgemm::kTuneSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
 }
 
+TEST_F(TuneTest, SgemmV17IsTunableOverV16Entries) {
+  registry();
+  const Tunable* t = find_tunable(sgemm::kV17Id);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kSpreadSpaceSize);
+  // Its entries are v16's, named as v16 names them; entry 0 is v16's committed shape.
+  for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i)
+    EXPECT_EQ(t->configs[i], sgemm::kMultistageSpace[sgemm::kSpreadEntries[i]].name());
+  EXPECT_EQ(t->configs[0], "128x256x8_w64x64_t8x16_s3_b1");
+  EXPECT_EQ(t->committed_table, "kernels/sgemm/tuned.json");
+  Problem p = registry().family("sgemm").headline.front();
+  for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i) EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
+  EXPECT_FALSE(t->can_implement(sgemm::kSpreadSpaceSize, p).ok());
+  EXPECT_FALSE(t->can_implement(-1, p).ok());
+  // The grid rules are v16's (v09's fallback grid included).
+  p.shape.dims = {{"m", 65535LL * 128 + 1}, {"n", 64}, {"k", 3}};
+  for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+  expect_committed_entries_in_space(*t);
+}
+
 TEST_F(TuneTest, SgemmV16IsTunable) {
   registry();
   const Tunable* t = find_tunable(sgemm::kV16Id);
@@ -328,8 +348,12 @@ TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
       }
     }
   }
-  // 128x128 f32 is 64.5 KiB of static shared memory: over the 48 KiB limit.
-  EXPECT_FALSE((transpose::WideConfig{128, 128, 256, 2}.fits(4)));
+  // 128x128 f32 is 64.5 KiB of shared memory (dynamic): two blocks fit an SM's 228 KiB, four
+  // do not.
+  EXPECT_TRUE((transpose::WideConfig{128, 128, 512, 2}.fits(4)));
+  EXPECT_FALSE((transpose::WideConfig{128, 128, 512, 4}.fits(4)));
+  // Grouped tile orders are named by their group.
+  EXPECT_EQ((transpose::WideConfig{64, 64, 512, 4, false, 16}.name()), "64x64_t512_b4_g16");
   expect_committed_entries_in_space(*t);
 }
 
