@@ -98,6 +98,9 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     {128, 256, 128, 64, 64, 2, 1, 16},  // 8
     {256, 128, 128, 64, 64, 2, 1, 16},  // 9
     {128, 256, 64, 64, 64, 3, 1, 16},   // 10
+    // ... and v05 in groups of 32 (at 4096^3 whole tile columns) and 2 tile rows.
+    {128, 256, 64, 64, 64, 4, 1, 32},  // 11
+    {128, 256, 64, 64, 64, 4, 1, 2},   // 12
 };
 inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));
 

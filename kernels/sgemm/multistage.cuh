@@ -205,44 +205,36 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   const bool b_cols_ok = block_col + b_c < g.n;
   // Blocks wholly inside C (all but the edge blocks) copy every full k-tile unpredicated.
   const bool interior = block_row + kBM <= g.m && block_col + kBN <= g.n;
-  // Copies j0 .. j1-1 of a k-tile (A's kCopiesA first, then B's kCopiesB) into the stage at byte
-  // offset `stage`; `full`: the block is inside C and the k-tile inside k (unpredicated copies).
-  constexpr int kCopies = kCopiesA + kCopiesB;
-  auto copy_slice = [&](int j0, int j1, uint32_t stage, int k0, bool full) {
-    if (full) {
-#pragma unroll
-      for (int j = 0; j < kCopies; ++j) {
-        if (j < j0 || j >= j1) continue;
-        if (j < kCopiesA)
-          device::cp_async_4(a_dst + stage + j * kRowStepA * 4,
-                             a_src + int64_t(j * kRowStepA) * g.k, true);
-        else
-          device::cp_async_16(b_dst + stage + (j - kCopiesA) * kRowStepB * kBN * 4,
-                              b_src + (j - kCopiesA) * kRowStepB * g.n, true);
-      }
-    } else {  // an edge block, or the last, partial k-tile
-#pragma unroll
-      for (int j = 0; j < kCopies; ++j) {
-        if (j < j0 || j >= j1) continue;
-        if (j < kCopiesA) {
-          const bool ok = ((a_rows_ok >> j) & 1) && k0 + a_kk < g.k;
-          device::cp_async_4(a_dst + stage + j * kRowStepA * 4,
-                             ok ? a_src + int64_t(j * kRowStepA) * g.k : g.a, ok);
-        } else {
-          const int l = j - kCopiesA;
-          const bool ok = b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k;
-          device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4,
-                              ok ? b_src + l * kRowStepB * g.n : g.b, ok);
-        }
-      }
-    }
-  };
-  auto advance_sources = [&] {  // to the next k-tile (tiles are loaded in order)
+  constexpr int kCopies = kCopiesA + kCopiesB;  // A's first, then B's (v17 numbers them so)
+  auto advance_sources = [&] {                  // to the next k-tile (tiles are loaded in order)
     a_src += kBK;
     b_src += kBK * g.n;
   };
   auto load_stage_hoisted = [&](int s, int k0) {
-    copy_slice(0, kCopies, uint32_t(s * kStageFloats * 4), k0, interior && k0 + kBK <= g.k);
+    const uint32_t stage = uint32_t(s * kStageFloats * 4);
+    if (interior && k0 + kBK <= g.k) {
+#pragma unroll
+      for (int l = 0; l < kCopiesA; ++l)
+        device::cp_async_4(a_dst + stage + l * kRowStepA * 4, a_src + int64_t(l * kRowStepA) * g.k,
+                           true);
+#pragma unroll
+      for (int l = 0; l < kCopiesB; ++l)
+        device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4, b_src + l * kRowStepB * g.n,
+                            true);
+    } else {  // an edge block, or the last, partial k-tile
+#pragma unroll
+      for (int l = 0; l < kCopiesA; ++l) {
+        const bool ok = ((a_rows_ok >> l) & 1) && k0 + a_kk < g.k;
+        device::cp_async_4(a_dst + stage + l * kRowStepA * 4,
+                           ok ? a_src + int64_t(l * kRowStepA) * g.k : g.a, ok);
+      }
+#pragma unroll
+      for (int l = 0; l < kCopiesB; ++l) {
+        const bool ok = b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k;
+        device::cp_async_16(b_dst + stage + l * kRowStepB * kBN * 4,
+                            ok ? b_src + l * kRowStepB * g.n : g.b, ok);
+      }
+    }
     advance_sources();
   };
   auto load_stage = [&](int s, int k0) {
@@ -297,14 +289,25 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   };
   if constexpr (C::kSpread) {
     // Copy j of the refill goes out at k-step j * (kBK - 1) / kCopies, after that step's fragment
-    // loads; the group is committed at step kBK - 2, before the wait of step kBK - 1, so the
-    // group count at each wait is the burst schedule's. Blocks inside C copy k-tiles below
-    // full_tiles unpredicated.
+    // loads, with no branch and no compiler barrier in between (cp_async_*_if): the refill's
+    // validity is a predicate and a mask computed once per k-tile. The group is committed at
+    // step kBK - 2, before the wait of step kBK - 1, so the group count at each wait is the
+    // burst schedule's. Blocks inside C copy k-tiles below full_tiles with every copy valid.
+    static_assert(kCopies <= 32, "one bit per copy of a k-tile");
     const int full_tiles = interior ? g.k / kBK : 0;
+    auto valid_mask = [&](int k0) {  // bit j: copy j of the k-tile at k0 is inside A or B
+      if (k0 + kBK <= g.k && interior) return ~0u;
+      uint32_t m = k0 + a_kk < g.k ? a_rows_ok : 0u;
+#pragma unroll
+      for (int l = 0; l < kCopiesB; ++l)
+        m |= uint32_t(b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k) << (kCopiesA + l);
+      return m;
+    };
     int read = 0, write = kStages - 1;  // the stages of `tile` and of tile + kStages - 1
     for (int tile = 0; tile < tiles; ++tile) {
       const int next = tile + kStages - 1, read_next = read == kStages - 1 ? 0 : read + 1;
-      const bool refill = next < tiles, full = next < full_tiles;
+      const bool refill = next < tiles;
+      const uint32_t valid = next < full_tiles ? ~0u : valid_mask(next * kBK);
       const uint32_t write_bytes = uint32_t(write * kStageFloats * 4);
 #pragma unroll
       for (int i = 0; i < kBK; ++i) {
@@ -317,12 +320,20 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
         else if (tile + 1 < tiles)
           load_frags(read_next, 0, (i + 1) & 1);
         if (i < kBK - 1) {
-          if (refill)
-            copy_slice(i * kCopies / (kBK - 1), (i + 1) * kCopies / (kBK - 1), write_bytes,
-                       next * kBK, full);
+#pragma unroll
+          for (int j = i * kCopies / (kBK - 1); j < (i + 1) * kCopies / (kBK - 1); ++j) {
+            const bool ok = (valid >> j) & 1;
+            if (j < kCopiesA)
+              device::cp_async_4_if(refill, a_dst + write_bytes + j * kRowStepA * 4,
+                                    ok ? a_src + int64_t(j * kRowStepA) * g.k : g.a, ok);
+            else
+              device::cp_async_16_if(refill,
+                                     b_dst + write_bytes + (j - kCopiesA) * kRowStepB * kBN * 4,
+                                     ok ? b_src + (j - kCopiesA) * kRowStepB * g.n : g.b, ok);
+          }
           if (i == kBK - 2) {
             if (refill) advance_sources();
-            device::cp_async_commit();
+            device::cp_async_commit</*compiler barrier*/ false>();
           }
         }
         ffma_step(i & 1);

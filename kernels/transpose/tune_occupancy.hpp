@@ -82,6 +82,14 @@ inline constexpr WideConfig kWideSpace[] = {
     {128, 128, 512, 2},             // 23: f32 128x128 (512-byte rows both sides), 32 words
     {128, 128, 1024, 2},            // 24: ... 16 words per thread, 64 warps per SM
     {128, 128, 512, 2, false, 16},  // 25: 23 in groups of 16 tile rows
+    // Session 5, second sweep: the first put groups of 128 tile rows first in f32 (at 8192^2 that
+    // is every tile row: consecutive blocks walk down whole tile columns, writing whole output
+    // rows in order), so longer groups, and bf16's winner (23) and 8 in the same order.
+    {64, 64, 512, 4, false, 256},    // 26: 2 down whole tile columns up to 16384 rows
+    {64, 64, 512, 4, false, 64},     // 27: 2 in groups of 64 tile rows
+    {128, 128, 512, 2, false, 128},  // 28: 23 down whole tile columns up to 16384 rows
+    {128, 128, 256, 4, false, 128},  // 29: 8 likewise
+    {64, 64, 256, 6, false, 256},    // 30: 11 (cuBLAS's tile, 40 registers) likewise
 };
 inline constexpr int kWideSpaceSize = static_cast<int>(sizeof(kWideSpace) / sizeof(kWideSpace[0]));
 

@@ -96,9 +96,36 @@ __device__ __forceinline__ void cp_async_4(uint32_t sdst, const void* gsrc, bool
                : "memory");
 }
 
-/// Closes the group of cp.async issued since the previous commit.
+/// cp_async_4 issued only when `issue` (a predicate, no branch), and without the compiler memory
+/// barrier, so that the compiler may move unrelated shared loads across it: for copies spread
+/// between a k loop's fragment loads (sgemm v17). The caller never reads the destination before
+/// a cp_async_wait and __syncthreads, which keep their barriers.
+__device__ __forceinline__ void cp_async_4_if(bool issue, uint32_t sdst, const void* gsrc,
+                                              bool valid) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n"
+      " @p cp.async.ca.shared.global [%0], [%1], 4, %2;\n}\n" ::"r"(sdst),
+      "l"(gsrc), "r"(valid ? 4 : 0), "r"(int(issue)));
+}
+
+/// cp_async_16 as cp_async_4_if issues cp_async_4.
+__device__ __forceinline__ void cp_async_16_if(bool issue, uint32_t sdst, const void* gsrc,
+                                               bool valid) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n"
+      " @p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(sdst),
+      "l"(gsrc), "r"(valid ? 16 : 0), "r"(int(issue)));
+}
+
+/// Closes the group of cp.async issued since the previous commit. kCompilerBarrier = false
+/// leaves out the compiler memory barrier (for the copies of cp_async_4_if / cp_async_16_if:
+/// volatile asm keeps the commit after them).
+template <bool kCompilerBarrier = true>
 __device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  if constexpr (kCompilerBarrier)
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  else
+    asm volatile("cp.async.commit_group;\n");
 }
 
 /// Waits until at most kPending committed groups are still in flight (this thread's copies only:
