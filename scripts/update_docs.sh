@@ -7,13 +7,14 @@ cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
 # The H200 run each family's tables come from (one device call each; see results/h200/README.md).
-# Session 4's runs measured transpose (run_session4_transpose_v07.json, with v07 tuned) and the
-# GEMM ladders (run_gemm_session4.json); elementwise comes from session 3's run, its CPU rungs from session 1's
-# run.json (reports keep the newest record of each variant and problem).
+# Session 5's runs measured transpose (run_session5_transpose.json, v07 with its column-order
+# entries) and the GEMM ladders (run_gemm_session5.json, v17 included); elementwise comes from
+# session 3's run, its CPU rungs from session 1's run.json (reports keep the newest record of each
+# variant and problem).
 source_of() {
   case $1 in
-    transpose) echo "$res/run_session4_transpose_v07.json" ;;
-    sgemm | hgemm) echo "$res/run_gemm_session4.json" ;;
+    transpose) echo "$res/run_session5_transpose.json" ;;
+    sgemm | hgemm) echo "$res/run_gemm_session5.json" ;;
     reduce_sum | softmax) echo "$res/run_memory.json" ;;
     vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
     *) echo "$res/run.json" ;;
@@ -43,14 +44,6 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
-# sgemm v16 with the configuration of its second sweep, measured in a later call of session 4
-# beside v09, v15 and cuBLAS: its own table.
-for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
-  "$klab" report "$res/run_sgemm_v16.json" --family sgemm --readme "$readme" --section results-v16
-done
-# transpose v07's f32 entries after its second sweep, benchmarked again beside v06 and cuBLAS.
-"$klab" report "$res/run_transpose_v07_f32_confirm.json" --family transpose \
-  --readme docs/worklogs/transpose.md --section results-v07-confirm
 # Profiler tables (klab profile --json records), where a run has produced them.
 if [ -f "$res/profiles.json" ]; then
   "$klab" profile-report "$res/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
@@ -59,9 +52,17 @@ if [ -f "$res/profiles.json" ]; then
   "$klab" profile-report "$res/profiles.json" --family softmax --family reduce_sum --readme docs/worklogs/softmax.md || true
   "$klab" profile-report "$res/profiles.json" --family sgemm --family hgemm --readme docs/worklogs/gemm.md || true
 fi
+# Session 5's profiles of the rungs it changed (the tables above are session 4's).
+if [ -f "$res/profiles_session5.json" ]; then
+  "$klab" profile-report "$res/profiles_session5.json" --family transpose \
+    --readme docs/worklogs/transpose.md --section profile-session5 || true
+  "$klab" profile-report "$res/profiles_session5.json" --family sgemm --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-session5 || true
+fi
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
-      "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json")
+      "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json"
+      "$res/run_session5_transpose.json" "$res/run_gemm_session5.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

@@ -341,6 +341,11 @@ void print_sass_summary(const SassFunction& f) {
         m.inner_loops
             ? fmt::format("; it holds {} inner loop(s), each body counted once", m.inner_loops)
             : "");
+    if (m.ffma > 0)
+      std::cout << fmt::format(
+          "  FFMA in it with two register sources (not marked .reuse) in one bank: {} of {} "
+          "({:.1f}%; an estimate of register bank conflicts, banks taken as register % 4)\n",
+          m.ffma_bank_pairs, m.ffma, 100.0 * m.ffma_bank_pairs / m.ffma);
   }
   std::cout << "  layout: " << s.strip << "\n"
             << "          (start to end; G global load, S shared, M math, W global store, B "

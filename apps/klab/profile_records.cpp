@@ -82,6 +82,8 @@ nlohmann::json sass_record(const std::string& variant, const std::string& family
       row.values["sass__loop_global"] = std::to_string(m.global);
       row.values["sass__loop_barriers"] = std::to_string(m.barrier);
       row.values["sass__loop_inner"] = std::to_string(m.inner_loops);
+      row.values["sass__loop_ffma"] = std::to_string(m.ffma);
+      row.values["sass__loop_ffma_bank_pairs"] = std::to_string(m.ffma_bank_pairs);
     }
     rep.rows.push_back(std::move(row));
   }
@@ -129,8 +131,8 @@ std::string sass_markdown(const std::string& family,
   std::string md = fmt::format("### {} — SASS instruction mix (static)\n\n", family);
   md +=
       "| variant | problem | kernel | instructions | main loop: instructions per iteration | "
-      "math in it | shared accesses | global accesses | barriers |\n"
-      "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+      "math in it | shared accesses | global accesses | barriers | FFMA with same-bank sources |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto* r : recs)
     for (const auto& k : (*r)["kernels"]) {
       const NcuRow row = row_of(k);
@@ -141,15 +143,21 @@ std::string sass_markdown(const std::string& family,
         return v ? fmt::format("{:.0f}", *v) : std::string("-");
       };
       const bool nested = row.number("sass__loop_inner").value_or(0) > 0;
-      md += fmt::format("| {} | {} {} | `{}` | {} | {}{} | {} | {} | {} | {} |\n",
-                        r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""),
-                        short_kernel_name(row.text("Kernel Name")), n("sass__instructions"),
-                        n("sass__loop_instructions"), nested ? " (inner loop counted once)" : "",
-                        loop && math && *loop > 0
-                            ? fmt::format("{:.0f} {} ({:.1f}%)", *math,
-                                          row.text("sass__loop_math_op"), 100 * *math / *loop)
-                            : std::string("-"),
-                        n("sass__loop_shared"), n("sass__loop_global"), n("sass__loop_barriers"));
+      const auto ffma = row.number("sass__loop_ffma"),
+                 pairs = row.number("sass__loop_ffma_bank_pairs");
+      md += fmt::format(
+          "| {} | {} {} | `{}` | {} | {}{} | {} | {} | {} | {} | {} |\n", r->value("variant", ""),
+          r->value("problem", ""), r->value("dtype", ""),
+          short_kernel_name(row.text("Kernel Name")), n("sass__instructions"),
+          n("sass__loop_instructions"), nested ? " (inner loop counted once)" : "",
+          loop && math && *loop > 0
+              ? fmt::format("{:.0f} {} ({:.1f}%)", *math, row.text("sass__loop_math_op"),
+                            100 * *math / *loop)
+              : std::string("-"),
+          n("sass__loop_shared"), n("sass__loop_global"), n("sass__loop_barriers"),
+          ffma && pairs && *ffma > 0
+              ? fmt::format("{:.0f} of {:.0f} ({:.1f}%)", *pairs, *ffma, 100 * *pairs / *ffma)
+              : std::string("-"));
     }
   return md + "\n";
 }

@@ -37,16 +37,19 @@ struct MultistageConfig {
 /// As MultistageConfig, for sgemm_multistage_at: A^T (BK x (BM + 4)) then B (BK x BN) per stage.
 /// Hoisted (v15): the copies' addresses, destinations and edge predicates are computed once per
 /// thread; a k-tile only moves them along k, and blocks inside C copy full k-tiles unpredicated.
-/// Spread (v17, needs Hoisted): a k-tile's copies are issued one slice per k-step (steps 0 ..
-/// BK-2) between the FFMAs instead of in one burst after the barrier, and the stage indices
-/// rotate instead of being computed modulo Stages.
+/// SpreadFrom (v17, needs Hoisted; -1: off): a k-tile's copies are issued in slices over k-steps
+/// SpreadFrom .. BK-2, between the FFMAs, instead of in one burst after the barrier; they are
+/// predicated (no branch, no compiler barrier), and the stage indices rotate instead of being
+/// computed modulo Stages.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Threads, int Stages,
-          int MinBlocks, bool Hoisted = false, bool Spread = false>
+          int MinBlocks, bool Hoisted = false, int SpreadFrom = -1>
 struct MultistageAtConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
   static constexpr int kThreads = Threads, kStages = Stages, kMinBlocks = MinBlocks;
-  static constexpr bool kHoisted = Hoisted, kSpread = Spread;
-  static_assert(!Spread || Hoisted, "the spread schedule slices the hoisted copies");
+  static constexpr bool kHoisted = Hoisted, kSpread = SpreadFrom >= 0;
+  static constexpr int kSpreadFrom = SpreadFrom;
+  static_assert(!kSpread || (Hoisted && SpreadFrom <= BK - 2),
+                "the spread schedule slices the hoisted copies over k-steps SpreadFrom .. BK-2");
   // A^T rows of BM + 4 floats: the 4-byte copies of a warp (4 rows x 8 k) land in banks
   // (4 k + row) % 32, all distinct; rows stay 16-byte aligned for LDS.128.
   static constexpr int kLdA = BM + 4;
@@ -288,15 +291,15 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
       for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[f][r], rb[f][c], acc[r][c]);
   };
   if constexpr (C::kSpread) {
-    // Copy j of the refill goes out at k-step j * (kBK - 1) / kCopies, after that step's fragment
-    // loads, with no branch and no compiler barrier in between (cp_async_*_if): the refill's
-    // validity is a predicate and a mask computed once per k-tile. The group is committed at
-    // step kBK - 2, before the wait of step kBK - 1, so the group count at each wait is the
-    // burst schedule's. Blocks inside C copy k-tiles below full_tiles with every copy valid.
+    // Copy j of the refill goes out at k-step kFrom + j * kSteps / kCopies (kSteps = kBK - 1 -
+    // kFrom steps), after that step's fragment loads, with no branch and no compiler barrier in
+    // between (cp_async_*_if): whether the refill happens is a predicate and which copies are
+    // inside A and B a mask, both computed arithmetically once per k-tile. The group is
+    // committed at step kBK - 2, before the wait of step kBK - 1, so the group count at each wait
+    // is the burst schedule's.
     static_assert(kCopies <= 32, "one bit per copy of a k-tile");
-    const int full_tiles = interior ? g.k / kBK : 0;
+    constexpr int kFrom = C::kSpreadFrom, kSteps = kBK - 1 - kFrom;
     auto valid_mask = [&](int k0) {  // bit j: copy j of the k-tile at k0 is inside A or B
-      if (k0 + kBK <= g.k && interior) return ~0u;
       uint32_t m = k0 + a_kk < g.k ? a_rows_ok : 0u;
 #pragma unroll
       for (int l = 0; l < kCopiesB; ++l)
@@ -307,7 +310,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
     for (int tile = 0; tile < tiles; ++tile) {
       const int next = tile + kStages - 1, read_next = read == kStages - 1 ? 0 : read + 1;
       const bool refill = next < tiles;
-      const uint32_t valid = next < full_tiles ? ~0u : valid_mask(next * kBK);
+      const uint32_t valid = valid_mask(next * kBK);
       const uint32_t write_bytes = uint32_t(write * kStageFloats * 4);
 #pragma unroll
       for (int i = 0; i < kBK; ++i) {
@@ -319,9 +322,10 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
           load_frags(read, i + 1, (i + 1) & 1);
         else if (tile + 1 < tiles)
           load_frags(read_next, 0, (i + 1) & 1);
-        if (i < kBK - 1) {
+        if (i >= kFrom && i < kBK - 1) {
 #pragma unroll
-          for (int j = i * kCopies / (kBK - 1); j < (i + 1) * kCopies / (kBK - 1); ++j) {
+          for (int j = (i - kFrom) * kCopies / kSteps; j < (i - kFrom + 1) * kCopies / kSteps;
+               ++j) {
             const bool ok = (valid >> j) & 1;
             if (j < kCopiesA)
               device::cp_async_4_if(refill, a_dst + write_bytes + j * kRowStepA * 4,
@@ -368,21 +372,21 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
 }
 
 /// The MultistageAtConfig of entry kIndex of kMultistageSpace: hoisted copies (v16), spread
-/// over the k-steps too (v17).
-template <int kIndex, bool kSpread>
+/// over k-steps kSpreadFrom .. BK-2 too (v17; -1: not spread).
+template <int kIndex, int kSpreadFrom>
 using MultistageEntry =
     MultistageAtConfig<kMultistageSpace[kIndex].block_m, kMultistageSpace[kIndex].block_n,
                        kMultistageSpace[kIndex].block_k, kMultistageSpace[kIndex].warp_m,
                        kMultistageSpace[kIndex].warp_n, kMultistageSpace[kIndex].thread_m,
                        kMultistageSpace[kIndex].thread_n, kMultistageSpace[kIndex].threads,
                        kMultistageSpace[kIndex].stages, kMultistageSpace[kIndex].min_blocks,
-                       /*hoisted*/ true, kSpread>;
+                       /*hoisted*/ true, kSpreadFrom>;
 
 template <size_t... I>
 consteval bool multistage_entries_agree(std::index_sequence<I...>) {
-  return ((MultistageEntry<static_cast<int>(I), false>::kSmemBytes ==
-           kMultistageSpace[I].smem_bytes()) &&
-          ...);
+  return (
+      (MultistageEntry<static_cast<int>(I), -1>::kSmemBytes == kMultistageSpace[I].smem_bytes()) &&
+      ...);
 }
 static_assert(multistage_entries_agree(std::make_index_sequence<kMultistageSpaceSize>()),
               "the table's smem_bytes() and the kernel agree");

@@ -65,7 +65,9 @@ void register_v16_tunable() {
 
 std::vector<std::string> spread_config_names() {
   std::vector<std::string> names;
-  for (const int i : kSpreadEntries) names.push_back(kMultistageSpace[i].name());
+  for (const SpreadEntry& e : kSpreadEntries)
+    names.push_back(kMultistageSpace[e.entry].name() +
+                    (e.from > 0 ? "_c" + std::to_string(e.from) : ""));
   return names;
 }
 
@@ -73,7 +75,7 @@ Status spread_config_can_implement(int index, const Problem& p) {
   if (index < 0 || index >= kSpreadSpaceSize)
     return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
                       std::to_string(kSpreadSpaceSize) + ")");
-  return multistage_config_can_implement(kSpreadEntries[index], p);
+  return multistage_config_can_implement(kSpreadEntries[index].entry, p);
 }
 
 namespace {

@@ -80,11 +80,24 @@ int v16_tuned_config(const Problem& p);
 /// Registers v16 as a tunable; called by register_sgemm.
 void register_v16_tunable();
 
-/// v17's space: the entries of kMultistageSpace it instantiates with the spread copy schedule,
-/// v16's committed shape with 3 and 4 stages; index = position, named as those entries. (The
-/// first sweep also had v16's 256x128x8 entries 5 and 8: 20-25% slower, with 80-96 bytes of
-/// stack each; dropped.)
-inline constexpr int kSpreadEntries[] = {10, 13};
+/// v17's space: entries of kMultistageSpace instantiated with the spread copy schedule, each
+/// with the first k-step of its refill (`from`: the copies go out over steps from .. BK-2);
+/// index = position (append only). Named as the kMultistageSpace entry, with "_c<from>" when
+/// from > 0. (The first sweep also had v16's 256x128x8 entries 5 and 8 at from 0: 20-25% slower,
+/// with 80-96 bytes of stack each; dropped.)
+struct SpreadEntry {
+  int entry, from;
+};
+inline constexpr SpreadEntry kSpreadEntries[] = {
+    {10, 0},  // 0: v16's committed shape, copies over k-steps 0-6 (session 5's first sweep)
+    {13, 0},  // 1: ... with 4 stages
+    // Session 5, after reading cuBLAS's SASS (its 12 copies sit between the FFMAs of the last
+    // two k-steps before the barrier, all with 1-cycle stall counts):
+    {10, 6},  // 2: the copies in k-step 6 of 8 only
+    {13, 6},  // 3: ... with 4 stages
+    {10, 4},  // 4: k-steps 4-6
+    {13, 4},  // 5: ... with 4 stages
+};
 inline constexpr int kSpreadSpaceSize =
     static_cast<int>(sizeof(kSpreadEntries) / sizeof(kSpreadEntries[0]));
 inline constexpr const char* kV17Id = "sgemm.v17_spread_copies";

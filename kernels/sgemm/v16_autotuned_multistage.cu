@@ -35,7 +35,7 @@ using Launcher = void (*)(const GemmArgs&, cudaStream_t);
 
 template <size_t... I>
 constexpr std::array<Launcher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
-  return {&launch_multistage<MultistageEntry<static_cast<int>(I), /*spread*/ false>>...};
+  return {&launch_multistage<MultistageEntry<static_cast<int>(I), /*not spread*/ -1>>...};
 }
 
 constexpr auto kLaunchers = launch_table(std::make_index_sequence<kMultistageSpaceSize>());

@@ -30,7 +30,7 @@ using Launcher = void (*)(const GemmArgs&, cudaStream_t);
 
 template <size_t... I>
 constexpr std::array<Launcher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
-  return {&launch_multistage<MultistageEntry<kSpreadEntries[I], /*spread*/ true>>...};
+  return {&launch_multistage<MultistageEntry<kSpreadEntries[I].entry, kSpreadEntries[I].from>>...};
 }
 
 constexpr auto kLaunchers = launch_table(std::make_index_sequence<kSpreadSpaceSize>());

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <regex>
 
 namespace klab {
 
@@ -425,6 +426,26 @@ int branch_target(const SassFunction& f, const SassInstr& in) {
   return -1;
 }
 
+/// Whether an FFMA's register sources that are not marked .reuse include two in one bank
+/// (register % 4). `text` is the instruction as printed: destination first, then the sources.
+bool ffma_bank_pair(const std::string& text) {
+  static const std::regex reg(R"(\bR(\d+)(\.reuse)?)");
+  std::vector<int> banks;
+  bool dest = true;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator();
+       ++it) {
+    if (dest) {  // the first register is the destination
+      dest = false;
+      continue;
+    }
+    if (!(*it)[2].matched) banks.push_back(std::stoi((*it)[1].str()) % 4);
+  }
+  for (size_t i = 0; i < banks.size(); ++i)
+    for (size_t j = i + 1; j < banks.size(); ++j)
+      if (banks[i] == banks[j]) return true;
+  return false;
+}
+
 std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
                                                 const std::vector<SassSummary::Loop>& loops) {
   if (loops.empty()) return std::nullopt;
@@ -445,6 +466,10 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
       if (c.group == "math") {
         ++p.math;
         ++math_rows[c.row];
+        if (in.opcode == "FFMA" || in.opcode.starts_with("FFMA.")) {
+          ++p.ffma;
+          p.ffma_bank_pairs += ffma_bank_pair(in.text) ? 1 : 0;
+        }
       } else if (c.group == "shared") {
         ++p.shared;
       } else if (c.group == "global load" || c.group == "global store") {

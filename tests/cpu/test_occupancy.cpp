@@ -424,6 +424,28 @@ TEST(Sass, MainLoopPathSkipsTheEdgePath) {
   EXPECT_EQ(s.main_loop->inner_loops, 0);
 }
 
+// FFMAs on the main loop's path whose sources not marked .reuse share a bank (register % 4).
+TEST(Sass, MainLoopCountsFfmaBankPairs) {
+  const auto fns = klab::parse_sass(R"sass(
+		Function : _Z5banksv
+        /*0000*/                   FFMA R3, R4, R8, R3 ;
+        /*0010*/                   FFMA R3, R4.reuse, R8, R3 ;
+        /*0020*/                   FFMA R5, R1, R2, R9 ;
+        /*0030*/                   FFMA R6, R1, RZ, R7 ;
+        /*0040*/                   FFMA R4, R4, R4.reuse, R10 ;
+        /*0050*/                   FADD R3, R4, R8 ;
+        /*0060*/              @!P0 BRA 0x0 ;
+        /*0070*/                   EXIT ;
+)sass");
+  ASSERT_EQ(fns.size(), 1u);
+  const klab::SassSummary s = klab::summarize_sass(fns[0], 16);
+  ASSERT_TRUE(s.main_loop.has_value());
+  EXPECT_EQ(s.main_loop->ffma, 5);
+  // R4/R8 (bank 0) pair; R8 with R4 reused does not (R8 0, R3 3); R1/R9 (bank 1) pair; R1 and
+  // R7 (RZ is no register) do not; R4 and R10 (0, 2) do not, the second R4 being reused.
+  EXPECT_EQ(s.main_loop->ffma_bank_pairs, 2);
+}
+
 // A loop nested in the main one is walked once and reported; an EXIT on the path means the walk
 // did not stay in the loop, so no iteration is claimed.
 TEST(Sass, MainLoopPathReportsInnerLoops) {

@@ -235,10 +235,15 @@ TEST_F(TuneTest, SgemmV17IsTunableOverV16Entries) {
   const Tunable* t = find_tunable(sgemm::kV17Id);
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kSpreadSpaceSize);
-  // Its entries are v16's, named as v16 names them; entry 0 is v16's committed shape.
-  for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i)
-    EXPECT_EQ(t->configs[i], sgemm::kMultistageSpace[sgemm::kSpreadEntries[i]].name());
+  // Its entries are v16's, named as v16 names them plus the refill's first k-step when it is not
+  // 0; entry 0 is v16's committed shape.
+  for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i) {
+    const sgemm::SpreadEntry& e = sgemm::kSpreadEntries[i];
+    EXPECT_LE(e.from, sgemm::kMultistageSpace[e.entry].block_k - 2) << i;
+    EXPECT_TRUE(t->configs[i].starts_with(sgemm::kMultistageSpace[e.entry].name())) << i;
+  }
   EXPECT_EQ(t->configs[0], "128x256x8_w64x64_t8x16_s3_b1");
+  EXPECT_EQ(t->configs[2], "128x256x8_w64x64_t8x16_s3_b1_c6");
   EXPECT_EQ(t->committed_table, "kernels/sgemm/tuned.json");
   Problem p = registry().family("sgemm").headline.front();
   for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i) EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
