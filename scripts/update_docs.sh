@@ -44,6 +44,11 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
+# sgemm v17 after its second sweep (the copies' first k-step tuned), measured in a later call of
+# session 5 beside v09, v15, v16 and cuBLAS: its own table.
+for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
+  "$klab" report "$res/run_sgemm_v17.json" --family sgemm --readme "$readme" --section results-v17
+done
 # Profiler tables (klab profile --json records), where a run has produced them.
 if [ -f "$res/profiles.json" ]; then
   "$klab" profile-report "$res/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
@@ -58,11 +63,13 @@ if [ -f "$res/profiles_session5.json" ]; then
     --readme docs/worklogs/transpose.md --section profile-session5 || true
   "$klab" profile-report "$res/profiles_session5.json" --family sgemm --family hgemm \
     --readme docs/worklogs/gemm.md --section profile-session5 || true
+  "$klab" profile-report "$res/profiles_session5_sgemm_v17.json" --family sgemm \
+    --readme docs/worklogs/gemm.md --section profile-v17 || true
 fi
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
       "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json"
-      "$res/run_session5_transpose.json" "$res/run_gemm_session5.json")
+      "$res/run_session5_transpose.json" "$res/run_gemm_session5.json" "$res/run_sgemm_v17.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

@@ -1,7 +1,9 @@
-// v17 spread copies: v16's kernel with its k-tile refill issued one slice per k-step, between
-// the FFMAs, instead of in one burst after the barrier; stage indices rotate instead of being
-// computed modulo the stage count. Tuned over v16's two best shapes with 3 and 4 stages
-// (tune_multistage.hpp, kSpreadEntries; `klab tune sgemm.v17_spread_copies`).
+// v17 spread copies: v16's kernel with its k-tile refill issued in slices between the FFMAs of
+// k-steps `from` .. BK-2, instead of in one burst after the barrier; the copies are predicated
+// (no branch and no compiler barrier in the k loop: cp_async_4_if / cp_async_16_if), their
+// validity a mask computed once per k-tile, and the stage indices rotate instead of being
+// computed modulo the stage count. Tuned over v16's committed shape with 3 and 4 stages and the
+// refill's first k-step (tune_multistage.hpp, kSpreadEntries; `klab tune sgemm.v17_spread_copies`).
 // Why: v16's winner (128x256x8, 3 stages) issues 78% of cycles against cuBLAS's 89% with the
 // same 8 warps per SM, and Nsight Compute puts the difference in `wait` (0.15 cycles per issue;
 // cuBLAS ~0) and `dispatch_stall` (0.21; cuBLAS 0.10). Its SASS (the control codes' stall
@@ -12,9 +14,20 @@
 // warps in step, so neither fills the other's bubbles: ~100-150 cycles per 2048 FFMA issue
 // cycles of the scheduler per k-tile.
 // Expected (the prediction, written before it ran): the refill's instructions hide between
-// FFMAs (1 LDGSTS per k-step), `wait` and `dispatch_stall` fall to cuBLAS's level, issue active
-// 78% -> 83-86%: 47.5-49 TFLOP/s at 4096^3, 94-97% of cuBLAS. The 4-stage entries matter if the
-// later-issued last slice (7 k-steps later than in v16) leaves too little lead time at 3 stages.
+// FFMAs, `wait` and `dispatch_stall` fall to cuBLAS's level, issue active 78% -> 83-86%:
+// 47.5-49 TFLOP/s at 4096^3, 94-97% of cuBLAS.
+// Measured (session 5), refuted three times, v16 45.65-46.39 in the same calls:
+// - copies over k-steps 0-6 with a branch per step and cp.async's compiler barrier: 39.75
+//   TFLOP/s (tune_session5_a_sgemm_v17.txt; the fragment loads could no longer move across the
+//   copies: `short_scoreboard` 0.28);
+// - predicated, no compiler barrier, k-steps 0-6: 43.1-43.3 (tune_session5_b_sgemm_v17.txt; main
+//   run results/h200/run_gemm_session5.json: 43.27, 84.9% of cuBLAS; `dispatch_stall` 0.31);
+// - the refill in k-steps 4-6 or in 6 only, where cuBLAS's SASS puts its copies, the mask
+//   computed arithmetically: 44.35-44.38 and 42.85-42.86 (tune_session5_c_sgemm_v17.txt);
+//   committed 4-6 with 4 stages, 44.27 beside cuBLAS's 50.76 (run_sgemm_v17.json, 87.2%; v16
+//   90.0%), `dispatch_stall` 0.34. The loop's static stall counts fell as intended (1208-1218
+//   cycles per iteration against v16's 1316; cuBLAS 1161), but every spread schedule raises
+//   `dispatch_stall` by more than it saves. The worklog (docs/worklogs/gemm.md) has the details.
 // Requirements: as v16.
 #include <array>
 #include <utility>

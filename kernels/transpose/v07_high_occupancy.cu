@@ -29,7 +29,14 @@
 // MB of local traffic at 8192^2, `mio_throttle` its top stall), and 91.7-92.8% with 40; 1024
 // threads 81.8%; streaming cache hints 87.3%. bf16: 128x128 tiles (256-byte rows on both
 // sides) 92.0%, 128x64 88.7-91.0%, 64-row tiles 79.3-87.9%. A second bench (run_transpose_v07_f32_confirm.json): 94.3%
-// and 93.6% against cuBLAS's 90.5% and 93.4%. The f32 goal, 95%, is not reached.
+// and 93.6% against cuBLAS's 90.5% and 93.4%. The f32 goal, 95%, was not reached then.
+// Session 5: the tile order (WideConfig::group) and 128x128 f32 tiles in dynamic shared memory.
+// Predicted: groups of 8-16 tile rows +0.5-1.5 points (longer runs of each output row); 128x128
+// no better. Measured (tune_session5_a_*, _b_*): groups of 8-64 lose 0.1-0.4 points, 128x128 f32
+// 91.5-92.5%, but walking whole tile columns (group >= the tile rows: consecutive blocks write
+// each output row front to back) wins: f32 96.5% at 16384^2, bf16 (128x128, 512 threads) 95.3%.
+// One run (results/h200/run_session5_transpose.json): f32 96.4% at 8192^2 and 96.5% at 16384^2
+// (cuBLAS 90.4%, 93.4%), bf16 91.7% and 95.2%. Both goals are met.
 // Requirements: f32 any shape; bf16 the word path needs even rows and cols and 4-byte-aligned
 // pointers (else v04's kernel runs).
 #include <algorithm>
