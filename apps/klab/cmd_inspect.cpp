@@ -343,9 +343,9 @@ void print_sass_summary(const SassFunction& f) {
             : "");
     if (m.ffma > 0)
       std::cout << fmt::format(
-          "  FFMA in it with two register sources (not marked .reuse) in one bank: {} of {} "
-          "({:.1f}%; an estimate of register bank conflicts, banks taken as register % 4)\n",
-          m.ffma_bank_pairs, m.ffma, 100.0 * m.ffma_bank_pairs / m.ffma);
+          "  FFMA in it with a register bank conflict: {} of {} ({:.1f}%; an estimate: three "
+          "register-file reads in one bank, register % 2, reuse-cache hits excluded)\n",
+          m.ffma_bank_conflicts, m.ffma, 100.0 * m.ffma_bank_conflicts / m.ffma);
   }
   std::cout << "  layout: " << s.strip << "\n"
             << "          (start to end; G global load, S shared, M math, W global store, B "

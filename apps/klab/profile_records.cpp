@@ -83,7 +83,7 @@ nlohmann::json sass_record(const std::string& variant, const std::string& family
       row.values["sass__loop_barriers"] = std::to_string(m.barrier);
       row.values["sass__loop_inner"] = std::to_string(m.inner_loops);
       row.values["sass__loop_ffma"] = std::to_string(m.ffma);
-      row.values["sass__loop_ffma_bank_pairs"] = std::to_string(m.ffma_bank_pairs);
+      row.values["sass__loop_ffma_bank_conflicts"] = std::to_string(m.ffma_bank_conflicts);
     }
     rep.rows.push_back(std::move(row));
   }
@@ -131,7 +131,8 @@ std::string sass_markdown(const std::string& family,
   std::string md = fmt::format("### {} — SASS instruction mix (static)\n\n", family);
   md +=
       "| variant | problem | kernel | instructions | main loop: instructions per iteration | "
-      "math in it | shared accesses | global accesses | barriers | FFMA with same-bank sources |\n"
+      "math in it | shared accesses | global accesses | barriers | FFMA with a bank conflict "
+      "(est.) |\n"
       "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto* r : recs)
     for (const auto& k : (*r)["kernels"]) {
@@ -144,7 +145,7 @@ std::string sass_markdown(const std::string& family,
       };
       const bool nested = row.number("sass__loop_inner").value_or(0) > 0;
       const auto ffma = row.number("sass__loop_ffma"),
-                 pairs = row.number("sass__loop_ffma_bank_pairs");
+                 pairs = row.number("sass__loop_ffma_bank_conflicts");
       md += fmt::format(
           "| {} | {} {} | `{}` | {} | {}{} | {} | {} | {} | {} | {} |\n", r->value("variant", ""),
           r->value("problem", ""), r->value("dtype", ""),

@@ -83,8 +83,8 @@ void register_v16_tunable();
 /// v17's space: entries of kMultistageSpace instantiated with the spread copy schedule, each
 /// with the first k-step of its refill (`from`: the copies go out over steps from .. BK-2);
 /// index = position (append only). Named as the kMultistageSpace entry, with "_c<from>" when
-/// from > 0. (The first sweep also had v16's 256x128x8 entries 5 and 8 at from 0: 20-25% slower,
-/// with 80-96 bytes of stack each; dropped.)
+/// from > 0. (The first two sweeps also had v16's 256x128x8 entries 5 and 8 at from 0: 1.15-1.47x
+/// slower than the 128x256 ones, with 80-96 bytes of stack each; dropped.)
 struct SpreadEntry {
   int entry, from;
 };

@@ -1,6 +1,6 @@
 // v17 spread copies: v16's kernel with its k-tile refill issued in slices between the FFMAs of
 // k-steps `from` .. BK-2, instead of in one burst after the barrier; the copies are predicated
-// (no branch and no compiler barrier in the k loop: cp_async_4_if / cp_async_16_if), their
+// (no branch around them and no compiler barrier: cp_async_4_if / cp_async_16_if), their
 // validity a mask computed once per k-tile, and the stage indices rotate instead of being
 // computed modulo the stage count. Tuned over v16's committed shape with 3 and 4 stages and the
 // refill's first k-step (tune_multistage.hpp, kSpreadEntries; `klab tune sgemm.v17_spread_copies`).
@@ -26,8 +26,9 @@
 //   computed arithmetically: 44.35-44.38 and 42.85-42.86 (tune_session5_c_sgemm_v17.txt);
 //   committed 4-6 with 4 stages, 44.27 beside cuBLAS's 50.76 (run_sgemm_v17.json, 87.2%; v16
 //   90.0%), `dispatch_stall` 0.34. The loop's static stall counts fell as intended (1208-1218
-//   cycles per iteration against v16's 1316; cuBLAS 1161), but every spread schedule raises
-//   `dispatch_stall` by more than it saves. The worklog (docs/worklogs/gemm.md) has the details.
+//   cycles per iteration against v16's 1316; cuBLAS 1161), but the predicated schedules raise
+//   `dispatch_stall` by more than they save (no register bank conflicts by `klab sass`'s
+//   estimate in v16 or this schedule). The worklog (docs/worklogs/gemm.md) has the details.
 // Requirements: as v16.
 #include <array>
 #include <utility>

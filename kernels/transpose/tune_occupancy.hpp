@@ -3,6 +3,7 @@
 // threads it moves it with. Host-compilable; the kernels are instantiated in
 // v07_high_occupancy.cu, one per entry and dtype it fits. v07 picks an entry per dtype (its
 // shape class) as v06 does: tune cache, committed table kernels/transpose/tuned.json, built-in.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ struct WideConfig {
   static constexpr int per_word(int elem_bytes) { return 4 / elem_bytes; }
   constexpr int loads(int elem_bytes) const { return rows * cols / per_word(elem_bytes) / threads; }
   /// Shared memory: the tile with rows padded by one element (an odd pitch). Static up to 48 KiB,
-  /// dynamic (opted in at launch) above.
+  /// dynamic (opted in at launch) above, where min_blocks tiles must fit an SM (a static tile
+  /// fits whatever min_blocks says: it only caps registers).
   constexpr int smem_bytes(int elem_bytes) const { return rows * (cols + 1) * elem_bytes; }
   static constexpr int kStaticSmemLimit = 48 * 1024;
   static constexpr int kSmemPerSm = 228 * 1024;  ///< sm_90, of which 1 KiB per block reserved
@@ -43,11 +45,25 @@ struct WideConfig {
            (rows * (cols / e / 32)) % (threads / 32) == 0 &&
            (cols * (rows / e / 32)) % (threads / 32) == 0 &&
            (threads / 32) % (cols / e / 32) == 0 && (threads / 32) % (rows / e / 32) == 0 &&
-           min_blocks * (smem_bytes(elem_bytes) + 1024) <= kSmemPerSm;
+           (smem_bytes(elem_bytes) <= kStaticSmemLimit ||
+            min_blocks * (smem_bytes(elem_bytes) + 1024) <= kSmemPerSm);
   }
   /// "64x64_t256_b8", "_cs" when streaming, "_g16" with 16 tile rows per group
   std::string name() const;
 };
+
+/// Tile row and tile column of the t-th tile of a grouped walk (WideConfig::group = g > 0) over
+/// tiles_x x tiles_y tiles: g tile rows at a time (the last group may be shorter), down a tile
+/// column before the next. constexpr: the kernel calls it (--expt-relaxed-constexpr) and the CPU
+/// tests check that every tile comes once.
+struct TileRowCol {
+  int64_t row, col;
+};
+constexpr TileRowCol grouped_tile(int64_t t, int64_t g, int64_t tiles_x, int64_t tiles_y) {
+  const int64_t per_group = g * tiles_x, first = t / per_group * g, in_group = t % per_group;
+  const int64_t rows_here = g < tiles_y - first ? g : tiles_y - first;
+  return {first + in_group % rows_here, in_group / rows_here};
+}
 
 /// Index = position (append only).
 inline constexpr WideConfig kWideSpace[] = {

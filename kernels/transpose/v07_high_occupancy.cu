@@ -32,9 +32,12 @@
 // and 93.6% against cuBLAS's 90.5% and 93.4%. The f32 goal, 95%, was not reached then.
 // Session 5: the tile order (WideConfig::group) and 128x128 f32 tiles in dynamic shared memory.
 // Predicted: groups of 8-16 tile rows +0.5-1.5 points (longer runs of each output row); 128x128
-// no better. Measured (tune_session5_a_*, _b_*): groups of 8-64 lose 0.1-0.4 points, 128x128 f32
-// 91.5-92.5%, but walking whole tile columns (group >= the tile rows: consecutive blocks write
-// each output row front to back) wins: f32 96.5% at 16384^2, bf16 (128x128, 512 threads) 95.3%.
+// no better. Measured (tune_session5_a_*, _b_*): at 16384^2 f32 groups of 8-64 tile rows 93.3-93.6%
+// against 93.7% without (at 8192^2 -0.6 to +0.1 points), 128x128 f32 91.5-92.5%, but walking
+// whole tile columns (group >= the tile rows: consecutive blocks write each output row front to
+// back) wins: f32 96.5% at 16384^2, bf16 (128x128, 512 threads) 95.3%. The committed groups (256
+// tile rows f32, 128 bf16) are whole columns up to 16384 rows; taller inputs walk groups of them,
+// an order measured only at 16384^2 (where such groups lost 0.1-0.4 points).
 // One run (results/h200/run_session5_transpose.json): f32 96.4% at 8192^2 and 96.5% at 16384^2
 // (cuBLAS 90.4%, 93.4%), bf16 91.7% and 95.2%. Both goals are met.
 // Requirements: f32 any shape; bf16 the word path needs even rows and cols and 4-byte-aligned
@@ -154,12 +157,10 @@ __global__ void __launch_bounds__(kWideSpace[kIndex].threads, kWideSpace[kIndex]
     for (int64_t by = blockIdx.y; by < tiles_y; by += gridDim.y)
       move_tile<T, kIndex>(a, tile, by * kRows, col0);
   } else {  // 1-D grid (strided) over tiles, in groups of kGroup tile rows, column-major inside
-    const int64_t tiles_x = (a.cols + kCols - 1) / kCols, per_group = kGroup * tiles_x;
+    const int64_t tiles_x = (a.cols + kCols - 1) / kCols;
     for (int64_t t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
-      const int64_t first = t / per_group * kGroup, in_group = t % per_group;
-      const int64_t rows_here = min(int64_t(kGroup), tiles_y - first);
-      move_tile<T, kIndex>(a, tile, (first + in_group % rows_here) * kRows,
-                           in_group / rows_here * kCols);
+      const TileRowCol rc = grouped_tile(t, kGroup, tiles_x, tiles_y);
+      move_tile<T, kIndex>(a, tile, rc.row * kRows, rc.col * kCols);
     }
   }
 }

@@ -426,24 +426,47 @@ int branch_target(const SassFunction& f, const SassInstr& in) {
   return -1;
 }
 
-/// Whether an FFMA's register sources that are not marked .reuse include two in one bank
-/// (register % 4). `text` is the instruction as printed: destination first, then the sources.
-bool ffma_bank_pair(const std::string& text) {
+/// An FFMA's register sources by operand slot (-1: RZ, an immediate or a constant) and which of
+/// them carry .reuse. `text` is the instruction as printed ("@P0 FFMA R3, -R4.reuse, R5, R3 ;").
+struct FfmaSources {
+  std::array<int, 3> reg{-1, -1, -1};
+  std::array<bool, 3> reuse{};
+};
+
+FfmaSources ffma_sources(const std::string& text, const std::string& opcode) {
   static const std::regex reg(R"(\bR(\d+)(\.reuse)?)");
-  std::vector<int> banks;
-  bool dest = true;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), reg); it != std::sregex_iterator();
-       ++it) {
-    if (dest) {  // the first register is the destination
-      dest = false;
-      continue;
-    }
-    if (!(*it)[2].matched) banks.push_back(std::stoi((*it)[1].str()) % 4);
+  FfmaSources s;
+  const size_t at = text.find(opcode);
+  if (at == std::string::npos) return s;
+  std::string operands = text.substr(at + opcode.size());
+  std::vector<std::string> parts;
+  for (size_t from = 0;;) {
+    const size_t comma = operands.find(',', from);
+    parts.push_back(operands.substr(from, comma == std::string::npos ? comma : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
   }
-  for (size_t i = 0; i < banks.size(); ++i)
-    for (size_t j = i + 1; j < banks.size(); ++j)
-      if (banks[i] == banks[j]) return true;
-  return false;
+  for (size_t slot = 0; slot < 3 && slot + 1 < parts.size(); ++slot) {  // parts[0]: destination
+    std::smatch m;
+    if (std::regex_search(parts[slot + 1], m, reg)) {
+      s.reg[slot] = std::stoi(m[1].str());
+      s.reuse[slot] = m[2].matched;
+    }
+  }
+  return s;
+}
+
+/// Whether an FFMA's register-file reads conflict, by the two-bank model: the sources the reuse
+/// cache does not serve (`cached`: what the previous instruction marked .reuse, slot by slot),
+/// each distinct register read once, are three and all in one bank (register % 2).
+bool ffma_bank_conflict(const FfmaSources& s, const std::array<int, 3>& cached) {
+  std::vector<int> reads;
+  for (size_t slot = 0; slot < 3; ++slot) {
+    const int r = s.reg[slot];
+    if (r < 0 || cached[slot] == r) continue;
+    if (std::find(reads.begin(), reads.end(), r) == reads.end()) reads.push_back(r);
+  }
+  return reads.size() == 3 && reads[0] % 2 == reads[1] % 2 && reads[1] % 2 == reads[2] % 2;
 }
 
 std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
@@ -454,6 +477,7 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
   });
   SassSummary::Path p;
   std::map<std::string, int> math_rows;
+  std::array<int, 3> cached{-1, -1, -1};  // registers the previous instruction marked .reuse
   int i = big.head;
   for (int steps = 0; steps <= 4 * static_cast<int>(f.instrs.size()); ++steps) {
     if (i < big.head || i > big.tail) return std::nullopt;  // left the loop: not a simple path
@@ -461,14 +485,19 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
     const bool never = in.text.starts_with("@!PT ");
     const bool predicated = !in.text.empty() && in.text[0] == '@' && !in.text.starts_with("@PT ");
     if (in.opcode != "NOP" && !never) {
+      bool continue_cache = false;  // an FFMA: the next one may read what it marked .reuse
       ++p.instructions;
       const SassClass c = classify_sass(in.opcode);
       if (c.group == "math") {
         ++p.math;
         ++math_rows[c.row];
         if (in.opcode == "FFMA" || in.opcode.starts_with("FFMA.")) {
+          const FfmaSources src = ffma_sources(in.text, in.opcode);
           ++p.ffma;
-          p.ffma_bank_pairs += ffma_bank_pair(in.text) ? 1 : 0;
+          p.ffma_bank_conflicts += ffma_bank_conflict(src, cached) ? 1 : 0;
+          for (size_t slot = 0; slot < 3; ++slot)
+            cached[slot] = src.reuse[slot] ? src.reg[slot] : -1;
+          continue_cache = true;
         }
       } else if (c.group == "shared") {
         ++p.shared;
@@ -477,6 +506,7 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
       } else if (c.group == "barrier") {
         ++p.barrier;
       }
+      if (!continue_cache) cached = {-1, -1, -1};  // another instruction sits in between
     }
     if (i == big.tail) {
       for (const auto& [row, n] : math_rows)

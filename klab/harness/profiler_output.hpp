@@ -126,12 +126,12 @@ struct SassSummary {
     std::string top_math;  ///< the most frequent math row ("FFMA", "HMMA.16816.F32.BF16", ...)
     int top_math_count = 0;
     int inner_loops = 0;  ///< backward branches inside it: their bodies are counted once
-    /// FFMAs on the path, and those whose register sources not marked .reuse include two in the
-    /// same bank, taking the bank as register % 4: a static estimate of register bank conflicts
-    /// (the 4-bank model measured on Volta and Turing by microbenchmarks; NVIDIA documents no
-    /// bank layout, and operands that hit the reuse caches in ways the flags do not show, or a
-    /// different banking on a newer chip, make it an estimate).
-    int ffma = 0, ffma_bank_pairs = 0;
+    /// FFMAs on the path, and those with a register bank conflict by the two-bank model: the
+    /// sources the reuse cache does not serve (what the previous FFMA marked .reuse, slot by slot),
+    /// each distinct register once, are three and all in one bank (register % 2). A static
+    /// estimate: the model is what microbenchmarks found on Volta and Turing; NVIDIA documents
+    /// no register banks.
+    int ffma = 0, ffma_bank_conflicts = 0;
   };
   std::optional<Path> main_loop;
 };

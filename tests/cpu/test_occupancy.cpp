@@ -424,26 +424,35 @@ TEST(Sass, MainLoopPathSkipsTheEdgePath) {
   EXPECT_EQ(s.main_loop->inner_loops, 0);
 }
 
-// FFMAs on the main loop's path whose sources not marked .reuse share a bank (register % 4).
-TEST(Sass, MainLoopCountsFfmaBankPairs) {
+// FFMAs on the main loop's path with a bank conflict by the two-bank model: three register-file
+// reads in one bank (register % 2), where a source the previous FFMA marked .reuse in the same
+// slot comes from the reuse cache and a register read twice counts once.
+TEST(Sass, MainLoopCountsFfmaBankConflicts) {
   const auto fns = klab::parse_sass(R"sass(
 		Function : _Z5banksv
-        /*0000*/                   FFMA R3, R4, R8, R3 ;
-        /*0010*/                   FFMA R3, R4.reuse, R8, R3 ;
-        /*0020*/                   FFMA R5, R1, R2, R9 ;
-        /*0030*/                   FFMA R6, R1, RZ, R7 ;
-        /*0040*/                   FFMA R4, R4, R4.reuse, R10 ;
-        /*0050*/                   FADD R3, R4, R8 ;
-        /*0060*/              @!P0 BRA 0x0 ;
-        /*0070*/                   EXIT ;
+        /*0000*/                   FFMA R3, R4, R6, R8 ;
+        /*0010*/                   FFMA R3, R4.reuse, R6, R8 ;
+        /*0020*/                   FFMA R5, R4, R10, R12 ;
+        /*0030*/                   FFMA R5, R4, R10, R12 ;
+        /*0040*/                   FFMA R7, R1, R2, R9 ;
+        /*0050*/                   FFMA R7, -R2, R2, R4 ;
+        /*0060*/                   FFMA R7, R2, 0.5, R4 ;
+        /*0070*/                   FFMA R9, R2.reuse, R6, R8 ;
+        /*0080*/                   FADD R3, R4, R8 ;
+        /*0090*/                   FFMA R9, R2, R6, R8 ;
+        /*00a0*/              @!P0 BRA 0x0 ;
+        /*00b0*/                   EXIT ;
 )sass");
   ASSERT_EQ(fns.size(), 1u);
   const klab::SassSummary s = klab::summarize_sass(fns[0], 16);
   ASSERT_TRUE(s.main_loop.has_value());
-  EXPECT_EQ(s.main_loop->ffma, 5);
-  // R4/R8 (bank 0) pair; R8 with R4 reused does not (R8 0, R3 3); R1/R9 (bank 1) pair; R1 and
-  // R7 (RZ is no register) do not; R4 and R10 (0, 2) do not, the second R4 being reused.
-  EXPECT_EQ(s.main_loop->ffma_bank_pairs, 2);
+  EXPECT_EQ(s.main_loop->ffma, 9);
+  // 0x00: R4, R6, R8 all even: a conflict. 0x10: the same (nothing cached yet; its own flag only
+  // caches R4 for the next one). 0x20: R4 from the cache, two reads left: none. 0x30: R4 read
+  // again (0x20 cached nothing): R4, R10, R12 all even, a conflict. 0x40: R1, R2, R9 mixed. 0x50:
+  // R2 twice is one read. 0x60: an immediate, two reads. 0x70: R2, R6, R8 all even (nothing
+  // cached): a conflict. 0x90: the FADD in between flushed 0x70's cached R2: a conflict again.
+  EXPECT_EQ(s.main_loop->ffma_bank_conflicts, 5);
 }
 
 // A loop nested in the main one is walked once and reported; an EXIT on the path means the walk

@@ -237,8 +237,10 @@ TEST_F(TuneTest, SgemmV17IsTunableOverV16Entries) {
   ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kSpreadSpaceSize);
   // Its entries are v16's, named as v16 names them plus the refill's first k-step when it is not
   // 0; entry 0 is v16's committed shape.
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
   for (int i = 0; i < sgemm::kSpreadSpaceSize; ++i) {
     const sgemm::SpreadEntry& e = sgemm::kSpreadEntries[i];
+    EXPECT_GE(e.from, 0) << i;
     EXPECT_LE(e.from, sgemm::kMultistageSpace[e.entry].block_k - 2) << i;
     EXPECT_TRUE(t->configs[i].starts_with(sgemm::kMultistageSpace[e.entry].name())) << i;
   }
@@ -353,13 +355,46 @@ TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
       }
     }
   }
-  // 128x128 f32 is 64.5 KiB of shared memory (dynamic): two blocks fit an SM's 228 KiB, four
-  // do not.
-  EXPECT_TRUE((transpose::WideConfig{128, 128, 512, 2}.fits(4)));
+  // 128x128 f32 is 64.5 KiB of shared memory (dynamic): three blocks (with the 1 KiB each
+  // reserves) fit an SM's 228 KiB, four do not.
+  EXPECT_TRUE((transpose::WideConfig{128, 128, 512, 3}.fits(4)));
   EXPECT_FALSE((transpose::WideConfig{128, 128, 512, 4}.fits(4)));
+  // A static tile (<= 48 KiB) fits whatever min_blocks asks (it only caps registers): entry 7 in
+  // f32, 64x128 (33 KiB) at 8 blocks, was measured in session 4 and still runs.
+  EXPECT_TRUE(transpose::kWideSpace[7].fits(4));
   // Grouped tile orders are named by their group.
   EXPECT_EQ((transpose::WideConfig{64, 64, 512, 4, false, 16}.name()), "64x64_t512_b4_g16");
   expect_committed_entries_in_space(*t);
+}
+
+// The grouped tile walk of transpose v07 hands every tile to exactly one step t, walking a
+// group's tile rows down one tile column before the next column.
+TEST(TransposeTileOrder, GroupedWalkCoversEveryTileOnce) {
+  for (int64_t tiles_x : {1, 3, 7})
+    for (int64_t tiles_y : {1, 5, 64, 516})
+      for (int64_t g : {1, 8, 256}) {
+        std::set<std::pair<int64_t, int64_t>> seen;
+        for (int64_t t = 0; t < tiles_x * tiles_y; ++t) {
+          const transpose::TileRowCol rc = transpose::grouped_tile(t, g, tiles_x, tiles_y);
+          ASSERT_GE(rc.row, 0);
+          ASSERT_LT(rc.row, tiles_y);
+          ASSERT_GE(rc.col, 0);
+          ASSERT_LT(rc.col, tiles_x);
+          EXPECT_TRUE(seen.insert({rc.row, rc.col}).second)
+              << "tile " << rc.row << "," << rc.col << " twice (g " << g << ")";
+          if (t > 0) {  // inside a group: the next tile row of the same column, or the next column
+            const transpose::TileRowCol prev = transpose::grouped_tile(t - 1, g, tiles_x, tiles_y);
+            if (prev.row / g == rc.row / g)
+              EXPECT_TRUE((rc.col == prev.col && rc.row == prev.row + 1) ||
+                          (rc.col == prev.col + 1 && rc.row % g == 0))
+                  << t;
+          }
+        }
+        EXPECT_EQ(static_cast<int64_t>(seen.size()), tiles_x * tiles_y);
+      }
+  // g >= tiles_y is a column-major walk of the whole matrix.
+  EXPECT_EQ(transpose::grouped_tile(5, 256, 3, 4).col, 1);
+  EXPECT_EQ(transpose::grouped_tile(5, 256, 3, 4).row, 1);
 }
 
 TEST_F(TuneTest, HgemmV07IsTunable) {
