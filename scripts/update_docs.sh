@@ -7,13 +7,13 @@ cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
 # The H200 run each family's tables come from (one device call each; see results/h200/README.md).
-# Session 5's runs measured transpose (run_session5_transpose.json, v07 with its column-order
-# entries) and the GEMM ladders (run_gemm_session5.json, v17 included); elementwise comes from
+# Session 5's runs measured transpose (run_session5_transpose_final.json, v07 with its
+# column-order entries, after its tile walk became a constexpr helper) and the GEMM ladders (run_gemm_session5.json, v17 included); elementwise comes from
 # session 3's run, its CPU rungs from session 1's run.json (reports keep the newest record of each
 # variant and problem).
 source_of() {
   case $1 in
-    transpose) echo "$res/run_session5_transpose.json" ;;
+    transpose) echo "$res/run_session5_transpose_final.json" ;;
     sgemm | hgemm) echo "$res/run_gemm_session5.json" ;;
     reduce_sum | softmax) echo "$res/run_memory.json" ;;
     vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
@@ -69,7 +69,8 @@ fi
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
       "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json"
-      "$res/run_session5_transpose.json" "$res/run_gemm_session5.json" "$res/run_sgemm_v17.json")
+      "$res/run_session5_transpose.json" "$res/run_gemm_session5.json" "$res/run_sgemm_v17.json"
+      "$res/run_session5_transpose_final.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

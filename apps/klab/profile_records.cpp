@@ -125,15 +125,26 @@ std::string short_kernel_name(const std::string& mangled) {
   return k.size() > 48 ? k.substr(0, 45) + "..." : k;
 }
 
-/// The `klab sass --json` records of one family: a row per kernel.
+/// The `klab sass --json` records of one family: a row per kernel. The bank-conflict column
+/// (`klab sass`'s FFMA estimate) appears when a record of the family has it.
 std::string sass_markdown(const std::string& family,
                           const std::vector<const nlohmann::json*>& recs) {
+  auto bank_estimate = [](const NcuRow& row) -> std::string {
+    const auto ffma = row.number("sass__loop_ffma"),
+               conflicts = row.number("sass__loop_ffma_bank_conflicts");
+    if (!ffma || !conflicts || *ffma <= 0) return "-";
+    return fmt::format("{:.0f} of {:.0f} ({:.1f}%)", *conflicts, *ffma, 100 * *conflicts / *ffma);
+  };
+  bool with_banks = false;
+  for (const auto* r : recs)
+    for (const auto& k : (*r)["kernels"])
+      with_banks = with_banks || bank_estimate(row_of(k)) != "-";
   std::string md = fmt::format("### {} — SASS instruction mix (static)\n\n", family);
-  md +=
-      "| variant | problem | kernel | instructions | main loop: instructions per iteration | "
-      "math in it | shared accesses | global accesses | barriers | FFMA with a bank conflict "
-      "(est.) |\n"
-      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  md += std::string(
+            "| variant | problem | kernel | instructions | main loop: instructions per iteration | "
+            "math in it | shared accesses | global accesses | barriers |") +
+        (with_banks ? " FFMA with a bank conflict (est.) |" : "") +
+        "\n|---|---|---|---:|---:|---:|---:|---:|---:|" + (with_banks ? "---:|" : "") + "\n";
   for (const auto* r : recs)
     for (const auto& k : (*r)["kernels"]) {
       const NcuRow row = row_of(k);
@@ -144,21 +155,16 @@ std::string sass_markdown(const std::string& family,
         return v ? fmt::format("{:.0f}", *v) : std::string("-");
       };
       const bool nested = row.number("sass__loop_inner").value_or(0) > 0;
-      const auto ffma = row.number("sass__loop_ffma"),
-                 pairs = row.number("sass__loop_ffma_bank_conflicts");
-      md += fmt::format(
-          "| {} | {} {} | `{}` | {} | {}{} | {} | {} | {} | {} | {} |\n", r->value("variant", ""),
-          r->value("problem", ""), r->value("dtype", ""),
-          short_kernel_name(row.text("Kernel Name")), n("sass__instructions"),
-          n("sass__loop_instructions"), nested ? " (inner loop counted once)" : "",
-          loop && math && *loop > 0
-              ? fmt::format("{:.0f} {} ({:.1f}%)", *math, row.text("sass__loop_math_op"),
-                            100 * *math / *loop)
-              : std::string("-"),
-          n("sass__loop_shared"), n("sass__loop_global"), n("sass__loop_barriers"),
-          ffma && pairs && *ffma > 0
-              ? fmt::format("{:.0f} of {:.0f} ({:.1f}%)", *pairs, *ffma, 100 * *pairs / *ffma)
-              : std::string("-"));
+      md += fmt::format("| {} | {} {} | `{}` | {} | {}{} | {} | {} | {} | {} |{}\n",
+                        r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""),
+                        short_kernel_name(row.text("Kernel Name")), n("sass__instructions"),
+                        n("sass__loop_instructions"), nested ? " (inner loop counted once)" : "",
+                        loop && math && *loop > 0
+                            ? fmt::format("{:.0f} {} ({:.1f}%)", *math,
+                                          row.text("sass__loop_math_op"), 100 * *math / *loop)
+                            : std::string("-"),
+                        n("sass__loop_shared"), n("sass__loop_global"), n("sass__loop_barriers"),
+                        with_banks ? " " + bank_estimate(row) + " |" : std::string());
     }
   return md + "\n";
 }

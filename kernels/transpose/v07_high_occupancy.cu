@@ -39,7 +39,10 @@
 // tile rows f32, 128 bf16) are whole columns up to 16384 rows; taller inputs walk groups of them,
 // an order measured only at 16384^2 (where such groups lost 0.1-0.4 points).
 // One run (results/h200/run_session5_transpose.json): f32 96.4% at 8192^2 and 96.5% at 16384^2
-// (cuBLAS 90.4%, 93.4%), bf16 91.7% and 95.2%. Both goals are met.
+// (cuBLAS 90.4%, 93.4%), bf16 91.7% and 95.2%. With the walk as a constexpr helper
+// (run_session5_transpose_final.json): f32 97.1% and 97.2% of that run's copy ceiling (96.4% and
+// 96.6% of the highest one measured), cuBLAS 90.7% and 93.7%, bf16 92.0% and 95.6%. Both goals
+// are met.
 // Requirements: f32 any shape; bf16 the word path needs even rows and cols and 4-byte-aligned
 // pointers (else v04's kernel runs).
 #include <algorithm>

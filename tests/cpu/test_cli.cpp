@@ -235,4 +235,27 @@ TEST(Cli, ProfileReportRendersSassRecords) {
   EXPECT_NE(text.find("| 1821 | 1200 | 1024 FFMA (85.3%) | 74 | 4 | 1 |"), std::string::npos)
       << text;
   EXPECT_EQ(text.find("Nsight Compute\n\n|"), std::string::npos) << text;  // no ncu table
+  // Without the bank estimate in any record, no column for it.
+  EXPECT_EQ(text.find("FFMA with a bank conflict"), std::string::npos) << text;
+
+  // A record with it (`klab sass` of this build) adds the column, "-" for the others.
+  const std::string rec2 = dir + "/klab_sass_banks.json", md2 = dir + "/klab_sass_banks.md";
+  std::string both = read_file(rec);
+  both.insert(both.rfind(']'),
+              R"(,{"variant":"sgemm.v16_autotuned_multistage","family":"sgemm",)"
+              R"("problem":"m=64,n=64,k=64","dtype":"f32","set":"sass",)"
+              R"("timestamp":"2026-11-30T12:00:00Z","flops":0,"bytes":0,)"
+              R"("kernels":[{"Kernel Name":"_Z3bazv","sass__instructions":"2252",)"
+              R"("sass__loop_instructions":"1122","sass__loop_math":"1024",)"
+              R"("sass__loop_math_op":"FFMA","sass__loop_shared":"48","sass__loop_global":"6",)"
+              R"("sass__loop_barriers":"3","sass__loop_ffma":"1024",)"
+              R"("sass__loop_ffma_bank_conflicts":"55"}]})");
+  write_file(rec2, both);
+  const Out o2 = klab("profile-report " + rec2 + " --md " + md2);
+  ASSERT_EQ(o2.code, 0) << o2.err;
+  const std::string text2 = read_file(md2);
+  EXPECT_NE(text2.find("| barriers | FFMA with a bank conflict (est.) |"), std::string::npos)
+      << text2;
+  EXPECT_NE(text2.find("| 48 | 6 | 3 | 55 of 1024 (5.4%) |"), std::string::npos) << text2;
+  EXPECT_NE(text2.find("| 74 | 4 | 1 | - |"), std::string::npos) << text2;
 }
