@@ -42,6 +42,8 @@ struct InspectOptions {
   bool list = false;        // sass: list the kernels in this binary
   std::string set = "all";  // profile: sol | memory | stalls | all
   std::string json;         // profile, sass: append a record to this JSON file
+  std::string binary;       // sass: read kernels from this file instead of klab's own binary
+  std::string arch;         // sass: with --binary, the SASS architecture to read (sm_90, ...)
 };
 
 struct Target {
@@ -359,6 +361,18 @@ void print_sass_summary(const SassFunction& f) {
 }
 
 int cmd_sass(const InspectOptions& opt) {
+  if (!opt.binary.empty()) {
+    if (opt.kernel.empty() && !opt.list)
+      throw UsageError(
+          "sass --binary needs --kernel NAME or --list (a variant's kernels are klab's)");
+    if (!opt.json.empty())
+      throw UsageError("sass --json files records under a klab variant; not with --binary");
+    std::error_code ec;
+    if (!fs::is_regular_file(opt.binary, ec))
+      throw UsageError("sass --binary: no such file: " + opt.binary);
+  }
+  if (!opt.arch.empty() && opt.binary.empty())
+    throw UsageError("sass --arch selects the architecture of a --binary's SASS");
   std::optional<Target> t;
   if (!opt.variant.empty()) t = resolve(opt);
   if (!opt.list && opt.kernel.empty() && !t)
@@ -366,13 +380,15 @@ int cmd_sass(const InspectOptions& opt) {
   if (!opt.json.empty() && !t)
     throw UsageError("sass --json needs a variant id (the record is filed under it)");
   const std::string cuobjdump = need_tool("cuobjdump", "sass", "the CUDA toolkit's cuobjdump");
-  const std::string exe = self_exe();
+  const std::string exe = opt.binary.empty() ? self_exe() : opt.binary;
+  // A library holds its kernels for several architectures: read one.
+  const std::string arch = opt.arch.empty() ? "" : " -arch " + quote(opt.arch);
 
   // The kernels to show: by name (any machine), or the ones the variant launches (needs a GPU).
   std::vector<std::string> names;
   std::vector<CapturedKernel> captured;
   if (opt.list || !opt.kernel.empty()) {
-    const Output sym = run(quote(cuobjdump) + " -symbols " + quote(exe) + " 2>&1");
+    const Output sym = run(quote(cuobjdump) + arch + " -symbols " + quote(exe) + " 2>&1");
     if (sym.code != 0) throw Error("cuobjdump -symbols failed: " + sym.text.substr(0, 300));
     const std::vector<DeviceSymbol> all = parse_cuobjdump_symbols(sym.text);
     std::vector<DeviceSymbol> match;
@@ -390,7 +406,7 @@ int cmd_sass(const InspectOptions& opt) {
       return 0;
     }
     if (match.empty())
-      throw UsageError("no kernel in this binary matches '" + opt.kernel +
+      throw UsageError("no kernel in " + exe + " matches '" + opt.kernel +
                        "' (see `klab sass --list`)");
     for (const auto& s : match) names.push_back(s.name);
   } else {
@@ -410,8 +426,8 @@ int cmd_sass(const InspectOptions& opt) {
 
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
-  const Output sass =
-      run(quote(cuobjdump) + " -sass -fun " + quote(list) + " " + quote(exe) + " 2>/dev/null");
+  const Output sass = run(quote(cuobjdump) + arch + " -sass -fun " + quote(list) + " " +
+                          quote(exe) + " 2>/dev/null");
   const std::vector<SassFunction> fns = parse_sass(sass.text);
   std::vector<std::pair<std::string, SassSummary>> summaries;  // for --json
   if (t) print_header(*t);
@@ -425,8 +441,9 @@ int cmd_sass(const InspectOptions& opt) {
       const std::string origin = c != captured.end() ? short_origin(*c) : "";
       std::cout << "  not in the klab binary"
                 << (origin.empty() ? "" : " (a library kernel: " + origin + ")")
-                << "; its SASS lives in that library: cuobjdump -sass -fun '" << name
-                << "' <library>\n";
+                << "; its SASS lives in that library: klab sass --binary <library> --arch sm_90 "
+                   "--kernel '"
+                << name << "'\n";
       continue;
     }
     print_sass_summary(*it);
@@ -447,7 +464,7 @@ int cmd_sass(const InspectOptions& opt) {
   }
   if (!opt.ptx.empty()) {
     // cuobjdump prints whole PTX modules: keep the kernels' own entries.
-    const Output ptx = run(quote(cuobjdump) + " -ptx " + quote(exe) + " 2>/dev/null");
+    const Output ptx = run(quote(cuobjdump) + arch + " -ptx " + quote(exe) + " 2>/dev/null");
     std::ofstream f(opt.ptx);
     if (!f) throw UsageError("cannot write " + opt.ptx);
     int found = 0;
@@ -785,6 +802,12 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   sass->add_option("--json", o->json,
                    "append the instruction mix as a record to this JSON file (with a variant id; "
                    "`klab profile-report` renders it)");
+  sass->add_option("--binary", o->binary,
+                   "read the kernels from this file (a library such as libcublasLt.so, or a "
+                   "cubin) instead of klab's own binary; with --kernel or --list");
+  sass->add_option("--arch", o->arch,
+                   "with --binary: the architecture whose SASS to read, e.g. sm_90 (a library "
+                   "holds several)");
   out.emplace_back(sass, [o] { return cmd_sass(*o); });
 
   auto* prof = app.add_subcommand(

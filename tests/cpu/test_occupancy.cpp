@@ -602,3 +602,34 @@ TEST(SassCli, DisassemblesABuiltKernelWithoutAGpu) {
   EXPECT_NE(out.find("global store"), std::string::npos) << out;
   EXPECT_EQ(out.find(" 0 instructions"), std::string::npos) << out;  // the SASS was read
 }
+
+// `klab sass --binary FILE --kernel NAME` reads another file's kernels (a library such as
+// cuBLAS's); bad uses get one line and exit 2 before any work.
+TEST(SassCli, ReadsAnotherBinary) {
+  auto run = [](const std::string& args, std::string& out) {
+    const std::string cmd = std::string(KLAB_BINARY) + " sass " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[512];
+    out.clear();
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    const int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  std::string out;
+  EXPECT_EQ(run("--binary /nonexistent/libfoo.so --kernel x", out), 2) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("no such file"), std::string::npos) << out;
+  EXPECT_EQ(run(std::string("--binary ") + KLAB_BINARY, out), 2) << out;  // no --kernel / --list
+  EXPECT_NE(out.find("needs --kernel"), std::string::npos) << out;
+  EXPECT_EQ(run("--arch sm_90 --kernel x", out), 2) << out;  // --arch without --binary
+#if !KLAB_HAS_CUDA
+  GTEST_SKIP() << "cpu-only build: no kernels to disassemble";
+#endif
+  if (std::system(
+          "command -v cuobjdump >/dev/null 2>&1 || test -x /usr/local/cuda/bin/cuobjdump") != 0)
+    GTEST_SKIP() << "no cuobjdump here";
+  // klab's own binary named explicitly reads the same kernel as without --binary.
+  ASSERT_EQ(run(std::string("--binary ") + KLAB_BINARY + " --kernel naive_gray", out), 0) << out;
+  EXPECT_NE(out.find("naive_gray"), std::string::npos) << out;
+  EXPECT_NE(out.find("global store"), std::string::npos) << out;
+}
