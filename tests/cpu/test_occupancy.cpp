@@ -582,15 +582,19 @@ TEST(Sass, PtxEntry) {
   EXPECT_EQ(klab::extract_ptx_entry(ptx, "_Z3foo"), "");  // a prefix is not a match
 }
 
+// Why this build cannot disassemble its own kernels here ("" when it can).
+static std::string why_no_disassembly() {
+  if (!KLAB_HAS_CUDA) return "cpu-only build: no kernels to disassemble";
+  if (std::system(
+          "command -v cuobjdump >/dev/null 2>&1 || test -x /usr/local/cuda/bin/cuobjdump") != 0)
+    return "no cuobjdump here";
+  return "";
+}
+
 // `klab sass --kernel NAME` needs no GPU: it disassembles this build's own kernels wherever
 // cuobjdump is installed (scripts/setup.sh installs it from PyPI where the toolkit lacks it).
 TEST(SassCli, DisassemblesABuiltKernelWithoutAGpu) {
-#if !KLAB_HAS_CUDA
-  GTEST_SKIP() << "cpu-only build: no kernels to disassemble";
-#endif
-  if (std::system(
-          "command -v cuobjdump >/dev/null 2>&1 || test -x /usr/local/cuda/bin/cuobjdump") != 0)
-    GTEST_SKIP() << "no cuobjdump here";
+  if (const std::string why = why_no_disassembly(); !why.empty()) GTEST_SKIP() << why;
   const std::string cmd = std::string(KLAB_BINARY) + " sass --kernel naive_gray 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
@@ -622,12 +626,7 @@ TEST(SassCli, ReadsAnotherBinary) {
   EXPECT_EQ(run(std::string("--binary ") + KLAB_BINARY, out), 2) << out;  // no --kernel / --list
   EXPECT_NE(out.find("needs --kernel"), std::string::npos) << out;
   EXPECT_EQ(run("--arch sm_90 --kernel x", out), 2) << out;  // --arch without --binary
-#if !KLAB_HAS_CUDA
-  GTEST_SKIP() << "cpu-only build: no kernels to disassemble";
-#endif
-  if (std::system(
-          "command -v cuobjdump >/dev/null 2>&1 || test -x /usr/local/cuda/bin/cuobjdump") != 0)
-    GTEST_SKIP() << "no cuobjdump here";
+  if (const std::string why = why_no_disassembly(); !why.empty()) GTEST_SKIP() << why;
   // klab's own binary named explicitly reads the same kernel as without --binary.
   ASSERT_EQ(run(std::string("--binary ") + KLAB_BINARY + " --kernel naive_gray", out), 0) << out;
   EXPECT_NE(out.find("naive_gray"), std::string::npos) << out;
