@@ -260,9 +260,9 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   // Fragments of k-step i of stage s into buffer f: as v09, lanes with equal lane_m (lane_n)
   // read the same float4 (broadcast), a quarter-warp's distinct float4s are consecutive.
   __align__(16) float ra[2][kTM], rb[2][kTN];
-  auto load_frags_at = [&](int stage_floats, int i, int f) {  // the stage at this offset
-    const float* a = smem + stage_floats + i * kLdA + warp_row;
-    const float* b = smem + stage_floats + kBK * kLdA + i * kBN + warp_col;
+  auto load_frags = [&](int s, int i, int f) {
+    const float* a = smem + s * kStageFloats + i * kLdA + warp_row;
+    const float* b = smem + s * kStageFloats + kBK * kLdA + i * kBN + warp_col;
 #pragma unroll
     for (int cm = 0; cm < kChunksM; ++cm)
       *reinterpret_cast<float4*>(&ra[f][cm * 4]) =
@@ -272,7 +272,6 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
       *reinterpret_cast<float4*>(&rb[f][cn * 4]) =
           *reinterpret_cast<const float4*>(b + (cn * kLanesN + lane_n) * 4);
   };
-  auto load_frags = [&](int s, int i, int f) { load_frags_at(s * kStageFloats, i, f); };
 
   const int tiles = (g.k + kBK - 1) / kBK;
 #pragma unroll
@@ -307,24 +306,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
         m |= uint32_t(b_cols_ok && k0 + b_r0 + l * kRowStepB < g.k) << (kCopiesA + l);
       return m;
     };
-    // Each copy's source offset, in floats from the moving a_src / b_src, kept in registers
-    // (cuBLAS's kernel does the same): a copy's address is then a 64-bit add (IADD3 pair) per
-    // k-tile, not an IMAD.WIDE that would take an FMA-pipe slot from the FFMAs.
-    int64_t src_off[kCopies];
-#pragma unroll
-    for (int j = 0; j < kCopies; ++j)
-      src_off[j] =
-          j < kCopiesA ? int64_t(j * kRowStepA) * g.k : int64_t((j - kCopiesA) * kRowStepB) * g.n;
-    // The stages of `tile` and of tile + kStages - 1, as offsets in floats that rotate (adds and
-    // selects, no multiply).
-    constexpr int kRing = kStages * kStageFloats;
-    auto next_stage = [](int off) { return off + kStageFloats == kRing ? 0 : off + kStageFloats; };
-    int read = 0, write = (kStages - 1) * kStageFloats;
+    int read = 0, write = kStages - 1;  // the stages of `tile` and of tile + kStages - 1
     for (int tile = 0; tile < tiles; ++tile) {
-      const int next = tile + kStages - 1, read_next = next_stage(read);
+      const int next = tile + kStages - 1, read_next = read == kStages - 1 ? 0 : read + 1;
       const bool refill = next < tiles;
       const uint32_t valid = valid_mask(next * kBK);
-      const uint32_t write_bytes = uint32_t(write) * 4;
+      const uint32_t write_bytes = uint32_t(write * kStageFloats * 4);
 #pragma unroll
       for (int i = 0; i < kBK; ++i) {
         if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
@@ -332,9 +319,9 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
           __syncthreads();
         }
         if (i + 1 < kBK)
-          load_frags_at(read, i + 1, (i + 1) & 1);
+          load_frags(read, i + 1, (i + 1) & 1);
         else if (tile + 1 < tiles)
-          load_frags_at(read_next, 0, (i + 1) & 1);
+          load_frags(read_next, 0, (i + 1) & 1);
         if (i >= kFrom && i < kBK - 1) {
 #pragma unroll
           for (int j = (i - kFrom) * kCopies / kSteps; j < (i - kFrom + 1) * kCopies / kSteps;
@@ -342,11 +329,11 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
             const bool ok = (valid >> j) & 1;
             if (j < kCopiesA)
               device::cp_async_4_if(refill, a_dst + write_bytes + j * kRowStepA * 4,
-                                    ok ? a_src + src_off[j] : g.a, ok);
+                                    ok ? a_src + int64_t(j * kRowStepA) * g.k : g.a, ok);
             else
               device::cp_async_16_if(refill,
                                      b_dst + write_bytes + (j - kCopiesA) * kRowStepB * kBN * 4,
-                                     ok ? b_src + src_off[j] : g.b, ok);
+                                     ok ? b_src + (j - kCopiesA) * kRowStepB * g.n : g.b, ok);
           }
           if (i == kBK - 2) {
             if (refill) advance_sources();
@@ -356,7 +343,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
         ffma_step(i & 1);
       }
       read = read_next;
-      write = next_stage(write);
+      write = write == kStages - 1 ? 0 : write + 1;
     }
   } else {
     for (int tile = 0; tile < tiles; ++tile) {
