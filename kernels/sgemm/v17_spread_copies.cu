@@ -28,7 +28,10 @@
 //   90.0%), `dispatch_stall` 0.34. The loop's static stall counts fell as intended (1208-1218
 //   cycles per iteration against v16's 1316; cuBLAS 1161), but the predicated schedules raise
 //   `dispatch_stall` by more than they save (no register bank conflicts by `klab sass`'s
-//   estimate in v16 or this schedule). The worklog (docs/worklogs/gemm.md) has the details.
+//   estimate in v16 or this schedule). Keeping the copies' source offsets in registers and
+//   rotating the stage offsets by adds (no IMAD in the loop, as in cuBLAS's) was no better:
+//   43.97 (tune_session5_d_sgemm_v17.txt; reverted). The worklog (docs/worklogs/gemm.md) has
+//   the details.
 // Requirements: as v16.
 #include <array>
 #include <utility>
