@@ -83,12 +83,9 @@ Status hgemm_config_can_implement(int index, const Problem& p) {
 }
 
 void register_hgemm_tunable() {
-#if KLAB_HAS_CUDA
   // v07 with the table lookup replaced by one fixed configuration.
-  register_tunable(table().tunable(gpu_v07_mma_autotuned, launch_hgemm_config));
-#else
-  register_tunable(table().tunable(nullptr, nullptr));
-#endif
+  register_tunable(
+      table().tunable(KLAB_IF_CUDA(gpu_v07_mma_autotuned), KLAB_IF_CUDA(launch_hgemm_config)));
 }
 
 }  // namespace klab::hgemm

@@ -8,6 +8,7 @@
 //   double-buffered in registers across the whole k loop (barriers included). Hoisted (v15):
 //   the copies' addresses and predicates computed once per thread, not per k-tile.
 // See v11_multistage.cu, v13_multistage_at.cu and v15_hoisted_copies.cu for what each adds.
+#include <array>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -290,6 +291,18 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
 #pragma unroll
       for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[f][r], rb[f][c], acc[r][c]);
   };
+  // The start of k-step i of `tile` (stage s; s_next holds tile + 1): at the last step wait for
+  // tile + 1 and barrier, then load the next step's fragments into the other buffer.
+  auto k_step_head = [&](int i, int tile, int s, int s_next) {
+    if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
+      device::cp_async_wait<kStages - 2>();
+      __syncthreads();
+    }
+    if (i + 1 < kBK)
+      load_frags(s, i + 1, (i + 1) & 1);
+    else if (tile + 1 < tiles)
+      load_frags(s_next, 0, (i + 1) & 1);
+  };
   if constexpr (C::kSpread) {
     // Copy j of the refill goes out at k-step kFrom + j * kSteps / kCopies (kSteps = kBK - 1 -
     // kFrom steps), after that step's fragment loads, with no branch and no compiler barrier in
@@ -314,14 +327,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
       const uint32_t write_bytes = uint32_t(write * kStageFloats * 4);
 #pragma unroll
       for (int i = 0; i < kBK; ++i) {
-        if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
-          device::cp_async_wait<kStages - 2>();
-          __syncthreads();
-        }
-        if (i + 1 < kBK)
-          load_frags(read, i + 1, (i + 1) & 1);
-        else if (tile + 1 < tiles)
-          load_frags(read_next, 0, (i + 1) & 1);
+        k_step_head(i, tile, read, read_next);
         if (i >= kFrom && i < kBK - 1) {
 #pragma unroll
           for (int j = (i - kFrom) * kCopies / kSteps; j < (i - kFrom + 1) * kCopies / kSteps;
@@ -353,14 +359,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
       device::cp_async_commit();
 #pragma unroll
       for (int i = 0; i < kBK; ++i) {
-        if (i == kBK - 1) {  // tile + 1 must have landed, for everyone, before its first fragments
-          device::cp_async_wait<kStages - 2>();
-          __syncthreads();
-        }
-        if (i + 1 < kBK)
-          load_frags(s, i + 1, (i + 1) & 1);
-        else if (tile + 1 < tiles)
-          load_frags((tile + 1) % kStages, 0, (i + 1) & 1);
+        k_step_head(i, tile, s, (tile + 1) % kStages);
         ffma_step(i & 1);
       }
     }
@@ -429,6 +428,36 @@ Variant multistage_variant(const std::string& rung, const std::string& summary) 
         launch_multistage<C>(g, stream_of(args));
       },
       [](const Problem& p) { return grid_fits_with_fallback(p, C::kBM); });
+  v.info.min_sm = 80;  // cp.async
+  return v;
+}
+
+using MultistageLauncher = void (*)(const GemmArgs&, cudaStream_t);
+
+/// Enqueues entry `index` of a table-driven rung's launchers (v16, v17) on the 16-byte path, and
+/// v09's scalar kernel where that path is not possible.
+template <size_t N>
+void launch_table_entry(const std::array<MultistageLauncher, N>& launchers, int index,
+                        const Problem& p, Buffers& b, const LaunchArgs& args) {
+  KLAB_CHECK(index >= 0 && index < static_cast<int>(N), "sgemm tune-space index out of range");
+  const GemmArgs g = gemm_args(p, b);
+  if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
+  launchers[static_cast<size_t>(index)](g, stream_of(args));
+}
+
+/// A table-driven multistage rung (v16, v17): `config` picks the entry for a problem, `launch`
+/// runs an entry, `can_implement` says whether an entry can run a problem.
+inline Variant tuned_multistage_variant(const std::string& rung, const std::string& summary,
+                                        int (*config)(const Problem&),
+                                        void (*launch)(int, const Problem&, Buffers&,
+                                                       const LaunchArgs&),
+                                        Status (*can_implement)(int, const Problem&)) {
+  Variant v = gpu_variant(
+      rung, summary,
+      [config, launch](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        launch(config(p), p, b, args);
+      },
+      [config, can_implement](const Problem& p) { return can_implement(config(p), p); });
   v.info.min_sm = 80;  // cp.async
   return v;
 }

@@ -26,6 +26,8 @@ std::vector<std::string> sgemm_config_names() {
   return names;
 }
 
+std::string shape_class_key(const Problem& p) { return shape_class_name(shape_class(p)); }
+
 const char* shape_class_name(ShapeClass c) {
   switch (c) {
     case ShapeClass::large:
@@ -103,8 +105,7 @@ namespace {
 // v10's launch-path lookup, read once per shape class.
 TableTunable& table() {
   static TableTunable t(
-      kV10Id, kCommittedTable, sgemm_config_names(),
-      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      kV10Id, kCommittedTable, sgemm_config_names(), shape_class_key,
       [](const Problem& p) { return builtin_config(shape_class(p)); }, sgemm_config_can_implement);
   return t;
 }
@@ -126,12 +127,9 @@ Status sgemm_config_can_implement(int index, const Problem& p) {
 }
 
 void register_sgemm_tunable() {
-#if KLAB_HAS_CUDA
   // v10 with the table lookup replaced by one fixed configuration.
-  register_tunable(table().tunable(gpu_v10_autotuned, launch_sgemm_config));
-#else
-  register_tunable(table().tunable(nullptr, nullptr));
-#endif
+  register_tunable(
+      table().tunable(KLAB_IF_CUDA(gpu_v10_autotuned), KLAB_IF_CUDA(launch_sgemm_config)));
 }
 
 }  // namespace klab::sgemm

@@ -74,6 +74,8 @@ std::vector<std::string> sgemm_config_names();
 enum class ShapeClass { large, medium, small, short_m, short_n };
 const char* shape_class_name(ShapeClass c);
 ShapeClass shape_class(const Problem& p);
+/// shape_class_name(shape_class(p)): the key the tune tables of v10, v16 and v17 store.
+std::string shape_class_key(const Problem& p);
 
 inline constexpr const char* kV10Id = "sgemm.v10_autotuned";
 /// v10's committed table, relative to the source directory.

@@ -42,8 +42,7 @@ namespace {
 
 TableTunable& table() {
   static TableTunable t(
-      kV16Id, kCommittedTable, multistage_config_names(),
-      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      kV16Id, kCommittedTable, multistage_config_names(), shape_class_key,
       [](const Problem&) { return 0; },  // v15's configuration, every shape class
       multistage_config_can_implement);
   return t;
@@ -56,11 +55,8 @@ TunedChoice v16_tuned_choice(const Problem& p) { return table().choice(p); }
 int v16_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_v16_tunable() {
-#if KLAB_HAS_CUDA
-  register_tunable(table().tunable(gpu_v16_autotuned_multistage, launch_multistage_config));
-#else
-  register_tunable(table().tunable(nullptr, nullptr));
-#endif
+  register_tunable(table().tunable(KLAB_IF_CUDA(gpu_v16_autotuned_multistage),
+                                   KLAB_IF_CUDA(launch_multistage_config)));
 }
 
 std::vector<std::string> spread_config_names() {
@@ -82,8 +78,7 @@ namespace {
 
 TableTunable& spread_table() {
   static TableTunable t(
-      kV17Id, kCommittedTable, spread_config_names(),
-      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      kV17Id, kCommittedTable, spread_config_names(), shape_class_key,
       [](const Problem&) { return 0; },  // v16's committed shape, every shape class
       spread_config_can_implement);
   return t;
@@ -94,11 +89,8 @@ TableTunable& spread_table() {
 int v17_tuned_config(const Problem& p) { return spread_table().config(p); }
 
 void register_v17_tunable() {
-#if KLAB_HAS_CUDA
-  register_tunable(spread_table().tunable(gpu_v17_spread_copies, launch_spread_config));
-#else
-  register_tunable(spread_table().tunable(nullptr, nullptr));
-#endif
+  register_tunable(spread_table().tunable(KLAB_IF_CUDA(gpu_v17_spread_copies),
+                                          KLAB_IF_CUDA(launch_spread_config)));
 }
 
 }  // namespace klab::sgemm

@@ -31,10 +31,8 @@ namespace klab::sgemm {
 
 namespace {
 
-using Launcher = void (*)(const GemmArgs&, cudaStream_t);
-
 template <size_t... I>
-constexpr std::array<Launcher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
+constexpr std::array<MultistageLauncher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
   return {&launch_multistage<MultistageEntry<static_cast<int>(I), /*not spread*/ -1>>...};
 }
 
@@ -43,23 +41,15 @@ constexpr auto kLaunchers = launch_table(std::make_index_sequence<kMultistageSpa
 }  // namespace
 
 void launch_multistage_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args) {
-  KLAB_CHECK(index >= 0 && index < kMultistageSpaceSize, "sgemm v16 tune-space index out of range");
-  const GemmArgs g = gemm_args(p, b);
-  if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
-  kLaunchers[static_cast<size_t>(index)](g, stream_of(args));
+  launch_table_entry(kLaunchers, index, p, b, args);
 }
 
 Variant gpu_v16_autotuned_multistage() {
-  Variant v = gpu_variant(
+  return tuned_multistage_variant(
       "v16_autotuned_multistage",
       "v15's kernel, configuration per shape class from " + std::to_string(kMultistageSpaceSize) +
           " entries: tune cache, else kernels/sgemm/tuned.json, else v15's",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        launch_multistage_config(v16_tuned_config(p), p, b, args);
-      },
-      [](const Problem& p) { return multistage_config_can_implement(v16_tuned_config(p), p); });
-  v.info.min_sm = 80;  // cp.async
-  return v;
+      v16_tuned_config, launch_multistage_config, multistage_config_can_implement);
 }
 
 }  // namespace klab::sgemm

@@ -43,10 +43,8 @@ namespace klab::sgemm {
 
 namespace {
 
-using Launcher = void (*)(const GemmArgs&, cudaStream_t);
-
 template <size_t... I>
-constexpr std::array<Launcher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
+constexpr std::array<MultistageLauncher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
   return {&launch_multistage<MultistageEntry<kSpreadEntries[I].entry, kSpreadEntries[I].from>>...};
 }
 
@@ -55,24 +53,16 @@ constexpr auto kLaunchers = launch_table(std::make_index_sequence<kSpreadSpaceSi
 }  // namespace
 
 void launch_spread_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args) {
-  KLAB_CHECK(index >= 0 && index < kSpreadSpaceSize, "sgemm v17 tune-space index out of range");
-  const GemmArgs g = gemm_args(p, b);
-  if (!vec4_ok(g)) return launch_warptile<0>(g, stream_of(args));  // v09, scalar loads
-  kLaunchers[static_cast<size_t>(index)](g, stream_of(args));
+  launch_table_entry(kLaunchers, index, p, b, args);
 }
 
 Variant gpu_v17_spread_copies() {
-  Variant v = gpu_variant(
+  return tuned_multistage_variant(
       "v17_spread_copies",
       "v16 with each k-tile's refill spread over its k-steps and rotating stage indices; "
       "configuration per shape class from " +
           std::to_string(kSpreadSpaceSize) + " entries",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        launch_spread_config(v17_tuned_config(p), p, b, args);
-      },
-      [](const Problem& p) { return spread_config_can_implement(v17_tuned_config(p), p); });
-  v.info.min_sm = 80;  // cp.async
-  return v;
+      v17_tuned_config, launch_spread_config, spread_config_can_implement);
 }
 
 }  // namespace klab::sgemm

@@ -50,11 +50,8 @@ Status wide_config_can_implement(int index, const Problem& p) {
 int wide_tuned_config(const Problem& p) { return table().config(p); }
 
 void register_v07_tunable() {
-#if KLAB_HAS_CUDA
-  register_tunable(table().tunable(gpu_v07_high_occupancy, launch_wide_config));
-#else
-  register_tunable(table().tunable(nullptr, nullptr));
-#endif
+  register_tunable(
+      table().tunable(KLAB_IF_CUDA(gpu_v07_high_occupancy), KLAB_IF_CUDA(launch_wide_config)));
 }
 
 }  // namespace klab::transpose

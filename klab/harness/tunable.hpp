@@ -139,6 +139,14 @@ class TunedLookup {
   std::map<std::string, std::vector<TunedChoice>> memo_;  // node-based: references stay valid
 };
 
+/// `fn` in builds with CUDA, nullptr in CPU-only ones, where a rung's GPU functions are not
+/// built: table.tunable(KLAB_IF_CUDA(gpu_v16_...), KLAB_IF_CUDA(launch_...)).
+#if KLAB_HAS_CUDA
+#define KLAB_IF_CUDA(fn) (fn)
+#else
+#define KLAB_IF_CUDA(fn) nullptr
+#endif
+
 /// Everything a table-driven tunable rung needs besides its kernels, in one place: the lookup
 /// (tune cache, committed table, built-in choice per shape class, the first usable one), the
 /// rung's choice for a problem, and its Tunable for `klab tune`.
@@ -163,7 +171,7 @@ class TableTunable {
   using ConfigLauncher = std::function<void(int, const Problem&, Buffers&, const LaunchArgs&)>;
   /// The Tunable to register. Its `make` is `rung()` fixed to a configuration
   /// (fixed_config_variant) that `launch` runs; pass nullptrs where the rung's kernels are not
-  /// built (CPU-only builds): `klab tune` then says so.
+  /// built (CPU-only builds: KLAB_IF_CUDA below): `klab tune` then says so.
   Tunable tunable(Variant (*rung)(), ConfigLauncher launch);
 
  private:

@@ -384,10 +384,11 @@ TEST(TransposeTileOrder, GroupedWalkCoversEveryTileOnce) {
               << "tile " << rc.row << "," << rc.col << " twice (g " << g << ")";
           if (t > 0) {  // inside a group: the next tile row of the same column, or the next column
             const transpose::TileRowCol prev = transpose::grouped_tile(t - 1, g, tiles_x, tiles_y);
-            if (prev.row / g == rc.row / g)
+            if (prev.row / g == rc.row / g) {
               EXPECT_TRUE((rc.col == prev.col && rc.row == prev.row + 1) ||
                           (rc.col == prev.col + 1 && rc.row % g == 0))
                   << t;
+            }
           }
         }
         EXPECT_EQ(static_cast<int64_t>(seen.size()), tiles_x * tiles_y);
