@@ -23,6 +23,7 @@ Variant gpu_v05_mma_tuned();
 Variant gpu_v06_mma_2cta();
 Variant gpu_v07_mma_autotuned();
 Variant gpu_v08_mma_persistent();
+Variant gpu_v09_mma_tma_producer();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

@@ -19,6 +19,7 @@ void register_hgemm(Registry& r) {
     gpu_v06_mma_2cta(),
     gpu_v07_mma_autotuned(),
     gpu_v08_mma_persistent(),
+    gpu_v09_mma_tma_producer(),
     gpu_baseline_cublaslt(),
 #endif
   };

@@ -31,6 +31,34 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_
                : "memory");
 }
 
+/// One arrival (release: this thread's earlier shared-memory reads and writes are ordered before
+/// it), e.g. a consumer handing a pipeline stage back to the thread that refills it.
+__device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+/// Barrier among `threads` threads (a multiple of 32, whole warps) on hardware barrier `id`
+/// (1..15; __syncthreads uses 0): for a subset of a block's warps, e.g. a warp-specialised
+/// kernel's consumers while its producer warp runs on.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// Warp-specialised register budgets (sm_90a): a warpgroup (all 128 threads execute it) gives
+/// registers back to the SM's pool (dec) or takes them from it (inc, waiting until they are
+/// free), so that producer warps that only issue copies can leave their registers to the math
+/// warps. kRegs: 24..256, a multiple of 8.
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0);
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0);
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
+}
+
 /// Spins until the barrier's phase with parity `parity` has completed.
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(
