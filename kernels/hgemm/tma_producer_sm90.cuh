@@ -100,8 +100,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr uint32_t kStageBytesA = LayoutA::kElems * sizeof(T),
                      kStageBytesB = LayoutB::kElems * sizeof(T);
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  unsigned char* smem = device::align_shared<1024>(smem_raw);  // TMA boxes, 128-byte swizzle
   T* sA = reinterpret_cast<T*>(smem);      // kStages x (BM, 64)
   T* sB = sA + kStages * LayoutA::kElems;  // kStages x BN/64 panels of (64, 64)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + Cfg::template kRingBytes<T>);
@@ -132,21 +131,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       int m0, n0;
       tile_origin(m0, n0);
       const int k_tiles = (k - 1) / Cfg::kBlockK + 1;
-      int s = 0;
-      uint32_t phase = 0;  // parity of the ring's current lap
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      device::RingSlot<kStages> slot;
+      for (int kt = 0; kt < k_tiles; ++kt, slot = slot.next()) {
+        const int s = slot.index;
         // Slot s was last filled on the previous lap: wait until every consumer released it.
-        if (kt >= kStages) device::mbarrier_wait(&empty[s], phase ^ 1u);
+        if (kt >= kStages) device::mbarrier_wait(&empty[s], slot.phase ^ 1u);
         device::mbarrier_arrive_expect_tx(&full[s], Cfg::template kStageBytes<T>);
         device::tma_load_2d(sA + s * LayoutA::kElems, &a_map, kt * Cfg::kBlockK, m0, &full[s]);
 #pragma unroll
         for (int p = 0; p < LayoutB::kPanels; ++p)
           device::tma_load_2d(sB + s * LayoutB::kElems + p * LayoutB::kPanelElems, &b_map,
                               n0 + p * LayoutB::kPanelCols, kt * Cfg::kBlockK, &full[s]);
-        if (++s == kStages) {
-          s = 0;
-          phase ^= 1u;
-        }
       }
     }
     return;  // the consumers synchronise among themselves from here on (named barrier 1)
@@ -166,13 +161,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const LaneFrag fa = LayoutA::lane_frag(lane), fb = LayoutB::lane_frag(lane);
   const uint32_t sA_addr = device::smem_addr(sA), sB_addr = device::smem_addr(sB);
   typename Warp::Frags frags[2];
-  int s = 0;
-  uint32_t phase = 0;
+  device::RingSlot<kStages> slot;
   device::mbarrier_wait(&full[0], 0);
   Warp::template load_frags<LayoutA, LayoutB>(frags[0], sA_addr, sB_addr, fa, fb, row0, chunk0, 0);
   for (int kt = 0; kt < k_tiles; ++kt) {
-    const int next = s + 1 == kStages ? 0 : s + 1;
-    const uint32_t next_phase = next == 0 ? phase ^ 1u : phase;
+    const int s = slot.index;
+    const device::RingSlot<kStages> next_slot = slot.next();
+    const int next = next_slot.index;
 #pragma unroll
     for (int ks = 0; ks < kSteps; ++ks) {
       if (ks + 1 < kSteps) {
@@ -181,7 +176,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                                     sB_addr + s * kStageBytesB, fa, fb, row0,
                                                     chunk0, ks + 1);
       } else if (kt + 1 < k_tiles) {  // the next stage's first step, once its bytes are in
-        device::mbarrier_wait(&full[next], next_phase);
+        device::mbarrier_wait(&full[next], next_slot.phase);
         Warp::template load_frags<LayoutA, LayoutB>(frags[0], sA_addr + next * kStageBytesA,
                                                     sB_addr + next * kStageBytesB, fa, fb, row0,
                                                     chunk0, 0);
@@ -191,8 +186,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // The last step's mma consumed the fragments of this stage's last ldmatrix, so this thread's
     // reads of stage s are complete: hand it back to the producer.
     device::mbarrier_arrive(&empty[s]);
-    s = next;
-    phase = next_phase;
+    slot = next_slot;
   }
 
   // Epilogue, as v05's: stage C through shared memory (it reuses the ring: every box has landed

@@ -30,6 +30,7 @@ Variant gpu_v14_multistage_at_256x128();
 Variant gpu_v15_hoisted_copies();
 Variant gpu_v16_autotuned_multistage();
 Variant gpu_v17_spread_copies();
+Variant gpu_v18_tma_producer();
 Variant gpu_baseline_cublas();
 
 }  // namespace klab::sgemm

@@ -29,13 +29,15 @@ void register_sgemm(Registry& r) {
     gpu_v15_hoisted_copies(),
     gpu_v16_autotuned_multistage(),
     gpu_v17_spread_copies(),
+    gpu_v18_tma_producer(),
     gpu_baseline_cublas(),
 #endif
   };
   r.add(std::move(f));
-  register_sgemm_tunable();  // v10, v16 and v17: `klab tune` (registered without CUDA too)
+  register_sgemm_tunable();  // v10, v16, v17 and v18: `klab tune` (registered without CUDA too)
   register_v16_tunable();
   register_v17_tunable();
+  register_v18_tunable();
 }
 
 }  // namespace klab

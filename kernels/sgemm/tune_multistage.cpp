@@ -93,4 +93,39 @@ void register_v17_tunable() {
                                           KLAB_IF_CUDA(launch_spread_config)));
 }
 
+std::vector<std::string> tma_config_names() {
+  std::vector<std::string> names;
+  for (const TmaEntry& e : kTmaEntries) {
+    std::string n = kMultistageSpace[e.entry].name();
+    names.push_back(n.substr(0, n.rfind("_s")) + "_r" + std::to_string(e.stages));
+  }
+  return names;
+}
+
+Status tma_config_can_implement(int index, const Problem& p) {
+  if (index < 0 || index >= kTmaSpaceSize)
+    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                      std::to_string(kTmaSpaceSize) + ")");
+  return multistage_config_can_implement(kTmaEntries[index].entry, p);
+}
+
+namespace {
+
+TableTunable& tma_table() {
+  static TableTunable t(
+      kV18Id, kCommittedTable, tma_config_names(), shape_class_key,
+      [](const Problem&) { return 0; },  // v16's committed shape, every shape class
+      tma_config_can_implement);
+  return t;
+}
+
+}  // namespace
+
+int v18_tuned_config(const Problem& p) { return tma_table().config(p); }
+
+void register_v18_tunable() {
+  register_tunable(tma_table().tunable(KLAB_IF_CUDA(gpu_v18_tma_producer),
+                                       KLAB_IF_CUDA(launch_tma_config)));
+}
+
 }  // namespace klab::sgemm

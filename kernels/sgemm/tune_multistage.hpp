@@ -110,7 +110,35 @@ int v17_tuned_config(const Problem& p);
 /// Registers v17 as a tunable; called by register_sgemm.
 void register_v17_tunable();
 
+/// v18's entries (TMA producer warpgroup, sm_90a): a tile shape of kMultistageSpace (its stage
+/// count and blocks/SM unused: v18 runs one block per SM) and the depth of v18's stage ring;
+/// index = position (append only). Named as the entry's shape with "_r<stages>".
+struct TmaEntry {
+  int entry, stages;
+};
+inline constexpr TmaEntry kTmaEntries[] = {
+    {10, 4},  // 0: v16's committed 128x256x8, 4 stages in the ring
+    {10, 6},  // 1: ... 6 stages
+    {7, 4},   // 2: 128x256x16 (half the waits and arrivals per flop)
+    {5, 4},   // 3: cuBLAS's 256x128x8
+    {5, 6},   // 4: ... 6 stages
+    {12, 4},  // 5: 256x128x8 with 16x8 per lane
+};
+inline constexpr int kTmaSpaceSize =
+    static_cast<int>(sizeof(kTmaEntries) / sizeof(kTmaEntries[0]));
+inline constexpr const char* kV18Id = "sgemm.v18_tma_producer";
+
+std::vector<std::string> tma_config_names();
+/// ok, or why v18's entry `index` cannot run `p` (the grids as multistage_config_can_implement).
+Status tma_config_can_implement(int index, const Problem& p);
+/// v18's choice for the problem (tune cache, committed table, built-in: its entry 0).
+int v18_tuned_config(const Problem& p);
+/// Registers v18 as a tunable; called by register_sgemm.
+void register_v18_tunable();
+
 #if KLAB_HAS_CUDA
+/// Enqueues v18's entry `index` (v09's scalar kernel when the 16-byte path is not possible).
+void launch_tma_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues entry `index` (v09's scalar kernel when the 16-byte path is not possible).
 void launch_multistage_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v17's entry `index` (kSpreadEntries[index] with spread copies; v09 as above).

@@ -9,6 +9,15 @@ __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+/// `base` (a __shared__ array, e.g. the dynamic one) advanced to the next kAlign-byte boundary.
+/// Offsetting the shared pointer, rather than rounding it through an integer, keeps what the
+/// compiler knows about it: accesses through the result stay LDS/STS, not generic LD/ST.
+template <uint32_t kAlign>
+__device__ __forceinline__ unsigned char* align_shared(unsigned char* base) {
+  static_assert((kAlign & (kAlign - 1)) == 0, "a power of two");
+  return base + ((kAlign - (smem_addr(base) & (kAlign - 1))) & (kAlign - 1));
+}
+
 /// 16-byte shared-memory load and store by .shared address: LDS.128 / STS.128 whatever the
 /// compiler can prove about a pointer (through an integer cast it falls back to generic LD/ST).
 __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr) {

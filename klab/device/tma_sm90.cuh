@@ -59,6 +59,25 @@ __device__ __forceinline__ void setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegs));
 }
 
+/// One arrival once every cp.async this thread issued so far has landed (.noinc: the arrival
+/// counts against the barrier's expected count, so init must include it). Lets cp.async copies
+/// complete a pipeline stage's mbarrier, like TMA boxes do with their byte count.
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar))
+               : "memory");
+}
+
+/// Where a pipeline stands in a ring of kStages stages: the slot and the parity of the lap the
+/// ring is on (a stage's full/empty mbarriers complete one phase per lap).
+template <int kStages>
+struct RingSlot {
+  int index = 0;
+  uint32_t phase = 0;
+  __device__ RingSlot next() const {
+    return index + 1 == kStages ? RingSlot{0, phase ^ 1u} : RingSlot{index + 1, phase};
+  }
+};
+
 /// Spins until the barrier's phase with parity `parity` has completed.
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(
