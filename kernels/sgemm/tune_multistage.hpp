@@ -58,6 +58,8 @@ inline constexpr MultistageTuneConfig kMultistageSpace[] = {
     {256, 128, 8, 64, 64, 16, 8, 256, 3, 1},   // 12: 5 with 16x8 per lane
     // Session 5, for v17 (whose spread copies leave a stage's refill less lead time):
     {128, 256, 8, 64, 64, 8, 16, 256, 4, 1},  // 13: 10 a stage deeper
+    // Session 6, for v18 (whose best entry has BK 16: fewer waits and arrivals per flop):
+    {128, 256, 32, 64, 64, 8, 16, 256, 3, 1},  // 14: 7 at BK 32
 };
 inline constexpr int kMultistageSpaceSize =
     static_cast<int>(sizeof(kMultistageSpace) / sizeof(kMultistageSpace[0]));
@@ -123,6 +125,12 @@ inline constexpr TmaEntry kTmaEntries[] = {
     {5, 4},   // 3: cuBLAS's 256x128x8
     {5, 6},   // 4: ... 6 stages
     {12, 4},  // 5: 256x128x8 with 16x8 per lane
+    // After the first sweep (session 6: entry 2, BK 16, first by 9%):
+    {7, 3},   // 6: 2 with 3 stages
+    {7, 6},   // 7: 2 with 6 stages
+    {6, 4},   // 8: 256x128x16
+    {14, 3},  // 9: 128x256x32, 3 stages (150 KiB)
+    {14, 4},  // 10: ... 4 stages (199 KiB)
 };
 inline constexpr int kTmaSpaceSize =
     static_cast<int>(sizeof(kTmaEntries) / sizeof(kTmaEntries[0]));

@@ -469,12 +469,9 @@ bool ffma_bank_conflict(const FfmaSources& s, const std::array<int, 3>& cached) 
   return reads.size() == 3 && reads[0] % 2 == reads[1] % 2 && reads[1] % 2 == reads[2] % 2;
 }
 
-std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
-                                                const std::vector<SassSummary::Loop>& loops) {
-  if (loops.empty()) return std::nullopt;
-  const auto big = *std::max_element(loops.begin(), loops.end(), [](const auto& a, const auto& b) {
-    return a.tail - a.head < b.tail - b.head;
-  });
+/// One iteration of loop `big` along its fall-through path (see SassSummary::main_loop), or
+/// nothing when that path leaves the loop or the kernel.
+std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSummary::Loop& big) {
   SassSummary::Path p;
   std::map<std::string, int> math_rows;
   std::array<int, 3> cached{-1, -1, -1};  // registers the previous instruction marked .reuse
@@ -531,6 +528,22 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
     }
   }
   return std::nullopt;  // did not come back to the loop's end
+}
+
+/// The main loop: of the loops whose fall-through iteration is a simple path, the one doing the
+/// most math per iteration (the larger on a tie). Not simply the largest backward branch: in a
+/// warp-specialised kernel the out-of-line retry of an mbarrier wait, placed after everything
+/// else, branches back into the code and spans most of the kernel.
+std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
+                                                const std::vector<SassSummary::Loop>& loops) {
+  std::optional<SassSummary::Path> best;
+  for (const SassSummary::Loop& l : loops) {
+    const std::optional<SassSummary::Path> p = loop_path(f, l);
+    if (p && (!best || p->math > best->math ||
+              (p->math == best->math && p->instructions > best->instructions)))
+      best = p;
+  }
+  return best;
 }
 
 }  // namespace

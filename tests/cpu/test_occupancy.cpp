@@ -395,6 +395,36 @@ TEST(Sass, Summary) {
   EXPECT_EQ(t.main_loop->top_math, "HMMA");
 }
 
+// A warp-specialised kernel: the retry of an mbarrier wait sits after EXIT and branches back
+// to before the k loop, so the largest backward branch (0x30..0xd0) is not the main loop; the
+// loop with the most math on its fall-through path (0x50..0x80) is.
+TEST(Sass, MainLoopIsTheLoopDoingTheMostMath) {
+  const auto fns = klab::parse_sass(R"sass(
+		Function : _Z2wsv
+        /*0000*/                   MOV R1, R2 ;
+        /*0010*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R2], R3 ;
+        /*0020*/              @!P0 BRA 0xb0 ;
+        /*0030*/                   LDS.128 R4, [R2] ;
+        /*0040*/                   ISETP.GE.AND P1, PT, R1, R2, PT ;
+        /*0050*/                   FFMA R3, R4, R5, R3 ;
+        /*0060*/                   FFMA R6, R4, R5, R6 ;
+        /*0070*/                   LDS.128 R4, [R2] ;
+        /*0080*/              @!P1 BRA 0x50 ;
+        /*0090*/                   STG.E [R8.64], R3 ;
+        /*00a0*/                   EXIT ;
+        /*00b0*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R2], R3 ;
+        /*00c0*/              @!P0 BRA 0xb0 ;
+        /*00d0*/                   BRA 0x30 ;
+)sass");
+  ASSERT_EQ(fns.size(), 1u);
+  const klab::SassSummary s = klab::summarize_sass(fns[0], 16);
+  ASSERT_EQ(s.loops.size(), 3u);
+  ASSERT_TRUE(s.main_loop.has_value());
+  EXPECT_EQ(s.main_loop->instructions, 4);  // 0x50 .. 0x80
+  EXPECT_EQ(s.main_loop->math, 2);
+  EXPECT_EQ(s.main_loop->shared, 1);
+}
+
 // The main loop's path follows unconditional branches over code it does not run (an edge
 // path), and leaves out instructions predicated on !PT (never executed).
 TEST(Sass, MainLoopPathSkipsTheEdgePath) {

@@ -257,6 +257,32 @@ TEST_F(TuneTest, SgemmV17IsTunableOverV16Entries) {
   expect_committed_entries_in_space(*t);
 }
 
+TEST_F(TuneTest, SgemmV18IsTunableOverV16Shapes) {
+  registry();
+  const Tunable* t = find_tunable(sgemm::kV18Id);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kTmaSpaceSize);
+  // Its entries are v16's tile shapes with v18's ring depth for the stage count.
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  for (int i = 0; i < sgemm::kTmaSpaceSize; ++i) {
+    const sgemm::TmaEntry& e = sgemm::kTmaEntries[i];
+    const sgemm::MultistageTuneConfig& c = sgemm::kMultistageSpace[e.entry];
+    EXPECT_GE(e.stages, 2) << i;
+    EXPECT_TRUE(c.block_k % 8 == 0 && c.block_k <= 32) << i;  // the producers' A copies
+    EXPECT_EQ(c.threads, 256) << i;                           // two consumer warpgroups
+    EXPECT_TRUE(t->configs[i].ends_with("_r" + std::to_string(e.stages))) << i;
+  }
+  EXPECT_EQ(t->configs[0], "128x256x8_w64x64_t8x16_r4");
+  EXPECT_EQ(t->committed_table, "kernels/sgemm/tuned.json");
+  Problem p = registry().family("sgemm").headline.front();
+  for (int i = 0; i < sgemm::kTmaSpaceSize; ++i) EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
+  EXPECT_FALSE(t->can_implement(sgemm::kTmaSpaceSize, p).ok());
+  EXPECT_FALSE(t->can_implement(-1, p).ok());
+  p.shape.dims = {{"m", 65535LL * 128 + 1}, {"n", 64}, {"k", 3}};
+  for (int i = 0; i < sgemm::kTmaSpaceSize; ++i) EXPECT_FALSE(t->can_implement(i, p).ok()) << i;
+  expect_committed_entries_in_space(*t);
+}
+
 TEST_F(TuneTest, SgemmV16IsTunable) {
   registry();
   const Tunable* t = find_tunable(sgemm::kV16Id);
