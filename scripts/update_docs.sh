@@ -7,14 +7,15 @@ cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
 # The H200 run each family's tables come from (one device call each; see results/h200/README.md).
-# Session 5's runs measured transpose (run_session5_transpose_final.json, v07 with its
-# column-order entries, after its tile walk became a constexpr helper) and the GEMM ladders (run_gemm_session5.json, v17 included); elementwise comes from
+# Session 5's run measured transpose (run_session5_transpose_final.json, v07 with its
+# column-order entries, after its tile walk became a constexpr helper); session 6's the GEMM
+# ladders (run_gemm_session6.json, with sgemm v18 and hgemm v09); elementwise comes from
 # session 3's run, its CPU rungs from session 1's run.json (reports keep the newest record of each
 # variant and problem).
 source_of() {
   case $1 in
     transpose) echo "$res/run_session5_transpose_final.json" ;;
-    sgemm | hgemm) echo "$res/run_gemm_session5.json" ;;
+    sgemm | hgemm) echo "$res/run_gemm_session6.json" ;;
     reduce_sum | softmax) echo "$res/run_memory.json" ;;
     vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
     *) echo "$res/run.json" ;;
@@ -66,11 +67,20 @@ if [ -f "$res/profiles_session5.json" ]; then
   "$klab" profile-report "$res/profiles_session5_sgemm_v17.json" --family sgemm \
     --readme docs/worklogs/gemm.md --section profile-v17 || true
 fi
+# Session 6's profiles of the two warp-specialised rungs beside the rungs and baselines they
+# follow (sgemm v16 and cuBLAS, hgemm v05 and cuBLASLt), all from one device call.
+if [ -f "$res/profiles_session6.json" ]; then
+  "$klab" profile-report "$res/profiles_session6.json" --family sgemm --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-session6 || true
+fi
+# The repeat of session 6's main comparison (a second bench of the same rungs, same call).
+"$klab" report "$res/run_gemm_session6_repeat_sgemm.json" "$res/run_gemm_session6_repeat_hgemm.json" \
+  --family sgemm --family hgemm --readme docs/worklogs/gemm.md --section results-session6-repeat
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
       "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json"
       "$res/run_session5_transpose.json" "$res/run_gemm_session5.json" "$res/run_sgemm_v17.json"
-      "$res/run_session5_transpose_final.json")
+      "$res/run_session5_transpose_final.json" "$res/run_gemm_session6.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

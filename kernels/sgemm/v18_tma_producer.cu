@@ -13,6 +13,12 @@
 // (95-100% of cuBLAS); entry 0 (v16's 128x256x8 with a 4-deep ring) or the BK 16 entry first.
 // Risks: the consumers' 224-register budget (v16 uses up to 255 at 256 threads), and three warps
 // per sub-partition (one producer) instead of two.
+// Measured (session 6): the first sweep put BK 16 first (49.31 TFLOP/s; BK 8 45.15, no better
+// than v16; tune_session6_a_sgemm_v18.txt), the second kept BK 16 with a 6-stage ring (49.36,
+// committed; 3 and 4 stages within 0.2%; BK 32 48.34). Beside cuBLAS (run_gemm_session6.json):
+// 49.38 against 50.71, 97.4% (v16 90.1%); 97.0% in the repeat. Issue active 84.7% (v16 77.9%,
+// cuBLAS 88.9%), FMA pipe 77.3% (cuBLAS 78.5%), no barrier stalls; `dispatch_stall` 0.30
+// (cuBLAS 0.10) is the largest difference left.
 // Requirements: sm_90a (setmaxnreg, TMA); the 16-byte path (k % 4 == 0, n % 4 == 0, aligned
 // pointers: TMA needs 16-byte row pitches), v09's scalar kernel otherwise.
 #include <array>
