@@ -19,10 +19,14 @@
 
 namespace klab::sgemm {
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages>
+/// Probe (-1: none): the k-step at which a consumer tests, without waiting, whether the next
+/// stage has landed; at the last k-step it then waits only if that test said no (see
+/// mbarrier_test_wait), instead of waiting there unconditionally.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int Probe = -1>
 struct TmaProducerConfig {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
-  static constexpr int kStages = Stages;
+  static constexpr int kStages = Stages, kProbe = Probe;
+  static_assert(Probe < BK - 1, "the probe comes before the last k-step");
   static constexpr int kConsumerWarps = (BM / WM) * (BN / WN);
   static constexpr int kConsumers = 32 * kConsumerWarps, kProducers = 128;
   static constexpr int kThreads = kConsumers + kProducers;
@@ -133,12 +137,15 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   }
   for (int kt = 0; kt < tiles; ++kt) {
     const device::RingSlot<kStages> next = slot.next();
+    bool next_landed = false;  // known at the probe (C::kProbe >= 0)
 #pragma unroll
     for (int i = 0; i < kBK; ++i) {
+      if (i == C::kProbe)  // on the last k-tile too (unused there): no branch in the loop
+        next_landed = device::mbarrier_test_wait(&full[next.index], next.phase);
       if (i + 1 < kBK) {
         load_frags(slot.index, i + 1, (i + 1) & 1);
       } else if (kt + 1 < tiles) {  // the next stage's first fragments, once it has landed
-        device::mbarrier_wait(&full[next.index], next.phase);
+        if (!next_landed) device::mbarrier_wait(&full[next.index], next.phase);
         load_frags(next.index, 0, 0);
       }
 #pragma unroll

@@ -59,6 +59,27 @@ void register_v16_tunable() {
                                    KLAB_IF_CUDA(launch_multistage_config)));
 }
 
+namespace {
+
+/// can_implement of a tune space whose entry `index` runs kMultistageSpace[entries[index].entry]
+/// (v17, v18): the index range, then that entry's rules.
+template <class Entry, size_t N>
+Status entry_space_can_implement(const Entry (&entries)[N], int index, const Problem& p) {
+  if (index < 0 || index >= static_cast<int>(N))
+    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                      std::to_string(N) + ")");
+  return multistage_config_can_implement(entries[index].entry, p);
+}
+
+/// The table of a rung tuned over such a space; built-in: its entry 0 for every shape class.
+TableTunable entry_space_table(const char* id, std::vector<std::string> names,
+                               Status (*can_implement)(int, const Problem&)) {
+  return TableTunable(id, kCommittedTable, std::move(names), shape_class_key,
+                      [](const Problem&) { return 0; }, can_implement);
+}
+
+}  // namespace
+
 std::vector<std::string> spread_config_names() {
   std::vector<std::string> names;
   for (const SpreadEntry& e : kSpreadEntries)
@@ -68,19 +89,14 @@ std::vector<std::string> spread_config_names() {
 }
 
 Status spread_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kSpreadSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kSpreadSpaceSize) + ")");
-  return multistage_config_can_implement(kSpreadEntries[index].entry, p);
+  return entry_space_can_implement(kSpreadEntries, index, p);
 }
 
 namespace {
 
-TableTunable& spread_table() {
-  static TableTunable t(
-      kV17Id, kCommittedTable, spread_config_names(), shape_class_key,
-      [](const Problem&) { return 0; },  // v16's committed shape, every shape class
-      spread_config_can_implement);
+TableTunable& spread_table() {  // entry 0: v16's committed shape
+  static TableTunable t =
+      entry_space_table(kV17Id, spread_config_names(), spread_config_can_implement);
   return t;
 }
 
@@ -97,25 +113,20 @@ std::vector<std::string> tma_config_names() {
   std::vector<std::string> names;
   for (const TmaEntry& e : kTmaEntries) {
     std::string n = kMultistageSpace[e.entry].name();
-    names.push_back(n.substr(0, n.rfind("_s")) + "_r" + std::to_string(e.stages));
+    names.push_back(n.substr(0, n.rfind("_s")) + "_r" + std::to_string(e.stages) +
+                    (e.probe >= 0 ? "_p" + std::to_string(e.probe) : ""));
   }
   return names;
 }
 
 Status tma_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kTmaSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kTmaSpaceSize) + ")");
-  return multistage_config_can_implement(kTmaEntries[index].entry, p);
+  return entry_space_can_implement(kTmaEntries, index, p);
 }
 
 namespace {
 
-TableTunable& tma_table() {
-  static TableTunable t(
-      kV18Id, kCommittedTable, tma_config_names(), shape_class_key,
-      [](const Problem&) { return 0; },  // v16's committed shape, every shape class
-      tma_config_can_implement);
+TableTunable& tma_table() {  // entry 0: v16's committed shape
+  static TableTunable t = entry_space_table(kV18Id, tma_config_names(), tma_config_can_implement);
   return t;
 }
 

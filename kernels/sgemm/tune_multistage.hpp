@@ -117,6 +117,7 @@ void register_v17_tunable();
 /// index = position (append only). Named as the entry's shape with "_r<stages>".
 struct TmaEntry {
   int entry, stages;
+  int probe = -1;  ///< the k-step that tests the next stage early (-1: none); named "_p<step>"
 };
 inline constexpr TmaEntry kTmaEntries[] = {
     {10, 4},  // 0: v16's committed 128x256x8, 4 stages in the ring
@@ -131,6 +132,12 @@ inline constexpr TmaEntry kTmaEntries[] = {
     {6, 4},   // 8: 256x128x16
     {14, 3},  // 9: 128x256x32, 3 stages (150 KiB)
     {14, 4},  // 10: ... 4 stages (199 KiB)
+    // The next stage tested early, so that the wait at the last k-step branches on a known
+    // predicate (session 6, after BK 16 beat BK 8 by 9%):
+    {7, 6, 8},   // 11: the winner (entry 7), probe at k-step 8 of 16
+    {7, 6, 12},  // 12: ... at k-step 12
+    {10, 4, 4},  // 13: BK 8 (entry 0), probe at k-step 4 of 8
+    {10, 6, 4},  // 14: ... 6 stages
 };
 inline constexpr int kTmaSpaceSize =
     static_cast<int>(sizeof(kTmaEntries) / sizeof(kTmaEntries[0]));

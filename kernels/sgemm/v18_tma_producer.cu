@@ -40,7 +40,8 @@ using TmaEntryConfig = TmaProducerConfig<
     kMultistageSpace[kTmaEntries[kIndex].entry].warp_m,
     kMultistageSpace[kTmaEntries[kIndex].entry].warp_n,
     kMultistageSpace[kTmaEntries[kIndex].entry].thread_m,
-    kMultistageSpace[kTmaEntries[kIndex].entry].thread_n, kTmaEntries[kIndex].stages>;
+    kMultistageSpace[kTmaEntries[kIndex].entry].thread_n, kTmaEntries[kIndex].stages,
+    kTmaEntries[kIndex].probe>;
 
 template <size_t... I>
 constexpr std::array<MultistageLauncher, sizeof...(I)> launch_table(std::index_sequence<I...>) {

@@ -78,6 +78,23 @@ struct RingSlot {
   }
 };
 
+/// Whether the barrier's phase with parity `parity` has completed, without waiting (one probe).
+/// Issued a few steps ahead of the mbarrier_wait it precedes, its latency hides behind the math
+/// in between, and the wait then only branches on a predicate already known.
+__device__ __forceinline__ bool mbarrier_test_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
 /// Spins until the barrier's phase with parity `parity` has completed.
 __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   asm volatile(

@@ -270,7 +270,9 @@ TEST_F(TuneTest, SgemmV18IsTunableOverV16Shapes) {
     EXPECT_GE(e.stages, 2) << i;
     EXPECT_TRUE(c.block_k % 8 == 0 && c.block_k <= 32) << i;  // the producers' A copies
     EXPECT_EQ(c.threads, 256) << i;                           // two consumer warpgroups
-    EXPECT_TRUE(t->configs[i].ends_with("_r" + std::to_string(e.stages))) << i;
+    EXPECT_LT(e.probe, c.block_k - 1) << i;  // the probe comes before the last k-step
+    EXPECT_TRUE(t->configs[i].find("_r" + std::to_string(e.stages)) != std::string::npos) << i;
+    EXPECT_EQ(t->configs[i].ends_with("_p" + std::to_string(e.probe)), e.probe >= 0) << i;
   }
   EXPECT_EQ(t->configs[0], "128x256x8_w64x64_t8x16_r4");
   EXPECT_EQ(t->committed_table, "kernels/sgemm/tuned.json");
