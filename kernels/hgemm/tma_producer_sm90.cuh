@@ -44,8 +44,7 @@ struct PanelLayout {
   }
   /// cu a multiple of 8 (a panel's first chunk), cc compile-time: chunk cu + cc + lane / 16.
   __host__ __device__ static int frag_offset(LaneFrag lf, int row0, int cu, int cc) {
-    return ((cu + cc) >> 3) * kPanelElems + lf.base + row0 * kStride +
-           ((cc & 7) ^ lf.t) * kChunk;
+    return ((cu + cc) >> 3) * kPanelElems + lf.base + row0 * kStride + ((cc & 7) ^ lf.t) * kChunk;
   }
 };
 
@@ -73,15 +72,16 @@ struct TmaProducerConfig {
   template <class T>
   static constexpr int kStageBytes = (LayoutA::kElems + LayoutB::kElems) * int(sizeof(T));
   template <class T>
-  static constexpr int kRingBytes = std::max(kStages * kStageBytes<T>,
-                                             LayoutC::kElems * int(sizeof(T)));
+  static constexpr int kRingBytes = std::max(kStages* kStageBytes<T>,
+                                             LayoutC::kElems* int(sizeof(T)));
   /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
   template <class T>
   static constexpr int kSmemBytes = 1024 + kRingBytes<T> + 2 * kStages * 8;
   static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0 && kStages >= 2);
   static_assert(kConsumerWarps % 4 == 0, "whole consumer warpgroups");
   static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs);
-  static_assert(kSteps % 2 == 0, "a stage's last step loads the next stage's fragments into frags[0]");
+  static_assert(kSteps % 2 == 0,
+                "a stage's last step loads the next stage's fragments into frags[0]");
 };
 
 /// One block: C[m0.., n0..] = A[m0.., :] @ B[:, n0..] for the tile picked by grouped
@@ -90,8 +90,8 @@ struct TmaProducerConfig {
 template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     tma_producer_kernel(const __grid_constant__ CUtensorMap a_map,
-                        const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m,
-                        int n, int k) {
+                        const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
+                        int k) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // setmaxnreg is sm_90a-only
   using LayoutA = typename Cfg::LayoutA;
   using LayoutB = typename Cfg::LayoutB;
@@ -101,14 +101,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                      kStageBytesB = LayoutB::kElems * sizeof(T);
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = device::align_shared<1024>(smem_raw);  // TMA boxes, 128-byte swizzle
-  T* sA = reinterpret_cast<T*>(smem);      // kStages x (BM, 64)
-  T* sB = sA + kStages * LayoutA::kElems;  // kStages x BN/64 panels of (64, 64)
+  T* sA = reinterpret_cast<T*>(smem);                          // kStages x (BM, 64)
+  T* sB = sA + kStages * LayoutA::kElems;                      // kStages x BN/64 panels of (64, 64)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + Cfg::template kRingBytes<T>);
   uint64_t* empty = full + kStages;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      device::mbarrier_init(&full[s], 1);                // the producer's arrive_expect_tx
+      device::mbarrier_init(&full[s], 1);                 // the producer's arrive_expect_tx
       device::mbarrier_init(&empty[s], Cfg::kConsumers);  // every consumer thread
     }
     device::fence_mbarrier_init();
@@ -119,8 +119,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // local memory (an LDL per use in the loop otherwise).
   auto tile_origin = [&](int& m0, int& n0) {
     int tm, tn;
-    grouped_tile<Cfg::kGroupM>(blockIdx.x, (m - 1) / Cfg::kBlockM + 1,
-                               (n - 1) / Cfg::kBlockN + 1, tm, tn);
+    grouped_tile<Cfg::kGroupM>(blockIdx.x, (m - 1) / Cfg::kBlockM + 1, (n - 1) / Cfg::kBlockN + 1,
+                               tm, tn);
     m0 = tm * Cfg::kBlockM;
     n0 = tn * Cfg::kBlockN;
   };
@@ -171,8 +171,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
     for (int ks = 0; ks < kSteps; ++ks) {
       if (ks + 1 < kSteps) {
-        Warp::template load_frags<LayoutA, LayoutB>(frags[(ks + 1) % 2],
-                                                    sA_addr + s * kStageBytesA,
+        Warp::template load_frags<LayoutA, LayoutB>(frags[(ks + 1) % 2], sA_addr + s * kStageBytesA,
                                                     sB_addr + s * kStageBytesB, fa, fb, row0,
                                                     chunk0, ks + 1);
       } else if (kt + 1 < k_tiles) {  // the next stage's first step, once its bytes are in

@@ -53,14 +53,14 @@ template <class C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     sgemm_tma_producer(const __grid_constant__ CUtensorMap b_map, GemmArgs g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // setmaxnreg is sm_90a-only
-  constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN,
-                kTM = C::kTM, kTN = C::kTN, kStages = C::kStages, kLdA = C::kLdA;
+  constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN, kTM = C::kTM,
+                kTN = C::kTN, kStages = C::kStages, kLdA = C::kLdA;
   constexpr int kLanesM = kWM / kTM, kLanesN = kWN / kTN;
   constexpr int kChunksM = kTM / 4, kChunksN = kTN / 4;
   static_assert(kLanesM * kLanesN == 32 && kTM % 4 == 0 && kTN % 4 == 0);
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = device::align_shared<1024>(smem_raw);  // TMA boxes, 128-byte swizzle
-  float* sB = reinterpret_cast<float*>(smem);  // kStages x (BK, BN)
+  float* sB = reinterpret_cast<float*>(smem);                  // kStages x (BK, BN)
   float* sA = sB + kStages * C::kStageFloatsB;  // kStages x (BK, BM + 4), A transposed
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kRingBytes);
   uint64_t* empty = full + kStages;
@@ -175,9 +175,9 @@ void launch_tma_producer(const GemmArgs& g, cudaStream_t stream) {
     return true;
   }();
   (void)configured;
-  const CUtensorMap b_map = device::tensor_map_2d(
-      g.b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, uint64_t(g.n), uint64_t(g.k), uint64_t(g.n) * 4,
-      C::kBN, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE);
+  const CUtensorMap b_map =
+      device::tensor_map_2d(g.b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, uint64_t(g.n), uint64_t(g.k),
+                            uint64_t(g.n) * 4, C::kBN, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE);
   kernel<<<tile_grid(g, C::kBM, C::kBN), C::kThreads, C::kSmemBytes, stream>>>(b_map, g);
   KLAB_CHECK_LAUNCH();
 }

@@ -74,8 +74,9 @@ Status entry_space_can_implement(const Entry (&entries)[N], int index, const Pro
 /// The table of a rung tuned over such a space; built-in: its entry 0 for every shape class.
 TableTunable entry_space_table(const char* id, std::vector<std::string> names,
                                Status (*can_implement)(int, const Problem&)) {
-  return TableTunable(id, kCommittedTable, std::move(names), shape_class_key,
-                      [](const Problem&) { return 0; }, can_implement);
+  return TableTunable(
+      id, kCommittedTable, std::move(names), shape_class_key, [](const Problem&) { return 0; },
+      can_implement);
 }
 
 }  // namespace
@@ -135,8 +136,8 @@ TableTunable& tma_table() {  // entry 0: v16's committed shape
 int v18_tuned_config(const Problem& p) { return tma_table().config(p); }
 
 void register_v18_tunable() {
-  register_tunable(tma_table().tunable(KLAB_IF_CUDA(gpu_v18_tma_producer),
-                                       KLAB_IF_CUDA(launch_tma_config)));
+  register_tunable(
+      tma_table().tunable(KLAB_IF_CUDA(gpu_v18_tma_producer), KLAB_IF_CUDA(launch_tma_config)));
 }
 
 }  // namespace klab::sgemm

@@ -139,8 +139,7 @@ inline constexpr TmaEntry kTmaEntries[] = {
     {10, 4, 4},  // 13: BK 8 (entry 0), probe at k-step 4 of 8
     {10, 6, 4},  // 14: ... 6 stages
 };
-inline constexpr int kTmaSpaceSize =
-    static_cast<int>(sizeof(kTmaEntries) / sizeof(kTmaEntries[0]));
+inline constexpr int kTmaSpaceSize = static_cast<int>(sizeof(kTmaEntries) / sizeof(kTmaEntries[0]));
 inline constexpr const char* kV18Id = "sgemm.v18_tma_producer";
 
 std::vector<std::string> tma_config_names();

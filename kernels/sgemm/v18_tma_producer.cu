@@ -37,15 +37,14 @@ namespace {
 
 /// Entry kIndex of kTmaEntries as a TmaProducerConfig.
 template <int kIndex>
-using TmaEntryConfig = TmaProducerConfig<
-    kMultistageSpace[kTmaEntries[kIndex].entry].block_m,
-    kMultistageSpace[kTmaEntries[kIndex].entry].block_n,
-    kMultistageSpace[kTmaEntries[kIndex].entry].block_k,
-    kMultistageSpace[kTmaEntries[kIndex].entry].warp_m,
-    kMultistageSpace[kTmaEntries[kIndex].entry].warp_n,
-    kMultistageSpace[kTmaEntries[kIndex].entry].thread_m,
-    kMultistageSpace[kTmaEntries[kIndex].entry].thread_n, kTmaEntries[kIndex].stages,
-    kTmaEntries[kIndex].probe>;
+using TmaEntryConfig = TmaProducerConfig<kMultistageSpace[kTmaEntries[kIndex].entry].block_m,
+                                         kMultistageSpace[kTmaEntries[kIndex].entry].block_n,
+                                         kMultistageSpace[kTmaEntries[kIndex].entry].block_k,
+                                         kMultistageSpace[kTmaEntries[kIndex].entry].warp_m,
+                                         kMultistageSpace[kTmaEntries[kIndex].entry].warp_n,
+                                         kMultistageSpace[kTmaEntries[kIndex].entry].thread_m,
+                                         kMultistageSpace[kTmaEntries[kIndex].entry].thread_n,
+                                         kTmaEntries[kIndex].stages, kTmaEntries[kIndex].probe>;
 
 template <size_t... I>
 constexpr std::array<MultistageLauncher, sizeof...(I)> launch_table(std::index_sequence<I...>) {
