@@ -24,7 +24,8 @@ void register_hgemm(Registry& r) {
 #endif
   };
   r.add(std::move(f));
-  register_hgemm_tunable();  // v07's configurations, for `klab tune` (registered without CUDA too)
+  register_hgemm_tunable();  // v07's and v09's configurations, for `klab tune` (without CUDA too)
+  register_v09_tunable();
 }
 
 }  // namespace klab

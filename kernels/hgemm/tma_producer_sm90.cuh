@@ -1,6 +1,6 @@
 #pragma once
-// The warp-specialised main loop of hgemm v09 (sm_90): one producer warp moves the A and B tiles
-// with TMA boxes into a ring of stages, each with a "full" mbarrier (the copy engine completes it
+// The warp-specialised main loop of hgemm v09 (sm_90a): a producer warpgroup, one thread of which
+// issues them, moves the A and B tiles with TMA boxes into a ring of stages, each with a "full" mbarrier (the copy engine completes it
 // with the bytes delivered) and an "empty" one (every consumer thread arrives once it is done
 // with the stage); eight consumer warps only ldmatrix and mma.sync, as in v05 (WarpTile).
 // What this removes from v05's consumers: the 12 LDGSTS and their address arithmetic per thread
@@ -48,11 +48,13 @@ struct PanelLayout {
   }
 };
 
-template <int kBlockM_, int kBlockN_, int kStages_, int kGroupM_>
+/// kProbe_ (-1: none): the mma step at which a consumer tests, without waiting, whether the next
+/// stage has landed; the last step then waits only if the test said no (as sgemm v18).
+template <int kBlockM_, int kBlockN_, int kStages_, int kGroupM_, int kProbe_ = -1>
 struct TmaProducerConfig {
   static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kBlockK = 64;  // 128-byte rows
   static constexpr int kWarpM = 64, kWarpN = 64;
-  static constexpr int kStages = kStages_, kGroupM = kGroupM_;
+  static constexpr int kStages = kStages_, kGroupM = kGroupM_, kProbe = kProbe_;
   static constexpr int kSteps = kBlockK / 16;
   static constexpr int kConsumerWarps = (kBlockM / kWarpM) * (kBlockN / kWarpN);
   static constexpr int kWarpsN = kBlockN / kWarpN;
@@ -82,6 +84,7 @@ struct TmaProducerConfig {
   static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs);
   static_assert(kSteps % 2 == 0,
                 "a stage's last step loads the next stage's fragments into frags[0]");
+  static_assert(kProbe < kSteps - 1, "the probe comes before the last step");
 };
 
 /// One block: C[m0.., n0..] = A[m0.., :] @ B[:, n0..] for the tile picked by grouped
@@ -168,14 +171,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int s = slot.index;
     const device::RingSlot<kStages> next_slot = slot.next();
     const int next = next_slot.index;
+    bool next_landed = false;  // known at the probe (Cfg::kProbe >= 0)
 #pragma unroll
     for (int ks = 0; ks < kSteps; ++ks) {
+      if (ks == Cfg::kProbe)  // on the last k-tile too (unused there): no branch in the loop
+        next_landed = device::mbarrier_test_wait(&full[next], next_slot.phase);
       if (ks + 1 < kSteps) {
         Warp::template load_frags<LayoutA, LayoutB>(frags[(ks + 1) % 2], sA_addr + s * kStageBytesA,
                                                     sB_addr + s * kStageBytesB, fa, fb, row0,
                                                     chunk0, ks + 1);
       } else if (kt + 1 < k_tiles) {  // the next stage's first step, once its bytes are in
-        device::mbarrier_wait(&full[next], next_slot.phase);
+        if (!next_landed) device::mbarrier_wait(&full[next], next_slot.phase);
         Warp::template load_frags<LayoutA, LayoutB>(frags[0], sA_addr + next * kStageBytesA,
                                                     sB_addr + next * kStageBytesB, fa, fb, row0,
                                                     chunk0, 0);
@@ -229,24 +235,16 @@ void launch_tma_producer(const GemmArgs<T>& g, cudaStream_t stream) {
   KLAB_CHECK_LAUNCH();
 }
 
-/// A TMA-producer rung running Cfg on the 16-byte path; other problems (k or n not a multiple of
-/// 8, unaligned pointers: no TMA row pitch) take Fallback's element-copy multistage kernel.
+/// Runs Cfg on the 16-byte path; other problems (k or n not a multiple of 8, unaligned pointers:
+/// no TMA row pitch) take Fallback's element-copy multistage kernel.
 template <class Cfg, class Fallback>
-Variant tma_producer_variant(const std::string& rung, const std::string& summary) {
-  Variant v = gpu_variant(rung, summary, [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-    with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
-      if (g.vec16())
-        launch_tma_producer<Cfg, T>(g, stream_of(args));
-      else
-        launch_multistage<Fallback, T, false>(g, stream_of(args));
-    });
+void launch_tma_producer_or_fallback(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+    if (g.vec16())
+      launch_tma_producer<Cfg, T>(g, stream_of(args));
+    else
+      launch_multistage<Fallback, T, false>(g, stream_of(args));
   });
-  v.info.min_sm = 90;
-  v.can_implement = [](const Problem& p) {
-    const Status s = multistage_can_implement<Cfg>(p);
-    return s.ok() ? multistage_can_implement<Fallback>(p) : s;
-  };
-  return v;
 }
 
 }  // namespace klab::hgemm

@@ -88,4 +88,41 @@ void register_hgemm_tunable() {
       table().tunable(KLAB_IF_CUDA(gpu_v07_mma_autotuned), KLAB_IF_CUDA(launch_hgemm_config)));
 }
 
+std::vector<std::string> v09_config_names() {
+  std::vector<std::string> names;
+  for (const TmaProducerEntry& e : kV09Entries)
+    names.push_back("128x256x64_s" + std::to_string(e.stages) + "_g" + std::to_string(e.group_m) +
+                    (e.probe >= 0 ? "_p" + std::to_string(e.probe) : ""));
+  return names;
+}
+
+Status v09_config_can_implement(int index, const Problem& p) {
+  if (index < 0 || index >= kV09SpaceSize)
+    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                      std::to_string(kV09SpaceSize) + ")");
+  // Every entry and its fallback (v05's kernel) use 128x256 tiles on a 1-D grid.
+  if (((p.dim("m") + 127) / 128) * ((p.dim("n") + 255) / 256) > INT_MAX)
+    return Status::no("more than 2^31 - 1 block tiles");
+  return Status::yes();
+}
+
+namespace {
+
+TableTunable& v09_table() {
+  static TableTunable t(
+      kV09Id, kCommittedTable, v09_config_names(),
+      [](const Problem& p) { return std::string(shape_class_name(shape_class(p))); },
+      [](const Problem&) { return 0; }, v09_config_can_implement);
+  return t;
+}
+
+}  // namespace
+
+int v09_tuned_config(const Problem& p) { return v09_table().config(p); }
+
+void register_v09_tunable() {
+  register_tunable(
+      v09_table().tunable(KLAB_IF_CUDA(gpu_v09_mma_tma_producer), KLAB_IF_CUDA(launch_v09_config)));
+}
+
 }  // namespace klab::hgemm

@@ -156,7 +156,32 @@ Status hgemm_config_can_implement(int index, const Problem& p);
 /// Registers v07 as a tunable (klab/harness/tunable.hpp); called by register_hgemm.
 void register_hgemm_tunable();
 
+/// v09's entries (sm_90a, 128x256 blocks of 8 consumer warps, 64-deep k-tiles): ring depth,
+/// rasterisation group and the early probe of the next stage (-1: none); index = position
+/// (append only), named "s<stages>_g<group>[_p<step>]".
+struct TmaProducerEntry {
+  int stages, group_m, probe;
+};
+inline constexpr TmaProducerEntry kV09Entries[] = {
+    {4, 8, -1},  // 0: v09 as first measured (session 6)
+    {4, 8, 1},   // 1: probe at mma step 1 of 4
+    {4, 8, 2},   // 2: probe at mma step 2 of 4
+    {4, 16, 2},  // 3: 2 in rasterisation groups of 16
+};
+inline constexpr int kV09SpaceSize = static_cast<int>(sizeof(kV09Entries) / sizeof(kV09Entries[0]));
+inline constexpr const char* kV09Id = "hgemm.v09_mma_tma_producer";
+
+std::vector<std::string> v09_config_names();
+/// ok, or why v09's entry `index` cannot run `p` (index range; v09's and its fallback's grids).
+Status v09_config_can_implement(int index, const Problem& p);
+/// v09's choice for the problem (tune cache, committed table, built-in: entry 0).
+int v09_tuned_config(const Problem& p);
+/// Registers v09 as a tunable; called by register_hgemm.
+void register_v09_tunable();
+
 #if KLAB_HAS_CUDA
+/// Enqueues v09's entry `index` (v05's element-copy kernel where TMA cannot run the problem).
+void launch_v09_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues configuration `index` of the tune space on `args.stream` (the cp.async path when the
 /// problem allows 16-byte rows, element copies otherwise): no allocation, no sync.
 void launch_hgemm_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);

@@ -32,8 +32,8 @@ struct TmaProducerConfig {
   static constexpr int kThreads = kConsumers + kProducers;
   static constexpr int kLdA = BM + 4;  // A^T rows, as v16 (conflict-free transposing copies)
   static constexpr int kStageFloatsA = BK * kLdA, kStageFloatsB = BK * BN;
-  // B stages first, from the 1024-aligned base (TMA boxes land on 128-byte boundaries), then
-  // A's, then the barriers.
+  // B stages first, from the 1024-aligned base (TMA boxes, unswizzled here, land on 128-byte
+  // boundaries), then A's, then the barriers.
   static constexpr int kRingBytes = Stages * (kStageFloatsA + kStageFloatsB) * 4;
   static constexpr int kSmemBytes = 1024 + kRingBytes + 2 * Stages * 8;
   // Registers per thread (each SM sub-partition: 16384, every 4th warp): launch at
@@ -43,6 +43,7 @@ struct TmaProducerConfig {
   static constexpr int kConsumerRegs =
       std::min(256, ((16384 / 32 - kProducerRegs) / (kConsumerWarps / 4)) / 8 * 8);
   static_assert(kConsumerWarps % 4 == 0, "whole consumer warpgroups");
+  static_assert(Stages >= 2, "with one stage a consumer would wait for a refill it blocks");
   static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs);
   static_assert(BK % 8 == 0 && BK <= 32 && BK % 2 == 0, "A copies by 8-k sectors; even BK");
   static_assert((kStageFloatsB * 4) % 128 == 0, "B boxes on 128-byte boundaries");
@@ -59,7 +60,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   constexpr int kChunksM = kTM / 4, kChunksN = kTN / 4;
   static_assert(kLanesM * kLanesN == 32 && kTM % 4 == 0 && kTN % 4 == 0);
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = device::align_shared<1024>(smem_raw);  // TMA boxes, 128-byte swizzle
+  unsigned char* smem = device::align_shared<1024>(smem_raw);  // TMA boxes
   float* sB = reinterpret_cast<float*>(smem);                  // kStages x (BK, BN)
   float* sA = sB + kStages * C::kStageFloatsB;  // kStages x (BK, BM + 4), A transposed
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kRingBytes);
@@ -104,7 +105,10 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       }
       device::cp_async_mbarrier_arrive_noinc(&full[s]);
     }
-    device::cp_async_wait<0>();  // leave no copy of this thread in flight behind
+    // Leave no copy (nor its delayed mbarrier arrival) in flight behind: wait_group counts only
+    // committed groups, so commit them first.
+    device::cp_async_commit();
+    device::cp_async_wait<0>();
     return;
   }
 

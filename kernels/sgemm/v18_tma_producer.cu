@@ -11,7 +11,7 @@
 // k-tile; the producer warp of each SM sub-partition issues ~12 instructions per k-tile.
 // Prediction (written before it ran): issue active 78% -> 85-88%, 48-51 TFLOP/s at 4096^3
 // (95-100% of cuBLAS); entry 0 (v16's 128x256x8 with a 4-deep ring) or the BK 16 entry first.
-// Risks: the consumers' 224-register budget (v16 uses up to 255 at 256 threads), and three warps
+// Risks (as written before it ran; built: 232 registers per consumer): the consumers' 224-register budget (v16 uses up to 255 at 256 threads), and three warps
 // per sub-partition (one producer) instead of two.
 // Measured (session 6): the first sweep put BK 16 first (49.31 TFLOP/s; BK 8 45.15, no better
 // than v16; tune_session6_a_sgemm_v18.txt), the second kept BK 16 with a 6-stage ring (49.36,

@@ -79,6 +79,8 @@ struct RingSlot {
 };
 
 /// Whether the barrier's phase with parity `parity` has completed, without waiting (one probe).
+/// Parity only tells the current phase from the one before it: probe a phase that is current or
+/// just completed, never one further back.
 /// Issued a few steps ahead of the mbarrier_wait it precedes, its latency hides behind the math
 /// in between, and the wait then only branches on a predicate already known.
 __device__ __forceinline__ bool mbarrier_test_wait(uint64_t* bar, uint32_t parity) {

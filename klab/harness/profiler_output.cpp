@@ -469,15 +469,15 @@ bool ffma_bank_conflict(const FfmaSources& s, const std::array<int, 3>& cached) 
   return reads.size() == 3 && reads[0] % 2 == reads[1] % 2 && reads[1] % 2 == reads[2] % 2;
 }
 
-/// One iteration of loop `big` along its fall-through path (see SassSummary::main_loop), or
+/// One iteration of `loop` along its fall-through path (see SassSummary::main_loop), or
 /// nothing when that path leaves the loop or the kernel.
-std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSummary::Loop& big) {
+std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSummary::Loop& loop) {
   SassSummary::Path p;
   std::map<std::string, int> math_rows;
   std::array<int, 3> cached{-1, -1, -1};  // registers the previous instruction marked .reuse
-  int i = big.head;
+  int i = loop.head;
   for (int steps = 0; steps <= 4 * static_cast<int>(f.instrs.size()); ++steps) {
-    if (i < big.head || i > big.tail) return std::nullopt;  // left the loop: not a simple path
+    if (i < loop.head || i > loop.tail) return std::nullopt;  // left the loop: not a simple path
     const SassInstr& in = f.instrs[static_cast<size_t>(i)];
     const bool never = in.text.starts_with("@!PT ");
     const bool predicated = !in.text.empty() && in.text[0] == '@' && !in.text.starts_with("@PT ");
@@ -505,7 +505,7 @@ std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSumm
       }
       if (!continue_cache) cached = {-1, -1, -1};  // another instruction sits in between
     }
-    if (i == big.tail) {
+    if (i == loop.tail) {
       for (const auto& [row, n] : math_rows)
         if (n > p.top_math_count) p.top_math = row, p.top_math_count = n;
       return p;
@@ -517,7 +517,7 @@ std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSumm
                               in.text.find("BRA !P") == std::string::npos;
     if (in.opcode.starts_with("BRA") && !plain_branch && !never) {
       const int t = branch_target(f, in);
-      if (t >= big.head && t < i) ++p.inner_loops;  // an inner loop's back edge, not taken
+      if (t >= loop.head && t < i) ++p.inner_loops;  // an inner loop's back edge, not taken
     }
     if (plain_branch) {
       const int t = branch_target(f, in);

@@ -116,7 +116,8 @@ struct SassSummary {
   /// One character per stretch of the listing: G global load, S shared, M math, W global
   /// store, T tma, L local (spill), B barrier, '.' other.
   std::string strip;
-  /// One iteration of the largest loop, walked from its head along the fall-through path:
+  /// One iteration of the main loop (the loop doing the most math on that path), walked from
+  /// its head along the fall-through path:
   /// conditional branches not taken, unconditional ones followed, `@!PT` (never executed)
   /// instructions and NOPs skipped. That is what a steady-state iteration issues when no edge
   /// case fires (a static estimate: a loop whose common path is a taken branch is misread).

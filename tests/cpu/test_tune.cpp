@@ -426,6 +426,26 @@ TEST(TransposeTileOrder, GroupedWalkCoversEveryTileOnce) {
   EXPECT_EQ(transpose::grouped_tile(5, 256, 3, 4).row, 1);
 }
 
+TEST_F(TuneTest, HgemmV09IsTunable) {
+  registry();
+  const Tunable* t = find_tunable(hgemm::kV09Id);
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(static_cast<int>(t->configs.size()), hgemm::kV09SpaceSize);
+  EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
+  EXPECT_EQ(t->configs[0], "128x256x64_s4_g8");  // v09 as first measured
+  for (int i = 0; i < hgemm::kV09SpaceSize; ++i) {
+    const hgemm::TmaProducerEntry& e = hgemm::kV09Entries[i];
+    EXPECT_LT(e.probe, 3) << i;  // before the last of 4 mma steps
+    EXPECT_EQ(t->configs[i].ends_with("_p" + std::to_string(e.probe)), e.probe >= 0) << i;
+  }
+  EXPECT_EQ(t->committed_table, "kernels/hgemm/tuned.json");
+  Problem p = registry().family("hgemm").headline.front();
+  for (int i = 0; i < hgemm::kV09SpaceSize; ++i) EXPECT_TRUE(t->can_implement(i, p).ok()) << i;
+  EXPECT_FALSE(t->can_implement(hgemm::kV09SpaceSize, p).ok());
+  EXPECT_FALSE(t->can_implement(-1, p).ok());
+  expect_committed_entries_in_space(*t);
+}
+
 TEST_F(TuneTest, HgemmV07IsTunable) {
   registry();
   const Tunable* t = find_tunable(hgemm::kV07Id);
