@@ -24,7 +24,10 @@
 // probe of the next stage's full barrier (mbarrier_test_wait at an earlier mma step, so that the
 // last step's wait branches on a known predicate; `long_scoreboard` is v09's third stall, 1.07
 // cycles per instruction) and a rasterisation group of 16; entry 0 is the configuration measured
-// above. `klab tune hgemm.v09_mma_tma_producer` measures them.
+// above. `klab tune hgemm.v09_mma_tma_producer` measures them. Measured (tune_session6_hgemm_
+// v09.txt): all four within 1.1% (515.7-521.3 TFLOP/s, 1% noise each): the probe is not shown to
+// help here. Committed: entry 3 (group 16, probe at step 2); beside cuBLASLt in the same call
+// (run_gemm_session6_c.json): 530.0 against 741.4, 71.5% at 4096^3 bf16.
 // Requirements: sm_90 (TMA, mbarrier transaction counts), 193 KiB of dynamic shared memory; the
 // TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers (16-byte row pitches);
 // other problems run v05's kernel with element copies.
