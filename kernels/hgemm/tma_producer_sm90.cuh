@@ -1,8 +1,8 @@
 #pragma once
-// The warp-specialised main loop of hgemm v09 (sm_90a): a producer warpgroup, one thread of which
-// issues them, moves the A and B tiles with TMA boxes into a ring of stages, each with a "full" mbarrier (the copy engine completes it
-// with the bytes delivered) and an "empty" one (every consumer thread arrives once it is done
-// with the stage); eight consumer warps only ldmatrix and mma.sync, as in v05 (WarpTile).
+// The warp-specialised main loop of hgemm v09 (sm_90a), on the pipeline of
+// klab/device/pipeline_sm90.cuh: one thread of the producer warpgroup moves the A and B tiles
+// with TMA boxes into the ring (the copy engine completes each stage's full barrier with the
+// bytes delivered); eight consumer warps only ldmatrix and mma.sync, as in v05 (WarpTile).
 // What this removes from v05's consumers: the 12 LDGSTS and their address arithmetic per thread
 // and k-tile, the cp.async.wait_group, and the block-wide __syncthreads per k-tile at which all
 // eight warps of the SM's only block drain together. A consumer waits only for its stage's bytes.
@@ -13,10 +13,10 @@
 #include <cuda.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "kernels/hgemm/multistage_sm80.cuh"
 #include "klab/device/tensor_map.hpp"
+#include "klab/device/pipeline_sm90.cuh"
 #include "klab/device/tma_sm90.cuh"
 
 namespace klab::hgemm {
@@ -51,23 +51,12 @@ struct PanelLayout {
 /// kProbe_ (-1: none): the mma step at which a consumer tests, without waiting, whether the next
 /// stage has landed; the last step then waits only if the test said no (as sgemm v18).
 template <int kBlockM_, int kBlockN_, int kStages_, int kGroupM_, int kProbe_ = -1>
-struct TmaProducerConfig {
+struct TmaProducerConfig : device::WarpSpecialized<(kBlockM_ / 64) * (kBlockN_ / 64)> {
   static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kBlockK = 64;  // 128-byte rows
   static constexpr int kWarpM = 64, kWarpN = 64;
   static constexpr int kStages = kStages_, kGroupM = kGroupM_, kProbe = kProbe_;
   static constexpr int kSteps = kBlockK / 16;
-  static constexpr int kConsumerWarps = (kBlockM / kWarpM) * (kBlockN / kWarpN);
   static constexpr int kWarpsN = kBlockN / kWarpN;
-  static constexpr int kConsumers = 32 * kConsumerWarps;
-  // The producer is a whole warpgroup (setmaxnreg works per warpgroup); one thread of it issues.
-  static constexpr int kThreads = kConsumers + 128;
-  // Registers: each of the 4 SM sub-partitions holds 16384 and runs every 4th warp. The launch
-  // gives all kThreads threads the same count (65536 / kThreads, rounded down to 8); then the
-  // producer warpgroup drops to kProducerRegs and the consumers take what that frees.
-  static constexpr int kLaunchRegs = (65536 / kThreads) / 8 * 8;
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs =
-      std::min(256, ((16384 / 32 - kProducerRegs) / (kConsumerWarps / 4)) / 8 * 8);
   using LayoutA = PanelLayout<kBlockM, kBlockK>;
   using LayoutB = PanelLayout<kBlockK, kBlockN>;
   using LayoutC = SwizzledLayout<kBlockM, kBlockN>;  // the staged epilogue, as v05's
@@ -80,11 +69,6 @@ struct TmaProducerConfig {
   template <class T>
   static constexpr int kSmemBytes = 1024 + kRingBytes<T> + 2 * kStages * 8;
   static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0 && kStages >= 2);
-  static_assert(kConsumerWarps % 4 == 0, "whole consumer warpgroups");
-  static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs);
-  static_assert(kSteps % 2 == 0,
-                "a stage's last step loads the next stage's fragments into frags[0]");
-  static_assert(kProbe < kSteps - 1, "the probe comes before the last step");
 };
 
 /// One block: C[m0.., n0..] = A[m0.., :] @ B[:, n0..] for the tile picked by grouped
@@ -109,14 +93,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + Cfg::template kRingBytes<T>);
   uint64_t* empty = full + kStages;
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      device::mbarrier_init(&full[s], 1);                 // the producer's arrive_expect_tx
-      device::mbarrier_init(&empty[s], Cfg::kConsumers);  // every consumer thread
-    }
-    device::fence_mbarrier_init();
-  }
-  __syncthreads();
+  // full: the producer's arrive_expect_tx; empty: every consumer thread.
+  device::init_ring<kStages>(full, empty, 1, Cfg::kConsumers);
 
   // Everything below is computed after setmaxnreg: ptxas keeps values that live across it in
   // local memory (an LDL per use in the loop otherwise).
@@ -133,19 +111,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (threadIdx.x == Cfg::kConsumers) {
       int m0, n0;
       tile_origin(m0, n0);
-      const int k_tiles = (k - 1) / Cfg::kBlockK + 1;
-      device::RingSlot<kStages> slot;
-      for (int kt = 0; kt < k_tiles; ++kt, slot = slot.next()) {
-        const int s = slot.index;
-        // Slot s was last filled on the previous lap: wait until every consumer released it.
-        if (kt >= kStages) device::mbarrier_wait(&empty[s], slot.phase ^ 1u);
+      device::produce_ring<kStages>((k - 1) / Cfg::kBlockK + 1, empty, [&](int kt, int s) {
         device::mbarrier_arrive_expect_tx(&full[s], Cfg::template kStageBytes<T>);
         device::tma_load_2d(sA + s * LayoutA::kElems, &a_map, kt * Cfg::kBlockK, m0, &full[s]);
 #pragma unroll
         for (int p = 0; p < LayoutB::kPanels; ++p)
           device::tma_load_2d(sB + s * LayoutB::kElems + p * LayoutB::kPanelElems, &b_map,
                               n0 + p * LayoutB::kPanelCols, kt * Cfg::kBlockK, &full[s]);
-      }
+      });
     }
     return;  // the consumers synchronise among themselves from here on (named barrier 1)
   }
@@ -164,35 +137,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const LaneFrag fa = LayoutA::lane_frag(lane), fb = LayoutB::lane_frag(lane);
   const uint32_t sA_addr = device::smem_addr(sA), sB_addr = device::smem_addr(sB);
   typename Warp::Frags frags[2];
-  device::RingSlot<kStages> slot;
-  device::mbarrier_wait(&full[0], 0);
-  Warp::template load_frags<LayoutA, LayoutB>(frags[0], sA_addr, sB_addr, fa, fb, row0, chunk0, 0);
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    const int s = slot.index;
-    const device::RingSlot<kStages> next_slot = slot.next();
-    const int next = next_slot.index;
-    bool next_landed = false;  // known at the probe (Cfg::kProbe >= 0)
-#pragma unroll
-    for (int ks = 0; ks < kSteps; ++ks) {
-      if (ks == Cfg::kProbe)  // on the last k-tile too (unused there): no branch in the loop
-        next_landed = device::mbarrier_test_wait(&full[next], next_slot.phase);
-      if (ks + 1 < kSteps) {
-        Warp::template load_frags<LayoutA, LayoutB>(frags[(ks + 1) % 2], sA_addr + s * kStageBytesA,
-                                                    sB_addr + s * kStageBytesB, fa, fb, row0,
-                                                    chunk0, ks + 1);
-      } else if (kt + 1 < k_tiles) {  // the next stage's first step, once its bytes are in
-        if (!next_landed) device::mbarrier_wait(&full[next], next_slot.phase);
-        Warp::template load_frags<LayoutA, LayoutB>(frags[0], sA_addr + next * kStageBytesA,
-                                                    sB_addr + next * kStageBytesB, fa, fb, row0,
-                                                    chunk0, 0);
-      }
-      acc.mma(frags[ks % 2]);
-    }
-    // The last step's mma consumed the fragments of this stage's last ldmatrix, so this thread's
-    // reads of stage s are complete: hand it back to the producer.
-    device::mbarrier_arrive(&empty[s]);
-    slot = next_slot;
-  }
+  device::consume_ring<kStages, kSteps, Cfg::kProbe>(
+      k_tiles, full, empty,
+      [&](int stage, int step, int buf) {
+        Warp::template load_frags<LayoutA, LayoutB>(frags[buf], sA_addr + stage * kStageBytesA,
+                                                    sB_addr + stage * kStageBytesB, fa, fb, row0,
+                                                    chunk0, step);
+      },
+      [&](int buf) { acc.mma(frags[buf]); });
 
   // Epilogue, as v05's: stage C through shared memory (it reuses the ring: every box has landed
   // and been read once all consumers pass the barrier), then 16-byte coalesced row stores.
@@ -204,12 +156,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten
 #endif
-}
-
-template <class T>
-constexpr CUtensorMapDataType tma_type() {
-  return std::is_same_v<T, __half> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                   : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
 /// Launches tma_producer_kernel<Cfg, T> (needs g.vec16(): TMA wants 16-byte row pitches).
@@ -224,10 +170,10 @@ void launch_tma_producer(const GemmArgs<T>& g, cudaStream_t stream) {
   }();
   (void)opted_in;
   const CUtensorMap a_map = device::tensor_map_2d(
-      g.a, tma_type<T>(), uint64_t(g.k), uint64_t(g.m), uint64_t(g.k) * sizeof(T),
+      g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m), uint64_t(g.k) * sizeof(T),
       Cfg::LayoutA::kPanelCols, Cfg::kBlockM, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap b_map = device::tensor_map_2d(
-      g.b, tma_type<T>(), uint64_t(g.n), uint64_t(g.k), uint64_t(g.n) * sizeof(T),
+      g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k), uint64_t(g.n) * sizeof(T),
       Cfg::LayoutB::kPanelCols, Cfg::kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
   const auto blocks = device::ceil_div(g.m, Cfg::kBlockM) * device::ceil_div(g.n, Cfg::kBlockN);
   kernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, kSmem, stream>>>(a_map, b_map, g.c, g.m,

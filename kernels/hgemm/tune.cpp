@@ -66,9 +66,7 @@ TunedChoice tuned_choice(const Problem& p) { return table().choice(p); }
 int tuned_config(const Problem& p) { return table().config(p); }
 
 Status hgemm_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kTuneSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kTuneSpaceSize) + ")");
+  if (Status s = tune_index_in_range(index, kTuneSpaceSize); !s.ok()) return s;
   const HgemmConfig& c = kTuneSpace[index];
   const int64_t bm = c.block_m, bn = c.block_n;
   if (((p.dim("m") + bm - 1) / bm) * ((p.dim("n") + bn - 1) / bn) > INT_MAX)
@@ -97,9 +95,7 @@ std::vector<std::string> v09_config_names() {
 }
 
 Status v09_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kV09SpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kV09SpaceSize) + ")");
+  if (Status s = tune_index_in_range(index, kV09SpaceSize); !s.ok()) return s;
   // Every entry and its fallback (v05's kernel) use 128x256 tiles on a 1-D grid.
   if (((p.dim("m") + 127) / 128) * ((p.dim("n") + 255) / 256) > INT_MAX)
     return Status::no("more than 2^31 - 1 block tiles");

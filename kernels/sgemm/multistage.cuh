@@ -167,7 +167,6 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   constexpr int kThreads = C::kThreads, kStages = C::kStages, kLdA = C::kLdA;
   constexpr int kStageFloats = C::kStageFloats;
   constexpr int kLanesM = kWM / kTM, kLanesN = kWN / kTN;
-  constexpr int kChunksM = kTM / 4, kChunksN = kTN / 4;
   constexpr int kWarpsN = kBN / kWN;
   constexpr int kCopiesA = kBM * kBK / kThreads, kCopiesB = kBK * kBN / 4 / kThreads;
   static_assert(kLanesM * kLanesN == 32 && kCopiesA * kThreads == kBM * kBK &&
@@ -258,20 +257,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
     }
   };
 
-  // Fragments of k-step i of stage s into buffer f: as v09, lanes with equal lane_m (lane_n)
-  // read the same float4 (broadcast), a quarter-warp's distinct float4s are consecutive.
+  // Fragments of k-step i of stage s into buffer f, as v09's.
   __align__(16) float ra[2][kTM], rb[2][kTN];
   auto load_frags = [&](int s, int i, int f) {
-    const float* a = smem + s * kStageFloats + i * kLdA + warp_row;
-    const float* b = smem + s * kStageFloats + kBK * kLdA + i * kBN + warp_col;
-#pragma unroll
-    for (int cm = 0; cm < kChunksM; ++cm)
-      *reinterpret_cast<float4*>(&ra[f][cm * 4]) =
-          *reinterpret_cast<const float4*>(a + (cm * kLanesM + lane_m) * 4);
-#pragma unroll
-    for (int cn = 0; cn < kChunksN; ++cn)
-      *reinterpret_cast<float4*>(&rb[f][cn * 4]) =
-          *reinterpret_cast<const float4*>(b + (cn * kLanesN + lane_n) * 4);
+    load_lane_frags<kTM, kTN, kLanesM, kLanesN>(
+        ra[f], rb[f], smem + s * kStageFloats + i * kLdA + warp_row,
+        smem + s * kStageFloats + kBK * kLdA + i * kBN + warp_col, lane_m, lane_n);
   };
 
   const int tiles = (g.k + kBK - 1) / kBK;
@@ -285,12 +276,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) sgemm_multistage_a
   load_frags(0, 0, 0);
 
   float acc[kTM][kTN] = {};
-  auto ffma_step = [&](int f) {
-#pragma unroll
-    for (int r = 0; r < kTM; ++r)
-#pragma unroll
-      for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[f][r], rb[f][c], acc[r][c]);
-  };
+  auto ffma_step = [&](int f) { ffma_outer(acc, ra[f], rb[f]); };
   // The start of k-step i of `tile` (stage s; s_next holds tile + 1): at the last step wait for
   // tile + 1 and barrier, then load the next step's fragments into the other buffer.
   auto k_step_head = [&](int i, int tile, int s, int s_next) {

@@ -1,6 +1,7 @@
 #pragma once
 // The warp-specialised SGEMM of v18 (sm_90a): v16's warp tiles and shared-memory layout, fed by a
-// producer warpgroup instead of by the math warps themselves (hgemm v09's structure).
+// producer warpgroup instead of by the math warps themselves (hgemm v09's structure, on the
+// pipeline of klab/device/pipeline_sm90.cuh).
 // - Producer warpgroup (128 threads, registers cut to kProducerRegs by setmaxnreg): per k-tile,
 //   waits for the stage's "empty" mbarrier; one thread sends B's (BK, BN) tile as one TMA box
 //   (row-major, unswizzled: v16's B layout exactly); all 128 copy A transposed into (BK, BM + 4)
@@ -15,6 +16,7 @@
 
 #include "kernels/sgemm/multistage.cuh"
 #include "klab/device/tensor_map.hpp"
+#include "klab/device/pipeline_sm90.cuh"
 #include "klab/device/tma_sm90.cuh"
 
 namespace klab::sgemm {
@@ -23,29 +25,17 @@ namespace klab::sgemm {
 /// stage has landed; at the last k-step it then waits only if that test said no (see
 /// mbarrier_test_wait), instead of waiting there unconditionally.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int Stages, int Probe = -1>
-struct TmaProducerConfig {
+struct TmaProducerConfig : device::WarpSpecialized<(BM / WM) * (BN / WN)> {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
   static constexpr int kStages = Stages, kProbe = Probe;
-  static_assert(Probe < BK - 1, "the probe comes before the last k-step");
-  static constexpr int kConsumerWarps = (BM / WM) * (BN / WN);
-  static constexpr int kConsumers = 32 * kConsumerWarps, kProducers = 128;
-  static constexpr int kThreads = kConsumers + kProducers;
   static constexpr int kLdA = BM + 4;  // A^T rows, as v16 (conflict-free transposing copies)
   static constexpr int kStageFloatsA = BK * kLdA, kStageFloatsB = BK * BN;
   // B stages first, from the 1024-aligned base (TMA boxes, unswizzled here, land on 128-byte
   // boundaries), then A's, then the barriers.
   static constexpr int kRingBytes = Stages * (kStageFloatsA + kStageFloatsB) * 4;
   static constexpr int kSmemBytes = 1024 + kRingBytes + 2 * Stages * 8;
-  // Registers per thread (each SM sub-partition: 16384, every 4th warp): launch at
-  // 65536 / kThreads, then the producers drop to kProducerRegs and the consumers take the rest.
-  static constexpr int kLaunchRegs = (65536 / kThreads) / 8 * 8;
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs =
-      std::min(256, ((16384 / 32 - kProducerRegs) / (kConsumerWarps / 4)) / 8 * 8);
-  static_assert(kConsumerWarps % 4 == 0, "whole consumer warpgroups");
   static_assert(Stages >= 2, "with one stage a consumer would wait for a refill it blocks");
-  static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs);
-  static_assert(BK % 8 == 0 && BK <= 32 && BK % 2 == 0, "A copies by 8-k sectors; even BK");
+  static_assert(BK % 8 == 0 && BK <= 32, "A copies by 8-k sectors");
   static_assert((kStageFloatsB * 4) % 128 == 0, "B boxes on 128-byte boundaries");
   static_assert(BN <= 256 && BK <= 256, "one TMA box per B tile");
 };
@@ -57,7 +47,6 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   constexpr int kBM = C::kBM, kBN = C::kBN, kBK = C::kBK, kWM = C::kWM, kWN = C::kWN, kTM = C::kTM,
                 kTN = C::kTN, kStages = C::kStages, kLdA = C::kLdA;
   constexpr int kLanesM = kWM / kTM, kLanesN = kWN / kTN;
-  constexpr int kChunksM = kTM / 4, kChunksN = kTN / 4;
   static_assert(kLanesM * kLanesN == 32 && kTM % 4 == 0 && kTN % 4 == 0);
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = device::align_shared<1024>(smem_raw);  // TMA boxes
@@ -66,14 +55,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kRingBytes);
   uint64_t* empty = full + kStages;
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      device::mbarrier_init(&full[s], C::kProducers + 1);  // cp.async arrivals + expect_tx
-      device::mbarrier_init(&empty[s], C::kConsumers);
-    }
-    device::fence_mbarrier_init();
-  }
-  __syncthreads();
+  // full: the producers' cp.async arrivals and the TMA thread's expect_tx; empty: every consumer.
+  device::init_ring<kStages>(full, empty, C::kProducers + 1, C::kConsumers);
   // Everything below is computed after setmaxnreg: values live across it go to local memory.
 
   if (threadIdx.x >= C::kConsumers) {  // the producer warpgroup
@@ -88,10 +71,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     const int a_r0 = (pw / (kBK / 8)) * 4 + lane / 8;
     const float* a_src = g.a + int64_t(block_row + a_r0) * g.k + a_kk;
     const uint32_t a_dst = device::smem_addr(sA + a_kk * kLdA + a_r0);
-    device::RingSlot<kStages> slot;
-    for (int kt = 0; kt < tiles; ++kt, slot = slot.next(), a_src += kBK) {
-      const int s = slot.index;
-      if (kt >= kStages) device::mbarrier_wait(&empty[s], slot.phase ^ 1u);
+    device::produce_ring<kStages>(tiles, empty, [&](int kt, int s) {
       if (pt == 0) {
         device::mbarrier_arrive_expect_tx(&full[s], C::kStageFloatsB * 4);
         device::tma_load_2d(sB + s * C::kStageFloatsB, &b_map, block_col, kt * kBK, &full[s]);
@@ -104,7 +84,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
                            ok ? a_src + int64_t(l * kRowStep) * g.k : g.a, ok);
       }
       device::cp_async_mbarrier_arrive_noinc(&full[s]);
-    }
+      a_src += kBK;
+    });
     // Leave no copy (nor its delayed mbarrier arrival) in flight behind: wait_group counts only
     // committed groups, so commit them first.
     device::cp_async_commit();
@@ -121,46 +102,15 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   const int warp_row = (warp / kWarpsN) * kWM, warp_col = (warp % kWarpsN) * kWN;
   const int lane_m = lane / kLanesN, lane_n = lane % kLanesN;
   __align__(16) float ra[2][kTM], rb[2][kTN];
-  auto load_frags = [&](int s, int i, int f) {
-    const float* a = sA + s * C::kStageFloatsA + i * kLdA + warp_row;
-    const float* b = sB + s * C::kStageFloatsB + i * kBN + warp_col;
-#pragma unroll
-    for (int cm = 0; cm < kChunksM; ++cm)
-      *reinterpret_cast<float4*>(&ra[f][cm * 4]) =
-          *reinterpret_cast<const float4*>(a + (cm * kLanesM + lane_m) * 4);
-#pragma unroll
-    for (int cn = 0; cn < kChunksN; ++cn)
-      *reinterpret_cast<float4*>(&rb[f][cn * 4]) =
-          *reinterpret_cast<const float4*>(b + (cn * kLanesN + lane_n) * 4);
-  };
   float acc[kTM][kTN] = {};
-  device::RingSlot<kStages> slot;
-  if (tiles > 0) {
-    device::mbarrier_wait(&full[0], 0);
-    load_frags(0, 0, 0);
-  }
-  for (int kt = 0; kt < tiles; ++kt) {
-    const device::RingSlot<kStages> next = slot.next();
-    bool next_landed = false;  // known at the probe (C::kProbe >= 0)
-#pragma unroll
-    for (int i = 0; i < kBK; ++i) {
-      if (i == C::kProbe)  // on the last k-tile too (unused there): no branch in the loop
-        next_landed = device::mbarrier_test_wait(&full[next.index], next.phase);
-      if (i + 1 < kBK) {
-        load_frags(slot.index, i + 1, (i + 1) & 1);
-      } else if (kt + 1 < tiles) {  // the next stage's first fragments, once it has landed
-        if (!next_landed) device::mbarrier_wait(&full[next.index], next.phase);
-        load_frags(next.index, 0, 0);
-      }
-#pragma unroll
-      for (int r = 0; r < kTM; ++r)
-#pragma unroll
-        for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[i & 1][r], rb[i & 1][c], acc[r][c]);
-    }
-    // The last FFMAs used this stage's last fragments: its reads are done; hand it back.
-    device::mbarrier_arrive(&empty[slot.index]);
-    slot = next;
-  }
+  device::consume_ring<kStages, kBK, C::kProbe>(
+      tiles, full, empty,
+      [&](int stage, int i, int buf) {  // k-step i's fragments, as v16's
+        load_lane_frags<kTM, kTN, kLanesM, kLanesN>(
+            ra[buf], rb[buf], sA + stage * C::kStageFloatsA + i * kLdA + warp_row,
+            sB + stage * C::kStageFloatsB + i * kBN + warp_col, lane_m, lane_n);
+      },
+      [&](int buf) { ffma_outer(acc, ra[buf], rb[buf]); });
   store_warp_tile<true, kTM, kTN, kLanesM, kLanesN>(g, acc, block_row, block_col, warp_row,
                                                     warp_col, lane_m, lane_n);
 #elif defined(__CUDA_ARCH__)
@@ -180,7 +130,7 @@ void launch_tma_producer(const GemmArgs& g, cudaStream_t stream) {
   }();
   (void)configured;
   const CUtensorMap b_map =
-      device::tensor_map_2d(g.b, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, uint64_t(g.n), uint64_t(g.k),
+      device::tensor_map_2d(g.b, device::tma_data_type<float>(), uint64_t(g.n), uint64_t(g.k),
                             uint64_t(g.n) * 4, C::kBN, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE);
   kernel<<<tile_grid(g, C::kBM, C::kBN), C::kThreads, C::kSmemBytes, stream>>>(b_map, g);
   KLAB_CHECK_LAUNCH();

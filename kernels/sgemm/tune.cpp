@@ -117,9 +117,7 @@ TunedChoice tuned_choice(const Problem& p) { return table().choice(p); }
 int tuned_config(const Problem& p) { return table().config(p); }
 
 Status sgemm_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kTuneSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kTuneSpaceSize) + ")");
+  if (Status s = tune_index_in_range(index, kTuneSpaceSize); !s.ok()) return s;
   const int64_t bm = kTuneSpace[index].block_m;
   if ((p.dim("m") + bm - 1) / bm > 65535)
     return Status::no("m > 65535 * " + std::to_string(bm) + " (gridDim.y limit)");

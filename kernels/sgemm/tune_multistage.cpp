@@ -21,9 +21,7 @@ std::vector<std::string> multistage_config_names() {
 }
 
 Status multistage_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kMultistageSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kMultistageSpaceSize) + ")");
+  if (Status s = tune_index_in_range(index, kMultistageSpaceSize); !s.ok()) return s;
   const MultistageTuneConfig& c = kMultistageSpace[index];
   // The launch runs v09's kernel (kTuneSpace[0]) where the 16-byte path is not possible: its grid
   // must fit too.
@@ -65,9 +63,7 @@ namespace {
 /// (v17, v18): the index range, then that entry's rules.
 template <class Entry, size_t N>
 Status entry_space_can_implement(const Entry (&entries)[N], int index, const Problem& p) {
-  if (index < 0 || index >= static_cast<int>(N))
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(N) + ")");
+  if (Status s = tune_index_in_range(index, static_cast<int>(N)); !s.ok()) return s;
   return multistage_config_can_implement(entries[index].entry, p);
 }
 

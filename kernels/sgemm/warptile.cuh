@@ -16,6 +16,34 @@ constexpr int warptile_min_blocks(int threads, int thread_elems) {
   return n > 0 ? n : 1;
 }
 
+/// One k-step's operands of a lane's (kTM, kTN) tile, from shared rows laid out k-major: kTM
+/// values of A from the k-step's A^T row (`a`: the warp's first column) and kTN of B from its B row
+/// (`b`: likewise), as float4 chunks kLanesM (kLanesN) chunks apart. Lanes with equal lane_m
+/// (lane_n) read the same float4 (broadcast); a quarter-warp's distinct float4s are consecutive:
+/// no bank conflicts.
+template <int kTM, int kTN, int kLanesM, int kLanesN>
+__device__ __forceinline__ void load_lane_frags(float (&ra)[kTM], float (&rb)[kTN], const float* a,
+                                                const float* b, int lane_m, int lane_n) {
+#pragma unroll
+  for (int cm = 0; cm < kTM / 4; ++cm)
+    *reinterpret_cast<float4*>(&ra[cm * 4]) =
+        *reinterpret_cast<const float4*>(a + (cm * kLanesM + lane_m) * 4);
+#pragma unroll
+  for (int cn = 0; cn < kTN / 4; ++cn)
+    *reinterpret_cast<float4*>(&rb[cn * 4]) =
+        *reinterpret_cast<const float4*>(b + (cn * kLanesN + lane_n) * 4);
+}
+
+/// acc += ra rb^T: a lane's kTM x kTN FFMAs of one k-step.
+template <int kTM, int kTN>
+__device__ __forceinline__ void ffma_outer(float (&acc)[kTM][kTN], const float (&ra)[kTM],
+                                           const float (&rb)[kTN]) {
+#pragma unroll
+  for (int r = 0; r < kTM; ++r)
+#pragma unroll
+    for (int c = 0; c < kTN; ++c) acc[r][c] = fmaf(ra[r], rb[c], acc[r][c]);
+}
+
 template <int kBlockM, int kBlockN, int kBlockK, int kWarpM, int kWarpN, int kThreadM, int kThreadN,
           int kThreads, bool kVec>
 __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThreadM* kThreadN))
@@ -24,7 +52,6 @@ __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThrea
                                 kWarpN,  kThreadM, kThreadN, kThreads};
   static_assert(kConfig.valid(), "invalid warp-tile configuration (see SgemmConfig::valid)");
   constexpr int kLanesM = kWarpM / kThreadM, kLanesN = kWarpN / kThreadN;  // lanes_m x lanes_n = 32
-  constexpr int kChunksM = kThreadM / 4, kChunksN = kThreadN / 4;          // 4 x 4 chunks per lane
   constexpr int kWarpsN = kBlockN / kWarpN;
   constexpr int kPadA = 4;  // sA row stride = 4 (mod 32) banks: conflict-free transposing stores
   constexpr int kLoadsA = kBlockM * kBlockK / 4 / kThreads;  // float4 per thread per tile
@@ -83,20 +110,9 @@ __global__ void __launch_bounds__(kThreads, warptile_min_blocks(kThreads, kThrea
     for (int i = 0; i < kBlockK; ++i) {
       __align__(16) float rA[kThreadM];  // 16-byte aligned: filled by float4 copies
       __align__(16) float rB[kThreadN];
-      // Lanes with equal lane_m read the same float4 (broadcast); a quarter-warp's distinct
-      // float4s are consecutive: no bank conflicts.
-#pragma unroll
-      for (int cm = 0; cm < kChunksM; ++cm)
-        *reinterpret_cast<float4*>(&rA[cm * 4]) =
-            *reinterpret_cast<const float4*>(&sA[s][i][warp_row + (cm * kLanesM + lane_m) * 4]);
-#pragma unroll
-      for (int cn = 0; cn < kChunksN; ++cn)
-        *reinterpret_cast<float4*>(&rB[cn * 4]) =
-            *reinterpret_cast<const float4*>(&sB[s][i][warp_col + (cn * kLanesN + lane_n) * 4]);
-#pragma unroll
-      for (int r = 0; r < kThreadM; ++r)
-#pragma unroll
-        for (int c = 0; c < kThreadN; ++c) acc[r][c] = fmaf(rA[r], rB[c], acc[r][c]);
+      load_lane_frags<kThreadM, kThreadN, kLanesM, kLanesN>(rA, rB, &sA[s][i][warp_row],
+                                                            &sB[s][i][warp_col], lane_m, lane_n);
+      ffma_outer(acc, rA, rB);
     }
     // Stage s ^ 1 was last read in iteration tile - 1, before the barrier that ended it.
     if (has_next) store_tile(s ^ 1);

@@ -36,9 +36,7 @@ TableTunable& table() {
 }  // namespace
 
 Status tma_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kTmaSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kTmaSpaceSize) + ")");
+  if (Status s = tune_index_in_range(index, kTmaSpaceSize); !s.ok()) return s;
   const TmaConfig& c = kTmaSpace[index];
   const int elem = static_cast<int>(dtype_size(p.dtype));
   switch (c.misfit(elem)) {

@@ -36,9 +36,7 @@ TableTunable& table() {
 }  // namespace
 
 Status wide_config_can_implement(int index, const Problem& p) {
-  if (index < 0 || index >= kWideSpaceSize)
-    return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
-                      std::to_string(kWideSpaceSize) + ")");
+  if (Status s = tune_index_in_range(index, kWideSpaceSize); !s.ok()) return s;
   const WideConfig& c = kWideSpace[index];
   if (!c.fits(static_cast<int>(dtype_size(p.dtype))))
     return Status::no(

@@ -246,11 +246,6 @@ __global__ void __launch_bounds__(G::kThreads)
 #endif
 }
 
-template <class T>
-constexpr CUtensorMapDataType tma_type() {
-  return sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-}
-
 template <class T, int kIndex>
 void launch_tma(Args<T> a, cudaStream_t stream) {
   using G = TmaTile<T, kIndex>;
@@ -261,12 +256,12 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
     return true;
   }();
   (void)opted_in;
-  const CUtensorMap in_map = device::tensor_map_2d(a.in, tma_type<T>(), uint64_t(a.cols),
-                                                   uint64_t(a.rows), uint64_t(a.cols) * sizeof(T),
-                                                   G::kE, G::kTileRows, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap in_map = device::tensor_map_2d(
+      a.in, device::tma_data_type<T>(), uint64_t(a.cols), uint64_t(a.rows),
+      uint64_t(a.cols) * sizeof(T), G::kE, G::kTileRows, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap out_map = device::tensor_map_2d(
-      a.out, tma_type<T>(), uint64_t(a.rows), uint64_t(a.cols), uint64_t(a.rows) * sizeof(T), G::kE,
-      G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
+      a.out, device::tma_data_type<T>(), uint64_t(a.rows), uint64_t(a.cols),
+      uint64_t(a.rows) * sizeof(T), G::kE, G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const int64_t tiles =
       device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
   const int64_t grid = std::min(device::resident_wave(kernel, G::kThreads, G::kSmem), tiles);

@@ -5,9 +5,12 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "klab/core/cuda_check.hpp"
 #include "klab/core/errors.hpp"
@@ -25,6 +28,16 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
   }();
   return fn;
+}
+
+/// The tensor-map element type of T (float, __nv_bfloat16 or __half).
+template <class T>
+constexpr CUtensorMapDataType tma_data_type() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16> ||
+                std::is_same_v<T, __half>);
+  if constexpr (std::is_same_v<T, float>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 }
 
 /// A 2D row-major tensor (outer x inner elements, rows `row_bytes` apart) read or written in

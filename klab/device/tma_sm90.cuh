@@ -67,17 +67,6 @@ __device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint64_t* bar) {
                : "memory");
 }
 
-/// Where a pipeline stands in a ring of kStages stages: the slot and the parity of the lap the
-/// ring is on (a stage's full/empty mbarriers complete one phase per lap).
-template <int kStages>
-struct RingSlot {
-  int index = 0;
-  uint32_t phase = 0;
-  __device__ RingSlot next() const {
-    return index + 1 == kStages ? RingSlot{0, phase ^ 1u} : RingSlot{index + 1, phase};
-  }
-};
-
 /// Whether the barrier's phase with parity `parity` has completed, without waiting (one probe).
 /// Parity only tells the current phase from the one before it: probe a phase that is current or
 /// just completed, never one further back.

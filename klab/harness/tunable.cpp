@@ -262,4 +262,10 @@ Tunable TableTunable::tunable(Variant (*rung)(), ConfigLauncher launch) {
   return t;
 }
 
+Status tune_index_in_range(int index, int size) {
+  if (index >= 0 && index < size) return Status::yes();
+  return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +
+                    std::to_string(size) + ")");
+}
+
 }  // namespace klab

@@ -139,6 +139,9 @@ class TunedLookup {
   std::map<std::string, std::vector<TunedChoice>> memo_;  // node-based: references stay valid
 };
 
+/// ok when `index` names one of the `size` configurations of a tune space; otherwise why not.
+Status tune_index_in_range(int index, int size);
+
 /// `fn` in builds with CUDA, nullptr in CPU-only ones, where a rung's GPU functions are not
 /// built: table.tunable(KLAB_IF_CUDA(gpu_v16_...), KLAB_IF_CUDA(launch_...)).
 #if KLAB_HAS_CUDA
