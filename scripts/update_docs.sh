@@ -9,14 +9,14 @@ klab=${2:-build}/apps/klab/klab
 # The H200 run each family's tables come from (one device call each; see results/h200/README.md).
 # Session 5's run measured transpose (run_session5_transpose_final.json, v07 with its
 # column-order entries, after its tile walk became a constexpr helper); session 6's the GEMM
-# ladders with the final sgemm v18 and hgemm v09 (run_gemm_session6_c.json, the session's last
-# call); elementwise comes from
+# ladders with the final sgemm v18 and hgemm v09 (run_gemm_session6_d.json, the session's last
+# call, after the shared-pipeline tidy); elementwise comes from
 # session 3's run, its CPU rungs from session 1's run.json (reports keep the newest record of each
 # variant and problem).
 source_of() {
   case $1 in
     transpose) echo "$res/run_session5_transpose_final.json" ;;
-    sgemm | hgemm) echo "$res/run_gemm_session6_c.json" ;;
+    sgemm | hgemm) echo "$res/run_gemm_session6_d.json" ;;
     reduce_sum | softmax) echo "$res/run_memory.json" ;;
     vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
     *) echo "$res/run.json" ;;
@@ -82,6 +82,10 @@ if [ -f "$res/profiles_session6_c.json" ]; then  # v09's tuned winner
   "$klab" profile-report "$res/profiles_session6_c.json" --family hgemm \
     --readme docs/worklogs/gemm.md --section profile-session6-v09-tuned || true
 fi
+if [ -f "$res/profiles_session6_d.json" ]; then  # the final code's v18 and v09
+  "$klab" profile-report "$res/profiles_session6_d.json" --family sgemm --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-session6-final || true
+fi
 # The repeat of session 6's main comparison (a second bench of the same rungs, same call).
 "$klab" report "$res/run_gemm_session6_repeat_sgemm.json" "$res/run_gemm_session6_repeat_hgemm.json" \
   --family sgemm --family hgemm --readme docs/worklogs/gemm.md --section results-session6-repeat
@@ -90,7 +94,8 @@ runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res
       "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json"
       "$res/run_session5_transpose.json" "$res/run_gemm_session5.json" "$res/run_sgemm_v17.json"
       "$res/run_session5_transpose_final.json" "$res/run_gemm_session6.json"
-      "$res/run_sgemm_session6_b.json" "$res/run_gemm_session6_c.json")
+      "$res/run_sgemm_session6_b.json" "$res/run_gemm_session6_c.json"
+      "$res/run_gemm_session6_d.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

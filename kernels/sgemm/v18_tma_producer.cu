@@ -22,7 +22,9 @@
 // Third sweep (tune_session6_c_sgemm_v18.txt): probing the next stage's barrier at a middle
 // k-step (mbarrier_test_wait), so that the last k-step's wait branches on a known predicate,
 // gains 5.5% at BK 8 and 1.2% at BK 16; committed: BK 16, 6 stages, probe at k-step 12, 49.92
-// TFLOP/s against cuBLAS's 50.73 (98.4%, run_sgemm_session6_b.json).
+// TFLOP/s against cuBLAS's 50.73 (98.4%, run_sgemm_session6_b.json). After the shared-pipeline
+// tidy (klab/device/pipeline_sm90.cuh; the loop ~20 instructions shorter): 50.23 against 50.92,
+// 98.6% (run_gemm_session6_d.json).
 // Requirements: sm_90a (setmaxnreg, TMA); the 16-byte path (k % 4 == 0, n % 4 == 0, aligned
 // pointers: TMA needs 16-byte row pitches), v09's scalar kernel otherwise.
 #include <array>
