@@ -119,6 +119,9 @@ struct Family {
   std::vector<Problem> headline;  ///< shapes that matter for speed
   std::vector<Problem> awkward;   ///< shapes that break careless kernels
   std::vector<Variant> ladder;    ///< in ladder order, baselines included
+  /// Wrong or slow on purpose (klab doctor's exhibits): left out of `klab run`, of the registry's
+  /// correctness tests and of reports; `klab check` and `klab doctor` reach it by name.
+  bool sabotaged = false;
 
   const Variant* find(std::string_view id) const;
 };
