@@ -26,7 +26,7 @@
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/kernel_capture.hpp"
 #include "klab/harness/occupancy.hpp"
-#include "klab/harness/profiler_output.hpp"
+#include "klab/harness/profiler/all.hpp"
 
 namespace klab::cli {
 

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "klab/harness/family.hpp"
-#include "klab/harness/profiler_output.hpp"
+#include "klab/harness/profiler/demangle.hpp"
+#include "klab/harness/profiler/ncu_csv.hpp"
+#include "klab/harness/profiler/sass.hpp"
 
 namespace klab::cli {
 

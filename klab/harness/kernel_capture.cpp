@@ -6,7 +6,7 @@
 
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
-#include "klab/harness/profiler_output.hpp"
+#include "klab/harness/profiler/demangle.hpp"
 #include "klab/harness/registry.hpp"
 
 #if KLAB_HAS_CUDA

@@ -11,7 +11,7 @@
 #endif
 
 #include "klab/harness/occupancy.hpp"
-#include "klab/harness/profiler_output.hpp"
+#include "klab/harness/profiler/all.hpp"
 
 namespace {
 

@@ -1,66 +1,15 @@
 #pragma once
-// Parsers for what the NVIDIA tools print: Nsight Compute's CSV (`ncu --csv --page raw`),
-// cuobjdump's SASS listing and its symbol table. Host code only, tested on embedded samples.
+// Parser and summary of cuobjdump's SASS listing (`cuobjdump -sass`, nvdisasm-style labels
+// accepted): instructions, their classes, loops and the main loop's steady-state path.
+// Host code only, tested on embedded samples.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace klab {
-
-/// "_Z3fooPf" -> "foo(float*)"; the input unchanged when it is not an Itanium-mangled name.
-std::string demangle(std::string_view mangled);
-
-// ---- Nsight Compute ----
-
-/// RFC 4180 CSV: quoted fields, "" inside quotes, separators and newlines inside quotes.
-std::vector<std::vector<std::string>> parse_csv(std::string_view text);
-
-/// An ncu value as a number: "5,376" -> 5376 (thousands separators), "1.5", "-3e+02";
-/// nullopt for "", "n/a", "(256, 1, 1)" and other non-numbers.
-std::optional<double> parse_ncu_number(std::string_view s);
-
-/// One profiled kernel launch: column name -> value text.
-struct NcuRow {
-  std::map<std::string, std::string, std::less<>> values;
-  std::optional<double> number(std::string_view column) const;
-  std::string text(std::string_view column) const;  ///< "" when absent
-};
-
-struct NcuReport {
-  std::vector<std::string> columns;
-  std::map<std::string, std::string, std::less<>> units;  ///< from ncu's units row
-  std::vector<NcuRow> rows;
-  std::vector<std::string> messages;  ///< "==PROF==", "==ERROR==", "==WARNING==" lines
-};
-
-/// Parses `ncu --csv --page raw` output. The table starts at the header line ("ID",...); lines
-/// before it (and tool messages anywhere) are not data; the units row (empty ID) fills `units`.
-NcuReport parse_ncu_csv(std::string_view text);
-
-/// Columns of `row` named prefix<X>suffix with numeric values, largest first (at most n),
-/// as (X, value): e.g. the warp-stall reasons.
-std::vector<std::pair<std::string, double>> top_metrics(const NcuRow& row, std::string_view prefix,
-                                                        std::string_view suffix, size_t n);
-
-/// Metric names from `ncu --query-metrics` output (first token of each line that looks like
-/// unit__name). Empty when the text holds none.
-std::vector<std::string> parse_ncu_metric_list(std::string_view text);
-
-/// "dram__bytes_read.sum" -> "dram__bytes_read" (what --query-metrics lists).
-std::string_view metric_base_name(std::string_view metric);
-
-// ---- cuobjdump ----
-
-/// A kernel (STO_ENTRY symbol) in `cuobjdump -symbols` output, with the source it came from.
-struct DeviceSymbol {
-  std::string name;    ///< mangled
-  std::string source;  ///< the module's identifier (source file), "" if not printed
-};
-std::vector<DeviceSymbol> parse_cuobjdump_symbols(std::string_view text);
 
 struct SassInstr {
   int line = 0;                ///< line number in the function's listing (1-based)
@@ -77,11 +26,6 @@ struct SassFunction {
   std::map<std::string, int, std::less<>> labels;  ///< label -> index of the next instruction
   std::string listing;                             ///< the function's lines as printed
 };
-
-/// The PTX of one kernel from `cuobjdump -ptx` output (which holds whole modules): the
-/// module's .version/.target lines, then the `.entry name(` line through its closing brace.
-/// "" when the kernel is not there.
-std::string extract_ptx_entry(std::string_view ptx, std::string_view name);
 
 /// Splits `cuobjdump -sass` output into functions ("Function : name" headers).
 std::vector<SassFunction> parse_sass(std::string_view text);
