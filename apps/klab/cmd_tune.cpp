@@ -22,6 +22,7 @@
 #include "klab/harness/ceilings.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/tunable.hpp"
+#include "klab/harness/tune_table.hpp"
 
 namespace klab::cli {
 

@@ -3,13 +3,13 @@
 // template; v07's table): every configuration a `klab tune` sweep may run by index, and how v07
 // picks one per shape class: the tune cache for this device, then the committed table
 // kernels/hgemm/tuned.json (absent until a `klab tune --commit`), then a built-in guess
-// (klab/harness/tunable.hpp). Host-compilable; the kernels are instantiated in
+// (klab/harness/tuned_lookup.hpp). Host-compilable; the kernels are instantiated in
 // v07_mma_autotuned.cu, one per entry, dtype and copy path.
 #include <string>
 #include <vector>
 
 #include "klab/harness/family.hpp"
-#include "klab/harness/tunable.hpp"
+#include "klab/harness/tuned_lookup.hpp"
 
 namespace klab::hgemm {
 

@@ -2,13 +2,13 @@
 // The tuning space of the warp-tiled SGEMM kernel (v09's template, v10's table): every
 // configuration a `klab tune` sweep may run by index, and how v10 picks one per shape class: the
 // tune cache for this device, then the committed table kernels/sgemm/tuned.json, then a
-// built-in guess (klab/harness/tunable.hpp). Host-compilable; the launcher is defined in
+// built-in guess (klab/harness/tuned_lookup.hpp). Host-compilable; the launcher is defined in
 // v10_autotuned.cu (CUDA builds only).
 #include <string>
 #include <vector>
 
 #include "klab/harness/family.hpp"
-#include "klab/harness/tunable.hpp"
+#include "klab/harness/tuned_lookup.hpp"
 
 namespace klab::sgemm {
 

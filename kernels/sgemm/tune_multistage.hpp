@@ -9,7 +9,7 @@
 
 #include "kernels/sgemm/tune.hpp"
 #include "klab/harness/family.hpp"
-#include "klab/harness/tunable.hpp"
+#include "klab/harness/tuned_lookup.hpp"
 
 namespace klab::sgemm {
 

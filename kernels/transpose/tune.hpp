@@ -3,7 +3,7 @@
 // and how many stages a block keeps in flight, which together set the blocks per SM. Host-
 // compilable; the kernels are instantiated in v06_tma_pipeline.cu, one per entry and dtype.
 // v06 picks an entry per dtype (its shape class): this device's tune cache, then the committed
-// table kernels/transpose/tuned.json, then the built-in guess (klab/harness/tunable.hpp).
+// table kernels/transpose/tuned.json, then the built-in guess (klab/harness/tuned_lookup.hpp).
 #include <string>
 #include <vector>
 

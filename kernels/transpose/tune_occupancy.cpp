@@ -4,7 +4,7 @@
 #include "kernels/transpose/family.hpp"
 #include "kernels/transpose/tune.hpp"
 #include "klab/core/errors.hpp"
-#include "klab/harness/tunable.hpp"
+#include "klab/harness/tuned_lookup.hpp"
 
 namespace klab::transpose {
 

@@ -10,7 +10,7 @@
 #include "klab/harness/ceilings.hpp"
 #include "klab/harness/devices.hpp"
 #include "klab/harness/roofline.hpp"
-#include "klab/harness/tunable.hpp"
+#include "klab/harness/tune_table.hpp"
 
 namespace rl = klab::roofline;
 using klab::DeviceSpec;

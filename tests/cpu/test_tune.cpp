@@ -24,6 +24,8 @@
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/tunable.hpp"
+#include "klab/harness/tune_table.hpp"
+#include "klab/harness/tuned_lookup.hpp"
 
 namespace fs = std::filesystem;
 using namespace klab;
