@@ -6,20 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
-# The H200 run each family's tables come from (one device call each; see results/h200/README.md).
-# Session 5's run measured transpose (run_session5_transpose_final.json, v07 with its
-# column-order entries, after its tile walk became a constexpr helper); session 6's the GEMM
-# ladders with the final sgemm v18 and hgemm v09 (run_gemm_session6_d.json, the session's last
-# call, after the shared-pipeline tidy); elementwise comes from
-# session 3's run, its CPU rungs from session 1's run.json (reports keep the newest record of each
-# variant and problem).
+# Result folders are runs, named <date>_<commit>_<what> (results/h200/README.md lists them; each
+# holds a MANIFEST.md). The runs each family's tables come from: transpose from 05d48bb's run (v07
+# with its column-order entries, after its tile walk became a constexpr helper); the GEMM ladders
+# from f9215ea's (the final sgemm v18 and hgemm v09, after the shared-pipeline tidy); reduce_sum and
+# softmax from 81bee71's; elementwise from fe9e36e's, its CPU rungs from e605054's (reports keep
+# the newest record of each variant and problem).
 source_of() {
   case $1 in
-    transpose) echo "$res/run_session5_transpose_final.json" ;;
-    sgemm | hgemm) echo "$res/run_gemm_session6_d.json" ;;
-    reduce_sum | softmax) echo "$res/run_memory.json" ;;
-    vector_add | saxpy | relu | grayscale) echo "$res/run.json $res/run_session3.json" ;;
-    *) echo "$res/run.json" ;;
+    transpose) echo "$res/2026-11-30_05d48bb_transpose_final/run_transpose.json" ;;
+    sgemm | hgemm) echo "$res/2026-11-30_f9215ea_gemm_final/run_gemm.json" ;;
+    reduce_sum | softmax) echo "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" ;;
+    vector_add | saxpy | relu | grayscale) echo "$res/2026-11-30_e605054_first_run/run.json $res/2026-11-30_fe9e36e_every_gpu_rung/run.json" ;;
+    *) echo "$res/2026-11-30_e605054_first_run/run.json" ;;
   esac
 }
 report() {  # report OUT_README PLOT FAMILY...
@@ -46,56 +45,57 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
-# sgemm v17 after its second sweep (the copies' first k-step tuned), measured in a later call of
-# session 5 beside v09, v15, v16 and cuBLAS: its own table.
+# sgemm v17 after its second sweep (the copies' first k-step tuned), measured by 42d9e48's run
+# beside v09, v15, v16 and cuBLAS: its own table.
 for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
-  "$klab" report "$res/run_sgemm_v17.json" --family sgemm --readme "$readme" --section results-v17
+  "$klab" report "$res/2026-11-30_42d9e48_sgemm_v17_refill/run_sgemm_v17.json" --family sgemm --readme "$readme" --section results-v17
 done
-# Profiler tables (klab profile --json records), where a run has produced them.
-if [ -f "$res/profiles.json" ]; then
-  "$klab" profile-report "$res/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
-  "$klab" profile-report "$res/profiles_transpose_16384.json" --readme docs/worklogs/transpose.md \
+# Profiler tables (klab profile --json records), where a run has produced them. This file gathers
+# the records of the 5eb39f4, 8d2d5de and e1de696 runs.
+if [ -f "$res/2026-11-30_e1de696_transpose_v07/profiles.json" ]; then
+  "$klab" profile-report "$res/2026-11-30_e1de696_transpose_v07/profiles.json" --family transpose --readme docs/worklogs/transpose.md || true
+  "$klab" profile-report "$res/2026-11-30_e1de696_sgemm_v16_tuned/profiles_transpose_16384.json" --readme docs/worklogs/transpose.md \
     --section profile-16384 || true
-  "$klab" profile-report "$res/profiles.json" --family softmax --family reduce_sum --readme docs/worklogs/softmax.md || true
-  "$klab" profile-report "$res/profiles.json" --family sgemm --family hgemm --readme docs/worklogs/gemm.md || true
+  "$klab" profile-report "$res/2026-11-30_e1de696_transpose_v07/profiles.json" --family softmax --family reduce_sum --readme docs/worklogs/softmax.md || true
+  "$klab" profile-report "$res/2026-11-30_e1de696_transpose_v07/profiles.json" --family sgemm --family hgemm --readme docs/worklogs/gemm.md || true
 fi
-# Session 5's profiles of the rungs it changed (the tables above are session 4's).
-if [ -f "$res/profiles_session5.json" ]; then
-  "$klab" profile-report "$res/profiles_session5.json" --family transpose \
-    --readme docs/worklogs/transpose.md --section profile-session5 || true
-  "$klab" profile-report "$res/profiles_session5.json" --family sgemm --family hgemm \
-    --readme docs/worklogs/gemm.md --section profile-session5 || true
-  "$klab" profile-report "$res/profiles_session5_sgemm_v17.json" --family sgemm \
+# 4f99922's profiles of the rungs changed since (the tables above are from the runs before).
+if [ -f "$res/2026-11-30_4f99922_transpose_gemm_tables/profiles.json" ]; then
+  "$klab" profile-report "$res/2026-11-30_4f99922_transpose_gemm_tables/profiles.json" --family transpose \
+    --readme docs/worklogs/transpose.md --section profile-4f99922 || true
+  "$klab" profile-report "$res/2026-11-30_4f99922_transpose_gemm_tables/profiles.json" --family sgemm --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-4f99922 || true
+  "$klab" profile-report "$res/2026-11-30_42d9e48_sgemm_v17_refill/profiles_sgemm_v17.json" --family sgemm \
     --readme docs/worklogs/gemm.md --section profile-v17 || true
 fi
-# Session 6's profiles of the two warp-specialised rungs beside the rungs and baselines they
-# follow (sgemm v16 and cuBLAS, hgemm v05 and cuBLASLt), all from one device call.
-if [ -f "$res/profiles_session6.json" ]; then
-  "$klab" profile-report "$res/profiles_session6.json" --family sgemm --family hgemm \
-    --readme docs/worklogs/gemm.md --section profile-session6 || true
+# c1a69fc's profiles of the two warp-specialised rungs beside the rungs and baselines they
+# follow (sgemm v16 and cuBLAS, hgemm v05 and cuBLASLt), all from one run.
+if [ -f "$res/2026-11-30_c1a69fc_gemm_tables/profiles.json" ]; then
+  "$klab" profile-report "$res/2026-11-30_c1a69fc_gemm_tables/profiles.json" --family sgemm --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-c1a69fc || true
 fi
-if [ -f "$res/profiles_session6_b.json" ]; then  # v18's early-probe winner
-  "$klab" profile-report "$res/profiles_session6_b.json" --family sgemm \
-    --readme docs/worklogs/gemm.md --section profile-session6-probe || true
+if [ -f "$res/2026-11-30_3355690_sgemm_v18_probe/profiles.json" ]; then  # v18's early-probe winner
+  "$klab" profile-report "$res/2026-11-30_3355690_sgemm_v18_probe/profiles.json" --family sgemm \
+    --readme docs/worklogs/gemm.md --section profile-3355690-v18-probe || true
 fi
-if [ -f "$res/profiles_session6_c.json" ]; then  # v09's tuned winner
-  "$klab" profile-report "$res/profiles_session6_c.json" --family hgemm \
-    --readme docs/worklogs/gemm.md --section profile-session6-v09-tuned || true
+if [ -f "$res/2026-11-30_7ee3907_hgemm_v09_tuned/profiles.json" ]; then  # v09's tuned winner
+  "$klab" profile-report "$res/2026-11-30_7ee3907_hgemm_v09_tuned/profiles.json" --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-7ee3907-v09-tuned || true
 fi
-if [ -f "$res/profiles_session6_d.json" ]; then  # the final code's v18 and v09
-  "$klab" profile-report "$res/profiles_session6_d.json" --family sgemm --family hgemm \
-    --readme docs/worklogs/gemm.md --section profile-session6-final || true
+if [ -f "$res/2026-11-30_f9215ea_gemm_final/profiles.json" ]; then  # the final code's v18 and v09
+  "$klab" profile-report "$res/2026-11-30_f9215ea_gemm_final/profiles.json" --family sgemm --family hgemm \
+    --readme docs/worklogs/gemm.md --section profile-f9215ea-final || true
 fi
-# The repeat of session 6's main comparison (a second bench of the same rungs, same call).
-"$klab" report "$res/run_gemm_session6_repeat_sgemm.json" "$res/run_gemm_session6_repeat_hgemm.json" \
-  --family sgemm --family hgemm --readme docs/worklogs/gemm.md --section results-session6-repeat
+# The repeat of c1a69fc's main comparison (a second bench of the same rungs, same run).
+"$klab" report "$res/2026-11-30_c1a69fc_gemm_tables/run_gemm_repeat_sgemm.json" "$res/2026-11-30_c1a69fc_gemm_tables/run_gemm_repeat_hgemm.json" \
+  --family sgemm --family hgemm --readme docs/worklogs/gemm.md --section results-c1a69fc-repeat
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
-runs=("$res/ceilings_session3.json" "$res/run.json" "$res/run_memory.json" "$res/run_session3.json"
-      "$res/run_session4_transpose_v07.json" "$res/run_gemm_session4.json" "$res/run_sgemm_v16.json"
-      "$res/run_session5_transpose.json" "$res/run_gemm_session5.json" "$res/run_sgemm_v17.json"
-      "$res/run_session5_transpose_final.json" "$res/run_gemm_session6.json"
-      "$res/run_sgemm_session6_b.json" "$res/run_gemm_session6_c.json"
-      "$res/run_gemm_session6_d.json")
+runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
+      "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
+      "$res/2026-11-30_4f99922_transpose_gemm_tables/run_transpose.json" "$res/2026-11-30_4f99922_transpose_gemm_tables/run_gemm.json" "$res/2026-11-30_42d9e48_sgemm_v17_refill/run_sgemm_v17.json"
+      "$res/2026-11-30_05d48bb_transpose_final/run_transpose.json" "$res/2026-11-30_c1a69fc_gemm_tables/run_gemm.json"
+      "$res/2026-11-30_3355690_sgemm_v18_probe/run_sgemm.json" "$res/2026-11-30_7ee3907_hgemm_v09_tuned/run_gemm.json"
+      "$res/2026-11-30_f9215ea_gemm_final/run_gemm.json")
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png

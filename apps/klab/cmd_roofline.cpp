@@ -46,13 +46,14 @@ struct Inputs {
   std::vector<std::string> files;
 };
 
-/// The JSON files named, and those directly inside the folders named (`found` marks the latter).
+/// The JSON files named, and those inside the folders named, subfolders (run folders) included
+/// (`found` marks the latter).
 std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& inputs) {
   std::vector<std::pair<std::string, bool>> files;
   for (const auto& in : inputs) {
     if (fs::is_directory(in)) {
       std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(in))
+      for (const auto& e : fs::recursive_directory_iterator(in))
         if (e.path().extension() == ".json") found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       for (auto& f : found) files.emplace_back(std::move(f), true);

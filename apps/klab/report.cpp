@@ -26,7 +26,7 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
     if (fs::is_directory(in)) {
       std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(in))
+      for (const auto& e : fs::recursive_directory_iterator(in))  // run folders inside
         if (e.path().extension() == ".json" &&
             e.path().filename().string().rfind("ceilings", 0) != 0)
           found.push_back(e.path().string());

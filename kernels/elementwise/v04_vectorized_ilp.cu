@@ -8,7 +8,7 @@
 // tail. Session 3's change (in vectorized.cuh, so v03 too): the grid is one resident wave from
 // the occupancy API (device::grid_resident_wave). Prediction: grayscale v04 within 3% of v03 and
 // the map ops within 2%; v03 (32 registers or fewer, full occupancy) unchanged.
-// Measured (session 3, results/h200/run_session3.json): refuted. v04 is where it was (vector_add
+// Measured (session 3, results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json): refuted. v04 is where it was (vector_add
 // f32 88.8% of copy against v03's 94.2%, grayscale 78.2% against 95.3%); v03 is unchanged. The
 // wave count was not the cause. Not yet measured, the next suspects: each thread's 4 loads
 // reach 4 rows of 16 bytes a block apart, so a warp's requests touch 4x the DRAM pages at once,

@@ -101,7 +101,7 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     // ... and v05 in groups of 32 (at 4096^3 whole tile columns) and 2 tile rows.
     {128, 256, 64, 64, 64, 4, 1, 32},  // 11
     {128, 256, 64, 64, 64, 4, 1, 2},   // 12
-    // Measured at 4096^3 bf16 (tune_session5_a_hgemm.txt, _b_hgemm.txt): 8 376.3 and 9 392.6
+    // Measured at 4096^3 bf16 (2026-11-30_4f43b01_sgemm_v17_first_sweeps/tune_hgemm.txt, _b_hgemm.txt): 8 376.3 and 9 392.6
     // TFLOP/s against entry 0's 446.9 (two stages cost more than half the barriers save); 10
     // 429.4; 11 437.5; 12 448.1 (committed; entry 0 445.2 and 6 433.8 in the same sweep).
 };

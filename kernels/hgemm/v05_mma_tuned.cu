@@ -16,7 +16,7 @@
 // __launch_bounds__(256, 1) (up to 255 registers: the 64x64 fp32 accumulators alone are 128).
 // Expected: ~460-500 TFLOP/s at 4096^3 (58-63% of cuBLASLt's 794): still bounded by the mma.sync
 // issue rate and the per-tile barrier of a single resident block; v06 tries 2 blocks per SM.
-// Measured (session 2, results/h200/run_gemm.json): 448.6 TFLOP/s at 4096^3 bf16, 59.4% of
+// Measured (session 2, results/h200/2026-11-30_e02c6b8_transpose_gemm/run_gemm.json): 448.6 TFLOP/s at 4096^3 bf16, 59.4% of
 // cuBLASLt (755.0); 62% at 8192^3. Tensor pipe 73.4% busy (Nsight Compute).
 // Requirements: sm_80+, 192 KiB dynamic shared memory (sm_90: 227 KiB max; sm_80: 163 KiB max,
 // so this rung fails to launch on A100: use v06 there). Any m, n, k as v04 (cp.async path when

@@ -20,7 +20,7 @@
 // Expected (a prediction, not yet measured): at 4096^3 bf16 the sweep finds a few % over v05's
 // 448.6 TFLOP/s, ~455-470 (most likely 256x128 or group 16); without a tune table entry v07 is
 // v05 to within noise (entry 0 is v05's configuration, the same kernel).
-// Measured (session 3, results/h200/tune_hgemm_v07.txt, run_session3.json): the sweep's winner
+// Measured (session 3, results/h200/2026-11-30_fe9e36e_every_gpu_rung/tune_hgemm_v07.txt, 2026-11-30_fe9e36e_every_gpu_rung/run.json): the sweep's winner
 // at 4096^3 is group 16 (448.4 TFLOP/s, a tie with v05's 447.9; committed in tuned.json); with it
 // v07 runs 448.5 at 4096^3 (59.4% of cuBLASLt) and 468.4 at 8192^3 (65.3%, v05 442.7).
 // Requirements: sm_80+ and the chosen entry's dynamic shared memory (96 to 192 KiB; entries above

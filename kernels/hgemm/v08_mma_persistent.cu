@@ -17,7 +17,7 @@
 // Expected (the prediction, written before it ran): +2-4% over v07 at 4096^3, 457-466 TFLOP/s
 // (60.5-61.7% of cuBLASLt's ~755); at 8192^3 about the same gain. Risk: the unstaged 4-byte
 // stores (16 bytes per row segment) cost more L2 write transactions than v05's 16-byte rows.
-// Measured (session 4, results/h200/run_gemm_session4.json): refuted. 419.0 TFLOP/s at 4096^3
+// Measured (session 4, results/h200/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json): refuted. 419.0 TFLOP/s at 4096^3
 // against v05's 450.8 and v07's 435.8 in the same run (-7% from v05); 421.7 at 8192^3 (v07
 // 418.9, +0.7%). Nsight Compute at 4096^3: tensor pipe 69.5% busy (v05, v07: 73.5%), `wait`
 // stalls up from 1.95 to 2.62 cycles per instruction, L2 write sectors 92 MB against 50 (the

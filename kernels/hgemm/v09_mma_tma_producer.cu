@@ -15,7 +15,7 @@
 // at most 224 registers (v05 uses 254, of which the copier's addresses are ~20): spills would
 // cost more than the gain; and consumer warps drifting apart may lose the L2/L1 sharing of
 // v05's lockstep.
-// Measured (session 6, results/h200/run_gemm_session6.json and three more runs): 519.7 TFLOP/s
+// Measured (session 6, results/h200/2026-11-30_c1a69fc_gemm_tables/run_gemm.json and three more runs): 519.7 TFLOP/s
 // at 4096^3 bf16, 66.1% of cuBLASLt's 786.6 in the same run (v05 56.8%); 66.8-69.2% in the
 // other runs, 14-19% above v05 in each: the prediction was too low. Tensor pipe 88.1% busy
 // (v05 73.4%), main loop 212 instructions per k-tile (v05 309), `barrier` stalls 0.08 (v05
@@ -27,7 +27,7 @@
 // above. `klab tune hgemm.v09_mma_tma_producer` measures them. Measured (tune_session6_hgemm_
 // v09.txt): all four within 1.1% (515.7-521.3 TFLOP/s, 1% noise each): the probe is not shown to
 // help here. Committed: entry 3 (group 16, probe at step 2); beside cuBLASLt in the same call
-// (run_gemm_session6_c.json): 530.0 against 741.4, 71.5% at 4096^3 bf16.
+// (2026-11-30_7ee3907_hgemm_v09_tuned/run_gemm.json): 530.0 against 741.4, 71.5% at 4096^3 bf16.
 // Requirements: sm_90 (TMA, mbarrier transaction counts), 193 KiB of dynamic shared memory; the
 // TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers (16-byte row pitches);
 // other problems run v05's kernel with element copies.

@@ -13,9 +13,9 @@
 //    bank conflicts on the read side.
 // Why: Nsight Compute showed v10 (= v09 at 4096^3) issuing on 73.9% of cycles against cuBLAS's
 // 88.9%, with barrier, long-scoreboard and dispatch stalls on top of the 4-warp interleave
-// (results/h200/profile_transpose_gemm.txt). cuBLAS's FFMA kernel uses 3 stages.
+// (results/h200/2026-11-30_e02c6b8_transpose_gemm/profile_transpose_gemm.txt). cuBLAS's FFMA kernel uses 3 stages.
 // Expected: 44-47 TFLOP/s at 4096^3 (87-93% of cuBLAS's 50.8), if the stalls were the pipeline's.
-// Measured (session 3, results/h200/run_session3.json): 38.3 TFLOP/s, slower than v09 (40.7);
+// Measured (session 3, results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json): 38.3 TFLOP/s, slower than v09 (40.7);
 // cuBLAS 50.8. The rolled kk loop and the 4 LDS.64 per k-step for A are the likely cost
 // (docs/worklogs/gemm.md); v13 removes both and is no faster.
 // Requirements: the 16-byte path (k % 4 == 0, n % 4 == 0, 16-byte-aligned A, B, C); any other

@@ -14,7 +14,7 @@
 // Expected: 43-46 TFLOP/s at 4096^3 (85-90% of cuBLAS's 50.8); if it lands at v09's 40.7, the
 // gap is not the pipeline but the instruction schedule (register banks, dual issue) — the SASS
 // comparison with cuBLAS is the next step.
-// Measured (session 3, results/h200/run_sgemm_v13_v14.json): 37.9 TFLOP/s, v09 40.7 and cuBLAS
+// Measured (session 3, results/h200/2026-11-30_81f78b3_sgemm_v13_v14/run_sgemm_v13_v14.json): 37.9 TFLOP/s, v09 40.7 and cuBLAS
 // 51.0 in the same run. The main loop is 678 instructions for 512 FFMA (75.5% FFMA; v09: 85%):
 // the per-tile copy arithmetic of BK = 8 with 4-byte copies (docs/worklogs/gemm.md).
 // Requirements: as v11 (16-byte path: k % 4 == 0, n % 4 == 0, 16-byte-aligned A, B, C; any other

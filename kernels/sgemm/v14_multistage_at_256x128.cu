@@ -8,7 +8,7 @@
 // active with 8 warps per SM).
 // Expected: 45-49 TFLOP/s at 4096^3 (89-96% of cuBLAS), if ptxas fits it in 255 registers
 // without spills (cuBLAS's kernel spills a little: 40 MB of local traffic at 4096^3).
-// Measured (session 3, results/h200/run_sgemm_v13_v14.json): 38.1 TFLOP/s (v09 40.7, cuBLAS
+// Measured (session 3, results/h200/2026-11-30_81f78b3_sgemm_v13_v14/run_sgemm_v13_v14.json): 38.1 TFLOP/s (v09 40.7, cuBLAS
 // 51.0); main loop 1289 instructions for 1024 FFMA (79.4% FFMA).
 // Requirements: as v13.
 #include "kernels/sgemm/multistage.cuh"

@@ -17,7 +17,7 @@
 // Expected (written after session 3's device time was spent, before it ran): 42-45 TFLOP/s at
 // 4096^3, 83-88% of cuBLAS. Scaling v13's 37.9 by the FFMA share gives 44; the stalls v09 and
 // v13 share (dispatch, barrier) are untouched, so 95% of cuBLAS is not expected from this alone.
-// Measured (session 4, results/h200/run_gemm_session4.json): 44.4 TFLOP/s, 87% of cuBLAS's
+// Measured (session 4, results/h200/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json): 44.4 TFLOP/s, 87% of cuBLAS's
 // 50.9 in the same run (v09 40.8, v13 38.2): inside the prediction. Nsight Compute: issue active
 // 78.3% (v09 74.6%, cuBLAS 89.3%), FMA pipe 70.3% (63.7%, 78.8%).
 // Requirements: as v13.

@@ -11,10 +11,10 @@
 // Expected (the prediction, written before it ran): the 256x128 entries beat v15's 44.5 TFLOP/s
 // by 3-8% (46-48, 90-94% of cuBLAS), the 128x128 variations stay within 2% of v15. 95% of cuBLAS
 // would also need cuBLAS's issue efficiency (88.9% issue active, FMA pipe 78.5%; v09: 73.9/63.7).
-// Measured (session 4): the first sweep (results/h200/tune_sgemm_v16.txt) put cuBLAS's shape,
+// Measured (session 4): the first sweep (results/h200/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/tune_sgemm_v16.txt) put cuBLAS's shape,
 // 256x128x8 with 3 stages, first at 45.4 TFLOP/s (+2% over v15; at BK 16: 43.0); the 128x128
-// variations tie v15 (44.2-44.5). The second (tune_sgemm_v16_b.txt) found 128x256x8 and 16x8
-// lanes 0.6% faster (45.7); committed: 128x256x8. Beside cuBLAS (run_sgemm_v16.json): 45.7
+// variations tie v15 (44.2-44.5). The second (2026-11-30_e1de696_sgemm_v16_tuned/tune_sgemm_v16.txt) found 128x256x8 and 16x8
+// lanes 0.6% faster (45.7); committed: 128x256x8. Beside cuBLAS (2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json): 45.7
 // TFLOP/s, 90% of its 50.75. The low end of the prediction: the main loop is 90.5% FFMA by
 // `klab sass` (cuBLAS ~88%), but issue active stays at 78% against cuBLAS's 89% (Nsight Compute),
 // with `dispatch_stall` twice cuBLAS's: the gap is now the instruction schedule (register banks,

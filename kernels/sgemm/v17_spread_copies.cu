@@ -18,19 +18,19 @@
 // 47.5-49 TFLOP/s at 4096^3, 94-97% of cuBLAS.
 // Measured (session 5), refuted three times, v16 45.65-46.39 in the same calls:
 // - copies over k-steps 0-6 with a branch per step and cp.async's compiler barrier: 39.75
-//   TFLOP/s (tune_session5_a_sgemm_v17.txt; the fragment loads could no longer move across the
+//   TFLOP/s (2026-11-30_4f43b01_sgemm_v17_first_sweeps/tune_sgemm_v17.txt; the fragment loads could no longer move across the
 //   copies: `short_scoreboard` 0.28);
-// - predicated, no compiler barrier, k-steps 0-6: 43.1-43.3 (tune_session5_b_sgemm_v17.txt; main
-//   run results/h200/run_gemm_session5.json: 43.27, 84.9% of cuBLAS; `dispatch_stall` 0.31);
+// - predicated, no compiler barrier, k-steps 0-6: 43.1-43.3 (2026-11-30_0473170_sgemm_v17_predicated/tune_sgemm_v17.txt; main
+//   run results/h200/2026-11-30_4f99922_transpose_gemm_tables/run_gemm.json: 43.27, 84.9% of cuBLAS; `dispatch_stall` 0.31);
 // - the refill in k-steps 4-6 or in 6 only, where cuBLAS's SASS puts its copies, the mask
-//   computed arithmetically: 44.35-44.38 and 42.85-42.86 (tune_session5_c_sgemm_v17.txt);
-//   committed 4-6 with 4 stages, 44.27 beside cuBLAS's 50.76 (run_sgemm_v17.json, 87.2%; v16
+//   computed arithmetically: 44.35-44.38 and 42.85-42.86 (2026-11-30_42d9e48_sgemm_v17_refill/tune_sgemm_v17.txt);
+//   committed 4-6 with 4 stages, 44.27 beside cuBLAS's 50.76 (2026-11-30_42d9e48_sgemm_v17_refill/run_sgemm_v17.json, 87.2%; v16
 //   90.0%), `dispatch_stall` 0.34. The loop's static stall counts fell as intended (1208-1218
 //   cycles per iteration against v16's 1316; cuBLAS 1161), but the predicated schedules raise
 //   `dispatch_stall` by more than they save (no register bank conflicts by `klab sass`'s
 //   estimate in v16 or this schedule). Keeping the copies' source offsets in registers and
 //   rotating the stage offsets by adds (no IMAD in the loop, as in cuBLAS's) was no better:
-//   43.97 (tune_session5_d_sgemm_v17.txt; reverted). The worklog (docs/worklogs/gemm.md) has
+//   43.97 (2026-11-30_2e54a3b_sgemm_v17_register_offsets/tune_sgemm_v17.txt; reverted). The worklog (docs/worklogs/gemm.md) has
 //   the details.
 // Requirements: as v16.
 #include <array>

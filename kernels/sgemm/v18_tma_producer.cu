@@ -14,17 +14,17 @@
 // Risks (as written before it ran; built: 232 registers per consumer): the consumers' 224-register budget (v16 uses up to 255 at 256 threads), and three warps
 // per sub-partition (one producer) instead of two.
 // Measured (session 6): the first sweep put BK 16 first (49.31 TFLOP/s; BK 8 45.15, no better
-// than v16; tune_session6_a_sgemm_v18.txt), the second kept BK 16 with a 6-stage ring (49.36,
-// committed; 3 and 4 stages within 0.2%; BK 32 48.34). Beside cuBLAS (run_gemm_session6.json):
+// than v16; 2026-11-30_fec0c68_sgemm_v18_first/tune_sgemm_v18.txt), the second kept BK 16 with a 6-stage ring (49.36,
+// committed; 3 and 4 stages within 0.2%; BK 32 48.34). Beside cuBLAS (2026-11-30_c1a69fc_gemm_tables/run_gemm.json):
 // 49.38 against 50.71, 97.4% (v16 90.1%); 97.0% in the repeat. Issue active 84.7% (v16 77.9%,
 // cuBLAS 88.9%), FMA pipe 77.3% (cuBLAS 78.5%), no barrier stalls; `dispatch_stall` 0.30
 // (cuBLAS 0.10) is the largest difference left.
-// Third sweep (tune_session6_c_sgemm_v18.txt): probing the next stage's barrier at a middle
+// Third sweep (2026-11-30_3355690_sgemm_v18_probe/tune_sgemm_v18.txt): probing the next stage's barrier at a middle
 // k-step (mbarrier_test_wait), so that the last k-step's wait branches on a known predicate,
 // gains 5.5% at BK 8 and 1.2% at BK 16; committed: BK 16, 6 stages, probe at k-step 12, 49.92
-// TFLOP/s against cuBLAS's 50.73 (98.4%, run_sgemm_session6_b.json). After the shared-pipeline
+// TFLOP/s against cuBLAS's 50.73 (98.4%, 2026-11-30_3355690_sgemm_v18_probe/run_sgemm.json). After the shared-pipeline
 // tidy (klab/device/pipeline_sm90.cuh; the loop ~20 instructions shorter): 50.23 against 50.92,
-// 98.6% (run_gemm_session6_d.json).
+// 98.6% (2026-11-30_f9215ea_gemm_final/run_gemm.json).
 // Requirements: sm_90a (setmaxnreg, TMA); the 16-byte path (k % 4 == 0, n % 4 == 0, aligned
 // pointers: TMA needs 16-byte row pitches), v09's scalar kernel otherwise.
 #include <array>

@@ -89,7 +89,7 @@ inline constexpr WideConfig kWideSpace[] = {
     {128, 64, 512, 4, true},  // 16: 13 with streaming hints
     // Session 5: the tile order around the f32 winner (entry 2) and the bf16 one (entry 8), and
     // 128x128 f32 tiles in dynamic shared memory (64.5 KiB, 2 blocks/SM). Measured at 16384^2
-    // f32 (tune_session5_a_transpose_f32_16384.txt): 17-19 93.3-93.4% (entry 2: 93.7%), 20
+    // f32 (2026-11-30_4f43b01_sgemm_v17_first_sweeps/tune_transpose_f32_16384.txt): 17-19 93.3-93.4% (entry 2: 93.7%), 20
     // 94.8%, 23-25 91.5-92.5%.
     {64, 64, 512, 4, false, 8},     // 17: 2 in groups of 8 tile rows (2 KiB output runs)
     {64, 64, 512, 4, false, 16},    // 18: ... of 16 (4 KiB)

@@ -19,14 +19,14 @@
 // Expected bottleneck: DRAM bandwidth at the copy ceiling (the elementwise v05 rung with the same
 // engine reached 98.5% of copy); the residual is the DRAM page locality of 128-256-byte row
 // segments. Predicted 93-97% of copy in f32 and bf16.
-// Measured (session 2, results/h200/run_transpose.json): 88.3% (f32) and 88.4% (bf16) at 16384²,
+// Measured (session 2, results/h200/2026-11-30_aaf5f0f_transpose_v06_tuned/run_transpose.json): 88.3% (f32) and 88.4% (bf16) at 16384²,
 // cuBLAS 93.5% (f32); the same at ring depths 2 and 4, so the tile order's DRAM efficiency is
 // the suspect, not bytes in flight (docs/worklogs/transpose.md).
-// Session 3 (results/h200/run_session3.json): 89.2% (f32) / 88.8% (bf16) at 16384², cuBLAS 93.7%.
+// Session 3 (results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json): 89.2% (f32) / 88.8% (bf16) at 16384², cuBLAS 93.7%.
 // Refuted there: the tile order (20 tune entries, groups of 1 to 64 tile rows: 86.9-88.7%),
 // power-of-two pitches (16448²: 88.9% against cuBLAS's 93.7%) and the TMA store path (the
 // direct-store entries, `_st`, are 2-8 points slower).
-// Session 4 (results/h200/tune_transpose_session4.txt, run_session4_transpose_v07.json): the
+// Session 4 (results/h200/2026-11-30_5eb39f4_sgemm_v15_transpose/tune_transpose_v06.txt, 2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json): the
 // shared-memory transposes, which `klab sass` showed compiled to generic LD.E.128/ST.E.128 (the
 // stage pointers had gone through an integer cast), now use explicit ld/st.shared. Predicted
 // +1-3%; measured: no change (the committed entry 88.8% of copy at 16384^2 f32, 88.7% in

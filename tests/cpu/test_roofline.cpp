@@ -230,12 +230,14 @@ TEST(RooflineCli, BadRequests) {
   }
 }
 
-// A ceiling is the best rate measured: session 4's GEMM run stamped a throttled bf16 ceiling
-// (699.5 TFLOP/s, SM clock 1485 MHz) on its records; given session 3's ceilings file as well
+// A ceiling is the best rate measured: 8d2d5de's GEMM run stamped a throttled bf16 ceiling
+// (699.5 TFLOP/s, SM clock 1485 MHz) on its records; given fe9e36e's ceilings file as well
 // (810.6), predict must use the higher, in whichever order the inputs come.
 TEST(RooflineCli, HighestMeasuredCeilingWins) {
-  const std::string run = klab::committed_table_path("results/h200/run_gemm_session4.json"),
-                    ceilings = klab::committed_table_path("results/h200/ceilings_session3.json");
+  const std::string run = klab::committed_table_path(
+                        "results/h200/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json"),
+                    ceilings = klab::committed_table_path(
+                        "results/h200/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json");
   for (const std::string& args :
        {"predict " + run + " " + ceilings, "predict " + ceilings + " " + run}) {
     const CliRun r = klab_run(args);
@@ -246,9 +248,10 @@ TEST(RooflineCli, HighestMeasuredCeilingWins) {
   const CliRun alone = klab_run("predict " + run);
   ASSERT_EQ(alone.code, 0) << alone.out;
   EXPECT_NE(alone.out.find("bf16 tensor 699.5 TFLOP/s"), std::string::npos);
-  // Two runs whose records carry different stamps (session 3's: 810.6): every record of either
+  // Two runs whose records carry different stamps (fe9e36e's: 810.6): every record of either
   // is rated against the higher, in either order.
-  const std::string run3 = klab::committed_table_path("results/h200/run_session3.json");
+  const std::string run3 =
+      klab::committed_table_path("results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json");
   for (const std::string& args : {"predict " + run + " " + run3, "predict " + run3 + " " + run}) {
     const CliRun r = klab_run(args);
     ASSERT_EQ(r.code, 0) << r.out;

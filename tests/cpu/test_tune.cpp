@@ -390,7 +390,7 @@ TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
   EXPECT_TRUE((transpose::WideConfig{128, 128, 512, 3}.fits(4)));
   EXPECT_FALSE((transpose::WideConfig{128, 128, 512, 4}.fits(4)));
   // A static tile (<= 48 KiB) fits whatever min_blocks asks (it only caps registers): entry 7 in
-  // f32, 64x128 (33 KiB) at 8 blocks, was measured in session 4 and still runs.
+  // f32, 64x128 (33 KiB) at 8 blocks, was measured (2026-11-30_e1de696_transpose_v07) and still runs.
   EXPECT_TRUE(transpose::kWideSpace[7].fits(4));
   // Grouped tile orders are named by their group.
   EXPECT_EQ((transpose::WideConfig{64, 64, 512, 4, false, 16}.name()), "64x64_t512_b4_g16");
