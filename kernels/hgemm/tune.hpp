@@ -93,7 +93,7 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     {128, 256, 64, 64, 64, 4, 1, 4},   // 5: v05 in groups of 4 tile rows
     {128, 256, 64, 64, 64, 4, 1, 16},  // 6: v05 in groups of 16: a squarer wave footprint
     {128, 128, 64, 64, 64, 3, 2, 8},   // 7: v06 (2 x 96 KiB per SM): built-in for small shapes
-    // Session 5: one barrier per 128 of k (half v05's), double-buffered stages of 96 KiB; and
+    // One barrier per 128 of k (half v05's), double-buffered stages of 96 KiB; and
     // entry 2's three stages in entry 6's groups.
     {128, 256, 128, 64, 64, 2, 1, 16},  // 8
     {256, 128, 128, 64, 64, 2, 1, 16},  // 9
@@ -101,9 +101,9 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     // ... and v05 in groups of 32 (at 4096^3 whole tile columns) and 2 tile rows.
     {128, 256, 64, 64, 64, 4, 1, 32},  // 11
     {128, 256, 64, 64, 64, 4, 1, 2},   // 12
-    // Measured at 4096^3 bf16 (2026-11-30_4f43b01_sgemm_v17_first_sweeps/tune_hgemm.txt, _b_hgemm.txt): 8 376.3 and 9 392.6
-    // TFLOP/s against entry 0's 446.9 (two stages cost more than half the barriers save); 10
-    // 429.4; 11 437.5; 12 448.1 (committed; entry 0 445.2 and 6 433.8 in the same sweep).
+    // Measured at 4096^3 bf16 (tune_hgemm.txt of 2026-11-30_4f43b01_sgemm_v17_first_sweeps and
+    // 2026-11-30_0473170_sgemm_v17_predicated): 8 and 9 slower than entry 0 (two stages cost more
+    // than half the barriers save), 10 and 11 too; 12 committed, level with entry 0.
 };
 inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));
 
@@ -163,7 +163,7 @@ struct TmaProducerEntry {
   int stages, group_m, probe;
 };
 inline constexpr TmaProducerEntry kV09Entries[] = {
-    {4, 8, -1},  // 0: v09 as first measured (session 6)
+    {4, 8, -1},  // 0: v09 as first measured
     {4, 8, 1},   // 1: probe at mma step 1 of 4
     {4, 8, 2},   // 2: probe at mma step 2 of 4
     {4, 16, 2},  // 3: 2 in rasterisation groups of 16

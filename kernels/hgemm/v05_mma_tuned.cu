@@ -1,5 +1,5 @@
 // v05 mma_tuned: v04's 128x256 block and 8 warps of 64x64 (1 block/SM), retuned pipeline.
-// Changes over v04, with the effect each is expected to have at 4096^3 (v04: 407 TFLOP/s):
+// Changes over v04, with the effect each is expected to have at 4096^3:
 // - BK = 64 instead of 32, 4 stages of 48 KiB (192 KiB of shared memory): 4 mma steps of 16 per
 //   barrier instead of 2, so the one __syncthreads + cp.async.wait per tile (where all 8 warps
 //   of the only block on the SM drain together) is paid half as often per flop. With one block
@@ -14,10 +14,10 @@
 //   (the epilogue is 1/64 of the k loop), more for small K.
 // Kept from v04: grouped rasterization (8 tile-rows per group), double-buffered fragments,
 // __launch_bounds__(256, 1) (up to 255 registers: the 64x64 fp32 accumulators alone are 128).
-// Expected: ~460-500 TFLOP/s at 4096^3 (58-63% of cuBLASLt's 794): still bounded by the mma.sync
+// Expected: ~460-500 TFLOP/s at 4096^3 (58-63% of cuBLASLt): still bounded by the mma.sync
 // issue rate and the per-tile barrier of a single resident block; v06 tries 2 blocks per SM.
-// Measured (session 2, results/h200/2026-11-30_e02c6b8_transpose_gemm/run_gemm.json): 448.6 TFLOP/s at 4096^3 bf16, 59.4% of
-// cuBLASLt (755.0); 62% at 8192^3. Tensor pipe 73.4% busy (Nsight Compute).
+// Measured: just below the predicted range, the tensor pipe far from saturated (Nsight Compute);
+// the numbers and the runs: docs/worklogs/gemm.md.
 // Requirements: sm_80+, 192 KiB dynamic shared memory (sm_90: 227 KiB max; sm_80: 163 KiB max,
 // so this rung fails to launch on A100: use v06 there). Any m, n, k as v04 (cp.async path when
 // k % 8 == 0, n % 8 == 0 and the pointers are 16-byte aligned, element copies otherwise).

@@ -10,8 +10,8 @@
 // Expected: about v05, +-5%: better if v05 is bound by barrier/epilogue bubbles (likely: one
 // block per SM), worse if by L2 bandwidth. ~470-520 TFLOP/s at 4096^3. Same grid quantisation
 // as v05 at 4096^3 (1024 tiles over 264 slots vs 512 over 132: 3.88 waves either way).
-// Measured (session 2, results/h200/2026-11-30_e02c6b8_transpose_gemm/run_gemm.json): 402.7 TFLOP/s at 4096^3 bf16, 10% below
-// v05. Not yet profiled; the likely cost is the smaller tile's extra shared-memory traffic per MMA.
+// Measured: below v05 (docs/worklogs/gemm.md). The likely cost is the smaller tile's extra
+// shared-memory traffic per MMA.
 // Requirements: sm_80+, 96 KiB dynamic shared memory per block (runs on A100 too, 2 blocks/SM
 // there needs 2 x 97 KiB <= 164 KiB: one block/SM on A100). Any m, n, k as v04/v05.
 #include "kernels/hgemm/multistage_sm80.cuh"

@@ -2,8 +2,8 @@
 // tune.hpp's kTuneSpace; each launch picks one by shape class ("large": m * n >= 2048^2, "small"
 // otherwise) from the first of: this device's tune cache (~/.cache/klab/tune-<device>.json,
 // written by `klab tune hgemm.v07_mma_autotuned`), the committed table kernels/hgemm/tuned.json
-// (`klab tune --commit`; session 3's winner for "large"), the built-in guess in tune.cpp (large: entry 0,
-// v05's 128x256x64 s4; small: entry 7, v06's 128x128x64 s3 at 2 blocks/SM).
+// (`klab tune --commit`: the measured winner for "large"), the built-in guess in tune.cpp (large:
+// entry 0, v05's 128x256x64 s4; small: entry 7, v06's 128x128x64 s3 at 2 blocks/SM).
 // `launch_hgemm_config` runs any entry by index, for the `klab tune` sweep.
 // Changes over v05: none in the kernel. What v05 chose by reasoning becomes a measured choice
 // among 8 entries, each a question v05's and v06's headers left open:
@@ -13,16 +13,15 @@
 // - 3 stages instead of 4 (is the 4th needed at one block per SM?), and BK = 32 with 6 or 8
 //   stages (twice the barriers per flop of v05, but finer-grained refills in flight);
 // - rasterization groups of 4 and 16 tile rows instead of 8 (the L2 footprint of a wave);
-// - v06's 2 blocks/SM of 128x128 (measured 10% below v05 at 4096^3; kept for small grids).
+// - v06's 2 blocks/SM of 128x128 (measured below v05 at 4096^3; kept for small grids).
 // Nothing here can lift the limit v05's profile shows (math_pipe_throttle and wait stalls: the
-// mma.sync issue rate, tensor pipe 73% busy), so the gains can only come from the edges: L2
+// mma.sync issue rate), so the gains can only come from the edges: L2
 // locality, barrier frequency, the pipeline's depth.
-// Expected (a prediction, not yet measured): at 4096^3 bf16 the sweep finds a few % over v05's
-// 448.6 TFLOP/s, ~455-470 (most likely 256x128 or group 16); without a tune table entry v07 is
-// v05 to within noise (entry 0 is v05's configuration, the same kernel).
-// Measured (session 3, results/h200/2026-11-30_fe9e36e_every_gpu_rung/tune_hgemm_v07.txt, 2026-11-30_fe9e36e_every_gpu_rung/run.json): the sweep's winner
-// at 4096^3 is group 16 (448.4 TFLOP/s, a tie with v05's 447.9; committed in tuned.json); with it
-// v07 runs 448.5 at 4096^3 (59.4% of cuBLASLt) and 468.4 at 8192^3 (65.3%, v05 442.7).
+// Expected (the prediction, written before it ran): at 4096^3 bf16 the sweep finds a few % over
+// v05, ~455-470 TFLOP/s (most likely 256x128 or group 16); without a tune table entry v07 is v05
+// to within noise (entry 0 is v05's configuration, the same kernel).
+// Measured: the sweep's winner at 4096^3 (group 16, committed in tuned.json) ties v05; at 8192^3
+// v07 is ahead of v05. The numbers and the runs: docs/worklogs/gemm.md.
 // Requirements: sm_80+ and the chosen entry's dynamic shared memory (96 to 192 KiB; entries above
 // the device's per-block limit are refused: on A100, 163 KiB, only entries 2, 3 and 7 run).
 // Any m, n, k as v04/v05 (cp.async path when k % 8 == 0, n % 8 == 0 and the pointers are

@@ -10,20 +10,19 @@
 // - the epilogue writes fragments straight from registers (4-byte stores of bf16 pairs, no
 //   barrier): its stores drain while the next tile's mma steps run, instead of two block-wide
 //   barriers and a staged copy during which the tensor pipe idles (~1-2 us per tile).
-// Why: at 4096^3 a tile takes ~77 us (0.3065 ms over 3.88 waves); the fill and the epilogue are
-// ~3-5% of it, the part of v07's shortfall at 4096^3 (59.4% of cuBLASLt, against 65.3% at 8192^3
-// where a block computes 16 tiles and the same per-tile costs weigh the same) that is not wave
-// quantisation (512 tiles over 132 SMs: the 4th round keeps 116 busy, unchanged here).
-// Expected (the prediction, written before it ran): +2-4% over v07 at 4096^3, 457-466 TFLOP/s
-// (60.5-61.7% of cuBLASLt's ~755); at 8192^3 about the same gain. Risk: the unstaged 4-byte
-// stores (16 bytes per row segment) cost more L2 write transactions than v05's 16-byte rows.
-// Measured (session 4, results/h200/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json): refuted. 419.0 TFLOP/s at 4096^3
-// against v05's 450.8 and v07's 435.8 in the same run (-7% from v05); 421.7 at 8192^3 (v07
-// 418.9, +0.7%). Nsight Compute at 4096^3: tensor pipe 69.5% busy (v05, v07: 73.5%), `wait`
-// stalls up from 1.95 to 2.62 cycles per instruction, L2 write sectors 92 MB against 50 (the
-// 4-byte stores: 8 sectors per request instead of 16-byte rows) and 22% more L2 read sectors,
-// not explained. The fill and the epilogue it removes were a smaller cost than what the
-// register-level epilogue and the longer loop body add. Kept as the measured counter-example.
+// Why: at 4096^3 a block computes ~4 tiles (512 tiles over 132 SMs: 3.88 waves); the fill and
+// the epilogue are a few % of a tile's time there, part of v07's shortfall at 4096^3 against
+// 8192^3 (where a block computes 16 tiles and the same per-tile costs weigh the same) that is not
+// wave quantisation (the 4th round keeps 116 SMs busy, unchanged here).
+// Expected (the prediction, written before it ran): +2-4% over v07 at 4096^3 (60.5-61.7% of
+// cuBLASLt); at 8192^3 about the same gain. Risk: the unstaged 4-byte stores (16 bytes per row
+// segment) cost more L2 write transactions than v05's 16-byte rows.
+// Measured: refuted, slower than v05 and v07 at 4096^3 and about v07 at 8192^3. Nsight Compute:
+// the tensor pipe less busy, more `wait` stalls, about twice the L2 write sectors (the 4-byte
+// stores: 8 sectors per request instead of 16-byte rows) and more L2 read sectors, not explained.
+// The fill and the epilogue it removes were a smaller cost than what the register-level epilogue
+// and the longer loop body add. Kept as the measured counter-example. The numbers and the runs:
+// docs/worklogs/gemm.md.
 // Requirements: as v05 (sm_80+, 192 KiB of dynamic shared memory: H100/H200, not A100). Any m,
 // n, k (cp.async path when k % 8 == 0, n % 8 == 0 and the pointers are 16-byte aligned).
 #include "kernels/hgemm/multistage_sm80.cuh"

@@ -2,32 +2,30 @@
 // (tma_producer_sm90.cuh). One thread of a producer warpgroup issues TMA boxes into a 4-stage ring of 48 KiB
 // stages with full/empty mbarriers; eight consumer warps (64x64 each, 128x256 block, 1 block/SM)
 // ldmatrix and mma.sync only.
-// Why: v05 (436.7 TFLOP/s at 4096^3 bf16, 58.7% of cuBLASLt in session 5) keeps the tensor pipe
-// 73.5% busy. Its consumers also issue the copies (12 LDGSTS per thread per k-tile, with their
-// address arithmetic and predicates: ~15% of the loop's non-HMMA issue slots) and all eight warps
-// meet at a __syncthreads after every k-tile, where the SM's only block drains together (a
-// `wait` + barrier bubble each 4 mma steps). Here a consumer's only synchronisation is its own
-// wait on the next stage's full barrier, which is normally already complete (3 stages ahead),
-// and one arrive per stage; the warps drift apart instead of meeting.
+// Why: v05 keeps the tensor pipe far from saturated (Nsight Compute). Its consumers also issue
+// the copies (12 LDGSTS per thread per k-tile, with their address arithmetic and predicates:
+// ~15% of the loop's non-HMMA issue slots) and all eight warps meet at a __syncthreads after
+// every k-tile, where the SM's only block drains together (a `wait` + barrier bubble each 4 mma
+// steps). Here a consumer's only synchronisation is its own wait on the next stage's full
+// barrier, which is normally already complete (3 stages ahead), and one arrive per stage; the
+// warps drift apart instead of meeting.
 // Prediction (written before it ran): tensor pipe 73.5% -> 77-80% busy, 455-475 TFLOP/s at
 // 4096^3 (61-64% of cuBLASLt), the same gain at 8192^3. Risk (as predicted, for a first design of
 // 288 threads; built: 384, 40 registers per producer and 232 per consumer): a thread may hold
 // at most 224 registers (v05 uses 254, of which the copier's addresses are ~20): spills would
 // cost more than the gain; and consumer warps drifting apart may lose the L2/L1 sharing of
 // v05's lockstep.
-// Measured (session 6, results/h200/2026-11-30_c1a69fc_gemm_tables/run_gemm.json and three more runs): 519.7 TFLOP/s
-// at 4096^3 bf16, 66.1% of cuBLASLt's 786.6 in the same run (v05 56.8%); 66.8-69.2% in the
-// other runs, 14-19% above v05 in each: the prediction was too low. Tensor pipe 88.1% busy
-// (v05 73.4%), main loop 212 instructions per k-tile (v05 309), `barrier` stalls 0.08 (v05
-// 0.22); the top stalls are now the HMMA issue itself (`wait`, `math_pipe_throttle`).
-// Tuned (session 6, after the measurements above): tune.hpp's kV09Entries add sgemm v18's early
-// probe of the next stage's full barrier (mbarrier_test_wait at an earlier mma step, so that the
-// last step's wait branches on a known predicate; `long_scoreboard` is v09's third stall, 1.07
-// cycles per instruction) and a rasterisation group of 16; entry 0 is the configuration measured
-// above. `klab tune hgemm.v09_mma_tma_producer` measures them. Measured (tune_session6_hgemm_
-// v09.txt): all four within 1.1% (515.7-521.3 TFLOP/s, 1% noise each): the probe is not shown to
-// help here. Committed: entry 3 (group 16, probe at step 2); beside cuBLASLt in the same call
-// (2026-11-30_7ee3907_hgemm_v09_tuned/run_gemm.json): 530.0 against 741.4, 71.5% at 4096^3 bf16.
+// Measured: above the prediction in every run (the prediction was too low), the tensor pipe much
+// busier than v05's, the main loop 212 instructions per k-tile (`klab sass`; v05 309) and few
+// `barrier` stalls; the top stalls are now the HMMA issue itself (`wait`,
+// `math_pipe_throttle`).
+// Tuned (after those measurements): tune.hpp's kV09Entries add sgemm v18's early probe of the
+// next stage's full barrier (mbarrier_test_wait at an earlier mma step, so that the last step's
+// wait branches on a known predicate; `long_scoreboard` is v09's third stall) and a
+// rasterisation group of 16; entry 0 is the configuration measured first. `klab tune
+// hgemm.v09_mma_tma_producer` measures them: all four within noise of one another (the probe is
+// not shown to help here). Committed: entry 3 (group 16, probe at step 2). The numbers and the
+// runs: docs/worklogs/gemm.md.
 // Requirements: sm_90 (TMA, mbarrier transaction counts), 193 KiB of dynamic shared memory; the
 // TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers (16-byte row pitches);
 // other problems run v05's kernel with element copies.

@@ -50,15 +50,15 @@ inline constexpr MultistageTuneConfig kMultistageSpace[] = {
     {256, 128, 8, 64, 64, 8, 16, 256, 3, 1},   // 5: cuBLAS's 256x128x8, 3 stages, 1 block/SM
     {256, 128, 16, 64, 64, 8, 16, 256, 3, 1},  // 6: ... at BK 16
     {128, 256, 16, 64, 64, 8, 16, 256, 3, 1},  // 7: 128x256 (B rows of 1 KiB)
-    // Session 4, around the first sweep's winner (entry 5):
+    // Around the first sweep's winner (entry 5):
     {256, 128, 8, 64, 64, 8, 16, 256, 4, 1},   // 8: 5 a stage deeper
     {256, 128, 8, 64, 64, 8, 16, 256, 2, 1},   // 9: 5 with 2 stages (one in flight)
     {128, 256, 8, 64, 64, 8, 16, 256, 3, 1},   // 10: 5 transposed
     {256, 128, 8, 32, 128, 8, 16, 256, 3, 1},  // 11: 5 with warps of 32x128 (8x1 warps)
     {256, 128, 8, 64, 64, 16, 8, 256, 3, 1},   // 12: 5 with 16x8 per lane
-    // Session 5, for v17 (whose spread copies leave a stage's refill less lead time):
+    // For v17 (whose spread copies leave a stage's refill less lead time):
     {128, 256, 8, 64, 64, 8, 16, 256, 4, 1},  // 13: 10 a stage deeper
-    // Session 6, for v18 (whose best entry has BK 16: fewer waits and arrivals per flop):
+    // For v18 (whose best entry has BK 16: fewer waits and arrivals per flop):
     {128, 256, 32, 64, 64, 8, 16, 256, 3, 1},  // 14: 7 at BK 32
 };
 inline constexpr int kMultistageSpaceSize =
@@ -85,15 +85,15 @@ void register_v16_tunable();
 /// v17's space: entries of kMultistageSpace instantiated with the spread copy schedule, each
 /// with the first k-step of its refill (`from`: the copies go out over steps from .. BK-2);
 /// index = position (append only). Named as the kMultistageSpace entry, with "_c<from>" when
-/// from > 0. (The first two sweeps also had v16's 256x128x8 entries 5 and 8 at from 0: 1.15-1.47x
-/// slower than the 128x256 ones, with 80-96 bytes of stack each; dropped.)
+/// from > 0. (The first two sweeps also had v16's 256x128x8 entries 5 and 8 at from 0: slower
+/// than the 128x256 ones, with 80-96 bytes of stack each; dropped.)
 struct SpreadEntry {
   int entry, from;
 };
 inline constexpr SpreadEntry kSpreadEntries[] = {
-    {10, 0},  // 0: v16's committed shape, copies over k-steps 0-6 (session 5's first sweep)
+    {10, 0},  // 0: v16's committed shape, copies over k-steps 0-6 (the first sweep)
     {13, 0},  // 1: ... with 4 stages
-    // Session 5, after reading cuBLAS's SASS (its 12 copies sit between the FFMAs of the last
+    // After reading cuBLAS's SASS (its 12 copies sit between the FFMAs of the last
     // two k-steps before the barrier, all with 1-cycle stall counts):
     {10, 6},  // 2: the copies in k-step 6 of 8 only
     {13, 6},  // 3: ... with 4 stages
@@ -126,14 +126,14 @@ inline constexpr TmaEntry kTmaEntries[] = {
     {5, 4},   // 3: cuBLAS's 256x128x8
     {5, 6},   // 4: ... 6 stages
     {12, 4},  // 5: 256x128x8 with 16x8 per lane
-    // After the first sweep (session 6: entry 2, BK 16, first by 9%):
+    // After the first sweep (entry 2, BK 16, first):
     {7, 3},   // 6: 2 with 3 stages
     {7, 6},   // 7: 2 with 6 stages
     {6, 4},   // 8: 256x128x16
     {14, 3},  // 9: 128x256x32, 3 stages (150 KiB)
     {14, 4},  // 10: ... 4 stages (199 KiB)
     // The next stage tested early, so that the wait at the last k-step branches on a known
-    // predicate (session 6, after BK 16 beat BK 8 by 9%):
+    // predicate (after BK 16 beat BK 8):
     {7, 6, 8},   // 11: the winner (entry 7), probe at k-step 8 of 16
     {7, 6, 12},  // 12: ... at k-step 12
     {10, 4, 4},  // 13: BK 8 (entry 0), probe at k-step 4 of 8

@@ -8,8 +8,8 @@
 // template over every tile size (warptile.cuh) — v10 and `klab tune` reuse it.
 // Expected bottleneck: FFMA issue with register-bank conflicts and the occasional LDS / barrier
 // stall (64 FFMA per 4 LDS.128 per k-step); ~70-85% of FP32 peak, i.e. 85-95% of cuBLAS.
-// Measured (session 2, results/h200/2026-11-30_e02c6b8_transpose_gemm/run_gemm.json): 40.8 TFLOP/s at 4096^3, 80% of cuBLAS (50.8);
-// Nsight Compute: issue slots active 74% (cuBLAS 89%) — see docs/worklogs/gemm.md.
+// Measured: below that range, with fewer issue slots active than cuBLAS (Nsight Compute); the
+// numbers and the runs: docs/worklogs/gemm.md.
 // Requirements: 16-byte paths when k % 4 == 0, n % 4 == 0 and A, B, C are 16-byte aligned;
 // otherwise scalar bounds-checked global loads and stores (any m, n, k, any alignment).
 #include "kernels/sgemm/warptile.cuh"

@@ -11,13 +11,13 @@
 //    2 LDS.128); 8 lanes share each row (broadcast) and A rows are padded so the two rows of a
 //    half-warp fall in different banks; B reads are 8 consecutive float4s per quarter-warp: no
 //    bank conflicts on the read side.
-// Why: Nsight Compute showed v10 (= v09 at 4096^3) issuing on 73.9% of cycles against cuBLAS's
-// 88.9%, with barrier, long-scoreboard and dispatch stalls on top of the 4-warp interleave
-// (results/h200/2026-11-30_e02c6b8_transpose_gemm/profile_transpose_gemm.txt). cuBLAS's FFMA kernel uses 3 stages.
-// Expected: 44-47 TFLOP/s at 4096^3 (87-93% of cuBLAS's 50.8), if the stalls were the pipeline's.
-// Measured (session 3, results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json): 38.3 TFLOP/s, slower than v09 (40.7);
-// cuBLAS 50.8. The rolled kk loop and the 4 LDS.64 per k-step for A are the likely cost
-// (docs/worklogs/gemm.md); v13 removes both and is no faster.
+// Why: Nsight Compute showed v10 (= v09 at 4096^3) issuing on fewer cycles than cuBLAS, with
+// barrier, long-scoreboard and dispatch stalls on top of the 4-warp interleave
+// (results/h200/2026-11-30_e02c6b8_transpose_gemm/profile_transpose_gemm.txt). cuBLAS's FFMA
+// kernel uses 3 stages.
+// Expected: 87-93% of cuBLAS at 4096^3, if the stalls were the pipeline's.
+// Measured: slower than v09. The rolled kk loop and the 4 LDS.64 per k-step for A are the likely
+// cost; v13 removes both and is no faster (docs/worklogs/gemm.md).
 // Requirements: the 16-byte path (k % 4 == 0, n % 4 == 0, 16-byte-aligned A, B, C); any other
 // problem runs v09's scalar path.
 #include "kernels/sgemm/multistage.cuh"

@@ -5,10 +5,10 @@
 // LDS.128 of A and 16 of B for 512 FFMA; v11 issues 16 LDS.64 and 8 LDS.128 for 256.
 // Why: it is the shape of cuBLAS's kernel on this GPU (sm80_xmma_gemm_..._tilesize256x128x8_
 // stage3_warpsize4x2x1_ffma: 254 registers, one block of 8 warps per SM; Nsight Compute in
-// results/h200/2026-11-30_e02c6b8_transpose_gemm/profile_transpose_gemm.txt). With one block per SM, the 3-stage pipeline has to
-// hide the barrier that v10's second block used to cover.
-// Expected: 46-50 TFLOP/s at 4096^3 (90-98% of cuBLAS).
-// Measured (session 3, results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json): 36.0 TFLOP/s, slower than v09 (40.7).
+// results/h200/2026-11-30_e02c6b8_transpose_gemm/profile_transpose_gemm.txt). With one block per
+// SM, the 3-stage pipeline has to hide the barrier that v10's second block used to cover.
+// Expected: 90-98% of cuBLAS at 4096^3.
+// Measured: slower than v09 and v11 (docs/worklogs/gemm.md).
 // Requirements: as v11 (16-byte path, else v09's scalar path).
 #include "kernels/sgemm/multistage.cuh"
 

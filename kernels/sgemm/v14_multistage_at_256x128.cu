@@ -1,15 +1,15 @@
 // v14 multistage, A transposed, 256 x 128: v13's pipeline on cuBLAS's FFMA tile shape (256 x 128
 // x 8 blocks of 8 warps, 64 x 64 warp tiles, 8 x 16 per lane: 128 accumulators, one block per
-// SM, 3 stages), the shape v12 tried with A row-major (measured session 3: 36.0 TFLOP/s).
+// SM, 3 stages), the shape v12 tried with A row-major (measured slower than v09).
 // Adds over v13: twice the outputs per lane. Per k-step a lane issues 2 LDS.128 of A and 4 of B
 // for 128 FFMA (v13: 2 + 2 for 64), so shared-memory traffic per flop drops by a quarter, and
 // each warp has 128 independent FFMA per k-step to cover its own LDS latency: with one block
-// (2 warps per scheduler) that ILP is what keeps the issue slots busy, as in cuBLAS (88.9% issue
-// active with 8 warps per SM).
-// Expected: 45-49 TFLOP/s at 4096^3 (89-96% of cuBLAS), if ptxas fits it in 255 registers
-// without spills (cuBLAS's kernel spills a little: 40 MB of local traffic at 4096^3).
-// Measured (session 3, results/h200/2026-11-30_81f78b3_sgemm_v13_v14/run_sgemm_v13_v14.json): 38.1 TFLOP/s (v09 40.7, cuBLAS
-// 51.0); main loop 1289 instructions for 1024 FFMA (79.4% FFMA).
+// (2 warps per scheduler) that ILP is what keeps the issue slots busy, as in cuBLAS (whose issue
+// slots stay busy with 8 warps per SM).
+// Expected: 89-96% of cuBLAS at 4096^3, if ptxas fits it in 255 registers without spills
+// (cuBLAS's kernel spills a little, by Nsight Compute's local traffic).
+// Measured: below v09 (docs/worklogs/gemm.md); main loop 1289 instructions for 1024 FFMA
+// (`klab sass`).
 // Requirements: as v13.
 #include "kernels/sgemm/multistage.cuh"
 

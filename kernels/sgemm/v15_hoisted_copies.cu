@@ -14,12 +14,11 @@
 // for 1024 FFMA, 88.1% FFMA (v13: 678 for 512, 75.5%; v09: 85.3%; BK = 8 with the same
 // hoisting: about 86%). A's copies go by warp chunks of 4 rows x 8 k, so their shared-memory
 // writes stay conflict-free at BK = 16.
-// Expected (written after session 3's device time was spent, before it ran): 42-45 TFLOP/s at
-// 4096^3, 83-88% of cuBLAS. Scaling v13's 37.9 by the FFMA share gives 44; the stalls v09 and
-// v13 share (dispatch, barrier) are untouched, so 95% of cuBLAS is not expected from this alone.
-// Measured (session 4, results/h200/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json): 44.4 TFLOP/s, 87% of cuBLAS's
-// 50.9 in the same run (v09 40.8, v13 38.2): inside the prediction. Nsight Compute: issue active
-// 78.3% (v09 74.6%, cuBLAS 89.3%), FMA pipe 70.3% (63.7%, 78.8%).
+// Expected (written before it ran): 83-88% of cuBLAS at 4096^3, from scaling v13's measured
+// rate by the FFMA share; the stalls v09 and v13 share (dispatch, barrier) are untouched, so 95%
+// of cuBLAS is not expected from this alone.
+// Measured: inside the prediction, with more issue slots active than v09 and fewer than cuBLAS
+// (Nsight Compute); the numbers and the runs: docs/worklogs/gemm.md.
 // Requirements: as v13.
 #include "kernels/sgemm/multistage.cuh"
 

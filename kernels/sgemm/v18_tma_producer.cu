@@ -1,30 +1,26 @@
 // v18 tma_producer (sm_90a): v16's k loop with the copies taken out of the math warps. A producer
 // warpgroup fills a ring of stages (B by one TMA box per k-tile, A transposed by the producers'
 // 4-byte cp.async) and signals full/empty mbarriers; the eight consumer warps only load
-// fragments and FFMA (tma_producer_sm90.cuh). hgemm v09's structure, which lifted mma.sync from
-// 60% to 69% of cuBLASLt in session 6.
+// fragments and FFMA (tma_producer_sm90.cuh). hgemm v09's structure, which moved mma.sync closer
+// to cuBLASLt (docs/worklogs/gemm.md).
 // Why: v16's loop (1164 instructions per k-tile, 1024 FFMA) also carries each thread's share of
 // the copies (2 LDGSTS.128 + 4 LDGSTS.32 per k-tile with their addresses and predicates) and a
-// __syncthreads per k-tile at which the SM's only block drains; its issue slots are 78% active
-// against cuBLAS's 89% (Nsight Compute), the difference mostly `dispatch_stall` and barrier
-// drains. Here the consumers' loop is FFMAs, 6 LDS.128 per k-step and one wait and one arrive per
-// k-tile; the producer warp of each SM sub-partition issues ~12 instructions per k-tile.
+// __syncthreads per k-tile at which the SM's only block drains; it keeps fewer issue slots busy
+// than cuBLAS (Nsight Compute), the difference mostly `dispatch_stall` and barrier drains. Here
+// the consumers' loop is FFMAs, 6 LDS.128 per k-step and one wait and one arrive per k-tile; the
+// producer warp of each SM sub-partition issues ~12 instructions per k-tile.
 // Prediction (written before it ran): issue active 78% -> 85-88%, 48-51 TFLOP/s at 4096^3
 // (95-100% of cuBLAS); entry 0 (v16's 128x256x8 with a 4-deep ring) or the BK 16 entry first.
-// Risks (as written before it ran; built: 232 registers per consumer): the consumers' 224-register budget (v16 uses up to 255 at 256 threads), and three warps
-// per sub-partition (one producer) instead of two.
-// Measured (session 6): the first sweep put BK 16 first (49.31 TFLOP/s; BK 8 45.15, no better
-// than v16; 2026-11-30_fec0c68_sgemm_v18_first/tune_sgemm_v18.txt), the second kept BK 16 with a 6-stage ring (49.36,
-// committed; 3 and 4 stages within 0.2%; BK 32 48.34). Beside cuBLAS (2026-11-30_c1a69fc_gemm_tables/run_gemm.json):
-// 49.38 against 50.71, 97.4% (v16 90.1%); 97.0% in the repeat. Issue active 84.7% (v16 77.9%,
-// cuBLAS 88.9%), FMA pipe 77.3% (cuBLAS 78.5%), no barrier stalls; `dispatch_stall` 0.30
-// (cuBLAS 0.10) is the largest difference left.
-// Third sweep (2026-11-30_3355690_sgemm_v18_probe/tune_sgemm_v18.txt): probing the next stage's barrier at a middle
-// k-step (mbarrier_test_wait), so that the last k-step's wait branches on a known predicate,
-// gains 5.5% at BK 8 and 1.2% at BK 16; committed: BK 16, 6 stages, probe at k-step 12, 49.92
-// TFLOP/s against cuBLAS's 50.73 (98.4%, 2026-11-30_3355690_sgemm_v18_probe/run_sgemm.json). After the shared-pipeline
-// tidy (klab/device/pipeline_sm90.cuh; the loop ~20 instructions shorter): 50.23 against 50.92,
-// 98.6% (2026-11-30_f9215ea_gemm_final/run_gemm.json).
+// Risks (as written before it ran; built: 232 registers per consumer): the consumers'
+// 224-register budget (v16 uses up to 255 at 256 threads), and three warps per sub-partition
+// (one producer) instead of two.
+// Measured: the sweeps put BK 16 first (BK 8 no better than v16) with a 6-stage ring; beside
+// cuBLAS it lands inside the prediction, with no barrier stalls left and `dispatch_stall` the
+// largest difference from cuBLAS. Probing the next stage's barrier at a middle k-step
+// (mbarrier_test_wait), so that the last k-step's wait branches on a known predicate, gains more
+// at BK 8 than at BK 16; committed: BK 16, 6 stages, probe at k-step 12. The shared-pipeline tidy
+// (klab/device/pipeline_sm90.cuh) shortened the loop by ~20 instructions. The numbers and the
+// runs: docs/worklogs/gemm.md.
 // Requirements: sm_90a (setmaxnreg, TMA); the 16-byte path (k % 4 == 0, n % 4 == 0, aligned
 // pointers: TMA needs 16-byte row pitches), v09's scalar kernel otherwise.
 #include <array>

@@ -18,11 +18,11 @@ struct TmaConfig {
   int group = 8;  ///< tile rows walked together (1: row by row, as a plain 2D grid would)
   /// Threads store their transposed blocks straight to global memory (16-byte st.global)
   /// instead of through two shared output buffers and TMA stores: an experiment on the write
-  /// path (session 3: is it the TMA store that holds v06 below cuBLAS?).
+  /// path (is it the TMA store that holds v06 below cuBLAS?).
   bool direct_store = false;
   /// Threads copy the input tiles with 16-byte cp.async (into the same 128-byte-swizzled layout)
-  /// instead of one thread issuing TMA boxes: the experiment on the read path (session 3: is it
-  /// the TMA load engine that caps v06 near 89% of copy, where cuBLAS's LSU loads reach 94%?).
+  /// instead of one thread issuing TMA boxes: the experiment on the read path (is it the TMA
+  /// load engine that caps v06 below cuBLAS's LSU loads?).
   bool cp_async_load = false;
   constexpr int threads() const { return 64 * sub_x * sub_y; }
   /// Dynamic shared memory for elements of `elem_bytes`: stages + 2 output buffers (none when

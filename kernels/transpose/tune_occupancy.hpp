@@ -81,16 +81,15 @@ inline constexpr WideConfig kWideSpace[] = {
     {128, 64, 256, 8},   // 9: 128-byte input rows, 256-byte output rows
     {128, 128, 512, 4},  // 10: as 8 with 16 words per thread
     {64, 64, 256, 6},    // 11: 0 with 40 registers (0 spills 3 words at 32)
-    // Session 4, around the first f32 sweep's winner (entry 2, 93.7% of copy at 16384^2):
+    // Around the first f32 sweep's winner (entry 2):
     {64, 64, 512, 4, true},   // 12: 2 with streaming cache hints
     {128, 64, 512, 4},        // 13: 512-byte output rows (f32), 16 words per thread
     {64, 128, 512, 4},        // 14: 512-byte input rows (f32), 16 words per thread
     {64, 64, 1024, 2},        // 15: 32 warps per block, 4 words per thread
     {128, 64, 512, 4, true},  // 16: 13 with streaming hints
-    // Session 5: the tile order around the f32 winner (entry 2) and the bf16 one (entry 8), and
-    // 128x128 f32 tiles in dynamic shared memory (64.5 KiB, 2 blocks/SM). Measured at 16384^2
-    // f32 (2026-11-30_4f43b01_sgemm_v17_first_sweeps/tune_transpose_f32_16384.txt): 17-19 93.3-93.4% (entry 2: 93.7%), 20
-    // 94.8%, 23-25 91.5-92.5%.
+    // The tile order around the f32 winner (entry 2) and the bf16 one (entry 8), and 128x128 f32
+    // tiles in dynamic shared memory (64.5 KiB, 2 blocks/SM); measured by
+    // 2026-11-30_4f43b01_sgemm_v17_first_sweeps (tune_transpose_*.txt).
     {64, 64, 512, 4, false, 8},     // 17: 2 in groups of 8 tile rows (2 KiB output runs)
     {64, 64, 512, 4, false, 16},    // 18: ... of 16 (4 KiB)
     {64, 64, 512, 4, false, 32},    // 19: ... of 32 (8 KiB)
@@ -100,7 +99,7 @@ inline constexpr WideConfig kWideSpace[] = {
     {128, 128, 512, 2},             // 23: f32 128x128 (512-byte rows both sides), 32 words
     {128, 128, 1024, 2},            // 24: ... 16 words per thread, 64 warps per SM
     {128, 128, 512, 2, false, 16},  // 25: 23 in groups of 16 tile rows
-    // Session 5, second sweep: the first put groups of 128 tile rows first in f32 (at 8192^2 that
+    // The second sweep of that order: the first put groups of 128 tile rows first in f32 (at 8192^2 that
     // is every tile row: consecutive blocks walk down whole tile columns, writing whole output
     // rows in order), so longer groups, and bf16's winner (23) and 8 in the same order.
     {64, 64, 512, 4, false, 256},    // 26: 2 down whole tile columns up to 16384 rows
@@ -108,8 +107,8 @@ inline constexpr WideConfig kWideSpace[] = {
     {128, 128, 512, 2, false, 128},  // 28: 23 down whole tile columns up to 16384 rows
     {128, 128, 256, 4, false, 128},  // 29: 8 likewise
     {64, 64, 256, 6, false, 256},    // 30: 11 (cuBLAS's tile, 40 registers) likewise
-    // Measured (tune_session5_b_*): 26 96.5% at 16384^2 and 8192^2 f32 (committed), 27 93.6%,
-    // 30 95.2%; bf16 at 16384^2: 28 95.3% (committed), 29 94.5%, 23 93.3%.
+    // Measured by 2026-11-30_0473170_sgemm_v17_predicated (tune_transpose_*.txt): 26 (f32) and 28
+    // (bf16) won and are committed (kernels/transpose/tuned.json).
 };
 inline constexpr int kWideSpaceSize = static_cast<int>(sizeof(kWideSpace) / sizeof(kWideSpace[0]));
 

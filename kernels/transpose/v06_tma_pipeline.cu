@@ -19,21 +19,13 @@
 // Expected bottleneck: DRAM bandwidth at the copy ceiling (the elementwise v05 rung with the same
 // engine reached 98.5% of copy); the residual is the DRAM page locality of 128-256-byte row
 // segments. Predicted 93-97% of copy in f32 and bf16.
-// Measured (session 2, results/h200/2026-11-30_aaf5f0f_transpose_v06_tuned/run_transpose.json): 88.3% (f32) and 88.4% (bf16) at 16384²,
-// cuBLAS 93.5% (f32); the same at ring depths 2 and 4, so the tile order's DRAM efficiency is
-// the suspect, not bytes in flight (docs/worklogs/transpose.md).
-// Session 3 (results/h200/2026-11-30_fe9e36e_every_gpu_rung/run.json): 89.2% (f32) / 88.8% (bf16) at 16384², cuBLAS 93.7%.
-// Refuted there: the tile order (20 tune entries, groups of 1 to 64 tile rows: 86.9-88.7%),
-// power-of-two pitches (16448²: 88.9% against cuBLAS's 93.7%) and the TMA store path (the
-// direct-store entries, `_st`, are 2-8 points slower).
-// Session 4 (results/h200/2026-11-30_5eb39f4_sgemm_v15_transpose/tune_transpose_v06.txt, 2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json): the
-// shared-memory transposes, which `klab sass` showed compiled to generic LD.E.128/ST.E.128 (the
-// stage pointers had gone through an integer cast), now use explicit ld/st.shared. Predicted
-// +1-3%; measured: no change (the committed entry 88.8% of copy at 16384^2 f32, 88.7% in
-// session 3). The `_ld` entries 25-28 (every thread copies the input with 16-byte cp.async
-// instead of one thread issuing TMA boxes) are no faster: 83.0-88.5% in f32, 84.5% in bf16
-// (TMA loads: 88.8%, 88.7%). Neither the load engine nor the shared-memory instructions cap v06;
-// v07 (high occupancy, plain 4-byte loads and stores) is the answer the ladder measured.
+// Measured: below the prediction and below cuBLAS's geam at 16384^2, at every ring depth. Ruled
+// out one by one: the tile order (the tune space's groups), power-of-two pitches (16448^2), the
+// TMA store path (the direct-store `_st` entries are slower), generic shared-memory instructions
+// (now explicit ld/st.shared: no change) and the TMA load engine (the `_ld` entries, every thread
+// copying with 16-byte cp.async, are no faster). Neither the load engine nor the shared-memory
+// instructions cap v06; v07 (high occupancy, plain 4-byte loads and stores) is the answer the
+// ladder measured. The numbers and the runs they come from: docs/worklogs/transpose.md.
 // Tuned: the stage shape (sub-tiles per stage) and the ring depth come from tune.hpp's space,
 // one entry per dtype (`klab tune transpose.v06_tma_pipeline --dtype f32|bf16`).
 // Requirements: sm_90; rows and cols multiples of N (16-byte row pitches) and 16-byte-aligned
@@ -199,7 +191,7 @@ __global__ void __launch_bounds__(G::kThreads)
     }
 
     // By .shared address (LDS/STS): `smem` went through an integer cast for its alignment, and
-    // plain dereferences of it compiled to generic LD.E/ST.E (session 3's SASS).
+    // plain dereferences of it compiled to generic LD.E/ST.E (`klab sass`).
     const uint32_t src = device::smem_addr(in_stage + s * G::kStageBytes + sx * G::kInBox);
     uint4 v[kN], w[kN];
 #pragma unroll

@@ -4,15 +4,14 @@
 // row (an odd pitch: conflict-free columns), and as many resident warps as the SM holds (up to
 // 64, 32 registers each). Tile shape, block size and blocks per SM are tuned per dtype (`klab
 // tune transpose.v07_high_occupancy`; tune_occupancy.hpp).
-// Why: at 16384^2 f32 v06 reaches 88.6% of copy and cuBLAS's geam 93.5% (session 4,
-// 2026-11-30_5eb39f4_sgemm_v15_transpose/run_transpose.json), and their profiles differ in how latency is hidden, not in bytes:
-// both move 0.99x the minimal DRAM bytes; v06 runs 24 warps per SM whose only global traffic is
-// one thread's TMA boxes (`long_scoreboard` 86% of its stalls), cuBLAS 63 warps per SM each with
-// 16 independent 4-byte loads in flight (`transpose_readWrite_alignment_kernel`, 64x64 tiles, 256
-// threads, 32 registers). Session 3 ruled out the tile order, power-of-two pitches and the TMA
-// store path; session 4 ruled out v06's shared-memory instructions and its TMA loads (cp.async
-// loads by every thread, entries 25-28, are no faster). What is left is the number of independent
-// request streams per SM, which this rung maximises.
+// Why: at 16384^2 f32 v06 stays below cuBLAS's geam, and their profiles differ in how latency is
+// hidden, not in bytes: both move about the minimal DRAM bytes; v06 runs 24 warps per SM whose
+// only global traffic is one thread's TMA boxes (`long_scoreboard` its top stall), cuBLAS 63
+// warps per SM each with 16 independent 4-byte loads in flight
+// (`transpose_readWrite_alignment_kernel`, 64x64 tiles, 256 threads, 32 registers). v06's
+// experiments ruled out the tile order, power-of-two pitches, the TMA store path, its
+// shared-memory instructions and its TMA loads (v06_tma_pipeline.cu). What is left is the number
+// of independent request streams per SM, which this rung maximises.
 // bf16: a word holds two elements of an input row; the tile is kept as 2-byte elements so that a
 // lane gathers the two elements of an output word from two consecutive tile rows (two LDS.U16 and
 // one shift-or), with the odd pitch keeping both the 2-byte stores and the column reads
@@ -21,28 +20,15 @@
 // 16384^2 (the 64x64 entry is its configuration); bf16, with no cuBLAS kernel to compare, 90-93%
 // (it moves the same 4-byte words). Neither reaches 95% unless a tile shape beats cuBLAS's DRAM
 // efficiency.
-// Measured (session 4, results/h200/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json, one run): f32 94.4% of copy
-// at 8192^2 and 93.3% at 16384^2 (cuBLAS 90.8% and 93.7%), bf16 91.3% and 91.9% (v06: 87.0%,
-// 89.0%). The sweeps (tune_transpose_v07_f32.txt, _f32_b.txt, _bf16.txt): f32 64x64 with 512
-// threads (8 words per thread, 4 blocks/SM) 93.7% at 16384^2; cuBLAS's own shape (256 threads,
-// 8 blocks/SM, 32 registers) only 87.1%, because at 32 registers it spills (Nsight Compute: 100
-// MB of local traffic at 8192^2, `mio_throttle` its top stall), and 91.7-92.8% with 40; 1024
-// threads 81.8%; streaming cache hints 87.3%. bf16: 128x128 tiles (256-byte rows on both
-// sides) 92.0%, 128x64 88.7-91.0%, 64-row tiles 79.3-87.9%. A second bench (2026-11-30_ec505b6_transpose_v07_f32_confirm/run_transpose_v07_f32_confirm.json): 94.3%
-// and 93.6% against cuBLAS's 90.5% and 93.4%. The f32 goal, 95%, was not reached then.
-// Session 5: the tile order (WideConfig::group) and 128x128 f32 tiles in dynamic shared memory.
-// Predicted: groups of 8-16 tile rows +0.5-1.5 points (longer runs of each output row); 128x128
-// no better. Measured (tune_session5_a_*, _b_*): at 16384^2 f32 groups of 8-64 tile rows 93.3-93.6%
-// against 93.7% without (at 8192^2 -0.6 to +0.1 points), 128x128 f32 91.5-92.5%, but walking
-// whole tile columns (group >= the tile rows: consecutive blocks write each output row front to
-// back) wins: f32 96.5% at 16384^2, bf16 (128x128, 512 threads) 95.3%. The committed groups (256
-// tile rows f32, 128 bf16) are whole columns up to 16384 rows; taller inputs walk groups of them,
-// an order measured only at 16384^2 (where such groups lost 0.1-0.4 points).
-// One run (results/h200/2026-11-30_4f99922_transpose_gemm_tables/run_transpose.json): f32 96.4% at 8192^2 and 96.5% at 16384^2
-// (cuBLAS 90.4%, 93.4%), bf16 91.7% and 95.2%. With the walk as a constexpr helper
-// (2026-11-30_05d48bb_transpose_final/run_transpose.json): f32 97.1% and 97.2% of that run's copy ceiling (96.4% and
-// 96.6% of the highest one measured), cuBLAS 90.7% and 93.7%, bf16 92.0% and 95.6%. Both goals
-// are met.
+// Measured: the sweeps found cuBLAS's own shape (256 threads, 8 blocks/SM, 32 registers) spills
+// at 32 registers (local traffic, `mio_throttle` its top stall); 1024 threads and streaming cache
+// hints are slower; in bf16 128x128 tiles (256-byte rows on both sides) lead. The tile order
+// (WideConfig::group) decides the rest: walking whole tile columns (group >= the tile rows:
+// consecutive blocks write each output row front to back) wins in both dtypes, and with it both
+// goals (f32 above cuBLAS, 95% of copy in f32 and bf16) are met. The committed groups (256 tile
+// rows f32, 128 bf16) are whole columns up to 16384 rows; taller inputs walk groups of them, an
+// order measured only at 16384^2. The numbers, the sweeps and the runs they come from:
+// docs/worklogs/transpose.md.
 // Requirements: f32 any shape; bf16 the word path needs even rows and cols and 4-byte-aligned
 // pointers (else v04's kernel runs).
 #include <algorithm>
