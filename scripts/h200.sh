@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The GPU side, in one call on the H200: GPU tests, compute-sanitizer (memcheck, racecheck),
-# ceilings, benchmarks (twice, to measure run-to-run agreement) and sweeps. Writes logs and result
-# JSONs to OUTDIR. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
+# The GPU side, in one run on an H100/H200: GPU tests, compute-sanitizer (memcheck, racecheck),
+# ceilings, tuning, benchmarks (twice, to measure run-to-run agreement), sweeps, occupancy/SASS/
+# Nsight Compute summaries and the CPU scaling study. Writes one run folder: OUTDIR/MANIFEST.md
+# (the command, its selections, the commit, the date, the GPU), summary.txt (the console summary)
+# and the logs and result JSONs of each step. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
+#   Name OUTDIR by date, commit and purpose, as results/h200/ does:
+#   scripts/h200.sh results/h200/$(date -u +%F)_$(git rev-parse --short=7 HEAD)_gemm build
 #   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect scaling" selects steps (default: all).
 #   KLAB_FAMILIES="transpose softmax" limits `bench` to these families (default: every family).
 #   KLAB_RUN_DEVICE=gpu leaves the CPU rungs out of `bench` (they take minutes at headline shapes).
@@ -16,13 +20,14 @@ out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
 steps=${KLAB_H200_STEPS:-tests sanitize ceilings tune bench repeat sweep inspect scaling}
 mkdir -p "$out"
-# scripts/pack_for_device.sh carries the binaries gzipped: unpack them where they are expected.
+# A build packed by scripts/pack_for_device.sh (built on one machine, run on another) comes
+# gzipped: unpack it where it is expected.
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
   tar xzf "$pack/device.tgz" -C "$pack" || exit 1
 fi
 klab="$build/apps/klab/klab"
-# Libraries packed beside the build by scripts/pack_for_device.sh (the device image lacks them).
+# Libraries packed beside the build by scripts/pack_for_device.sh (the running machine may lack them).
 [ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 gpu_tests="$build/tests/klab_gpu_tests"
 export KLAB_CACHE_DIR="$out/cache"
@@ -31,6 +36,24 @@ log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
 status=0
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$out/nvidia-smi.txt" 2>&1
+
+# The manifest: what ran, from which code, when, on what. The commit is the source checkout's
+# (`-dirty`: uncommitted changes), else the one scripts/pack_for_device.sh recorded with the build;
+# the result records carry the sha the binaries were built from as well.
+repo=$(cd "$(dirname "$0")/.." && pwd)
+sha=$(git -C "$repo" describe --always --dirty --abbrev=12 2>/dev/null || cat "$build/git_sha.txt" 2>/dev/null || echo unknown)
+{
+  echo "# $(basename "$out")"
+  echo
+  printf -- '- **Command**: `%s`' "scripts/h200.sh $*"
+  sel=$(env | grep -E '^(KLAB_|GTEST_FILTER=)' | grep -v '^KLAB_CACHE_DIR=' | sort | sed 's/^/`/; s/$/`/' | paste -sd ' ' -)
+  echo "${sel:+ with $sel}"
+  echo "- **Steps**: $steps"
+  echo "- **Code**: $sha"
+  echo "- **Started**: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- **Machine**: $(hostname 2>/dev/null); nvidia-smi (name, driver, SM clock, max SM clock, temperature, power): \`$(sed -n 2p "$out/nvidia-smi.txt")\`"
+  echo "- **Files**: \`summary.txt\` (the console summary, step by step) and each step's logs and JSONs"
+} > "$out/MANIFEST.md"
 
 if has tests; then
   # One family group per call of the test binary, each with its own time limit, so that one slow
@@ -117,7 +140,7 @@ if has inspect; then
 fi
 
 if has scaling; then
-  # The CPU ladder's threads+SIMD rungs at 1..N threads on this host (16 cores on the H200 box).
+  # The CPU ladder's threads+SIMD rungs at 1..N threads on this host.
   log "CPU scaling study"
   for spec in vector_add.cpu05_threads_simd reduce_sum.cpu05_threads_simd sgemm.cpu05_threads_simd@m=2048,n=2048,k=2048; do
     IFS=@ read -r v shp <<< "$spec"
@@ -128,4 +151,5 @@ if has scaling; then
 fi
 
 log "done (status $status)"
+echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"
 exit $status
