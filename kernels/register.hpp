@@ -10,6 +10,8 @@ void register_transpose(Registry& r);
 void register_reduction(Registry& r);  // sum reduction and row softmax
 void register_sgemm(Registry& r);
 void register_hgemm(Registry& r);
+/// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
+void register_sabotage(Registry& r);
 /// The CPU ladder (issue: CPU baseline): adds cpuNN_* rungs to vector_add, reduce_sum, sgemm.
 void register_cpu_ladders(Registry& r);
 

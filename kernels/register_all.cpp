@@ -11,6 +11,7 @@ Registry& registry() {
     register_reduction(reg);
     register_sgemm(reg);
     register_hgemm(reg);
+    register_sabotage(reg);     // wrong or slow on purpose: klab doctor's exhibits
     register_cpu_ladders(reg);  // last: it extends families registered above
     return reg;
   }();

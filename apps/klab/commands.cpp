@@ -19,12 +19,15 @@ struct Selection {
   bool explicit_variant = false;  // the user named variants, not a family
 };
 
-// Families and/or variant ids -> what to run, in registry order. Empty targets: everything.
-std::vector<Selection> select(const std::vector<std::string>& targets) {
+// Families and/or variant ids -> what to run, in registry order. Empty targets: everything
+// but the sabotaged families (wrong or slow on purpose), unless `with_sabotaged` (klab list).
+std::vector<Selection> select(const std::vector<std::string>& targets,
+                              bool with_sabotaged = false) {
   const Registry& reg = registry();
   std::vector<Selection> out;
   if (targets.empty()) {
     for (const auto& f : reg.families()) {
+      if (f.sabotaged && !with_sabotaged) continue;
       Selection s{&f, {}, false};
       for (const auto& v : f.ladder) s.variants.push_back(&v);
       out.push_back(s);
@@ -180,11 +183,12 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
 }  // namespace
 
 int cmd_list(const Common& c) {
-  for (const auto& s : select(c.targets)) {
+  for (const auto& s : select(c.targets, true)) {
     const Family& f = *s.family;
     std::string dims;
     for (const auto& d : f.dims) dims += (dims.empty() ? "" : ",") + d;
-    std::cout << f.name << "  (" << dims << ")  " << f.summary << "\n";
+    std::cout << f.name << "  (" << dims << ")  " << f.summary
+              << (f.sabotaged ? "  [sabotaged: not in `klab run`; try `klab doctor`]" : "") << "\n";
     for (const Variant* v : s.variants) {
       std::string dt;
       for (DType t : v->info.dtypes) dt += (dt.empty() ? "" : ",") + std::string(dtype_name(t));
@@ -204,7 +208,13 @@ int cmd_run(const Common& c) {
   else
     std::cout << "Device: " << d.name << ", " << d.sm_count << " SMs, sm_" << d.sm() << ", driver "
               << d.driver << "\n";
-  return execute(c, select(c.targets), false, options_of(c, true, true, {Dist::normal}), true);
+  std::vector<Selection> sel = select(c.targets);
+  for (const auto& s : sel)
+    if (s.family->sabotaged)
+      throw UsageError(s.family->name +
+                       " is wrong or slow on purpose: not part of `klab run` (use `klab check` or "
+                       "`klab doctor` on its variants)");
+  return execute(c, std::move(sel), false, options_of(c, true, true, {Dist::normal}), true);
 }
 
 int cmd_check(const Common& c) {

@@ -34,7 +34,8 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (const auto& f : registry().families())
     for (const auto& v : f.ladder) {
-      if (v.info.device != Device::gpu) continue;
+      // Sabotaged families fail on purpose: tests/gpu/test_doctor.cpp checks their diagnosis.
+      if (f.sabotaged || v.info.device != Device::gpu) continue;
       if (!awkward_only)
         for (const auto& p : f.headline) out.push_back({&f, &v, p, true});
       for (const auto& p : f.awkward) {
