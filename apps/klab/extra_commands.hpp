@@ -36,7 +36,7 @@ inline void add_sampling_options(CLI::App* cmd, SamplingOptions& o) {
 
 void add_roofline_commands(CLI::App& app, CommandList& out);  // cmd_roofline.cpp: roofline, predict
 void add_inspect_commands(CLI::App& app,
-                          CommandList& out);  // cmd_inspect.cpp: occupancy, sass, profile
+                          CommandList& out);  // cmd_inspect.cpp: occupancy, sass, profile, doctor
 void add_scaling_command(CLI::App& app, CommandList& out);  // cmd_scaling.cpp: CPU core scaling
 void add_tune_command(CLI::App& app, CommandList& out);     // cmd_tune.cpp: autotuning
 void add_profile_report_command(CLI::App& app,
