@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Formats every C++/CUDA source in place with the repository's .clang-format (STYLE.md).
+# Formats every C++/CUDA source in place with the repository's .clang-format (docs/design.md, Conventions).
 # Usage: scripts/format.sh [--check]   (--check: list files that would change, exit 1 if any)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# Format first (STYLE.md: .clang-format, 100 columns): a file that is not formatted fails here.
+# Format first (docs/design.md: .clang-format, 100 columns): a file that is not formatted fails here.
 scripts/format.sh --check || { echo "test.sh: run scripts/format.sh (files above are not formatted)" >&2; exit 1; }
 preset=$(scripts/build.sh | tail -1)
 ctest --preset "$preset" --output-on-failure

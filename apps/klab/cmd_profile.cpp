@@ -124,7 +124,7 @@ int cmd_profile(const InspectOptions& opt) {
   require_gpu("profile");
   // The `klab bench` that ncu runs reads this device's ceilings from the cache. Measured under
   // ncu instead, every probe kernel and cuBLASLt GEMM runs instrumented and one profile takes
-  // minutes (session 3 lost a device call to it): measure them here, outside the profiler, once.
+  // minutes (each profile of one early run timed out so): measure them here, outside the profiler, once.
   if (!load_cached_ceilings())
     std::cerr << "measuring this device's ceilings once, outside the profiler (cached at "
               << ceilings_cache_path() << ")\n";

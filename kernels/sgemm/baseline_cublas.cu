@@ -7,7 +7,7 @@
 // TF32 stays off: the handle's math mode is CUBLAS_DEFAULT_MATH, which only allows compute types
 // with at least FP32's mantissa (TF32 tensor cores need CUBLAS_TF32_TENSOR_OP_MATH; the
 // NVIDIA_TF32_OVERRIDE variable can only turn TF32 off). This is what PyTorch runs with
-// allow_tf32 = False — the 50.8 TFLOP/s of TARGETS.md. (CUBLAS_PEDANTIC_MATH would also forbid
+// allow_tf32 = False — the FP32 baseline of docs/design.md's targets. (CUBLAS_PEDANTIC_MATH would also forbid
 // TF32, but may pick slower kernels: not the baseline a user gets.)
 #include <cublas_v2.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The one timing harness behind the CLI, the tests and the reports (DESIGN.md's rules).
+// The one timing harness behind the CLI, the tests and the reports (docs/design.md's rules of honest measurement).
 #include <functional>
 #include <string>
 #include <vector>

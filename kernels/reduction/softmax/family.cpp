@@ -76,7 +76,7 @@ Family make_softmax() {
     return Tolerance{4 * u, rtol, 0, rtol};
   };
 
-  // 32768 x 4096: 512 MiB each way in f32 (the TARGETS.md torch.softmax shape), 256 MiB in bf16.
+  // 32768 x 4096: 512 MiB each way in f32 (the torch.softmax shape of docs/design.md's targets), 256 MiB in bf16.
   for (DType t : f.dtypes) f.headline.push_back(softmax_problem(32768, 4096, t));
   // Awkward: one element; rows of one element (cols = 1); a single long prime row (more than any
   // register-resident rung holds); 33 x 31 (no vector width or block divides either); 4097^2;
