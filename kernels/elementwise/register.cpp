@@ -19,6 +19,7 @@ void register_elementwise(Registry& r) {
     f.ladder.push_back(gpu_v03_vectorized(op));
     f.ladder.push_back(gpu_v04_vectorized_ilp(op));
     if (op != Op::grayscale) f.ladder.push_back(gpu_v05_bulk_copy_sm90(op));  // map ops only
+    if (op == Op::grayscale) f.ladder.push_back(gpu_v06_gray_bulk_sm90());    // grayscale only
     f.ladder.push_back(gpu_baseline_cub(op));
 #endif
     r.add(std::move(f));

@@ -150,6 +150,13 @@ Family make_maxpool() {
     f.awkward.push_back(problem(3, 1, 61, 59, 1, 2, 0, t));
     f.awkward.push_back(problem(1, 1, 17, 19, 7, 5, 3, t));
     f.awkward.push_back(problem(7, 13, 5, 3, 2, 1, 1, t));
+    // v03's vector path (w * sizeof(T) a multiple of 16, window 2x2/2 or 3x3/2/1): odd heights
+    // (a last strip of one row, a last input row no window reads), output rows of a partial
+    // 16-byte group (stored element by element) and of whole groups (vector stores).
+    f.awkward.push_back(problem(2, 3, 37, 40, 2, 2, 0, t));
+    f.awkward.push_back(problem(1, 5, 33, 48, 3, 2, 1, t));
+    f.awkward.push_back(problem(3, 2, 30, 24, 3, 2, 1, t));
+    f.awkward.push_back(problem(2, 3, 65, 232, 3, 2, 1, t));
   }
   for (DType t : f.dtypes) f.awkward.push_back(problem(3, 5, 127, 131, 3, 2, 1, t, 1));
   return f;

@@ -26,6 +26,7 @@ Family make_maxpool();
 Variant cpu_v00();
 Variant gpu_v01_naive();
 Variant gpu_v02_vertical_strip();
+Variant gpu_v03_vector_rows();
 Variant gpu_baseline_cudnn();
 
 }  // namespace klab::maxpool

@@ -12,6 +12,7 @@ void register_maxpool(Registry& r) {
 #if KLAB_HAS_CUDA
     gpu_v01_naive(),
     gpu_v02_vertical_strip(),
+    gpu_v03_vector_rows(),
 #if KLAB_HAS_CUDNN
     gpu_baseline_cudnn(),
 #endif

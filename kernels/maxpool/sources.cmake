@@ -14,5 +14,5 @@ if(KLAB_ENABLE_CUDA)
 endif()
 klab_family(maxpool
   HOST family.cpp cpu.cpp register.cpp
-  CUDA v01_naive.cu v02_vertical_strip.cu ${KLAB_MAXPOOL_CUDNN_CU}
+  CUDA v01_naive.cu v02_vertical_strip.cu v03_vector_rows.cu ${KLAB_MAXPOOL_CUDNN_CU}
   CUDA_LIBS ${KLAB_MAXPOOL_CUDNN_LIB})

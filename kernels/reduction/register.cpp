@@ -28,6 +28,7 @@ void register_reduction(Registry& r) {
     softmax_v02_block_row(),
     softmax_v03_online(),
     softmax_v04_registers(),
+    softmax_v05_warp_rows(),
 #if KLAB_HAS_CUDNN
     softmax_baseline_cudnn(),
 #endif

@@ -77,7 +77,14 @@ Family make_softmax() {
   };
 
   // 32768 x 4096: 512 MiB each way in f32 (the torch.softmax shape of docs/design.md's targets), 256 MiB in bf16.
-  for (DType t : f.dtypes) f.headline.push_back(softmax_problem(32768, 4096, t));
+  // Short rows (MoE routers, short attention rows), v05's range: 2^22 x 64, 2^21 x 128 and
+  // 2^20 x 255 (a length no vector width divides), 2^28 elements each: 1 GiB each way in f32.
+  for (DType t : f.dtypes) {
+    f.headline.push_back(softmax_problem(32768, 4096, t));
+    f.headline.push_back(softmax_problem(int64_t(1) << 22, 64, t));
+    f.headline.push_back(softmax_problem(int64_t(1) << 21, 128, t));
+    f.headline.push_back(softmax_problem(int64_t(1) << 20, 255, t));
+  }
   // Awkward: one element; rows of one element (cols = 1); a single long prime row (more than any
   // register-resident rung holds); 33 x 31 (no vector width or block divides either); 4097^2;
   // v04's longest row (1024 threads x 32 values); misaligned bases with odd and with vector-wide
@@ -93,6 +100,30 @@ Family make_softmax() {
       f.awkward.push_back(softmax_problem(r, c, t));
     f.awkward.push_back(softmax_problem(33, 31, t, 1));
     f.awkward.push_back(softmax_problem(257, 4096, t, 1));
+    // Short rows (v05): each of its lane counts and values per lane, on its vector path (the
+    // multiples of the vector width) and its scalar path (17, 31, 33, 255, 257, 511, ...), with
+    // row counts that fill no warp, block or wave evenly (200003 x 16 and 20001 x 512: more rows
+    // than one resident wave takes, so the grid-stride loop turns); v05's longest row (1024) and one
+    // column past it (v05 refuses, the others run); a misaligned vector-wide short row (v05's
+    // scalar path at a vector length).
+    for (auto [r, c] : std::initializer_list<std::pair<int64_t, int64_t>>{{1, 16},
+                                                                          {1001, 16},
+                                                                          {200003, 16},
+                                                                          {777, 17},
+                                                                          {3001, 31},
+                                                                          {99, 33},
+                                                                          {12345, 64},
+                                                                          {257, 100},
+                                                                          {300, 120},
+                                                                          {4099, 255},
+                                                                          {1027, 257},
+                                                                          {513, 511},
+                                                                          {20001, 512},
+                                                                          {2049, 1000},
+                                                                          {129, 1024},
+                                                                          {65, 1025}})
+      f.awkward.push_back(softmax_problem(r, c, t));
+    f.awkward.push_back(softmax_problem(1001, 64, t, 1));
   }
   return f;
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The short-row softmax, bf16 max-pool and grayscale rungs (softmax.v05_warp_rows,
+# maxpool.v03_vector_rows, grayscale.v06_gray_bulk_sm90) on the GPU, in one short call (< 3 min):
+#   1. `klab check` of the three new rungs at their family's headline + awkward shapes;
+#   2. `klab bench` of each new rung beside the rung below it and the vendor baseline, at the
+#      family's headline shapes (softmax: 2^22 x 64, 2^21 x 128, 2^20 x 255 and 32768 x 4096,
+#      f32 and bf16; maxpool: 2x2/2 and 3x3/2/1 on 224^2 planes, f32 and bf16; grayscale: 2^25
+#      pixels), one JSON per family in OUTDIR;
+#   3. a short table: GB/s, % of the measured copy ceiling, speed-up over the baseline.
+# Usage: scripts/measure_weak_rungs.sh BUILD_DIR OUTDIR
+#   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
+#   KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache; an earlier run's cache skips
+#   measuring them again). KLAB_MAX_TIME: seconds per benchmark (default 0.5).
+set -uo pipefail
+usage="usage: scripts/measure_weak_rungs.sh BUILD_DIR OUTDIR"
+build=${1:?$usage}
+out=${2:?$usage}
+mkdir -p "$out"
+pack=$(dirname "$build")
+if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
+  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
+fi
+klab="$build/apps/klab/klab"
+[ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KLAB_CACHE_DIR=${KLAB_CACHE_DIR:-$out/cache}
+max_time=${KLAB_MAX_TIME:-0.5}
+status=0
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
+
+# The registered ones among FAMILY's named rungs (a baseline is absent when its library was not
+# found at build time).
+pick() {
+  local fam=$1 have v
+  shift
+  have=$("$klab" list "$fam" | awk '{print $1}')
+  for v in "$@"; do grep -qx "$fam.$v" <<< "$have" && echo "$fam.$v"; done
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv > "$out/nvidia-smi.txt" 2>&1
+
+log "ceilings (cached in $KLAB_CACHE_DIR)"
+timeout 120 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
+
+log "klab check: the new rungs at headline + awkward shapes"
+timeout 150 "$klab" check softmax.v05_warp_rows maxpool.v03_vector_rows \
+  grayscale.v06_gray_bulk_sm90 --quiet --json "$out/check.json" > "$out/check.txt" 2>&1 || status=1
+python3 - "$out/check.json" <<'EOF' | tee -a "$out/summary.txt"
+import json, sys
+rs = json.load(open(sys.argv[1]))
+bad = [r for r in rs if r["status"] == "error" or not r.get("check", {}).get("passed", True)]
+skipped = [r for r in rs if r["status"] == "skipped"]
+print(f"check: {len(rs)} records, {len(bad)} failed, {len(skipped)} skipped (can_implement refused)")
+for r in bad:
+    c = r.get("check", {})
+    print("  FAILED", r["variant"], r["problem"], r["dtype"], "misalign", r["misalign"],
+          r.get("reason", ""), {k: c.get(k) for k in ("max_abs", "max_rel", "nan", "unwritten", "bad")},
+          c.get("first_mismatches", [])[:3])
+EOF
+
+bench() {  # FAMILY RUNG...: one klab bench of these rungs at the family's headline shapes
+  local fam=$1
+  shift
+  log "klab bench $fam: $*"
+  timeout 170 "$klab" bench $(pick "$fam" "$@") --quiet --max-time "$max_time" \
+    --json "$out/$fam.json" > "$out/$fam.txt" 2>&1 || status=1
+}
+bench softmax v04_registers v05_warp_rows baseline_cudnn
+bench maxpool v02_vertical_strip v03_vector_rows baseline_cudnn
+bench grayscale v03_vectorized v04_vectorized_ilp v06_gray_bulk_sm90 baseline_cub
+
+log "table"
+python3 - "$out"/softmax.json "$out"/maxpool.json "$out"/grayscale.json <<'EOF' | tee -a "$out/summary.txt"
+import json, os, sys
+print(f"{'variant':34} {'problem':40} {'dtype':5} {'GB/s':>7} {'% copy':>7} {'x base':>7} check")
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        print("missing", path)
+        continue
+    for r in json.load(open(path)):
+        if r["status"] != "ok":
+            print(f"{r['variant']:34} {r['problem']:40} {r['dtype']:5} {r['status']}: {r.get('reason', '')[:60]}")
+            continue
+        pct = r.get("ceiling", {}).get("pct")
+        sp = r.get("baseline", {}).get("speedup")
+        print(f"{r['variant']:34} {r['problem']:40} {r['dtype']:5} {r.get('gbps', 0):7.0f} "
+              f"{pct if pct is None else format(pct, '7.1f'):>7} "
+              f"{'-' if sp is None else format(sp, '.2f') + 'x':>7} "
+              f"{'pass' if r.get('check', {}).get('passed') else 'FAIL'}")
+EOF
+log "done (status $status)"
+exit $status
