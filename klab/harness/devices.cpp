@@ -79,7 +79,8 @@ std::vector<DeviceSpec> make_table() {
                  "whitepaper (SMs, clock)",
        .notes =
            "tensor figures: the datasheet's sparse 989/1979/3958 halved; L2 not on the datasheet: "
-           "60 MiB is the CUDA device attribute read on the project's H200 (docs/design.md, Targets)",
+           "60 MiB is the CUDA device attribute read on the project's H200 (docs/design.md, "
+           "Targets)",
        .match_all = {"h200"},
        .match_none = {"nvl"}});
   t.push_back(
