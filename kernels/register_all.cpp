@@ -1,6 +1,54 @@
 #include "kernels/register.hpp"
 
+#include <string>
+
+#include "klab/harness/ceilings.hpp"
+#include "klab/harness/runner.hpp"
+
 namespace klab {
+
+namespace {
+
+// Each family's vendor baselines at its headline shapes raise the family's ceiling where they
+// sustain more than the probe kernels (CUB's vector add reads more than a copy's bandwidth:
+// a read-heavy mix). Measured by `klab ceilings`, never inside a family's own run.
+void register_baseline_ceiling_probes(const Registry& reg) {
+  for (const Family& fam : reg.families()) {
+    if (fam.ceiling.empty() || fam.sabotaged) continue;
+    bool has_gpu_baseline = false;
+    for (const Variant& v : fam.ladder)
+      has_gpu_baseline |= v.info.baseline && v.info.device == Device::gpu;
+    if (!has_gpu_baseline) continue;
+    ceiling_probes().push_back([name = fam.name](const BenchConfig& cfg) {
+      Family f = registry().family(name);
+      const std::string ceiling = f.ceiling;
+      f.ceiling.clear();  // run_variant must not ask for the ceilings being measured
+      const bool bandwidth = ceiling_unit(ceiling) == "GB/s";
+      Ceiling best{ceiling, ceiling_unit(ceiling), 0, 0, ""};
+      RunOptions opt;
+      opt.check = false;
+      opt.bench_cfg = cfg;
+      for (const Variant& v : f.ladder) {
+        if (!v.info.baseline || v.info.device != Device::gpu) continue;
+        for (const Problem& p : f.headline) {
+          const Result r = run_variant(f, v, p, opt);
+          if (r.status != "ok" || !r.timed) continue;
+          const double value = bandwidth ? r.gbps : r.tflops;
+          if (value > best.value) {
+            best.value = value;
+            best.how = v.info.id + " at " + p.str() + ", median of " +
+                       std::to_string(r.timing.stats.n) + ", SM clock " +
+                       std::to_string(r.timing.sm_clock_min_mhz) + "-" +
+                       std::to_string(r.timing.sm_clock_max_mhz) + " MHz";
+          }
+        }
+      }
+      return best;
+    });
+  }
+}
+
+}  // namespace
 
 Registry& registry() {
   static Registry r = [] {
@@ -15,6 +63,8 @@ Registry& registry() {
     register_cpu_ladders(reg);  // last: it extends families registered above
     return reg;
   }();
+  static const bool probes = (register_baseline_ceiling_probes(r), true);
+  (void)probes;
   return r;
 }
 

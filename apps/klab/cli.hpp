@@ -11,6 +11,7 @@ namespace klab::cli {
 
 struct Common {
   std::string shape, dtype, json_path, dist = "normal";  // dtype empty: every headline dtype
+  std::string layout;                                    // empty: the family's default
   bool hot = false, awkward = false, quiet = false;
   int64_t misalign = 0;
   uint64_t seed = 0;

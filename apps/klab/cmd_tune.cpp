@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "apps/klab/cli.hpp"
+#include "apps/klab/cli_options.hpp"
 #include "apps/klab/extra_commands.hpp"
 #include "kernels/register.hpp"
 #include "klab/build_info.hpp"
@@ -264,8 +265,8 @@ void add_tune_command(CLI::App& app, CommandList& out) {
                                  "fastest per device and shape class");
   cmd->add_option("variant", o->variant, "a tunable variant id, e.g. sgemm.v10_autotuned")
       ->required();
-  cmd->add_option("--shape", o->shape,
-                  "problem dimensions (default: the family's first headline shape)");
+  add_shape_option(cmd, o->shape,
+                   "problem dimensions (default: the family's first headline shape)");
   cmd->add_option("--dtype", o->dtype, "dtype (default: the family's first)");
   cmd->add_option("--json", o->json_path,
                   "write every configuration's result record here ('-' for stdout)");

@@ -62,10 +62,14 @@ std::vector<Dist> dists_of(const std::string& d) {
 // Problems for a selection: --shape (validated now, before any GPU work) or the family's own.
 // --dtype alone filters the family's own problems; with --shape it defaults to the first dtype.
 std::vector<Problem> problems_of(const Common& c, const Family& f, bool with_awkward) {
+  if (c.shape.empty() && c.misalign != 0)
+    throw UsageError("--misalign needs --shape (the family's own shapes set their own alignment)");
+  if (c.shape.empty() && !c.layout.empty())
+    throw UsageError("--layout needs --shape (the family's own shapes set their own layout)");
   if (!c.shape.empty())
     return {make_problem(f, c.shape,
                          c.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : c.dtype,
-                         c.misalign)};
+                         c.misalign, c.layout)};
   std::vector<Problem> ps = f.headline;
   if (with_awkward) ps.insert(ps.end(), f.awkward.begin(), f.awkward.end());
   if (!c.dtype.empty()) {
@@ -269,6 +273,7 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
 int cmd_ceilings(bool remeasure, const std::string& json_path) {
   const DeviceInfo& d = device_info();
   if (!d.present) throw UsageError("ceilings needs a GPU, and there is none: " + d.absent_reason);
+  registry();  // registers the families' baseline probes (kernels/register_all.cpp)
   std::optional<Ceilings> c = remeasure ? std::nullopt : load_cached_ceilings();
   const bool cached = c.has_value();
   if (!c) {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/klab/cli.hpp"
+#include "apps/klab/cli_options.hpp"
 #include "apps/klab/extra_commands.hpp"
 #include "klab/core/errors.hpp"
 
@@ -11,9 +12,14 @@ namespace {
 void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = false) {
   auto* t = cmd->add_option("targets", c.targets, "families or variant ids (see `klab list`)");
   if (targets_required) t->required();
-  cmd->add_option("--shape", c.shape, "problem dimensions, e.g. n=1048576 or m=4096,n=4096,k=4096");
+  klab::cli::add_shape_option(cmd, c.shape,
+                              "problem dimensions, e.g. n=1048576 or m=4096,n=4096,k=4096");
   cmd->add_option("--dtype", c.dtype, "f32, f16, bf16, e4m3, e5m2");
-  cmd->add_option("--misalign", c.misalign, "shift every base pointer by this many elements");
+  cmd->add_option("--layout", c.layout,
+                  "with --shape: the tensors' layout, where a family has several");
+  cmd->add_option("--misalign", c.misalign,
+                  "with --shape: shift every base pointer by this many elements (>= 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)");
   cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");

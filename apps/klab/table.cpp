@@ -15,13 +15,25 @@ namespace {
 std::string check_cell(const Result& r) {
   if (r.status == "skipped") return "skipped: " + r.reason;
   if (r.status == "error") return "ERROR: " + r.reason;
-  if (!r.checked) return "-";
-  return r.check.passed ? "pass" : r.check.summary();
+  std::string cell;
+  if (!r.checked)
+    cell = "-";
+  else if (!r.check.passed)
+    cell =
+        r.check.summary() + (r.vendor_checked && !r.vendor_check.passed
+                                 ? "; " + r.vendor_check.reference + ": " + r.vendor_check.summary()
+                                 : "");
+  else
+    cell = r.check.plain_fp64() ? "pass" : "pass (" + r.check.reference + ")";
+  if (r.ceiling.pct > 100)
+    cell += "; ABOVE CEILING: the ceiling was measured too low or the counts are wrong";
+  return cell;
 }
 
 std::vector<std::string> row(const Result& r) {
   std::string problem = r.problem.shape.str() + " " + std::string(dtype_name(r.problem.dtype));
   if (r.problem.misalign) problem += " +" + std::to_string(r.problem.misalign);
+  if (!r.problem.layout.empty()) problem += " " + r.problem.layout;
   if (r.block_threads) problem += " block=" + std::to_string(r.block_threads);
   std::vector<std::string> c{r.variant + (r.baseline_variant ? " (baseline)" : ""), problem};
   if (r.timed) {
@@ -32,12 +44,12 @@ std::vector<std::string> row(const Result& r) {
     c.push_back(r.ceiling.name.empty() ? "-"
                                        : fmt::format("{:.1f}% {}", r.ceiling.pct, r.ceiling.name));
     c.push_back(r.baseline.id.empty() ? "-" : fmt::format("{:.2f}x", r.baseline.speedup));
-    c.push_back(r.timing.throttled_samples
-                    ? fmt::format("{}-{} MHz (throttled)", r.timing.sm_clock_min_mhz,
-                                  r.timing.sm_clock_max_mhz)
-                    : (r.timing.sm_clock_max_mhz ? fmt::format("{}-{}", r.timing.sm_clock_min_mhz,
-                                                               r.timing.sm_clock_max_mhz)
-                                                 : "-"));
+    std::string clk = r.timing.sm_clock_max_mhz ? fmt::format("{}-{}", r.timing.sm_clock_min_mhz,
+                                                              r.timing.sm_clock_max_mhz)
+                                                : "-";
+    if (r.timing.throttled_samples) clk += " (throttled)";
+    if (r.timing.discarded_samples) clk += fmt::format(" ({} dropped)", r.timing.discarded_samples);
+    c.push_back(clk);
   } else {
     for (int i = 0; i < 7; ++i) c.push_back("-");
   }

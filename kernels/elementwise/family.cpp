@@ -73,6 +73,7 @@ Family map_family(Op op, std::string summary, std::vector<DType> dtypes) {
 
 Family make_vector_add() {
   Family f = map_family(Op::add, "out = a + b", {DType::f32, DType::bf16});
+  f.ceiling = "read2_write1";  // two streams read per stream written: HBM's read-heavy rate
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
     return std::vector<TensorSpec>{{"a", p.dtype, n, Role::input},
@@ -100,6 +101,7 @@ Family make_vector_add() {
 Family make_saxpy() {
   Family f =
       map_family(Op::saxpy, "y = alpha * x + y (alpha = 1.5, in place)", {DType::f32, DType::bf16});
+  f.ceiling = "read2_write1";  // x and y read, y written
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
     return std::vector<TensorSpec>{{"x", p.dtype, n, Role::input}, {"y", p.dtype, n, Role::inout}};

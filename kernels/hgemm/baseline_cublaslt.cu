@@ -5,7 +5,9 @@
 // The heuristic's first algorithm is chosen once per (shape, dtype, pointer alignment) and
 // cached with its descriptors; the handle is created on first use and lives for the process.
 // Scratch comes from Buffers::workspace (kWorkspaceBytes): launch allocates nothing, syncs nothing.
-// Also the trusted reference for problems too large for the CPU (Family::gpu_reference_variant).
+// `prepare` looks the plan up once; its launch only enqueues cublasLtMatmul. Also the second
+// opinion beside the fp64 samples at problems too large for the whole CPU reference
+// (Family::gpu_reference_variant).
 #include <cublasLt.h>
 
 #include <map>
@@ -112,6 +114,18 @@ void launch(const GemmArgs<T>& g, Buffers& b, cudaStream_t stream) {
   KLAB_CHECK_LAUNCH();
 }
 
+template <class T>
+PreparedLaunch prepare(const GemmArgs<T>& g, Buffers& b) {
+  const Plan* p = &plan_for(g, b.workspace_bytes);
+  return [g, p, ws = b.workspace, ws_bytes = b.workspace_bytes](Stream s) {
+    const float alpha = 1.f, beta = 0.f;
+    KLAB_CUBLAS_CHECK(cublasLtMatmul(handle(), p->op, &alpha, g.b, p->a, g.a, p->b, &beta, g.c,
+                                     p->c, g.c, p->c, &p->algo, ws, ws_bytes,
+                                     reinterpret_cast<cudaStream_t>(s)));
+    KLAB_CHECK_LAUNCH();
+  };
+}
+
 }  // namespace
 
 Variant gpu_baseline_cublaslt() {
@@ -122,6 +136,11 @@ Variant gpu_baseline_cublaslt() {
       });
   v.info.baseline = true;
   v.workspace_bytes = [](const Problem&) { return kWorkspaceBytes; };
+  v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs&) {
+    PreparedLaunch out;
+    with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) { out = prepare(g, b); });
+    return out;
+  };
   return v;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "klab/core/errors.hpp"
+#include "klab/harness/reference_gemm.hpp"
 
 namespace klab::hgemm {
 
@@ -32,7 +33,7 @@ std::vector<Problem> headline() {
 // Shapes that break careless kernels. The fast rungs copy 16-byte rows, so the list mixes shapes
 // where K % 8 == 0 and N % 8 == 0 (vector path, partial tiles at the M/N/K edges: 129x136x40,
 // 1000^3) with shapes where they do not (element path: odd or prime dims, K = 1, misaligned
-// pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops and is checked against cuBLASLt.
+// pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops: fp64 samples and cuBLASLt judge it.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{{1, 1, 1},
@@ -149,13 +150,22 @@ Family make_hgemm() {
     return Tolerance{atol, u, 2 * k * kU32, u + k * kU32};
   };
 
-  // Too large for the CPU reference: cuBLASLt's output (itself rounded to the output type) is the
-  // reference, and there is no magnitude. Elementwise: both sides round once (2 u_out |c|), and
+  // Too large for the whole CPU reference: fp64 dot products at a sample of C's elements judge
+  // every rung (under `tolerance` above, magnitudes included), and cuBLASLt's whole output is a
+  // second comparison. cuBLASLt's output is itself rounded to the output type, and there is no
+  // magnitude. Elementwise: both sides round once (2 u_out |c|), and
   // accumulation-order differences are absolute errors near outputs that cancel to ~0: atol is
   // 4 ulp of the typical output scale, sqrt(k) for the harness's O(1) inputs (normal, uniform,
   // Student-t). Relative L2: two roundings plus the accumulation term as above. A missing K
   // slice or a wrong tile shows as a relative L2 of percents, far above this.
   f.cpu_reference_max_flops = kCpuReferenceMaxFlops;
+  f.output_grid = [](const Problem& p, const std::string&) {
+    return OutputGrid{p.dim("m"), p.dim("n")};
+  };
+  f.reference_at = [](const Problem& p, const Buffers& b, const std::string&,
+                      const std::vector<int64_t>& index, RefOutput& out) {
+    gemm_at(b["a"], b["b"], p.dim("m"), p.dim("n"), p.dim("k"), index, out.value, out.magnitude);
+  };
   f.gpu_reference_variant = kGpuReference;
   f.gpu_reference_tolerance = [](const Problem& p) {
     const double u = dtype_unit_roundoff(p.dtype), k = static_cast<double>(p.dim("k"));

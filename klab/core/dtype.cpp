@@ -12,7 +12,10 @@ namespace klab {
 int dtype_size(DType t) {
   switch (t) {
     case DType::f32:
+    case DType::i32:
       return 4;
+    case DType::i64:
+      return 8;
     case DType::f16:
     case DType::bf16:
       return 2;
@@ -35,13 +38,17 @@ std::string_view dtype_name(DType t) {
       return "e4m3";
     case DType::e5m2:
       return "e5m2";
+    case DType::i32:
+      return "i32";
+    case DType::i64:
+      return "i64";
   }
   return "?";
 }
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> all{DType::f32, DType::f16, DType::bf16, DType::e4m3,
-                                      DType::e5m2};
+  static const std::vector<DType> all{DType::f32,  DType::f16, DType::bf16, DType::e4m3,
+                                      DType::e5m2, DType::i32, DType::i64};
   return all;
 }
 
@@ -49,7 +56,7 @@ DType parse_dtype(std::string_view name) {
   for (DType t : all_dtypes())
     if (dtype_name(t) == name) return t;
   throw UsageError("unknown dtype '" + std::string(name) +
-                   "' (expected f32, f16, bf16, e4m3, e5m2)");
+                   "' (expected f32, f16, bf16, e4m3, e5m2, i32, i64)");
 }
 
 double dtype_unit_roundoff(DType t) {
@@ -64,6 +71,9 @@ double dtype_unit_roundoff(DType t) {
       return std::ldexp(1.0, -4);
     case DType::e5m2:
       return std::ldexp(1.0, -3);
+    case DType::i32:
+    case DType::i64:
+      return 0;
   }
   return 0;
 }
@@ -189,6 +199,10 @@ double load_as_double(const void* data, DType t, int64_t i) {
       return e4m3_bits_to_float(static_cast<const uint8_t*>(data)[i]);
     case DType::e5m2:
       return e5m2_bits_to_float(static_cast<const uint8_t*>(data)[i]);
+    case DType::i32:
+      return static_cast<const int32_t*>(data)[i];
+    case DType::i64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
   }
   return 0;
 }
@@ -210,6 +224,12 @@ void store_from_double(void* data, DType t, int64_t i, double v) {
       break;
     case DType::e5m2:
       static_cast<uint8_t*>(data)[i] = float_to_e5m2_bits(f);
+      break;
+    case DType::i32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(std::llround(v));
+      break;
+    case DType::i64:
+      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(std::llround(v));
       break;
   }
 }

@@ -7,7 +7,12 @@
 
 namespace klab {
 
-enum class DType : uint8_t { f32, f16, bf16, e4m3, e5m2 };
+/// Floating-point element types, and the integer ones of index tensors (block tables, sequence
+/// lengths, expert offsets).
+enum class DType : uint8_t { f32, f16, bf16, e4m3, e5m2, i32, i64 };
+
+/// i32 or i64.
+inline bool dtype_is_integer(DType t) { return t == DType::i32 || t == DType::i64; }
 
 /// Bytes per element.
 int dtype_size(DType t);
@@ -15,7 +20,7 @@ int dtype_size(DType t);
 std::string_view dtype_name(DType t);
 /// Parses a dtype name; throws UsageError listing the valid names.
 DType parse_dtype(std::string_view name);
-/// Unit roundoff (half an ulp at 1.0): 2^-24 for f32, 2^-8 for bf16, ...
+/// Unit roundoff (half an ulp at 1.0): 2^-24 for f32, 2^-8 for bf16, ...; 0 for integers.
 double dtype_unit_roundoff(DType t);
 const std::vector<DType>& all_dtypes();
 
@@ -33,7 +38,7 @@ float e5m2_bits_to_float(uint8_t b);
 
 /// Reads element i of a raw buffer of type t as double.
 double load_as_double(const void* data, DType t, int64_t i);
-/// Stores v (rounded to t) into element i.
+/// Stores v (rounded to t; to the nearest integer for i32 and i64) into element i.
 void store_from_double(void* data, DType t, int64_t i, double v);
 
 }  // namespace klab

@@ -1,7 +1,10 @@
-// Bandwidth ceilings: device-to-device copy (read + write counted), read-only and write-only.
+// Bandwidth ceilings: device-to-device copy (read + write counted), the read-heavy mixes of 2, 3
+// and 4 streams read per stream written, read-only and write-only.
 // Each is the best of a few launch configurations of a simple 16-byte grid-stride kernel (and,
 // for copy, cudaMemcpyAsync), so the ceiling is what this device demonstrably sustains.
 #include <algorithm>
+#include <cuda/std/tuple>
+#include <functional>
 #include <cub/device/device_transform.cuh>
 #include <string>
 
@@ -16,13 +19,30 @@ namespace {
 
 constexpr int kUnroll = 4;
 
-// Each block copies chunks of blockDim.x * kUnroll consecutive vectors (n a multiple of that).
-__global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, int64_t n) {
+// out = in_0 + ... + in_{R-1}: R streams read, one written (R = 1: a copy). Each block handles
+// chunks of blockDim.x * kUnroll consecutive vectors (n a multiple of that).
+template <int R>
+struct Inputs {
+  const float4* p[R];
+};
+
+template <int R>
+__global__ void mix_kernel(Inputs<R> in, float4* __restrict__ dst, int64_t n) {
   const int64_t chunk = int64_t(blockDim.x) * kUnroll;
   for (int64_t base = blockIdx.x * chunk; base < n; base += int64_t(gridDim.x) * chunk) {
     float4 v[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = __ldcs(src + base + u * blockDim.x + threadIdx.x);
+    for (int u = 0; u < kUnroll; ++u) v[u] = __ldcs(in.p[0] + base + u * blockDim.x + threadIdx.x);
+#pragma unroll
+    for (int r = 1; r < R; ++r)
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const float4 w = __ldcs(in.p[r] + base + u * blockDim.x + threadIdx.x);
+        v[u].x += w.x;
+        v[u].y += w.y;
+        v[u].z += w.z;
+        v[u].w += w.w;
+      }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) dst[base + u * blockDim.x + threadIdx.x] = v[u];
   }
@@ -49,8 +69,11 @@ __global__ void write_kernel(float4* __restrict__ dst, int64_t n, float value) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = v;
 }
 
-struct Identity {
+struct Sum {
   __device__ float operator()(float x) const { return x; }
+  __device__ float operator()(float x, float y) const { return x + y; }
+  __device__ float operator()(float x, float y, float z) const { return x + y + z; }
+  __device__ float operator()(float x, float y, float z, float w) const { return x + y + z + w; }
 };
 
 constexpr size_t kBytes = size_t(1) << 30;  // 1 GiB per buffer: ~17x the H200's L2
@@ -83,34 +106,68 @@ void try_configs(Best& best, const BenchConfig& cfg, double bytes_moved, const s
     }
 }
 
-Ceiling copy_probe(const BenchConfig& cfg) {
-  DeviceBuffer a(kBytes), b(kBytes);
-  KLAB_CUDA_CHECK(cudaMemset(a.get(), 0x3c, kBytes));
+// The best of klab's mix kernel over launch shapes, and of CUB's transform (TMA bulk copies on
+// sm_90: the best streaming a library does) with R inputs; for a copy also cudaMemcpyAsync.
+// Read-heavy mixes sustain more bytes per second than a copy on HBM, so each mix is its own
+// ceiling: a family is measured against the mix of its own traffic.
+template <int R>
+Ceiling mix_probe(const BenchConfig& cfg, const std::string& name) {
+  std::vector<DeviceBuffer> in;
+  Inputs<R> ptrs{};
+  for (int r = 0; r < R; ++r) {
+    in.emplace_back(kBytes);
+    KLAB_CUDA_CHECK(cudaMemset(in.back().get(), 0x3c, kBytes));
+    ptrs.p[r] = static_cast<const float4*>(in.back().get());
+  }
+  DeviceBuffer out(kBytes);
   const int64_t n = kBytes / sizeof(float4);
+  const double moved = double(R + 1) * kBytes;
   Best best;
-  try_configs(best, cfg, 2.0 * kBytes, "copy kernel", [&](int blocks, int threads, cudaStream_t s) {
-    copy_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()),
-                                           static_cast<float4*>(b.get()), n);
-    KLAB_CHECK_LAUNCH();
-  });
+  try_configs(best, cfg, moved, R == 1 ? "copy kernel" : "sum kernel",
+              [&](int blocks, int threads, cudaStream_t s) {
+                mix_kernel<R><<<blocks, threads, 0, s>>>(ptrs, static_cast<float4*>(out.get()), n);
+                KLAB_CHECK_LAUNCH();
+              });
   CudaStream stream;
-  Timing t = bench_gpu(
-      [&](int) {
-        KLAB_CUDA_CHECK(
-            cudaMemcpyAsync(b.get(), a.get(), kBytes, cudaMemcpyDeviceToDevice, stream.get()));
-      },
-      1, reinterpret_cast<Stream>(stream.get()), cfg);
-  best.offer(2.0 * kBytes / (t.stats.median * 1e-3) / 1e9, "cudaMemcpyAsync D2D, 1 GiB");
-  // CUB's transform (TMA bulk copies on sm_90) as an identity: the best copy a library does.
-  t = bench_gpu(
-      [&](int) {
-        KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(
-            static_cast<const float*>(a.get()), static_cast<float*>(b.get()),
-            int64_t(kBytes / sizeof(float)), Identity{}, stream.get()));
-      },
-      1, reinterpret_cast<Stream>(stream.get()), cfg);
-  best.offer(2.0 * kBytes / (t.stats.median * 1e-3) / 1e9, "cub::DeviceTransform identity, 1 GiB");
-  return {"copy", "GB/s", best.gbps, datasheet_bandwidth_gbps(device_info().name),
+  auto offer = [&](const std::function<void()>& launch, const std::string& how) {
+    Timing t = bench_gpu([&](int) { launch(); }, 1, reinterpret_cast<Stream>(stream.get()), cfg);
+    best.offer(moved / (t.stats.median * 1e-3) / 1e9, how);
+  };
+  const auto f = [&](int r) { return static_cast<const float*>(in[r].get()); };
+  auto* o = static_cast<float*>(out.get());
+  const int64_t nf = int64_t(kBytes / sizeof(float));
+  if constexpr (R == 1) {
+    offer(
+        [&] {
+          KLAB_CUDA_CHECK(cudaMemcpyAsync(o, f(0), kBytes, cudaMemcpyDeviceToDevice, stream.get()));
+        },
+        "cudaMemcpyAsync D2D, 1 GiB");
+    offer(
+        [&] { KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(f(0), o, nf, Sum{}, stream.get())); },
+        "cub::DeviceTransform identity, 1 GiB");
+  } else if constexpr (R == 2) {
+    offer(
+        [&] {
+          KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(::cuda::std::make_tuple(f(0), f(1)), o,
+                                                          nf, Sum{}, stream.get()));
+        },
+        "cub::DeviceTransform a + b, 1 GiB each");
+  } else if constexpr (R == 3) {
+    offer(
+        [&] {
+          KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(::cuda::std::make_tuple(f(0), f(1), f(2)),
+                                                          o, nf, Sum{}, stream.get()));
+        },
+        "cub::DeviceTransform a + b + c, 1 GiB each");
+  } else {
+    offer(
+        [&] {
+          KLAB_CUDA_CHECK(cub::DeviceTransform::Transform(
+              ::cuda::std::make_tuple(f(0), f(1), f(2), f(3)), o, nf, Sum{}, stream.get()));
+        },
+        "cub::DeviceTransform a + b + c + d, 1 GiB each");
+  }
+  return {name, "GB/s", best.gbps, datasheet_bandwidth_gbps(device_info().name),
           best.how + " (bytes read + bytes written)"};
 }
 
@@ -143,7 +200,10 @@ Ceiling write_probe(const BenchConfig& cfg) {
 }  // namespace
 
 void register_bandwidth_probes(std::vector<CeilingProbe>& probes) {
-  probes.push_back(copy_probe);
+  probes.push_back([](const BenchConfig& c) { return mix_probe<1>(c, "copy"); });
+  probes.push_back([](const BenchConfig& c) { return mix_probe<2>(c, "read2_write1"); });
+  probes.push_back([](const BenchConfig& c) { return mix_probe<3>(c, "read3_write1"); });
+  probes.push_back([](const BenchConfig& c) { return mix_probe<4>(c, "read4_write1"); });
   probes.push_back(read_probe);
   probes.push_back(write_probe);
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 
 #include "klab/harness/bench.hpp"
@@ -17,10 +18,23 @@ bool bench_should_stop(const std::vector<double>& samples_ms, double measured_s,
   return n >= 3 && (n >= cfg.max_samples || wall_s >= cfg.max_time_s);
 }
 
+std::vector<bool> clock_keep_mask(const std::vector<int>& clock_mhz) {
+  const int best = clock_mhz.empty() ? 0 : *std::max_element(clock_mhz.begin(), clock_mhz.end());
+  std::vector<bool> keep(clock_mhz.size(), true);
+  int kept = 0;
+  for (size_t i = 0; i < clock_mhz.size(); ++i) {
+    keep[i] = clock_mhz[i] == 0 || clock_mhz[i] >= best * (1 - kClockDropTolerance);
+    kept += keep[i];
+  }
+  if (kept < 3) std::fill(keep.begin(), keep.end(), true);
+  return keep;
+}
+
 Timing bench_cpu(const std::function<void()>& run, const BenchConfig& cfg) {
   using clock = std::chrono::steady_clock;
   Timing t;
   t.mode = "cpu";
+  t.method = "steady clock around 1 call";
   const auto w0 = clock::now();
   for (int i = 0; i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s;
        ++i)

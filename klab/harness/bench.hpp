@@ -20,14 +20,29 @@ struct BenchConfig {
 };
 
 struct Timing {
-  std::vector<double> samples_ms;
+  std::vector<double> samples_ms;  ///< kept samples, ms per launch
   SampleStats stats;
-  std::string mode;       ///< "cold" (L2 flushed before each sample), "hot", or "cpu"
+  std::string mode;  ///< "cold" (L2 flushed before each sample), "hot", or "cpu"
+  /// How a sample was timed, e.g. "events around 1 launch, stream held by a blocking kernel".
+  std::string method;
+  int launches_per_sample = 1;
   int rotation_sets = 1;  ///< input sets rotated among (working set smaller than L2)
-  int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;  ///< measured during the samples (NVML)
+  int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;  ///< read after each kept sample (NVML)
+  /// Kept samples whose SM clock read below the device's maximum by more than
+  /// kClockDropTolerance: the run was throttled (power or heat) while they ran.
   int throttled_samples = 0;
-  bool converged = false;  ///< noise target reached before a hard stop
+  int discarded_samples = 0;  ///< dropped: the SM clock fell below the benchmark's best
+  bool converged = false;     ///< noise target reached before a hard stop
 };
+
+/// A sample whose SM clock reads more than this fraction below the highest clock read during its
+/// benchmark is discarded (and counted); against the device's maximum it marks throttling.
+inline constexpr double kClockDropTolerance = 0.02;
+
+/// Which samples to keep: those whose clock (0: unknown) is within kClockDropTolerance of the
+/// highest clock in `clock_mhz`. When fewer than 3 would be left, every sample is kept (the
+/// clock never settled: the record is then flagged throttled instead).
+std::vector<bool> clock_keep_mask(const std::vector<int>& clock_mhz);
 
 /// Times `launch(set)` (which enqueues on `stream`) with CUDA events. Cold mode flushes L2 before
 /// every sample (a read of twice the device's L2: see l2_flush.cu for why not a memset) and

@@ -1,6 +1,7 @@
 #pragma once
 // The tensors of one problem: their specs, host copies and the pointers a variant launches on.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@ enum class Role : uint8_t {
   inout,   ///< read and written (saxpy's y, gemm's C with beta != 0)
 };
 
+class Buffers;
+struct Tensor;
+
 struct TensorSpec {
   std::string name;
   DType dtype = DType::f32;
@@ -24,6 +28,10 @@ struct TensorSpec {
   /// Optional fixed distribution for this tensor (e.g. a scalar operand); otherwise the run's.
   bool fixed_dist = false;
   Dist dist = Dist::normal;
+  /// Optional: an input the family builds itself from the seed (a valid page table, sorted
+  /// expert offsets, scales), after every random input is drawn and in the order of the specs,
+  /// so it may read the tensors before it (the host copies).
+  std::function<void(const Buffers&, Tensor&, uint64_t seed)> build = nullptr;
 };
 
 struct Tensor {

@@ -24,12 +24,19 @@ struct Ceilings {
   const Ceiling* find(std::string_view name) const;
 };
 
-/// A probe measures one ceiling; more register themselves in ceiling_probes() (roofline issue).
+/// A probe measures one ceiling; more register themselves in ceiling_probes(): the families'
+/// vendor baselines at their headline shapes among them (kernels/register_all.cpp), so that a
+/// ceiling is the best that any kernel at hand demonstrably sustains.
 using CeilingProbe = std::function<Ceiling(const BenchConfig&)>;
 std::vector<CeilingProbe>& ceiling_probes();
 
-/// Runs every probe on the GPU. Throws Error when there is no GPU.
+/// Runs every probe on the GPU; where several probes measure the same ceiling, the highest
+/// counts. Throws Error when there is no GPU.
 Ceilings measure_ceilings(const BenchConfig& cfg);
+/// Adds x to c, or raises c's ceiling of that name to x when x measured more.
+void offer(Ceilings& c, const Ceiling& x);
+/// "GB/s" for the bandwidth ceilings (copy, read, write, readN_write1), else "TFLOP/s".
+std::string ceiling_unit(std::string_view name);
 /// Cache file: $KLAB_CACHE_DIR or ~/.cache/klab, one file per device name and bus id.
 std::string ceilings_cache_path();
 std::optional<Ceilings> load_cached_ceilings();

@@ -24,6 +24,12 @@ struct CheckResult {
   int64_t unwritten = 0;        ///< elements still holding the poison pattern
   int64_t bad = 0;              ///< elements outside atol + rtol * |ref|
   std::vector<Mismatch> first;  ///< the first few failing elements, with indices
+  int64_t compared = 0;         ///< elements compared (a sample, or every element)
+  int64_t elements = 0;         ///< elements of the outputs
+  /// What the outputs were compared with: "fp64", "fp64 sampled", "vendor <id>" or several of
+  /// them, comma-separated (empty: nothing compared yet).
+  std::string reference;
+  bool plain_fp64() const { return reference.empty() || reference == "fp64"; }
   /// One line: "pass" or why not.
   std::string summary() const;
 };

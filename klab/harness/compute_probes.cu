@@ -4,8 +4,9 @@
 //    scheduler), every SM holds a full complement of threads, and the chains' sum is stored only
 //    when it equals a sentinel it never reaches, so nothing is dead code. 2 flops per FFMA; only
 //    the FFMAs of the timed loop are counted. Best of a few chain counts and block shapes.
-//  - bf16_tc: cuBLASLt bf16 GEMM, 8192^3, fp32 compute, bf16 out; best of the heuristic's algos.
-//  - fp8_tc: cuBLASLt e4m3 x e4m3 GEMM, 8192^3, per-tensor scales, TN (the layout FP8 requires),
+//  - bf16_tc: cuBLASLt bf16 GEMM, 8192^3, 4096^3 and 4096x6144x4096, fp32 compute, bf16 out;
+//    best of the heuristic's algos at each.
+//  - fp8_tc: cuBLASLt e4m3 x e4m3 GEMM, the same shapes, per-tensor scales, TN (the layout FP8 requires),
 //    bf16 out; best of the heuristic's algos, with and without fast accumulation.
 // Inputs are random, never zeros: tensor-core power (and so clocks) depends on the data.
 // A probe that cannot run here (no FP8 units) or fails reports 0 with the reason in `how`.
@@ -157,9 +158,14 @@ struct GemmProbe {
   bool fp8;
 };
 
-constexpr int kGemmSize = 8192;
+// Several shapes, the highest counts: the largest draws the most power and can run at a lower
+// SM clock than a smaller one that still fills the chip.
+struct GemmShape {
+  int m, n, k;
+};
+constexpr GemmShape kGemmShapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {4096, 6144, 4096}};
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;  // what cuBLAS recommends for Hopper
-constexpr int kMaxAlgos = 8;
+constexpr int kMaxAlgos = 4;  // the heuristic's first four per shape: bounds the probe's time
 
 Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet) {
   const DeviceInfo& d = device_info();
@@ -167,104 +173,104 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
     return {g.name, "TFLOP/s", 0, datasheet,
             std::string(g.what) + " tensor cores need sm_" + std::to_string(g.min_sm) +
                 ", this is sm_" + std::to_string(d.sm())};
+  Best best;
+  int offered = 0;
+  std::string first_failure;  // what went wrong, for the `how` of a probe that found nothing
   try {
-    const int m = kGemmSize, n = kGemmSize, k = kGemmSize;
-    // Column-major, TN: op(A) = A^T with A stored k x m (ld k), B stored k x n (ld k), D m x n.
-    DeviceBuffer a(size_t(k) * m * g.ab_bytes), b(size_t(k) * n * g.ab_bytes),
-        c(size_t(m) * n * g.cd_bytes);
-    // Each dequantisation scale in its own allocation (256-byte aligned): the first fp8 run found
-    // every offered algorithm refusing to run with both scales in one 8-byte buffer, the second
-    // one 4-byte aligned.
-    DeviceBuffer ws(kWorkspaceBytes), scale_a(sizeof(float)), scale_b(sizeof(float));
-    if (g.fp8) {
-      fill_random<__nv_fp8_e4m3>(a.get(), int64_t(k) * m, 1);
-      fill_random<__nv_fp8_e4m3>(b.get(), int64_t(k) * n, 2);
-    } else {
-      fill_random<__nv_bfloat16>(a.get(), int64_t(k) * m, 1);
-      fill_random<__nv_bfloat16>(b.get(), int64_t(k) * n, 2);
-    }
-    const float one = 1.f;  // per-tensor dequantisation scales of A and B
-    KLAB_CUDA_CHECK(cudaMemcpy(scale_a.get(), &one, sizeof one, cudaMemcpyHostToDevice));
-    KLAB_CUDA_CHECK(cudaMemcpy(scale_b.get(), &one, sizeof one, cudaMemcpyHostToDevice));
-    KLAB_CUDA_CHECK(cudaDeviceSynchronize());
-
-    cublasLtHandle_t raw = nullptr;
-    KLAB_CUBLAS_CHECK(cublasLtCreate(&raw));
-    LtPtr<cublasLtHandle_t> handle(raw);
-    auto la = layout(g.ab, k, m, k), lb = layout(g.ab, k, n, k), lc = layout(g.cd, m, n, m);
-    CudaStream stream;
-    const float alpha = 1.f, beta = 0.f;
-    const double flops = 2.0 * m * n * k;
-    Best best;
-
-    // What went wrong, for the `how` of a probe that found nothing that ran.
-    int offered = 0;
-    std::string first_failure;
-    for (int fast_accum : g.fp8 ? std::vector<int>{0, 1} : std::vector<int>{-1}) {
-      cublasLtMatmulDesc_t op_raw = nullptr;
-      KLAB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-      LtPtr<cublasLtMatmulDesc_t> op(op_raw);
-      const cublasOperation_t t = CUBLAS_OP_T, nt = CUBLAS_OP_N;
-      KLAB_CUBLAS_CHECK(
-          cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-      KLAB_CUBLAS_CHECK(
-          cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt));
+    for (const GemmShape& shape : kGemmShapes) {
+      const int m = shape.m, n = shape.n, k = shape.k;
+      // Column-major, TN: op(A) = A^T with A stored k x m (ld k), B stored k x n (ld k), D m x n.
+      DeviceBuffer a(size_t(k) * m * g.ab_bytes), b(size_t(k) * n * g.ab_bytes),
+          c(size_t(m) * n * g.cd_bytes);
+      // Each dequantisation scale in its own allocation (256-byte aligned): the first fp8 run found
+      // every offered algorithm refusing to run with both scales in one 8-byte buffer, the second
+      // one 4-byte aligned.
+      DeviceBuffer ws(kWorkspaceBytes), scale_a(sizeof(float)), scale_b(sizeof(float));
       if (g.fp8) {
-        const float* sa = static_cast<const float*>(scale_a.get());
-        const float* sb = static_cast<const float*>(scale_b.get());
-        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-            op.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
-        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
-            op.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
-        const int8_t fa = static_cast<int8_t>(fast_accum);
-        KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-                                                         &fa, sizeof fa));
+        fill_random<__nv_fp8_e4m3>(a.get(), int64_t(k) * m, 1);
+        fill_random<__nv_fp8_e4m3>(b.get(), int64_t(k) * n, 2);
+      } else {
+        fill_random<__nv_bfloat16>(a.get(), int64_t(k) * m, 1);
+        fill_random<__nv_bfloat16>(b.get(), int64_t(k) * n, 2);
       }
-      cublasLtMatmulPreference_t pref_raw = nullptr;
-      KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
-      LtPtr<cublasLtMatmulPreference_t> pref(pref_raw);
-      const uint64_t ws_bytes = kWorkspaceBytes;
-      KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-          pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
-      cublasLtMatmulHeuristicResult_t results[kMaxAlgos] = {};
-      int found = 0;
-      const cublasStatus_t heuristic =
-          cublasLtMatmulAlgoGetHeuristic(handle.get(), op.get(), la.get(), lb.get(), lc.get(),
-                                         lc.get(), pref.get(), kMaxAlgos, results, &found);
-      if (heuristic != CUBLAS_STATUS_SUCCESS) {
-        if (first_failure.empty())
-          first_failure = std::string("heuristic: ") + cublasGetStatusString(heuristic);
-        continue;
-      }
-      offered += found;
-      for (int i = 0; i < found; ++i) {
-        if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
-        const cublasLtMatmulAlgo_t* algo = &results[i].algo;
-        auto run = [&](cudaStream_t s) {
-          return cublasLtMatmul(handle.get(), op.get(), &alpha, a.get(), la.get(), b.get(),
-                                lb.get(), &beta, c.get(), lc.get(), c.get(), lc.get(), algo,
-                                ws.get(), kWorkspaceBytes, s);
-        };
-        if (const cublasStatus_t st = run(stream.get()); st != CUBLAS_STATUS_SUCCESS) {
-          // An algo the heuristic offered but cannot run.
+      const float one = 1.f;  // per-tensor dequantisation scales of A and B
+      KLAB_CUDA_CHECK(cudaMemcpy(scale_a.get(), &one, sizeof one, cudaMemcpyHostToDevice));
+      KLAB_CUDA_CHECK(cudaMemcpy(scale_b.get(), &one, sizeof one, cudaMemcpyHostToDevice));
+      KLAB_CUDA_CHECK(cudaDeviceSynchronize());
+
+      cublasLtHandle_t raw = nullptr;
+      KLAB_CUBLAS_CHECK(cublasLtCreate(&raw));
+      LtPtr<cublasLtHandle_t> handle(raw);
+      auto la = layout(g.ab, k, m, k), lb = layout(g.ab, k, n, k), lc = layout(g.cd, m, n, m);
+      CudaStream stream;
+      const float alpha = 1.f, beta = 0.f;
+      const double flops = 2.0 * m * n * k;
+      for (int fast_accum : g.fp8 ? std::vector<int>{0, 1} : std::vector<int>{-1}) {
+        cublasLtMatmulDesc_t op_raw = nullptr;
+        KLAB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+        LtPtr<cublasLtMatmulDesc_t> op(op_raw);
+        const cublasOperation_t t = CUBLAS_OP_T, nt = CUBLAS_OP_N;
+        KLAB_CUBLAS_CHECK(
+            cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+        KLAB_CUBLAS_CHECK(
+            cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_TRANSB, &nt, sizeof nt));
+        if (g.fp8) {
+          const float* sa = static_cast<const float*>(scale_a.get());
+          const float* sb = static_cast<const float*>(scale_b.get());
+          KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+              op.get(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+          KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+              op.get(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+          const int8_t fa = static_cast<int8_t>(fast_accum);
+          KLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(
+              op.get(), CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fa, sizeof fa));
+        }
+        cublasLtMatmulPreference_t pref_raw = nullptr;
+        KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
+        LtPtr<cublasLtMatmulPreference_t> pref(pref_raw);
+        const uint64_t ws_bytes = kWorkspaceBytes;
+        KLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+            pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+        cublasLtMatmulHeuristicResult_t results[kMaxAlgos] = {};
+        int found = 0;
+        const cublasStatus_t heuristic =
+            cublasLtMatmulAlgoGetHeuristic(handle.get(), op.get(), la.get(), lb.get(), lc.get(),
+                                           lc.get(), pref.get(), kMaxAlgos, results, &found);
+        if (heuristic != CUBLAS_STATUS_SUCCESS) {
           if (first_failure.empty())
-            first_failure = std::string("matmul: ") + cublasGetStatusString(st);
+            first_failure = std::string("heuristic: ") + cublasGetStatusString(heuristic);
           continue;
         }
-        KLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-        Timing tm = bench_gpu([&](int) { KLAB_CUBLAS_CHECK(run(stream.get())); }, 1,
-                              reinterpret_cast<Stream>(stream.get()), cfg);
-        best.offer(flops / (tm.stats.median * 1e-3) / 1e12,
-                   "cuBLASLt " + std::string(g.what) + " GEMM " + std::to_string(kGemmSize) +
-                       "^3 TN, fp32 compute, bf16 out" +
-                       (g.fp8 ? std::string(", per-tensor scales, fast accumulation ") +
-                                    (fast_accum ? "on" : "off")
-                              : std::string()) +
-                       ", heuristic algo " + std::to_string(i + 1) + " of " +
-                       std::to_string(found) + ", median of " + std::to_string(tm.stats.n) +
-                       ", SM clock " + std::to_string(tm.sm_clock_min_mhz) + "-" +
-                       std::to_string(tm.sm_clock_max_mhz) + " MHz" +
-                       (tm.throttled_samples ? " (throttled)" : ""));
+        offered += found;
+        for (int i = 0; i < found; ++i) {
+          if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+          const cublasLtMatmulAlgo_t* algo = &results[i].algo;
+          auto run = [&](cudaStream_t s) {
+            return cublasLtMatmul(handle.get(), op.get(), &alpha, a.get(), la.get(), b.get(),
+                                  lb.get(), &beta, c.get(), lc.get(), c.get(), lc.get(), algo,
+                                  ws.get(), kWorkspaceBytes, s);
+          };
+          if (const cublasStatus_t st = run(stream.get()); st != CUBLAS_STATUS_SUCCESS) {
+            // An algo the heuristic offered but cannot run.
+            if (first_failure.empty())
+              first_failure = std::string("matmul: ") + cublasGetStatusString(st);
+            continue;
+          }
+          KLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+          Timing tm = bench_gpu([&](int) { KLAB_CUBLAS_CHECK(run(stream.get())); }, 1,
+                                reinterpret_cast<Stream>(stream.get()), cfg);
+          best.offer(
+              flops / (tm.stats.median * 1e-3) / 1e12,
+              "cuBLASLt " + std::string(g.what) + " GEMM m=" + std::to_string(m) + ",n=" +
+                  std::to_string(n) + ",k=" + std::to_string(k) + " TN, fp32 compute, bf16 out" +
+                  (g.fp8 ? std::string(", per-tensor scales, fast accumulation ") +
+                               (fast_accum ? "on" : "off")
+                         : std::string()) +
+                  ", heuristic algo " + std::to_string(i + 1) + " of " + std::to_string(found) +
+                  ", median of " + std::to_string(tm.stats.n) + ", SM clock " +
+                  std::to_string(tm.sm_clock_min_mhz) + "-" + std::to_string(tm.sm_clock_max_mhz) +
+                  " MHz" + (tm.throttled_samples ? " (throttled)" : ""));
+        }
       }
     }
     if (best.value <= 0)

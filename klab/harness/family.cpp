@@ -10,6 +10,7 @@ namespace klab {
 std::string Problem::str() const {
   std::string s = family + " " + shape.str() + " " + std::string(dtype_name(dtype));
   if (misalign != 0) s += " misalign=" + std::to_string(misalign);
+  if (!layout.empty()) s += " layout=" + layout;
   return s;
 }
 
@@ -35,6 +36,16 @@ const Variant* Family::find(std::string_view id) const {
   for (const auto& v : ladder)
     if (v.info.id == id) return &v;
   return nullptr;
+}
+
+PreparedLaunch prepare_launch(const Variant& v, const Problem& p, Buffers& b,
+                              const LaunchArgs& args) {
+  if (v.prepare) return v.prepare(p, b, args);
+  return [&v, &p, &b, args](Stream s) {
+    LaunchArgs a = args;
+    a.stream = s;
+    v.launch(p, b, a);
+  };
 }
 
 }  // namespace klab

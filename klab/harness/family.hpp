@@ -8,6 +8,7 @@
 
 #include "klab/harness/buffers.hpp"
 #include "klab/harness/problem.hpp"
+#include "klab/harness/sampling.hpp"
 
 struct CUstream_st;
 
@@ -41,6 +42,9 @@ struct VariantInfo {
   bool sweepable = false;  ///< honours LaunchArgs::block_threads
 };
 
+/// An enqueue-only launch, made once per problem and buffers by a variant's prepare step.
+using PreparedLaunch = std::function<void(Stream)>;
+
 struct Variant {
   VariantInfo info;
   /// Empty means "every problem of a supported dtype".
@@ -50,7 +54,15 @@ struct Variant {
   std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch;
   /// Device scratch the launch needs (e.g. CUB temp storage); empty means none.
   std::function<size_t(const Problem&)> workspace_bytes;
+  /// Optional setup, once per problem and buffers: what does not change between launches (typed
+  /// pointers, tensor maps, the tuned configuration, shared-memory opt-in, vendor plans). The
+  /// launch it returns only enqueues on the stream it is given. Empty: `launch` does it all.
+  std::function<PreparedLaunch(const Problem&, Buffers&, const LaunchArgs&)> prepare;
 };
+
+/// v's enqueue-only launch on (p, b): its prepare step's, or its `launch` bound to p and b.
+PreparedLaunch prepare_launch(const Variant& v, const Problem& p, Buffers& b,
+                              const LaunchArgs& args);
 
 /// A GPU rung's common fields (the families' own factories add their id prefix, dtypes, min SM).
 inline Variant gpu_variant_of(
@@ -83,10 +95,13 @@ struct Tolerance {
   double max_rel_l2 = 0;
 };
 
-/// One fp64 reference output; `magnitude` is optional (empty: not used).
+/// One fp64 reference output; `magnitude` is optional (empty: not used). With `index` empty it
+/// covers every element; otherwise value[s] (and magnitude[s]) is the reference of flat element
+/// index[s] (sorted, unique): a sampled reference.
 struct RefOutput {
   std::vector<double> value;
   std::vector<double> magnitude;
+  std::vector<int64_t> index = {};
 };
 /// Reference outputs, by output tensor name.
 using Reference = std::map<std::string, RefOutput>;
@@ -108,13 +123,29 @@ struct Family {
   std::function<void(const Problem&, const Buffers&, Reference&)> reference;
   std::function<Counts(const Problem&)> counts;
   std::function<Tolerance(const Problem&)> tolerance;
+  /// Optional: a tolerance per output (an attention output and its log-sum-exp are judged
+  /// differently); when set it replaces `tolerance` against the fp64 reference.
+  std::function<Tolerance(const Problem&, const std::string& output)> output_tolerance;
+  /// Layout tags the family takes (Problem::layout), the first the default; empty: none.
+  std::vector<std::string> layouts;
 
-  /// For problems too large for the CPU reference (counts().flops above cpu_reference_max_flops,
-  /// when that is > 0), the outputs of this trusted GPU variant (a vendor baseline) serve as the
-  /// reference, compared under gpu_reference_tolerance.
+  /// For problems too large for the whole CPU reference (counts().flops above
+  /// cpu_reference_max_flops, when that is > 0), the fp64 reference of a sample of each output
+  /// (sample_indices over output_grid) judges every variant, baselines included, under
+  /// `tolerance`: reference_at computes the listed elements (RefOutput::index) of one output.
   double cpu_reference_max_flops = 0;
+  std::function<OutputGrid(const Problem&, const std::string& output)> output_grid;
+  std::function<void(const Problem&, const Buffers&, const std::string& output,
+                     const std::vector<int64_t>& index, RefOutput&)>
+      reference_at;
+  /// There, this vendor baseline's whole output is a second, labelled comparison (a second
+  /// opinion on every element, never the only reference), under gpu_reference_tolerance.
   std::string gpu_reference_variant;
   std::function<Tolerance(const Problem&)> gpu_reference_tolerance;
+  /// True when p is judged by samples (see cpu_reference_max_flops).
+  bool sampled(const Problem& p) const {
+    return cpu_reference_max_flops > 0 && counts(p).flops > cpu_reference_max_flops;
+  }
 
   std::vector<Problem> headline;  ///< shapes that matter for speed
   std::vector<Problem> awkward;   ///< shapes that break careless kernels

@@ -38,6 +38,11 @@ struct CapturedKernel {
   int64_t grid_blocks() const { return int64_t{grid[0]} * grid[1] * grid[2]; }
 };
 
+/// A kernel's function without its template arguments, parameters and return type:
+/// "void klab::sgemm::multistage_kernel<Cfg<128>, true>(float const*, int)" ->
+/// "klab::sgemm::multistage_kernel". Two configurations of one kernel template share it.
+std::string kernel_function_name(std::string_view demangled);
+
 /// The kernels one launch of `v` on `p` runs, in graph order. Throws UsageError without a GPU
 /// (or in a build without CUDA) and for CPU variants; klab::Error when a CUDA call fails.
 std::vector<CapturedKernel> capture_kernels(const Family& f, const Variant& v, const Problem& p);

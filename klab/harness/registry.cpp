@@ -1,8 +1,12 @@
 #include "klab/harness/registry.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 
 #include "klab/core/errors.hpp"
+#include "klab/harness/device_info.hpp"
 
 namespace klab {
 
@@ -66,16 +70,49 @@ void validate_problem(const Family& f, const Problem& p) {
   if (std::find(f.dtypes.begin(), f.dtypes.end(), p.dtype) == f.dtypes.end())
     throw UsageError(f.name + " does not take dtype " + std::string(dtype_name(p.dtype)));
   if (p.misalign < 0) throw UsageError("misalign must be >= 0");
+  if (!p.layout.empty() &&
+      std::find(f.layouts.begin(), f.layouts.end(), p.layout) == f.layouts.end()) {
+    std::string all;
+    for (const auto& l : f.layouts) all += (all.empty() ? "" : ", ") + l;
+    throw UsageError(f.name + ": unknown layout '" + p.layout + "'" +
+                     (all.empty() ? " (it takes none)" : " (expected " + all + ")"));
+  }
   if (f.validate) f.validate(p);
   // Element counts and byte sizes must fit comfortably in int64 (tensors() uses checked math).
   for (const auto& t : f.tensors(p))
     checked_product({t.numel, dtype_size(t.dtype)}, f.name + " tensor " + t.name);
+  check_fits_in_memory(f, p);
+}
+
+void check_fits_in_memory(const Family& f, const Problem& p) {
+  // Host: a copy of every tensor, and the fp64 reference (value and magnitude, 16 bytes per
+  // output element) unless the problem is judged by samples. Device: every tensor once.
+  double host = 0, device = 0;
+  for (const auto& t : f.tensors(p)) {
+    const double bytes = double(t.numel) * double(dtype_size(t.dtype));
+    host += bytes + (t.role != Role::input && !f.sampled(p) ? 16.0 * double(t.numel) : 0.0);
+    device += bytes;
+  }
+  auto gib = [](double b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", b / double(1 << 30));
+    return std::string(buf);
+  };
+  const double host_mem = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (host_mem > 0 && host > host_mem)
+    throw UsageError(p.str() + " needs " + gib(host) + " of host memory (inputs, outputs and " +
+                     "reference); this machine has " + gib(host_mem));
+  const DeviceInfo& d = device_info();
+  if (d.present && d.global_mem_bytes > 0 && device > double(d.global_mem_bytes))
+    throw UsageError(p.str() + " needs " + gib(device) + " of device memory; " + d.name + " has " +
+                     gib(double(d.global_mem_bytes)));
 }
 
 Problem make_problem(const Family& f, std::string_view shape_text, std::string_view dtype_text,
-                     int64_t misalign) {
+                     int64_t misalign, std::string_view layout) {
   Problem p;
   p.family = f.name;
+  p.layout = std::string(layout);
   p.shape = parse_shape(shape_text);
   p.dtype = parse_dtype(dtype_text);
   p.misalign = misalign;

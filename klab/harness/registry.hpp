@@ -26,9 +26,11 @@ class Registry {
 /// Builds a problem from CLI text and validates it (dims present and positive, dtype taken by
 /// the family, element counts that fit in int64, the family's own rules). Throws UsageError.
 Problem make_problem(const Family& f, std::string_view shape_text, std::string_view dtype_text,
-                     int64_t misalign = 0);
+                     int64_t misalign = 0, std::string_view layout = {});
 /// Validates an already-built problem the same way.
 void validate_problem(const Family& f, const Problem& p);
+/// UsageError (one line) when p's buffers cannot fit in host memory or in the GPU's memory.
+void check_fits_in_memory(const Family& f, const Problem& p);
 /// Can this variant run this problem? Checks dtype, then the variant's own can_implement.
 Status can_run(const Variant& v, const Problem& p);
 

@@ -9,6 +9,44 @@ namespace klab {
 
 using nlohmann::json;
 
+namespace {
+
+json check_json(const CheckResult& c) {
+  json mism = json::array();
+  for (const auto& m : c.first)
+    mism.push_back({{"tensor", m.tensor}, {"index", m.index}, {"got", m.got}, {"want", m.want}});
+  return {{"passed", c.passed},
+          {"reference", c.reference.empty() ? std::string("fp64") : c.reference},
+          {"compared", c.compared},
+          {"elements", c.elements},
+          {"max_abs", c.max_abs},
+          {"max_rel", c.max_rel},
+          {"rel_l2", c.rel_l2},
+          {"nan", c.nan},
+          {"unwritten", c.unwritten},
+          {"bad", c.bad},
+          {"first_mismatches", mism}};
+}
+
+CheckResult check_from_json(const json& c) {
+  CheckResult r;
+  r.passed = c.at("passed");
+  r.reference = c.value("reference", std::string("fp64"));
+  r.compared = c.value("compared", int64_t{0});
+  r.elements = c.value("elements", int64_t{0});
+  r.max_abs = c.value("max_abs", 0.0);
+  r.max_rel = c.value("max_rel", 0.0);
+  r.rel_l2 = c.value("rel_l2", 0.0);
+  r.nan = c.value("nan", 0);
+  r.unwritten = c.value("unwritten", 0);
+  r.bad = c.value("bad", 0);
+  for (const auto& m : c.value("first_mismatches", json::array()))
+    r.first.push_back({m.at("tensor"), m.at("index"), m.at("got"), m.at("want")});
+  return r;
+}
+
+}  // namespace
+
 std::string now_iso8601() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char buf[32];
@@ -55,19 +93,18 @@ json to_json(const Result& r) {
             {"flops", r.counts.flops},
             {"bytes", r.counts.bytes}};
   if (!r.reason.empty()) j["reason"] = r.reason;
+  if (!r.problem.layout.empty()) j["layout"] = r.problem.layout;
   if (r.block_threads) j["block_threads"] = r.block_threads;
   if (r.checked) {
-    json mism = json::array();
-    for (const auto& m : r.check.first)
-      mism.push_back({{"tensor", m.tensor}, {"index", m.index}, {"got", m.got}, {"want", m.want}});
-    j["check"] = {{"passed", r.check.passed},   {"max_abs", r.check.max_abs},
-                  {"max_rel", r.check.max_rel}, {"rel_l2", r.check.rel_l2},
-                  {"nan", r.check.nan},         {"unwritten", r.check.unwritten},
-                  {"bad", r.check.bad},         {"first_mismatches", mism}};
+    j["check"] = check_json(r.check);
+    if (r.vendor_checked) j["check"]["second_opinion"] = check_json(r.vendor_check);
   }
   if (r.timed) {
     const auto& s = r.timing.stats;
     j.update({{"mode", r.timing.mode},
+              {"method", r.timing.method},
+              {"launches_per_sample", r.timing.launches_per_sample},
+              {"discarded_samples", r.timing.discarded_samples},
               {"samples_ms", r.timing.samples_ms},
               {"median_ms", s.median},
               {"p10_ms", s.p10},
@@ -102,6 +139,7 @@ Result result_from_json(const json& j) {
   r.problem.shape = parse_shape(j.at("problem").get<std::string>());
   r.problem.dtype = parse_dtype(j.at("dtype").get<std::string>());
   r.problem.misalign = j.value("misalign", 0);
+  r.problem.layout = j.value("layout", std::string());
   r.device_kind = j.value("device_kind", "gpu");
   r.baseline_variant = j.value("baseline_variant", false);
   r.status = j.value("status", "ok");
@@ -113,17 +151,12 @@ Result result_from_json(const json& j) {
   for (const char* key : {"device", "build"})
     if (j.contains(key)) r.machine[key] = j[key];
   if (j.contains("check")) {
-    const auto& c = j["check"];
     r.checked = true;
-    r.check.passed = c.at("passed");
-    r.check.max_abs = c.value("max_abs", 0.0);
-    r.check.max_rel = c.value("max_rel", 0.0);
-    r.check.rel_l2 = c.value("rel_l2", 0.0);
-    r.check.nan = c.value("nan", 0);
-    r.check.unwritten = c.value("unwritten", 0);
-    r.check.bad = c.value("bad", 0);
-    for (const auto& m : c.value("first_mismatches", json::array()))
-      r.check.first.push_back({m.at("tensor"), m.at("index"), m.at("got"), m.at("want")});
+    r.check = check_from_json(j["check"]);
+    if (j["check"].contains("second_opinion")) {
+      r.vendor_checked = true;
+      r.vendor_check = check_from_json(j["check"]["second_opinion"]);
+    }
   }
   if (j.contains("median_ms")) {
     r.timed = true;
@@ -132,6 +165,9 @@ Result result_from_json(const json& j) {
     r.timing.stats = summarize(r.timing.samples_ms);
     r.timing.converged = j.value("converged", false);
     r.timing.rotation_sets = j.value("rotation_sets", 1);
+    r.timing.method = j.value("method", std::string());
+    r.timing.launches_per_sample = j.value("launches_per_sample", 1);
+    r.timing.discarded_samples = j.value("discarded_samples", 0);
     auto clk = j.value("sm_clock_mhz", std::vector<int>{0, 0});
     r.timing.sm_clock_min_mhz = clk.at(0);
     r.timing.sm_clock_max_mhz = clk.at(1);

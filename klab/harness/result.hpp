@@ -18,7 +18,10 @@ struct Result {
   std::string status = "ok";  ///< "ok", "skipped", "error"
   std::string reason;         ///< why skipped / the error
   bool checked = false;
-  CheckResult check;
+  CheckResult check;  ///< against fp64 (sampled at large sizes); passed folds in vendor_check
+  /// Where the check was sampled: the vendor baseline's whole output, a second comparison.
+  bool vendor_checked = false;
+  CheckResult vendor_check;
   bool timed = false;
   Timing timing;
   Counts counts;

@@ -51,6 +51,9 @@ Precision precision_of(DType t) {
     case DType::e4m3:
     case DType::e5m2:
       return Precision::fp8;
+    case DType::i32:
+    case DType::i64:
+      break;  // index tensors: no arithmetic rate of their own
   }
   return Precision::fp32;
 }

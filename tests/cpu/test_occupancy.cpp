@@ -10,6 +10,7 @@
 #include <cuda_occupancy.h>  // NVIDIA's calculator: the reference for the sweep below
 #endif
 
+#include "klab/harness/kernel_capture.hpp"
 #include "klab/harness/occupancy.hpp"
 #include "klab/harness/profiler/all.hpp"
 
@@ -661,4 +662,15 @@ TEST(SassCli, ReadsAnotherBinary) {
   ASSERT_EQ(run(std::string("--binary ") + KLAB_BINARY + " --kernel naive_gray", out), 0) << out;
   EXPECT_NE(out.find("naive_gray"), std::string::npos) << out;
   EXPECT_NE(out.find("global store"), std::string::npos) << out;
+}
+
+TEST(KernelCapture, FunctionNameDropsTemplateArgumentsAndParameters) {
+  EXPECT_EQ(klab::kernel_function_name(
+                "void klab::sgemm::(anonymous namespace)::multistage_kernel<klab::sgemm::Cfg<128, "
+                "64>, true>(float const*, float const*, float*, int, int, int)"),
+            "klab::sgemm::(anonymous namespace)::multistage_kernel");
+  EXPECT_EQ(klab::kernel_function_name("copy_kernel(float4 const*, float4*, long)"), "copy_kernel");
+  EXPECT_EQ(
+      klab::kernel_function_name("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"),
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
 }
