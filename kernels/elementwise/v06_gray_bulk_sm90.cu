@@ -20,6 +20,10 @@
 #include "kernels/elementwise/rung.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/tma_sm90.cuh"
+// The mbarrier helpers: mbarrier_sm90.cuh where it exists (earlier trees: tma_sm90.cuh).
+#if __has_include("klab/device/mbarrier_sm90.cuh")
+#include "klab/device/mbarrier_sm90.cuh"
+#endif
 #include "klab/device/vec.cuh"
 
 namespace klab::elementwise {

@@ -32,6 +32,10 @@ namespace klab::maxpool {
 
 namespace {
 
+// Fixed block (not sweepable): __launch_bounds__ lets ptxas give the 3x3 tiles the registers
+// they need (up to ~76), which a 1024-thread block could not have.
+constexpr int kBlock = 256;
+
 template <class Index>
 struct TileArgs {
   Index h, w, ho, wo;
@@ -43,7 +47,7 @@ struct TileArgs {
 
 // (kK, kS, kP): the window; kRows output rows per thread.
 template <class T, class Index, int kK, int kS, int kP, int kRows>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kBlock)
     vector_pool(const T* __restrict__ x, T* __restrict__ y, TileArgs<Index> a) {
   using V = device::Vec16<T>;
   constexpr int kC = V::kN;                          // outputs per thread per row: 16 bytes
@@ -128,7 +132,7 @@ __global__ void __launch_bounds__(256)
 
 // Any shape, window and alignment: one output per thread, grid-stride, 64-bit indices.
 template <class T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kBlock)
     scalar_pool(const T* __restrict__ x, T* __restrict__ y, Geometry g) {
   const int64_t n = g.y_numel(), stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -174,7 +178,7 @@ Variant gpu_v03_vector_rows() {
       "v03_vector_rows",
       "16-byte loads and stores: kC outputs x kRows rows per thread (2x2/2, 3x3/2/1)",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        const int block = device::block_or(args.block_threads, kDefaultBlock);
+        const int block = kBlock;
         const Geometry g = geometry(p);
         // 32-bit indices when every index the kernel forms (the strip's rows below the image,
         // the padded last strip and group, one grid stride past the end) stays far below 2^31.
@@ -195,6 +199,7 @@ Variant gpu_v03_vector_rows() {
         });
         KLAB_CHECK_LAUNCH();
       });
+  v.info.sweepable = false;  // kBlock is fixed (see above)
   return v;
 }
 
