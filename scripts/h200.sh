@@ -6,7 +6,7 @@
 # and the logs and result JSONs of each step. Usage: scripts/h200.sh OUTDIR [BUILD_DIR]
 #   Name OUTDIR by date, commit and purpose, as results/h200/ does:
 #   scripts/h200.sh results/h200/$(date -u +%F)_$(git rev-parse --short=7 HEAD)_gemm build
-#   KLAB_H200_STEPS="tests sanitize ceilings tune bench repeat sweep inspect scaling" selects steps (default: all).
+#   KLAB_H200_STEPS="tests sanitize doctor ceilings tune bench repeat sweep inspect scaling" selects steps (default: all).
 #   KLAB_FAMILIES="transpose softmax" limits `bench` to these families (default: every family).
 #   KLAB_RUN_DEVICE=gpu leaves the CPU rungs out of `bench` (they take minutes at headline shapes).
 #   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
@@ -18,7 +18,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
-steps=${KLAB_H200_STEPS:-tests sanitize ceilings tune bench repeat sweep inspect scaling}
+steps=${KLAB_H200_STEPS:-tests sanitize doctor ceilings tune bench repeat sweep inspect scaling}
 mkdir -p "$out"
 # A build packed by scripts/pack_for_device.sh (built on one machine, run on another) comes
 # gzipped: unpack it where it is expected.
@@ -59,7 +59,7 @@ if has tests; then
   # One family group per call of the test binary, each with its own time limit, so that one slow
   # or hung group cannot take the rest of the run with it.
   set -f  # the groups are gtest patterns, not file globs
-  for group in ${KLAB_TEST_GROUPS:-*vector_add*:*saxpy*:*relu*:*grayscale* *maxpool* *transpose* *reduce_sum*:*softmax* *sgemm* *hgemm*}; do
+  for group in ${KLAB_TEST_GROUPS:-*vector_add*:*saxpy*:*relu*:*grayscale* *maxpool* *transpose* *reduce_sum*:*softmax* *sgemm* *hgemm* SampledReference.*:MainPath.*}; do
     log "GPU tests $group (headline: normal inputs; awkward: three distributions)"
     GTEST_FILTER="$group" timeout ${KLAB_TEST_TIMEOUT:-300} "$gpu_tests" --gtest_brief=1 >> "$out/gpu_tests.log" 2>&1 || status=1
     tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
@@ -76,6 +76,19 @@ if has sanitize; then
       > "$out/sanitizer_$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
   done
+fi
+
+if has doctor; then
+  # klab doctor on every sabotaged rung (each names its planted fault), then the tests that say so.
+  for v in $("$klab" list sabotage 2>/dev/null | grep -o 'sabotage\.v[0-9][0-9]_[a-z0-9_]*' | sort -u); do
+    log "klab doctor $v"
+    timeout ${KLAB_DOCTOR_TIMEOUT:-180} "$klab" doctor "$v" > "$out/doctor_$v.txt" 2>&1
+    echo "exit $?" >> "$out/doctor_$v.txt"
+    grep -E "^(race|misaligned|nan|slow|uninit|sync|error|diagnosis)" "$out/doctor_$v.txt" | head -n 5 | tee -a "$out/summary.txt"
+  done
+  log "GPU tests of the diagnosis"
+  timeout ${KLAB_TEST_TIMEOUT:-300} "$build/tests/klab_doctor_gpu_tests" --gtest_brief=1 > "$out/doctor_tests.log" 2>&1 || status=1
+  tail -n 3 "$out/doctor_tests.log" | tee -a "$out/summary.txt"
 fi
 
 if has ceilings; then

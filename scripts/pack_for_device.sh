@@ -12,7 +12,7 @@ build=${1:-build}
 rm -rf .out
 mkdir -p .out/build/apps/klab .out/build/tests .out/lib
 cp "$build/apps/klab/klab" .out/build/apps/klab/
-cp "$build/tests/klab_gpu_tests" .out/build/tests/
+cp "$build/tests/klab_gpu_tests" "$build/tests/klab_doctor_gpu_tests" .out/build/tests/
 git describe --always --dirty --abbrev=12 > .out/build/git_sha.txt 2>/dev/null || echo unknown > .out/build/git_sha.txt
 for lib in libhwy.so.1; do
   path=$(ldd "$build/apps/klab/klab" | awk -v l="$lib" '$1 == l {print $3}')
