@@ -4,6 +4,7 @@
 // iteration; the loop's index math is hidden behind memory latency.
 // Requirements: none.
 #include "kernels/elementwise/rung.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::elementwise {
 
@@ -28,7 +29,8 @@ __global__ void grid_stride_gray(const float* __restrict__ rgb, float* __restric
 void launch_grid_stride(Op op, const Problem& p, Buffers& b, const LaunchArgs& args) {
   const int block = device::block_or(args.block_threads, kDefaultBlock);
   const int64_t n = p.dim("n");
-  const unsigned grid = device::grid_full_wave(n, block);
+  const unsigned grid =
+      device::grid_full_wave(n, block, device_info().sm_count, device_info().max_threads_per_sm);
   if (op == Op::grayscale) {
     grid_stride_gray<<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"),
                                                           n);

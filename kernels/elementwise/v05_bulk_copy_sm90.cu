@@ -8,9 +8,11 @@
 // overhead (one per 8 KiB per input).
 // Requirements: sm_90; 16-byte aligned pointers (else v02's path). Map ops only (not grayscale).
 #include "kernels/elementwise/rung.cuh"
+#include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::elementwise {
 
@@ -94,7 +96,9 @@ void launch_bulk(Op op, MapArgs<T, kIn> a, cudaStream_t stream) {
   (void)configured;
   const int64_t tiles = a.n / (kTileBytes / sizeof(T));
   const int64_t grid = std::max<int64_t>(
-      1, std::min(device::resident_wave(bulk_map<Op, T, kIn>, kThreads, kSmem), tiles));
+      1,
+      std::min(device::resident_wave(device_info().sm_count, bulk_map<Op, T, kIn>, kThreads, kSmem),
+               tiles));
   bulk_map<<<static_cast<unsigned>(grid), kThreads, kSmem, stream>>>(op, a);
 }
 

@@ -20,11 +20,9 @@
 #include "kernels/elementwise/rung.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/tma_sm90.cuh"
-// The mbarrier helpers: mbarrier_sm90.cuh where it exists (earlier trees: tma_sm90.cuh).
-#if __has_include("klab/device/mbarrier_sm90.cuh")
 #include "klab/device/mbarrier_sm90.cuh"
-#endif
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::elementwise {
 
@@ -85,8 +83,9 @@ void launch_bulk_gray(const float* rgb, float* out, int64_t n, cudaStream_t stre
   }();
   (void)configured;
   const int64_t tiles = n / kPixels;
-  const int64_t grid =
-      std::max<int64_t>(1, std::min(device::resident_wave(bulk_gray, kThreads, kSmem), tiles));
+  const int64_t grid = std::max<int64_t>(
+      1,
+      std::min(device::resident_wave(device_info().sm_count, bulk_gray, kThreads, kSmem), tiles));
   bulk_gray<<<static_cast<unsigned>(grid), kThreads, kSmem, stream>>>(rgb, out, n);
 }
 

@@ -3,6 +3,7 @@
 #include "kernels/elementwise/rung.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::elementwise {
 
@@ -100,8 +101,8 @@ void launch_vectorized(Op op, const Problem& p, Buffers& b, const LaunchArgs& ar
   const int64_t n = p.dim("n");
   if (op == Op::grayscale) {
     constexpr auto kernel = vectorized_gray<kUnroll>;
-    const unsigned grid =
-        device::grid_resident_wave(kernel, device::ceil_div(n, 4 * kUnroll), block);
+    const unsigned grid = device::grid_resident_wave(device_info().sm_count, kernel,
+                                                     device::ceil_div(n, 4 * kUnroll), block);
     kernel<<<grid, block, 0, stream_of(args)>>>(b.ptr<float>("rgb"), b.ptr<float>("gray"), n);
   } else {
     with_map_args(op, p, b, [&](auto f, auto a) {
@@ -109,7 +110,8 @@ void launch_vectorized(Op op, const Problem& p, Buffers& b, const LaunchArgs& ar
       constexpr int kN = device::Vec16<T>::kN;
       const auto kernel = vectorized_map<kUnroll, decltype(f), T, decltype(a)::kInputs>;
       const unsigned grid = device::grid_resident_wave(
-          kernel, std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
+          device_info().sm_count, kernel,
+          std::max<int64_t>(device::ceil_div(n, kN * kUnroll), n % kN), block);
       kernel<<<grid, block, 0, stream_of(args)>>>(f, a);
     });
   }

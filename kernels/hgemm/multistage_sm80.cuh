@@ -15,6 +15,7 @@
 #include "kernels/hgemm/rung.cuh"
 #include "kernels/hgemm/tile_sm80.cuh"
 #include "klab/device/occupancy.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::hgemm {
 
@@ -68,8 +69,8 @@ __device__ __forceinline__ void multistage_gemm(const T* __restrict__ a, const T
   const int my_tiles =
       Cfg::kPersistent ? (tiles_m * tiles_n - 1 - static_cast<int>(blockIdx.x)) / gridDim.x + 1 : 1;
   auto origin = [&](int j, int& m0, int& n0) {
-    int tm, tn;
-    grouped_tile<Cfg::kGroupM>(blockIdx.x + j * gridDim.x, tiles_m, tiles_n, tm, tn);
+    const auto [tm, tn] =
+        device::grouped_tile_order<int>(blockIdx.x + j * gridDim.x, Cfg::kGroupM, tiles_m, tiles_n);
     m0 = tm * Cfg::kBlockM;
     n0 = tn * Cfg::kBlockN;
   };
@@ -208,8 +209,9 @@ void launch_multistage(const GemmArgs<T>& g, cudaStream_t stream) {
   (void)opted_in;
   auto blocks = device::ceil_div(g.m, Cfg::kBlockM) * device::ceil_div(g.n, Cfg::kBlockN);
   if constexpr (Cfg::kPersistent)  // one resident wave, each block looping over tiles
-    blocks = std::min<int64_t>(
-        blocks, device::resident_wave(kernel, Cfg::kThreads, Cfg::template kSmemBytes<T>));
+    blocks = std::min<int64_t>(blocks,
+                               device::resident_wave(device_info().sm_count, kernel, Cfg::kThreads,
+                                                     Cfg::template kSmemBytes<T>));
   kernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::template kSmemBytes<T>, stream>>>(
       g.a, g.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();

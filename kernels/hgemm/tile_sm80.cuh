@@ -8,8 +8,11 @@
 
 #include <cstdint>
 
+#include "klab/device/cp_async.cuh"
 #include "klab/device/dispatch.cuh"
 #include "klab/device/mma_sm80.cuh"
+#include "klab/device/smem.cuh"
+#include "klab/device/tile_order.hpp"
 
 namespace klab::hgemm {
 
@@ -154,18 +157,6 @@ struct TileCopier {
     }
   }
 };
-
-/// Linear block id -> (tile row, tile column) with grouped rasterization: kGroupM tile-rows at a
-/// time, column-major inside a group, so the blocks resident together share A and B panels in L2.
-template <int kGroupM>
-__device__ __forceinline__ void grouped_tile(int bid, int tiles_m, int tiles_n, int& tm, int& tn) {
-  const int per_group = kGroupM * tiles_n;
-  const int first_m = (bid / per_group) * kGroupM;
-  const int group_m = min(tiles_m - first_m, kGroupM);
-  const int in_group = bid % per_group;
-  tm = first_m + in_group % group_m;
-  tn = in_group / group_m;
-}
 
 /// Block-level epilogue, second half: copies a (kRows, kCols) tile of C staged in shared memory
 /// (laid out as Layout, see WarpTile::stage) to global rows row0.., columns col0.. with 16-byte

@@ -15,9 +15,11 @@
 #include <algorithm>
 
 #include "kernels/hgemm/multistage_sm80.cuh"
-#include "klab/device/tensor_map.hpp"
+#include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
+#include "klab/device/warpgroup_sm90.cuh"
 
 namespace klab::hgemm {
 
@@ -99,9 +101,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // Everything below is computed after setmaxnreg: ptxas keeps values that live across it in
   // local memory (an LDL per use in the loop otherwise).
   auto tile_origin = [&](int& m0, int& n0) {
-    int tm, tn;
-    grouped_tile<Cfg::kGroupM>(blockIdx.x, (m - 1) / Cfg::kBlockM + 1, (n - 1) / Cfg::kBlockN + 1,
-                               tm, tn);
+    const auto [tm, tn] = device::grouped_tile_order<int>(
+        blockIdx.x, Cfg::kGroupM, (m - 1) / Cfg::kBlockM + 1, (n - 1) / Cfg::kBlockN + 1);
     m0 = tm * Cfg::kBlockM;
     n0 = tn * Cfg::kBlockN;
   };

@@ -49,8 +49,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                      kStageBytesB = LayoutB::kElems * sizeof(T);
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  int tm, tn;
-  grouped_tile<kGroupM>(blockIdx.x, (m - 1) / kBlockM + 1, (n - 1) / kBlockN + 1, tm, tn);
+  const auto [tm, tn] = device::grouped_tile_order<int>(blockIdx.x, kGroupM, (m - 1) / kBlockM + 1,
+                                                        (n - 1) / kBlockN + 1);
   const int m0 = tm * kBlockM, n0 = tn * kBlockN;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
 

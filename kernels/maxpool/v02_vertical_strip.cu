@@ -23,6 +23,7 @@
 #include "klab/device/occupancy.cuh"
 
 #include "kernels/maxpool/rung.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::maxpool {
 
@@ -92,7 +93,8 @@ __global__ void __launch_bounds__(1024)
 template <class T, class Index, int kK, int kS>
 void launch_window(const StripArgs<Index>& a, const T* x, T* y, int block, cudaStream_t stream) {
   const auto kernel = strip_pool<T, Index, kK, kS>;
-  kernel<<<device::grid_resident_wave(kernel, a.items, block), block, 0, stream>>>(x, y, a);
+  kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, a.items, block), block, 0,
+           stream>>>(x, y, a);
 }
 
 template <class T, class Index>

@@ -27,6 +27,7 @@
 #include "kernels/maxpool/rung.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::maxpool {
 
@@ -156,7 +157,8 @@ void launch_vector(const Geometry& g, const T* x, T* y, int block, cudaStream_t 
   const TileArgs<Index> a{Index(g.h),    Index(g.w),    Index(g.ho),  Index(g.wo),
                           Index(strips), Index(groups), Index(items), vector_store};
   const auto kernel = vector_pool<T, Index, kK, kS, kP, kRows>;
-  kernel<<<device::grid_resident_wave(kernel, items, block), block, 0, stream>>>(x, y, a);
+  kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, items, block), block, 0,
+           stream>>>(x, y, a);
 }
 
 template <class T, class Index>
@@ -193,7 +195,8 @@ Variant gpu_v03_vector_rows() {
                                   : try_vector<T, int64_t>(g, x, y, block, st);
           if (!done) {
             const auto kernel = scalar_pool<T>;
-            const unsigned grid = device::grid_resident_wave(kernel, g.y_numel(), block);
+            const unsigned grid =
+                device::grid_resident_wave(device_info().sm_count, kernel, g.y_numel(), block);
             kernel<<<grid, block, 0, st>>>(x, y, g);
           }
         });

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "klab/device/online_softmax.cuh"
+
 namespace klab::reduction {
 
 struct SumOp {
@@ -39,27 +41,15 @@ __device__ __forceinline__ float block_all_reduce(float v, Op op, float* smem) {
   return v;
 }
 
-/// A partial softmax normaliser: sum over seen x of exp(x - max), with max the largest x seen.
-struct MaxSum {
-  float max = -INFINITY;
-  float sum = 0.f;
-};
+/// A partial softmax normaliser (max, sum): the online-softmax state of klab/device.
+using device::MaxSum;
 
-/// Merges two partials: both sums are rescaled to the larger maximum. The rescale factors use
-/// the accurate expf (they are few); `a.max == m` leaves a sum untouched, which also keeps an
-/// empty partial (-inf, 0) from producing exp(-inf - -inf) = NaN.
-__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
-  const float m = fmaxf(a.max, b.max);
-  const float sa = a.max == m ? a.sum : a.sum * expf(a.max - m);
-  const float sb = b.max == m ? b.sum : b.sum * expf(b.max - m);
-  return {m, sa + sb};
-}
-
+/// Every lane gets the merge of the warp's 32 partials (device::online_merge, 5 levels).
 __device__ __forceinline__ MaxSum warp_all_merge(MaxSum v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1)
-    v = merge(v, MaxSum{__shfl_xor_sync(0xffffffffu, v.max, offset),
-                        __shfl_xor_sync(0xffffffffu, v.sum, offset)});
+    v = device::online_merge(v, MaxSum{__shfl_xor_sync(0xffffffffu, v.max, offset),
+                                       __shfl_xor_sync(0xffffffffu, v.sum, offset)});
   return v;
 }
 

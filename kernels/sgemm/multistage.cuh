@@ -16,7 +16,8 @@
 #include "kernels/sgemm/rung.cuh"
 #include "kernels/sgemm/tune_multistage.hpp"
 #include "kernels/sgemm/warptile.cuh"
-#include "klab/device/mma_sm80.cuh"
+#include "klab/device/cp_async.cuh"
+#include "klab/device/smem.cuh"
 
 namespace klab::sgemm {
 

@@ -15,9 +15,12 @@
 #include <algorithm>
 
 #include "kernels/sgemm/multistage.cuh"
-#include "klab/device/tensor_map.hpp"
+#include "klab/device/cp_async.cuh"
+#include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
+#include "klab/device/warpgroup_sm90.cuh"
 
 namespace klab::sgemm {
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "klab/device/tile_order.hpp"
 #include "klab/harness/family.hpp"
 
 namespace klab::transpose {
@@ -54,15 +55,14 @@ struct WideConfig {
 
 /// Tile row and tile column of the t-th tile of a grouped walk (WideConfig::group = g > 0) over
 /// tiles_x x tiles_y tiles: g tile rows at a time (the last group may be shorter), down a tile
-/// column before the next. constexpr: the kernel calls it (--expt-relaxed-constexpr) and the CPU
-/// tests check that every tile comes once.
+/// column before the next: device::grouped_tile_order with tile rows along y. constexpr: the
+/// kernel calls it and the CPU tests check that every tile comes once.
 struct TileRowCol {
   int64_t row, col;
 };
 constexpr TileRowCol grouped_tile(int64_t t, int64_t g, int64_t tiles_x, int64_t tiles_y) {
-  const int64_t per_group = g * tiles_x, first = t / per_group * g, in_group = t % per_group;
-  const int64_t rows_here = g < tiles_y - first ? g : tiles_y - first;
-  return {first + in_group % rows_here, in_group / rows_here};
+  const device::TileCoord<int64_t> c = device::grouped_tile_order<int64_t>(t, g, tiles_y, tiles_x);
+  return {c.m, c.n};
 }
 
 /// Index = position (append only).

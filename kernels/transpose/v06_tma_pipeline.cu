@@ -39,11 +39,15 @@
 
 #include "kernels/transpose/rung.cuh"
 #include "kernels/transpose/tune.hpp"
-#include "klab/device/mma_sm80.cuh"  // cp_async_16 (the kCpAsync entries)
+#include "klab/device/cp_async.cuh"  // cp_async_16 (the kCpAsync entries)
+#include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/occupancy.cuh"
+#include "klab/device/swizzle.hpp"
 #include "klab/device/tensor_map.hpp"
+#include "klab/device/tile_order.hpp"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::transpose {
 
@@ -92,7 +96,7 @@ __device__ __forceinline__ void transpose_block(const uint4 (&in)[16 / sizeof(T)
 
 /// Byte offset of 16-byte chunk `chunk` of row `row` in a 128-byte-swizzled box.
 __device__ __forceinline__ uint32_t swizzled(int row, int chunk) {
-  return uint32_t(row) * 128u + uint32_t((chunk ^ (row & 7)) * 16);
+  return device::swizzle_128b_chunk(row, chunk);
 }
 
 template <class T, class G>
@@ -117,12 +121,10 @@ __global__ void __launch_bounds__(G::kThreads)
   // Tile t -> (tile row, tile column), kGroup tile rows at a time, column by column in a group.
   auto tile_origin = [&](int64_t local, int& x, int& y) {
     const int64_t t = blockIdx.x + local * gridDim.x;
-    const int64_t per_group = int64_t(kGroup) * tiles_x;
-    const int64_t first = (t / per_group) * kGroup;
-    const int64_t height = tiles_y - first < kGroup ? tiles_y - first : kGroup;
-    const int64_t in_group = t % per_group;
-    y = static_cast<int>((first + in_group % height) * G::kTileRows);
-    x = static_cast<int>((in_group / height) * G::kTileCols);
+    const auto [tile_row, tile_col] =
+        device::grouped_tile_order<int64_t>(t, kGroup, tiles_y, tiles_x);
+    y = static_cast<int>(tile_row * G::kTileRows);
+    x = static_cast<int>(tile_col * G::kTileCols);
   };
 
   const int tid = threadIdx.x;
@@ -256,7 +258,8 @@ void launch_tma(Args<T> a, cudaStream_t stream) {
       uint64_t(a.rows) * sizeof(T), G::kE, G::kTileCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const int64_t tiles =
       device::ceil_div(a.rows, G::kTileRows) * device::ceil_div(a.cols, G::kTileCols);
-  const int64_t grid = std::min(device::resident_wave(kernel, G::kThreads, G::kSmem), tiles);
+  const int64_t grid =
+      std::min(device::resident_wave(device_info().sm_count, kernel, G::kThreads, G::kSmem), tiles);
   kernel<<<static_cast<unsigned>(grid), G::kThreads, G::kSmem, stream>>>(in_map, out_map, a.in,
                                                                          a.out, a.rows, a.cols);
 }

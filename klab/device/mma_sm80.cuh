@@ -1,7 +1,8 @@
 #pragma once
-// Ampere-class (sm_80+) warp-level tensor-core and async-copy primitives, as thin PTX wrappers:
-// mma.sync m16n8k16 (bf16/f16 in, f32 accumulate), ldmatrix, cp.async.
+// Ampere-class (sm_80+) warp-level tensor-core primitives, as thin PTX wrappers: mma.sync
+// m16n8k16 (bf16/f16 in, f32 accumulate), ldmatrix, and packing floats into their b32 operands.
 // They also run on sm_90 (Hopper keeps the sm_80 instructions; its full rate needs wgmma).
+// The asynchronous copies that feed them are in cp_async.cuh.
 //
 // Fragment layouts (PTX ISA, "mma.m16n8k16"; g = lane / 4, t = lane % 4):
 //   A 16x16 row-major, 4 x b32: a0 (g, 2t..2t+1)  a1 (g+8, 2t..)  a2 (g, 2t+8..)  a3 (g+8, 2t+8..)
@@ -14,8 +15,6 @@
 
 #include <cstdint>
 #include <type_traits>
-
-#include "klab/device/smem.cuh"
 
 namespace klab::device {
 
@@ -73,66 +72,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t sad
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(saddr));
-}
-
-// ---- cp.async ----
-
-/// 16-byte global -> shared copy that bypasses L1 (.cg). When `valid` is false the source is
-/// not read (src-size 0) and the 16 destination bytes are zero-filled: predicated edge tiles.
-/// Both addresses must be 16-byte aligned; `gsrc` must still be a valid address.
-__device__ __forceinline__ void cp_async_16(uint32_t sdst, const void* gsrc, bool valid) {
-  const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sdst), "l"(gsrc),
-               "r"(src_bytes)
-               : "memory");
-}
-
-/// 4-byte global -> shared copy (.ca: the only cache mode that takes sizes below 16), zero-filled
-/// when `valid` is false. Lets a copy land anywhere in shared memory, e.g. transposed.
-__device__ __forceinline__ void cp_async_4(uint32_t sdst, const void* gsrc, bool valid) {
-  const int src_bytes = valid ? 4 : 0;
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(sdst), "l"(gsrc),
-               "r"(src_bytes)
-               : "memory");
-}
-
-/// cp_async_4 issued only when `issue` (a predicate, no branch), and without the compiler memory
-/// barrier, so that the compiler may move unrelated shared loads across it: for copies spread
-/// between a k loop's fragment loads (sgemm v17). The caller never reads the destination before
-/// a cp_async_wait and __syncthreads, which keep their barriers.
-__device__ __forceinline__ void cp_async_4_if(bool issue, uint32_t sdst, const void* gsrc,
-                                              bool valid) {
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n"
-      " @p cp.async.ca.shared.global [%0], [%1], 4, %2;\n}\n" ::"r"(sdst),
-      "l"(gsrc), "r"(valid ? 4 : 0), "r"(int(issue)));
-}
-
-/// cp_async_16 as cp_async_4_if issues cp_async_4.
-__device__ __forceinline__ void cp_async_16_if(bool issue, uint32_t sdst, const void* gsrc,
-                                               bool valid) {
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n"
-      " @p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(sdst),
-      "l"(gsrc), "r"(valid ? 16 : 0), "r"(int(issue)));
-}
-
-/// Closes the group of cp.async issued since the previous commit. kCompilerBarrier = false
-/// leaves out the compiler memory barrier (for the copies of cp_async_4_if / cp_async_16_if:
-/// volatile asm keeps the commit after them).
-template <bool kCompilerBarrier = true>
-__device__ __forceinline__ void cp_async_commit() {
-  if constexpr (kCompilerBarrier)
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-  else
-    asm volatile("cp.async.commit_group;\n");
-}
-
-/// Waits until at most kPending committed groups are still in flight (this thread's copies only:
-/// follow with __syncthreads() before reading what other threads copied).
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 // ---- packing ----

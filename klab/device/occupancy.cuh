@@ -2,7 +2,8 @@
 // Grids sized from the occupancy API (host code of CUDA translation units). grid_full_wave
 // (launch.hpp) assumes the block reaches full occupancy (2048 threads per SM); a kernel whose
 // registers or shared memory allow fewer resident blocks then gets more than one wave, and the
-// last wave is a tail. grid_resident_wave asks the runtime how many blocks of this kernel fit.
+// last wave is a tail. grid_resident_wave asks the runtime how many blocks of this kernel fit on
+// one SM; the caller passes the SM count (e.g. from klab/harness/device_info.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/launch.hpp"
-#include "klab/harness/device_info.hpp"
 
 namespace klab::device {
 
@@ -28,20 +28,20 @@ int resident_blocks_per_sm(void (*kernel)(Params...), int block, size_t smem = 0
   return known[key] = std::max(n, 1);
 }
 
-/// Blocks of `kernel` resident on the whole GPU at once: one full wave. (A kernel above 48 KiB of
-/// dynamic shared memory must have opted in with cudaFuncSetAttribute first.)
+/// Blocks of `kernel` resident on a GPU of `sm_count` SMs at once: one full wave. (A kernel above
+/// 48 KiB of dynamic shared memory must have opted in with cudaFuncSetAttribute first.)
 template <class... Params>
-int64_t resident_wave(void (*kernel)(Params...), int block, size_t smem = 0) {
-  return int64_t(device_info().sm_count) * resident_blocks_per_sm(kernel, block, smem);
+int64_t resident_wave(int sm_count, void (*kernel)(Params...), int block, size_t smem = 0) {
+  return int64_t(sm_count) * resident_blocks_per_sm(kernel, block, smem);
 }
 
 /// A grid-stride launch of exactly one resident wave of `kernel`, or fewer blocks when n_items
 /// needs fewer.
 template <class... Params>
-unsigned grid_resident_wave(void (*kernel)(Params...), int64_t n_items, int block,
+unsigned grid_resident_wave(int sm_count, void (*kernel)(Params...), int64_t n_items, int block,
                             size_t smem = 0) {
-  return static_cast<unsigned>(
-      std::max<int64_t>(1, std::min(resident_wave(kernel, block, smem), ceil_div(n_items, block))));
+  return static_cast<unsigned>(std::max<int64_t>(
+      1, std::min(resident_wave(sm_count, kernel, block, smem), ceil_div(n_items, block))));
 }
 
 }  // namespace klab::device

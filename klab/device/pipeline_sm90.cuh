@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "klab/device/tma_sm90.cuh"
+#include "klab/device/mbarrier_sm90.cuh"
 
 namespace klab::device {
 

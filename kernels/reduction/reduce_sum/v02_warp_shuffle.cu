@@ -10,6 +10,7 @@
 // 70-80% of read (f32), 45-60% (bf16). The result order varies from run to run (atomics).
 // Requirements: none.
 #include "kernels/reduction/reduce_sum/rung.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::reduction {
 
@@ -39,7 +40,9 @@ Variant sum_v02_warp_shuffle() {
         float* out = b.ptr<float>("sum");
         KLAB_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream_of(args)));
         with_sum_input(p, b, [&](auto x) {
-          shuffle_sum<<<device::grid_full_wave(n, block), block, 0, stream_of(args)>>>(x, n, out);
+          shuffle_sum<<<device::grid_full_wave(n, block, device_info().sm_count,
+                                               device_info().max_threads_per_sm),
+                        block, 0, stream_of(args)>>>(x, n, out);
         });
         KLAB_CHECK_LAUNCH();
       });

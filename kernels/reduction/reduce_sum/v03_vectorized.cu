@@ -12,6 +12,7 @@
 
 #include "kernels/reduction/reduce_sum/rung.cuh"
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::reduction {
 
@@ -83,8 +84,9 @@ Variant sum_v03_vectorized() {
               std::min<int64_t>(n, static_cast<int64_t>((16 - addr % 16) % 16 / sizeof(T)));
           const int64_t n_vec = (n - head) / kN;
           // Enough threads for the vector loop, and at least kN for the scalar head and tail.
-          const unsigned grid = device::grid_full_wave(
-              std::max<int64_t>(device::ceil_div(n_vec, kUnroll), kN), block);
+          const unsigned grid =
+              device::grid_full_wave(std::max<int64_t>(device::ceil_div(n_vec, kUnroll), kN), block,
+                                     device_info().sm_count, device_info().max_threads_per_sm);
           vectorized_sum<<<grid, block, 0, stream_of(args)>>>(x, n, head, out);
         });
         KLAB_CHECK_LAUNCH();

@@ -10,6 +10,7 @@
 // Requirements: rows < 2^31 (one block per row); finite inputs (an all -inf row gives NaN, as
 // in v02).
 #include "kernels/reduction/softmax/rung.cuh"
+#include "klab/device/online_softmax.cuh"
 
 namespace klab::reduction {
 
@@ -30,16 +31,8 @@ __global__ void online_softmax(SoftmaxArgs<T> a) {
 #pragma unroll
     for (int k = 0; k < kGroup; ++k)
       v[k] = c + k * step < a.cols ? device::to_float(x[c + k * step]) : -INFINITY;
-    float group_max = v[0];  // finite: element c exists
-#pragma unroll
-    for (int k = 1; k < kGroup; ++k) group_max = fmaxf(group_max, v[k]);
-    if (group_max > ms.max) {
-      ms.sum *= expf(ms.max - group_max);  // the first time: 0 * exp(-inf) = 0
-      ms.max = group_max;
-    }
-#pragma unroll
-    for (int k = 0; k < kGroup; ++k)
-      ms.sum += exp_shifted(v[k] - ms.max);  // missing: exp(-inf) = 0
+    // v[0] is finite (element c exists); missing elements add exp(-inf) = 0.
+    device::online_add_block(ms, v, [](float t) { return exp_shifted(t); });
   }
   ms = block_all_merge(ms, smem);
   const float inv = 1.f / ms.sum;

@@ -29,6 +29,7 @@
 #include "kernels/reduction/softmax/rung.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::reduction {
 
@@ -128,7 +129,8 @@ void launch_with(SoftmaxArgs<T> a, bool vector, cudaStream_t st) {
       vector ? warp_rows_softmax<T, kLanes, kE, true> : warp_rows_softmax<T, kLanes, kE, false>;
   // One thread per (row group lane): ceil(rows / rows per warp) warps, at most one resident wave.
   const int64_t threads = device::ceil_div(a.rows, 32 / kLanes) * 32;
-  kernel<<<device::grid_resident_wave(kernel, threads, kThreads), kThreads, 0, st>>>(a);
+  kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, threads, kThreads), kThreads,
+           0, st>>>(a);
 }
 
 /// The base kE (32 bytes of the dtype per lane, as fp32 values) and the rest of the dispatch.

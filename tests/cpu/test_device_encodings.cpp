@@ -1,0 +1,157 @@
+// The layout arithmetic of klab/device that the host compiler can check: the TMA/wgmma swizzles,
+// the grouped tile order, the wgmma shared-memory descriptor.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "klab/device/swizzle.hpp"
+#include "klab/device/tile_order.hpp"
+#include "klab/device/wgmma_desc.hpp"
+
+namespace klab::device {
+namespace {
+
+// ---- swizzles ----
+
+/// The documented pattern, computed the long way: for a kSpan-byte swizzle, the 16-byte chunk
+/// within the kSpan-byte span (kSpan / 16 values) is XORed with the offset's 128-byte row,
+/// modulo kSpan / 16 (the row within the atom of 8 x kSpan bytes).
+template <uint32_t kSpan>
+uint32_t reference_swizzle(uint32_t offset) {
+  const uint32_t chunks = kSpan / 16;
+  const uint32_t in_chunk = offset % 16;
+  const uint32_t chunk = (offset / 16) % chunks;
+  const uint32_t span_base = offset - offset % kSpan;
+  const uint32_t row128 = (offset / 128) % 8;
+  return span_base + ((chunk ^ (row128 % chunks)) * 16) + in_chunk;
+}
+
+template <uint32_t kSpan>
+void check_swizzle(uint32_t (*fn)(uint32_t)) {
+  constexpr uint32_t kAtom = kSwizzleAtomBytes<kSpan>;
+  for (uint32_t atom = 0; atom < 4; ++atom) {
+    std::set<uint32_t> seen;
+    for (uint32_t i = 0; i < kAtom; ++i) {
+      const uint32_t o = atom * kAtom + i;
+      const uint32_t s = fn(o);
+      ASSERT_EQ(s, reference_swizzle<kSpan>(o)) << "span " << kSpan << " offset " << o;
+      ASSERT_EQ(s / kAtom, atom) << "stays in its atom";
+      ASSERT_EQ(s % 16, o % 16) << "bytes inside a chunk do not move";
+      ASSERT_EQ(fn(s), o) << "an involution";
+      seen.insert(s);
+    }
+    EXPECT_EQ(seen.size(), kAtom) << "a bijection on the atom";
+  }
+}
+
+TEST(Swizzle, AtomSizes) {
+  EXPECT_EQ(kSwizzleAtomBytes<128>, 1024u);
+  EXPECT_EQ(kSwizzleAtomBytes<64>, 512u);
+  EXPECT_EQ(kSwizzleAtomBytes<32>, 256u);
+}
+
+TEST(Swizzle, BijectionOnEachAtomAndDocumentedPattern) {
+  check_swizzle<128>(swizzle_128b);
+  check_swizzle<64>(swizzle_64b);
+  check_swizzle<32>(swizzle_32b);
+}
+
+TEST(Swizzle, KnownValues) {
+  // 128B: row r of 128 bytes, chunk j -> chunk j ^ (r % 8).
+  static_assert(swizzle_128b(0) == 0);
+  static_assert(swizzle_128b(1 * 128 + 0 * 16) == 1 * 128 + 1 * 16);
+  static_assert(swizzle_128b(3 * 128 + 5 * 16 + 7) == 3 * 128 + (5 ^ 3) * 16 + 7);
+  static_assert(swizzle_128b(9 * 128 + 2 * 16) == 9 * 128 + (2 ^ 1) * 16);  // row 9: next atom
+  // 64B: rows of 64 bytes, chunk j (0..3) -> j ^ ((r / 2) % 4).
+  static_assert(swizzle_64b(2 * 64 + 0 * 16) == 2 * 64 + 1 * 16);
+  static_assert(swizzle_64b(7 * 64 + 1 * 16) == 7 * 64 + (1 ^ 3) * 16);
+  // 32B: rows of 32 bytes, chunk j (0..1) -> j ^ ((r / 4) % 2).
+  static_assert(swizzle_32b(4 * 32) == 4 * 32 + 16);
+  static_assert(swizzle_32b(3 * 32 + 16) == 3 * 32 + 16);
+  SUCCEED();
+}
+
+TEST(Swizzle, ChunkFormIsThe128ByteSwizzle) {
+  for (int row = 0; row < 64; ++row)
+    for (int chunk = 0; chunk < 8; ++chunk)
+      ASSERT_EQ(swizzle_128b_chunk(row, chunk), swizzle_128b(uint32_t(row) * 128 + chunk * 16))
+          << row << "," << chunk;
+}
+
+// ---- grouped tile order ----
+
+template <class I>
+void check_grouped_order(I tiles_m, I tiles_n, I group) {
+  std::vector<int> count(size_t(tiles_m * tiles_n), 0);
+  for (I t = 0; t < tiles_m * tiles_n; ++t) {
+    const TileCoord<I> c = grouped_tile_order<I>(t, group, tiles_m, tiles_n);
+    ASSERT_GE(c.m, 0);
+    ASSERT_LT(c.m, tiles_m);
+    ASSERT_GE(c.n, 0);
+    ASSERT_LT(c.n, tiles_n);
+    ++count[size_t(c.m * tiles_n + c.n)];
+    // Within a group, consecutive tiles go down a column first.
+    if (t > 0) {
+      const TileCoord<I> p = grouped_tile_order<I>(t - 1, group, tiles_m, tiles_n);
+      if (p.m / group == c.m / group && p.n == c.n) {
+        EXPECT_EQ(c.m, p.m + 1);
+      }
+    }
+  }
+  for (size_t i = 0; i < count.size(); ++i)
+    ASSERT_EQ(count[i], 1) << "tile " << i << " of " << tiles_m << "x" << tiles_n << " group "
+                           << group;
+}
+
+TEST(TileOrder, GroupedOrderVisitsEveryTileOnce) {
+  for (int m : {1, 2, 7, 8, 9, 16, 33})
+    for (int n : {1, 3, 8, 13})
+      for (int g : {1, 2, 4, 8, 16}) check_grouped_order<int>(m, n, g);
+  check_grouped_order<int64_t>(130, 70, 8);
+}
+
+TEST(TileOrder, KnownValues) {
+  // 4 x 3 tiles, groups of 2 tile rows: (0,0) (1,0) (0,1) (1,1) (0,2) (1,2) (2,0) (3,0) ...
+  constexpr auto c3 = grouped_tile_order<int>(3, 2, 4, 3);
+  static_assert(c3.m == 1 && c3.n == 1);
+  constexpr auto c6 = grouped_tile_order<int>(6, 2, 4, 3);
+  static_assert(c6.m == 2 && c6.n == 0);
+  // A short last group (5 rows, groups of 2): row 4 alone, along its columns.
+  constexpr auto c11 = grouped_tile_order<int>(11, 2, 5, 3);
+  static_assert(c11.m == 3 && c11.n == 2);
+  constexpr auto c13 = grouped_tile_order<int>(13, 2, 5, 3);
+  static_assert(c13.m == 4 && c13.n == 1);
+  SUCCEED();
+}
+
+// ---- wgmma descriptor ----
+
+TEST(WgmmaDescriptor, FieldsLandInTheDocumentedBits) {
+  // Address 0x400 (>> 4 = 0x40), LBO 16 (1), SBO 1024 (0x40), 128-byte swizzle (1 << 62).
+  static_assert(wgmma_desc_encode(0x400, 16, 1024, WgmmaSwizzle::b128) == 0x4000'0040'0001'0040ull);
+  // No swizzle, LBO 128 (8), SBO 256 (0x10), base offset 3 (bits 49-51).
+  static_assert(wgmma_desc_encode(0x1230, 128, 256, WgmmaSwizzle::none, 3) ==
+                0x0006'0010'0008'0123ull);
+  // 64B (2) and 32B (3) swizzles in bits 62-63.
+  static_assert(wgmma_desc_encode(0, 0, 0, WgmmaSwizzle::b64) == 0x8000'0000'0000'0000ull);
+  static_assert(wgmma_desc_encode(0, 0, 0, WgmmaSwizzle::b32) == 0xC000'0000'0000'0000ull);
+  SUCCEED();
+}
+
+TEST(WgmmaDescriptor, EachFieldIsFourteenBitsOfSixteenByteUnits) {
+  // The largest shared-memory address (256 KiB - 16) fills bits 0-13 and nothing else.
+  EXPECT_EQ(wgmma_desc_encode(0x3FFF0, 0, 0, WgmmaSwizzle::none), 0x3FFFull);
+  // Low 4 bits are dropped; bits above 17 of an address are not encoded.
+  EXPECT_EQ(wgmma_desc_encode(0x4000F, 0, 0, WgmmaSwizzle::none), 0ull);
+  EXPECT_EQ(wgmma_desc_encode(0, 0x3FFF0, 0, WgmmaSwizzle::none), 0x3FFFull << 16);
+  EXPECT_EQ(wgmma_desc_encode(0, 0, 0x3FFF0, WgmmaSwizzle::none), 0x3FFFull << 32);
+  EXPECT_EQ(wgmma_desc_encode(0, 0, 0, WgmmaSwizzle::none, 7), 7ull << 49);
+  // All fields at once: no field overlaps another.
+  const uint64_t all = wgmma_desc_encode(0x3FFF0, 0x3FFF0, 0x3FFF0, WgmmaSwizzle::b32, 7);
+  EXPECT_EQ(all, 0x3FFFull | 0x3FFFull << 16 | 0x3FFFull << 32 | 7ull << 49 | 3ull << 62);
+}
+
+}  // namespace
+}  // namespace klab::device
