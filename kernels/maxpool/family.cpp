@@ -86,7 +86,9 @@ Family make_maxpool() {
   f.dims = {"n", "c", "h", "w", "k", "s", "p"};
   f.zero_ok_dims = {"p"};  // no padding is the common case
   f.dtypes = {DType::f32, DType::bf16};
-  f.ceiling = "copy";
+  // The headline windows (2x2 stride 2, 3x3 stride 2) read each input once and write a quarter
+  // as many outputs: the traffic of the four-streams-read-per-stream-written ceiling.
+  f.ceiling = "read4_write1";
   f.validate = validate;
   f.tensors = [](const Problem& pr) {
     const Geometry g = geometry(pr);

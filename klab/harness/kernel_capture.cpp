@@ -231,14 +231,15 @@ std::vector<CapturedKernel> capture_gpu(const Family& f, const Variant& v, const
   // Once for real: library handles, workspaces, cudaFuncSetAttribute calls and lazy module
   // loading all happen here, outside the capture.
   const LaunchArgs args{reinterpret_cast<Stream>(st), 0};
-  v.launch(p, bufs, args);
+  const PreparedLaunch launch = prepare_launch(v, p, bufs, args);  // as the bench times it
+  launch(args.stream);
   KLAB_CHECK_LAUNCH();
   KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
 
   GraphOwner graph;
   KLAB_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
   try {
-    v.launch(p, bufs, args);
+    launch(args.stream);
   } catch (...) {
     cudaStreamEndCapture(st, &graph.g);
     cudaGetLastError();
