@@ -6,7 +6,7 @@
 #      shapes of its goal (softmax: 2^22 x 64, 2^21 x 128, 2^20 x 255, f32 and bf16; maxpool:
 #      its bf16 headline shapes, 2x2/2 and 3x3/2/1 on 64 x 64 x 224^2; grayscale: its headline,
 #      2^25 pixels), one JSON per klab call in OUTDIR (bench_*.json);
-#   3. a short table: GB/s, % of the measured copy ceiling, speed-up over the baseline.
+#   3. a short table: GB/s, % of the family's measured ceiling (named), speed-up over the baseline.
 # Usage: scripts/measure_weak_rungs.sh BUILD_DIR OUTDIR
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
 #   KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache; an earlier run's cache, e.g. the
@@ -81,7 +81,7 @@ bench grayscale grayscale "v03_vectorized v04_vectorized_ilp v06_gray_bulk_sm90 
 log "table"
 python3 - "$out"/bench_*.json <<'EOF' | tee -a "$out/summary.txt"
 import json, os, sys
-print(f"{'variant':34} {'problem':40} {'dtype':5} {'GB/s':>7} {'% copy':>7} {'x base':>7} check")
+print(f"{'variant':34} {'problem':40} {'dtype':5} {'GB/s':>7} {'% ceil':>7} {'ceiling':13} {'x base':>7} check")
 for path in sys.argv[1:]:
     if not os.path.exists(path):
         print("missing", path)
@@ -91,12 +91,13 @@ for path in sys.argv[1:]:
             print(f"{r['variant']:34} {r['problem']:40} {r['dtype']:5} {r['status']}: {r.get('reason', '')[:60]}")
             continue
         pct = r.get("ceiling", {}).get("pct")
+        ceil = r.get("ceiling", {}).get("name", "-")
         sp = r.get("baseline", {}).get("speedup")
         pct_s = "-" if pct is None else f"{pct:.1f}"
         sp_s = "-" if sp is None else f"{sp:.2f}x"
         ok = "pass" if r.get("check", {}).get("passed") else "FAIL"
         print(f"{r['variant']:34} {r['problem']:40} {r['dtype']:5} {r.get('gbps') or 0:7.0f} "
-              f"{pct_s:>7} {sp_s:>7} {ok}")
+              f"{pct_s:>7} {ceil:13} {sp_s:>7} {ok}")
 EOF
 log "done (status $status)"
 exit $status
