@@ -15,13 +15,8 @@
 // 255 f32: 32 lanes of 8 scalars; 512 f32: 32 lanes x 16.
 // Vector path (cols a multiple of the 16-byte vector width, x and y 16-byte aligned): lane l of a
 // group loads vectors k * kLanes + l of its row, so a group's loads of one k are contiguous and
-// a warp's cover 32 / kLanes whole rows, which are contiguous too. Span path (cols not a multiple
-// of the vector, bases aligned: 255 columns): the row's elements lie in the 16-byte vectors that
-// are aligned to the tensor's base and overlap the row; lane l loads vectors k * kLanes + l of
-// them whole and masks the elements of the neighbour rows (-inf: exp gives 0), stores the vectors
-// wholly inside the row as 16-byte stores and the two edge vectors element by element. Scalar
-// path (misaligned bases): element k * kLanes + l, the same registers, still coalesced, but one
-// load per element: 2-byte loads for bf16 keep too few bytes in flight per instruction.
+// a warp's cover 32 / kLanes whole rows, which are contiguous too. Scalar path (any other cols,
+// misaligned bases): element k * kLanes + l, the same registers, still coalesced.
 // Expected bottleneck: DRAM bandwidth. Little's law at ~4 TB/s and ~700 ns needs ~2.8 MB in flight
 // on the chip, ~21 KiB per SM of which about half is reads; 32 bytes per lane at (register-bound)
 // 1024-2048 resident threads per SM keeps 32-64 KiB of loads in flight. The shuffles (2 x log2
@@ -53,22 +48,14 @@ __device__ __forceinline__ float group_all_reduce(float v, Op op) {
   return v;
 }
 
-// How a lane reaches its row's elements.
-enum class Path : int {
-  kScalar,  // element k * kLanes + g of the row: any alignment
-  kVector,  // 16-byte vectors of the row (cols a multiple of the vector, bases aligned)
-  kSpan,    // 16-byte vectors aligned to the tensor's base covering the row, masked to it
-};
-
-template <class T, int kLanes, int kE, Path kPath>
+template <class T, int kLanes, int kE, bool kVector>
 __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) {
   using V = device::Vec16<T>;
   constexpr int kN = V::kN;
   constexpr int kRowsPerWarp = 32 / kLanes;
   static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "kLanes: 2..32");
-  static_assert(kPath == Path::kScalar || kE % kN == 0, "the vector paths hold whole vectors");
+  static_assert(!kVector || kE % kN == 0, "the vector path holds whole vectors");
   const int cols = static_cast<int>(a.cols);  // <= kMaxCols: 32-bit offsets within a row
-  const int64_t total = a.rows * a.cols;
   const int lane = threadIdx.x % 32;
   const int g = lane % kLanes;  // lane within the row's group
   const int64_t warps = int64_t(gridDim.x) * (kThreads / 32);
@@ -79,14 +66,11 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
   for (int64_t row0 = warp * kRowsPerWarp; row0 < a.rows; row0 += warps * kRowsPerWarp) {
     const int64_t row = row0 + lane / kLanes;
     const bool live = row < a.rows;
-    const int64_t r0 = row * a.cols;  // the row's first element
-    const T* x = a.x + r0;
-    T* y = a.y + r0;
-    // Span path: the row's elements lie in the base-aligned vectors [v0, v1).
-    const int64_t v0 = r0 / kN, v1 = (r0 + cols + kN - 1) / kN;
+    const T* x = a.x + row * a.cols;
+    T* y = a.y + row * a.cols;
 
     float e[kE];  // (kE) this lane's values: x, then exp(x - max)
-    if constexpr (kPath == Path::kVector) {
+    if constexpr (kVector) {
 #pragma unroll
       for (int k = 0; k < kE / kN; ++k) {
         const int base = (k * kLanes + g) * kN;
@@ -97,29 +81,6 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
         } else {
 #pragma unroll
           for (int i = 0; i < kN; ++i) e[k * kN + i] = -INFINITY;
-        }
-      }
-    } else if constexpr (kPath == Path::kSpan) {
-      // Whole vectors where they lie inside the tensor (the edge ones hold a neighbour row's
-      // elements too: masked out below, read again by that row's group from L1/L2, not DRAM).
-#pragma unroll
-      for (int k = 0; k < kE / kN; ++k) {
-        const int64_t v = v0 + k * kLanes + g;
-        const int64_t e0 = v * kN;  // its first element
-        if (live && v < v1 && e0 + kN <= total) {
-          const V w = device::load16_stream(a.x + e0);
-#pragma unroll
-          for (int i = 0; i < kN; ++i) {
-            const int64_t c = e0 + i - r0;
-            e[k * kN + i] = c >= 0 && c < cols ? device::to_float(w.v[i]) : -INFINITY;
-          }
-        } else {
-#pragma unroll
-          for (int i = 0; i < kN; ++i) {
-            const int64_t c = e0 + i - r0;
-            e[k * kN + i] =
-                live && v < v1 && c >= 0 && c < cols ? device::to_float(x[c]) : -INFINITY;
-          }
         }
       }
     } else {
@@ -141,7 +102,7 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
     const float inv = 1.f / s;
 
     if (!live) continue;  // after the shuffles: the loop stays warp-uniform
-    if constexpr (kPath == Path::kVector) {
+    if constexpr (kVector) {
 #pragma unroll
       for (int k = 0; k < kE / kN; ++k) {
         const int base = (k * kLanes + g) * kN;
@@ -150,26 +111,6 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
 #pragma unroll
           for (int i = 0; i < kN; ++i) o.v[i] = device::from_float<T>(e[k * kN + i] * inv);
           device::store16(y + base, o);
-        }
-      }
-    } else if constexpr (kPath == Path::kSpan) {
-      // A vector wholly inside the row is one 16-byte store; the row's edge vectors are stored
-      // element by element (their other elements belong to the neighbour rows).
-#pragma unroll
-      for (int k = 0; k < kE / kN; ++k) {
-        const int64_t v = v0 + k * kLanes + g;
-        const int64_t c0 = v * kN - r0;  // the vector's first element, as a column of the row
-        if (v >= v1) continue;
-        if (c0 >= 0 && c0 + kN <= cols) {
-          V o;
-#pragma unroll
-          for (int i = 0; i < kN; ++i) o.v[i] = device::from_float<T>(e[k * kN + i] * inv);
-          device::store16(y + c0, o);
-        } else {
-#pragma unroll
-          for (int i = 0; i < kN; ++i)
-            if (c0 + i >= 0 && c0 + i < cols)
-              y[c0 + i] = device::from_float<T>(e[k * kN + i] * inv);
         }
       }
     } else {
@@ -183,10 +124,9 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
 }
 
 template <class T, int kLanes, int kE>
-void launch_with(SoftmaxArgs<T> a, Path path, cudaStream_t st) {
-  const auto kernel = path == Path::kVector ? warp_rows_softmax<T, kLanes, kE, Path::kVector>
-                      : path == Path::kSpan ? warp_rows_softmax<T, kLanes, kE, Path::kSpan>
-                                            : warp_rows_softmax<T, kLanes, kE, Path::kScalar>;
+void launch_with(SoftmaxArgs<T> a, bool vector, cudaStream_t st) {
+  const auto kernel =
+      vector ? warp_rows_softmax<T, kLanes, kE, true> : warp_rows_softmax<T, kLanes, kE, false>;
   // One thread per (row group lane): ceil(rows / rows per warp) warps, at most one resident wave.
   const int64_t threads = device::ceil_div(a.rows, 32 / kLanes) * 32;
   kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, threads, kThreads), kThreads,
@@ -198,31 +138,22 @@ template <class T>
 void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
   constexpr int kN = device::Vec16<T>::kN;
   constexpr int kBase = 2 * kN;  // 8 f32, 16 bf16
-  const bool aligned = device::aligned16(a.x) && device::aligned16(a.y);
-  // The span path's vectors start up to kN - 1 elements before the row: it needs that many more
-  // slots; past kMaxCols the scalar path takes the row.
-  Path path = Path::kScalar;
-  int64_t c = a.cols;
-  if (aligned && a.cols % kN == 0)
-    path = Path::kVector;
-  else if (aligned && a.cols + kN - 1 <= kMaxCols) {
-    path = Path::kSpan;
-    c = a.cols + kN - 1;
-  }
+  const bool vector = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y);
+  const int64_t c = a.cols;
   if (c <= 2 * kBase)
-    launch_with<T, 2, kBase>(a, path, st);
+    launch_with<T, 2, kBase>(a, vector, st);
   else if (c <= 4 * kBase)
-    launch_with<T, 4, kBase>(a, path, st);
+    launch_with<T, 4, kBase>(a, vector, st);
   else if (c <= 8 * kBase)
-    launch_with<T, 8, kBase>(a, path, st);
+    launch_with<T, 8, kBase>(a, vector, st);
   else if (c <= 16 * kBase)
-    launch_with<T, 16, kBase>(a, path, st);
+    launch_with<T, 16, kBase>(a, vector, st);
   else if (c <= 32 * kBase)
-    launch_with<T, 32, kBase>(a, path, st);
+    launch_with<T, 32, kBase>(a, vector, st);
   else if (kBase < 16 && c <= 32 * 16) {
-    if constexpr (kBase < 16) launch_with<T, 32, 16>(a, path, st);
+    if constexpr (kBase < 16) launch_with<T, 32, 16>(a, vector, st);
   } else
-    launch_with<T, 32, 32>(a, path, st);
+    launch_with<T, 32, 32>(a, vector, st);
 }
 
 Status fits(const Problem& p) {
