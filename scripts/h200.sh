@@ -37,11 +37,14 @@ status=0
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$out/nvidia-smi.txt" 2>&1
 
-# The manifest: what ran, from which code, when, on what. The commit is the source checkout's
-# (`-dirty`: uncommitted changes), else the one scripts/pack_for_device.sh recorded with the build;
+# The manifest: what ran, from which code, when, on what. The commit is the one
+# scripts/pack_for_device.sh recorded with a packed build, else the source checkout's (`-dirty`:
+# uncommitted changes);
 # the result records carry the sha the binaries were built from as well.
 repo=$(cd "$(dirname "$0")/.." && pwd)
-sha=$(git -C "$repo" describe --always --dirty --abbrev=12 2>/dev/null || cat "$build/git_sha.txt" 2>/dev/null || echo unknown)
+# A packed build names its own commit (recorded when it was packed): the checkout beside it may
+# carry older git metadata than its files.
+sha=$(cat "$build/git_sha.txt" 2>/dev/null || git -C "$repo" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 {
   echo "# $(basename "$out")"
   echo

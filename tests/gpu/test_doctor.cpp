@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -39,9 +40,21 @@ struct Doctor {
   }
 };
 
+// The klab CLI: the one built beside this test binary (tests/ and apps/klab/ of one build tree,
+// wherever it was moved), else the path compiled in.
+std::string klab_binary() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto beside = self.parent_path().parent_path() / "apps" / "klab" / "klab";
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return KLAB_BINARY;
+}
+
 Doctor doctor(const std::string& variant) {
   const std::string cmd =
-      std::string("'") + KLAB_BINARY + "' doctor " + variant + " --shape " + kShape + " 2>&1";
+      "'" + klab_binary() + "' doctor " + variant + " --shape " + kShape + " 2>&1";
   Doctor d;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return d;
