@@ -7,18 +7,17 @@ cd "$(dirname "$0")/.."
 res=${1:-results/h200}
 klab=${2:-build}/apps/klab/klab
 # Result folders are runs, named <date>_<commit>_<what> (results/h200/README.md lists them; each
-# holds a MANIFEST.md). The runs each family's tables come from: transpose from 05d48bb's run (v07
-# with its column-order entries, after its tile walk became a constexpr helper); the GEMM ladders
-# from f9215ea's (the final sgemm v18 and hgemm v09, after the shared-pipeline tidy); reduce_sum and
-# softmax from 81bee71's; elementwise from fe9e36e's, its CPU rungs from e605054's (reports keep
-# the newest record of each variant and problem).
+# holds a MANIFEST.md). Every GPU family's tables come from 9023867's run (every GPU rung beside its
+# baselines at the headline shapes, against fp64 samples for the GEMMs, ceilings per access mix);
+# the CPU rungs of the elementwise, reduction and GEMM families from e605054's (reports keep the
+# newest record of each variant and problem). softmax v05's 255-column rows in that run measured
+# a span path that was reverted after it: the code v05 has now was measured by ef77bc6's run, in
+# its own table (results-v05 below).
+run=$res/2026-12-01_9023867_harness_run/run.json
 source_of() {
   case $1 in
-    transpose) echo "$res/2026-11-30_05d48bb_transpose_final/run_transpose.json" ;;
-    sgemm | hgemm) echo "$res/2026-11-30_f9215ea_gemm_final/run_gemm.json" ;;
-    reduce_sum | softmax) echo "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" ;;
-    vector_add | saxpy | relu | grayscale) echo "$res/2026-11-30_e605054_first_run/run.json $res/2026-11-30_fe9e36e_every_gpu_rung/run.json" ;;
-    *) echo "$res/2026-11-30_e605054_first_run/run.json" ;;
+    transpose | hgemm | maxpool) echo "$run" ;;
+    *) echo "$res/2026-11-30_e605054_first_run/run.json $run" ;;
   esac
 }
 report() {  # report OUT_README PLOT FAMILY...
@@ -45,6 +44,13 @@ done
 report docs/worklogs/transpose.md docs/worklogs/transpose.png transpose
 report docs/worklogs/softmax.md docs/worklogs/softmax.png softmax reduce_sum
 report docs/worklogs/gemm.md docs/worklogs/gemm.png sgemm hgemm
+report docs/worklogs/maxpool_grayscale.md docs/worklogs/maxpool_grayscale.png maxpool grayscale
+# softmax v05 with the scalar path it keeps for rows that are not whole 16-byte vectors, beside v04
+# and cuDNN at the short-row shapes (ef77bc6's run).
+for readme in docs/worklogs/softmax.md kernels/reduction/README.md; do
+  "$klab" report "$res"/2026-12-01_ef77bc6_harness_first/weak/bench_softmax_*.json --family softmax \
+    --readme "$readme" --section results-v05
+done
 # sgemm v17 after its second sweep (the copies' first k-step tuned), measured by 42d9e48's run
 # beside v09, v15, v16 and cuBLAS: its own table.
 for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
