@@ -118,7 +118,8 @@ int cmd_sass(const InspectOptions& opt) {
   if (opt.list || !opt.kernel.empty()) {
     const Output sym = run(quote(cuobjdump) + arch + " -symbols " + quote(exe) + " 2>&1");
     if (sym.code != 0 && sym.text.find("does not contain device code") != std::string::npos)
-      throw UsageError(exe + " holds no device code (a build without CUDA): nothing to disassemble");
+      throw UsageError(exe +
+                       " holds no device code (a build without CUDA): nothing to disassemble");
     if (sym.code != 0) throw Error("cuobjdump -symbols failed: " + sym.text.substr(0, 300));
     const std::vector<DeviceSymbol> all = parse_cuobjdump_symbols(sym.text);
     std::vector<DeviceSymbol> match;

@@ -151,7 +151,7 @@ Family make_relu() {
 Family make_grayscale() {
   Family f = map_family(Op::grayscale, "RGB (interleaved) to gray, BT.601 weights", {DType::f32});
   f.ceiling = "read3_write1";  // three values read per value written (HBM's read-heavy rate)
-  f.dims = {"n"};                                                     // pixels
+  f.dims = {"n"};              // pixels
   f.headline = headline(f.name.c_str(), f.dtypes, int64_t(1) << 25);  // 512 MiB moved
   f.tensors = [](const Problem& p) {
     const int64_t n = p.dim("n");
