@@ -12,8 +12,6 @@ void register_sgemm(Registry& r);
 void register_hgemm(Registry& r);
 /// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
 void register_sabotage(Registry& r);
-/// The CPU ladder (issue: CPU baseline): adds cpuNN_* rungs to vector_add, reduce_sum, sgemm.
-void register_cpu_ladders(Registry& r);
 
 /// Every family klab knows, in the order of the course.
 Registry& registry();

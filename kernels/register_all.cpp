@@ -59,8 +59,7 @@ Registry& registry() {
     register_reduction(reg);
     register_sgemm(reg);
     register_hgemm(reg);
-    register_sabotage(reg);     // wrong or slow on purpose: klab doctor's exhibits
-    register_cpu_ladders(reg);  // last: it extends families registered above
+    register_sabotage(reg);  // wrong or slow on purpose: klab doctor's exhibits
     return reg;
   }();
   static const bool probes = (register_baseline_ceiling_probes(r), true);

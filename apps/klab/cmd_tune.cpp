@@ -37,7 +37,7 @@ struct TuneOptions {
 
 std::string tunable_ids() {
   std::string ids;
-  for (const auto& t : tunables()) ids += (ids.empty() ? "" : ", ") + t.variant;
+  for (const auto& t : registry().tunables()) ids += (ids.empty() ? "" : ", ") + t.variant;
   return ids.empty() ? "none in this build" : ids;
 }
 
@@ -66,7 +66,7 @@ bool good(const Result& r) { return r.status == "ok" && r.checked && r.check.pas
 
 int run_tune(const TuneOptions& o) {
   const Registry& reg = registry();  // builds the registry, which registers the tunables
-  const Tunable* t = find_tunable(o.variant);
+  const Tunable* t = reg.tunable(o.variant);
   if (!t) {
     reg.variant(o.variant);  // an unknown id says so (and lists what exists)
     throw UsageError(o.variant + " has no configurations to tune (tunable: " + tunable_ids() + ")");

@@ -9,7 +9,8 @@
 //                       for sgemm also cache blocking, packing and a register-tile micro-kernel
 //   cpu05_threads_simd  cpu04 on every thread
 //   sgemm.baseline_openblas  cblas_sgemm from libopenblas.so.0, loaded at run time
-// Registered by register_cpu_ladders() (register.cpp) after the families' own rungs.
+// cpu::ladder(family) (register.cpp) lists them; each family's registration places them after its
+// own CPU rung.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,9 @@
 #endif
 
 namespace klab::cpu {
+
+/// The CPU ladder of `family` (vector_add, reduce_sum, sgemm), in order; empty for the others.
+std::vector<Variant> ladder(std::string_view family);
 
 /// The rungs that run on one thread whatever thread_count() says (cpu01_scalar, cpu04_simd).
 inline bool single_threaded(std::string_view id) {

@@ -1,4 +1,5 @@
 // The elementwise ladders, in order. Adding a rung: one file plus one line per family here.
+#include "kernels/cpu/ladder.hpp"
 #include "kernels/elementwise/family.hpp"
 #include "kernels/register.hpp"
 
@@ -22,6 +23,8 @@ void register_elementwise(Registry& r) {
     if (op == Op::grayscale) f.ladder.push_back(gpu_v06_gray_bulk_sm90());    // grayscale only
     f.ladder.push_back(gpu_baseline_cub(op));
 #endif
+    const std::vector<Variant> cpu_rungs = cpu::ladder(f.name);  // after v00, before the GPU rungs
+    f.ladder.insert(f.ladder.begin() + 1, cpu_rungs.begin(), cpu_rungs.end());
     r.add(std::move(f));
   }
 }

@@ -24,8 +24,8 @@ void register_hgemm(Registry& r) {
 #endif
   };
   r.add(std::move(f));
-  register_hgemm_tunable();  // v07's and v09's configurations, for `klab tune` (without CUDA too)
-  register_v09_tunable();
+  register_hgemm_tunable(r);  // v07's and v09's configurations, for `klab tune` (without CUDA too)
+  register_v09_tunable(r);
 }
 
 }  // namespace klab

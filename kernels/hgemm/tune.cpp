@@ -80,9 +80,9 @@ Status hgemm_config_can_implement(int index, const Problem& p) {
   return Status::yes();
 }
 
-void register_hgemm_tunable() {
+void register_hgemm_tunable(Registry& r) {
   // v07 with the table lookup replaced by one fixed configuration.
-  register_tunable(
+  r.add_tunable(
       table().tunable(KLAB_IF_CUDA(gpu_v07_mma_autotuned), KLAB_IF_CUDA(launch_hgemm_config)));
 }
 
@@ -116,8 +116,8 @@ TableTunable& v09_table() {
 
 int v09_tuned_config(const Problem& p) { return v09_table().config(p); }
 
-void register_v09_tunable() {
-  register_tunable(
+void register_v09_tunable(Registry& r) {
+  r.add_tunable(
       v09_table().tunable(KLAB_IF_CUDA(gpu_v09_mma_tma_producer), KLAB_IF_CUDA(launch_v09_config)));
 }
 

@@ -10,6 +10,7 @@
 
 #include "klab/harness/family.hpp"
 #include "klab/harness/tuned_lookup.hpp"
+#include "klab/harness/registry.hpp"
 
 namespace klab::hgemm {
 
@@ -154,7 +155,7 @@ int tuned_config(const Problem& p);
 Status hgemm_config_can_implement(int index, const Problem& p);
 
 /// Registers v07 as a tunable (klab/harness/tunable.hpp); called by register_hgemm.
-void register_hgemm_tunable();
+void register_hgemm_tunable(Registry& r);
 
 /// v09's entries (sm_90a, 128x256 blocks of 8 consumer warps, 64-deep k-tiles): ring depth,
 /// rasterisation group and the early probe of the next stage (-1: none); index = position
@@ -177,7 +178,7 @@ Status v09_config_can_implement(int index, const Problem& p);
 /// v09's choice for the problem (tune cache, committed table, built-in: entry 0).
 int v09_tuned_config(const Problem& p);
 /// Registers v09 as a tunable; called by register_hgemm.
-void register_v09_tunable();
+void register_v09_tunable(Registry& r);
 
 #if KLAB_HAS_CUDA
 /// Enqueues v09's entry `index` (v05's element-copy kernel where TMA cannot run the problem).

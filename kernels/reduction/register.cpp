@@ -1,5 +1,6 @@
 // The reduction ladders, in order: reduce_sum, then softmax. Adding a rung: one file plus one
 // line here.
+#include "kernels/cpu/ladder.hpp"
 #include "kernels/reduction/family.hpp"
 #include "kernels/register.hpp"
 
@@ -18,6 +19,8 @@ void register_reduction(Registry& r) {
     sum_baseline_cub(),
 #endif
   };
+  const std::vector<Variant> cpu_rungs = cpu::ladder(sum.name);  // after v00, before the GPU rungs
+  sum.ladder.insert(sum.ladder.begin() + 1, cpu_rungs.begin(), cpu_rungs.end());
   r.add(std::move(sum));
 
   Family softmax = make_softmax();

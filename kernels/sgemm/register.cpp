@@ -1,4 +1,5 @@
 // The sgemm ladder, in order. Adding a rung: one file plus one line here.
+#include "kernels/cpu/ladder.hpp"
 #include "kernels/register.hpp"
 #include "kernels/sgemm/family.hpp"
 #include "kernels/sgemm/tune.hpp"
@@ -33,11 +34,13 @@ void register_sgemm(Registry& r) {
     gpu_baseline_cublas(),
 #endif
   };
+  const std::vector<Variant> cpu_rungs = cpu::ladder(f.name);  // after v00, before the GPU rungs
+  f.ladder.insert(f.ladder.begin() + 1, cpu_rungs.begin(), cpu_rungs.end());
   r.add(std::move(f));
-  register_sgemm_tunable();  // v10, v16, v17 and v18: `klab tune` (registered without CUDA too)
-  register_v16_tunable();
-  register_v17_tunable();
-  register_v18_tunable();
+  register_sgemm_tunable(r);  // v10, v16, v17 and v18: `klab tune` (registered without CUDA too)
+  register_v16_tunable(r);
+  register_v17_tunable(r);
+  register_v18_tunable(r);
 }
 
 }  // namespace klab

@@ -124,9 +124,9 @@ Status sgemm_config_can_implement(int index, const Problem& p) {
   return Status::yes();
 }
 
-void register_sgemm_tunable() {
+void register_sgemm_tunable(Registry& r) {
   // v10 with the table lookup replaced by one fixed configuration.
-  register_tunable(
+  r.add_tunable(
       table().tunable(KLAB_IF_CUDA(gpu_v10_autotuned), KLAB_IF_CUDA(launch_sgemm_config)));
 }
 

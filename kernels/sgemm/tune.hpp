@@ -9,6 +9,7 @@
 
 #include "klab/harness/family.hpp"
 #include "klab/harness/tuned_lookup.hpp"
+#include "klab/harness/registry.hpp"
 
 namespace klab::sgemm {
 
@@ -98,7 +99,7 @@ int tuned_config(const Problem& p);
 Status sgemm_config_can_implement(int index, const Problem& p);
 
 /// Registers v10 as a tunable (klab/harness/tunable.hpp); called by register_sgemm.
-void register_sgemm_tunable();
+void register_sgemm_tunable(Registry& r);
 
 #if KLAB_HAS_CUDA
 /// Enqueues configuration `index` of the tune space on `args.stream`: no allocation, no sync.

@@ -52,9 +52,9 @@ TunedChoice v16_tuned_choice(const Problem& p) { return table().choice(p); }
 
 int v16_tuned_config(const Problem& p) { return table().config(p); }
 
-void register_v16_tunable() {
-  register_tunable(table().tunable(KLAB_IF_CUDA(gpu_v16_autotuned_multistage),
-                                   KLAB_IF_CUDA(launch_multistage_config)));
+void register_v16_tunable(Registry& r) {
+  r.add_tunable(table().tunable(KLAB_IF_CUDA(gpu_v16_autotuned_multistage),
+                                KLAB_IF_CUDA(launch_multistage_config)));
 }
 
 namespace {
@@ -101,9 +101,9 @@ TableTunable& spread_table() {  // entry 0: v16's committed shape
 
 int v17_tuned_config(const Problem& p) { return spread_table().config(p); }
 
-void register_v17_tunable() {
-  register_tunable(spread_table().tunable(KLAB_IF_CUDA(gpu_v17_spread_copies),
-                                          KLAB_IF_CUDA(launch_spread_config)));
+void register_v17_tunable(Registry& r) {
+  r.add_tunable(spread_table().tunable(KLAB_IF_CUDA(gpu_v17_spread_copies),
+                                       KLAB_IF_CUDA(launch_spread_config)));
 }
 
 std::vector<std::string> tma_config_names() {
@@ -131,8 +131,8 @@ TableTunable& tma_table() {  // entry 0: v16's committed shape
 
 int v18_tuned_config(const Problem& p) { return tma_table().config(p); }
 
-void register_v18_tunable() {
-  register_tunable(
+void register_v18_tunable(Registry& r) {
+  r.add_tunable(
       tma_table().tunable(KLAB_IF_CUDA(gpu_v18_tma_producer), KLAB_IF_CUDA(launch_tma_config)));
 }
 

@@ -10,6 +10,7 @@
 #include "kernels/sgemm/tune.hpp"
 #include "klab/harness/family.hpp"
 #include "klab/harness/tuned_lookup.hpp"
+#include "klab/harness/registry.hpp"
 
 namespace klab::sgemm {
 
@@ -80,7 +81,7 @@ Status multistage_config_can_implement(int index, const Problem& p);
 TunedChoice v16_tuned_choice(const Problem& p);
 int v16_tuned_config(const Problem& p);
 /// Registers v16 as a tunable; called by register_sgemm.
-void register_v16_tunable();
+void register_v16_tunable(Registry& r);
 
 /// v17's space: entries of kMultistageSpace instantiated with the spread copy schedule, each
 /// with the first k-step of its refill (`from`: the copies go out over steps from .. BK-2);
@@ -110,7 +111,7 @@ Status spread_config_can_implement(int index, const Problem& p);
 /// v17's choice for the problem (tune cache, committed table, built-in: its entry 0).
 int v17_tuned_config(const Problem& p);
 /// Registers v17 as a tunable; called by register_sgemm.
-void register_v17_tunable();
+void register_v17_tunable(Registry& r);
 
 /// v18's entries (TMA producer warpgroup, sm_90a): a tile shape of kMultistageSpace (its stage
 /// count and blocks/SM unused: v18 runs one block per SM) and the depth of v18's stage ring;
@@ -148,7 +149,7 @@ Status tma_config_can_implement(int index, const Problem& p);
 /// v18's choice for the problem (tune cache, committed table, built-in: its entry 0).
 int v18_tuned_config(const Problem& p);
 /// Registers v18 as a tunable; called by register_sgemm.
-void register_v18_tunable();
+void register_v18_tunable(Registry& r);
 
 #if KLAB_HAS_CUDA
 /// Enqueues v18's entry `index` (v09's scalar kernel when the 16-byte path is not possible).

@@ -23,8 +23,8 @@ void register_transpose(Registry& r) {
 #endif
   };
   r.add(std::move(f));
-  register_transpose_tunable();  // v06 and v07: `klab tune` (registered without CUDA too)
-  register_v07_tunable();
+  register_transpose_tunable(r);  // v06 and v07: `klab tune` (registered without CUDA too)
+  register_v07_tunable(r);
 }
 
 }  // namespace klab

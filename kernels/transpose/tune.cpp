@@ -56,15 +56,15 @@ Status tma_config_can_implement(int index, const Problem& p) {
 
 int tma_tuned_config(const Problem& p) { return table().config(p); }
 
-void register_transpose_tunable() {
+void register_transpose_tunable(Registry& r) {
 #if KLAB_HAS_CUDA
-  register_tunable(table().tunable(
-      gpu_v06_tma_pipeline, [](int index, const Problem& p, Buffers& b, const LaunchArgs& a) {
-        if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
-        launch_vectorized(p, b, a);
-      }));
+  r.add_tunable(table().tunable(gpu_v06_tma_pipeline,
+                                [](int index, const Problem& p, Buffers& b, const LaunchArgs& a) {
+                                  if (tma_path_ok(p, b)) return launch_tma_config(index, p, b, a);
+                                  launch_vectorized(p, b, a);
+                                }));
 #else
-  register_tunable(table().tunable(nullptr, nullptr));
+  r.add_tunable(table().tunable(nullptr, nullptr));
 #endif
 }
 

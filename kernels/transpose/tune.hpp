@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "klab/harness/family.hpp"
+#include "klab/harness/registry.hpp"
 
 namespace klab::transpose {
 
@@ -91,7 +92,7 @@ Status tma_config_can_implement(int index, const Problem& p);
 /// The entry v06 uses for this problem now (tune cache, committed table, built-in).
 int tma_tuned_config(const Problem& p);
 /// Registers v06 as a tunable for `klab tune`.
-void register_transpose_tunable();
+void register_transpose_tunable(Registry& r);
 
 #if KLAB_HAS_CUDA
 /// Runs entry `index` (TMA path only: the caller checked the TMA's stride and alignment rules).

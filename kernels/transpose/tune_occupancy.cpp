@@ -47,8 +47,8 @@ Status wide_config_can_implement(int index, const Problem& p) {
 
 int wide_tuned_config(const Problem& p) { return table().config(p); }
 
-void register_v07_tunable() {
-  register_tunable(
+void register_v07_tunable(Registry& r) {
+  r.add_tunable(
       table().tunable(KLAB_IF_CUDA(gpu_v07_high_occupancy), KLAB_IF_CUDA(launch_wide_config)));
 }
 

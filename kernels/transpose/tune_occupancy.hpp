@@ -9,6 +9,7 @@
 
 #include "klab/device/tile_order.hpp"
 #include "klab/harness/family.hpp"
+#include "klab/harness/registry.hpp"
 
 namespace klab::transpose {
 
@@ -120,7 +121,7 @@ Status wide_config_can_implement(int index, const Problem& p);
 /// The entry v07 uses for this problem now (tune cache, committed table, built-in).
 int wide_tuned_config(const Problem& p);
 /// Registers v07 as a tunable for `klab tune`.
-void register_v07_tunable();
+void register_v07_tunable(Registry& r);
 
 #if KLAB_HAS_CUDA
 /// Runs entry `index` (word path: the caller checked wide_path_ok), else v04's kernel.

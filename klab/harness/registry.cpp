@@ -37,18 +37,19 @@ std::pair<const Family*, const Variant*> Registry::variant(std::string_view id) 
   throw UsageError("unknown variant '" + std::string(id) + "' (see `klab list " + f.name + "`)");
 }
 
-void Registry::add_variant(std::string_view family, Variant v) {
-  for (auto& f : families_) {
-    if (f.name != family) continue;
-    KLAB_CHECK(v.info.id.rfind(f.name + ".", 0) == 0,
-               "variant " + v.info.id + " does not belong to " + f.name);
-    auto pos = f.ladder.begin();
-    for (auto it = f.ladder.begin(); it != f.ladder.end(); ++it)
-      if (it->info.device == Device::cpu) pos = it + 1;
-    f.ladder.insert(pos, std::move(v));
-    return;
-  }
-  throw Error("add_variant: no family '" + std::string(family) + "'");
+void Registry::add_tunable(Tunable t) {
+  for (auto& existing : tunables_)
+    if (existing.variant == t.variant) {
+      existing = std::move(t);
+      return;
+    }
+  tunables_.push_back(std::move(t));
+}
+
+const Tunable* Registry::tunable(std::string_view variant) const {
+  for (const auto& t : tunables_)
+    if (t.variant == variant) return &t;
+  return nullptr;
 }
 
 void validate_problem(const Family& f, const Problem& p) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "klab/harness/family.hpp"
+#include "klab/harness/tunable.hpp"
 
 namespace klab {
 
@@ -15,12 +16,16 @@ class Registry {
   const Family& family(std::string_view name) const;
   /// Finds "family.vNN_name"; throws UsageError when unknown.
   std::pair<const Family*, const Variant*> variant(std::string_view id) const;
-  /// Adds a rung to an already registered family, after its last CPU rung (CPU ladders come
-  /// first in ladder order). Throws Error when the family is unknown.
-  void add_variant(std::string_view family, Variant v);
+  /// A tunable rung's configurations (`klab tune`), registered with its family's ladder; an id
+  /// registered again replaces the entry.
+  void add_tunable(Tunable t);
+  /// nullptr when `variant` is not tunable.
+  const Tunable* tunable(std::string_view variant) const;
+  const std::vector<Tunable>& tunables() const { return tunables_; }
 
  private:
   std::vector<Family> families_;
+  std::vector<Tunable> tunables_;
 };
 
 /// Builds a problem from CLI text and validates it (dims present and positive, dtype taken by

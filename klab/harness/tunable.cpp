@@ -27,31 +27,6 @@ Variant fixed_config_variant(
   return rung;
 }
 
-namespace {
-std::vector<Tunable>& tunable_list() {
-  static std::vector<Tunable> list;
-  return list;
-}
-}  // namespace
-
-void register_tunable(Tunable t) {
-  auto& list = tunable_list();
-  for (auto& existing : list)
-    if (existing.variant == t.variant) {
-      existing = std::move(t);
-      return;
-    }
-  list.push_back(std::move(t));
-}
-
-const Tunable* find_tunable(std::string_view variant) {
-  for (const auto& t : tunable_list())
-    if (t.variant == variant) return &t;
-  return nullptr;
-}
-
-const std::vector<Tunable>& tunables() { return tunable_list(); }
-
 Status tune_index_in_range(int index, int size) {
   if (index >= 0 && index < size) return Status::yes();
   return Status::no("tune-space index " + std::to_string(index) + " out of range [0, " +

@@ -4,8 +4,9 @@
 // and stores the fastest that passes its check, per device name and shape class, in a tune table
 // (tune_table.hpp); the rung finds its configuration through tuned_lookup.hpp.
 //
-// This header is the registry: what a tunable is (its configurations, its check, its shape
-// classes, how to build a variant fixed to one configuration) and the list `klab tune` reads.
+// This header says what a tunable is (its configurations, its check, its shape classes, how to
+// build a variant fixed to one configuration); the Registry holds them beside the ladders
+// (Registry::add_tunable), registered by the same per-family functions.
 #include <functional>
 #include <string>
 #include <string_view>
@@ -48,12 +49,6 @@ Variant fixed_config_variant(
     Variant rung, int index, const std::string& config_name,
     std::function<Status(int, const Problem&)> can_implement,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch);
-
-/// Tunables, registered explicitly by the kernel folders (kernels/sgemm/register.cpp) while the
-/// registry is built; registering an id again replaces the entry.
-void register_tunable(Tunable t);
-const Tunable* find_tunable(std::string_view variant);
-const std::vector<Tunable>& tunables();
 
 /// ok when `index` names one of the `size` configurations of a tune space; otherwise why not.
 Status tune_index_in_range(int index, int size);

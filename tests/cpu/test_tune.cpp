@@ -215,9 +215,9 @@ static void expect_committed_entries_in_space(const Tunable& t) {
 
 TEST_F(TuneTest, SgemmV10IsTunable) {
   registry();  // registers the tunables
-  const Tunable* t = find_tunable(sgemm::kV10Id);
+  const Tunable* t = registry().tunable(sgemm::kV10Id);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(find_tunable("sgemm.v09_warptile"), nullptr);
+  EXPECT_EQ(registry().tunable("sgemm.v09_warptile"), nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kTuneSpaceSize);
   EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
   EXPECT_EQ(t->configs[0], sgemm::kTuneSpace[0].name());
@@ -234,7 +234,7 @@ TEST_F(TuneTest, SgemmV10IsTunable) {
 
 TEST_F(TuneTest, SgemmV17IsTunableOverV16Entries) {
   registry();
-  const Tunable* t = find_tunable(sgemm::kV17Id);
+  const Tunable* t = registry().tunable(sgemm::kV17Id);
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kSpreadSpaceSize);
   // Its entries are v16's, named as v16 names them plus the refill's first k-step when it is not
@@ -261,7 +261,7 @@ TEST_F(TuneTest, SgemmV17IsTunableOverV16Entries) {
 
 TEST_F(TuneTest, SgemmV18IsTunableOverV16Shapes) {
   registry();
-  const Tunable* t = find_tunable(sgemm::kV18Id);
+  const Tunable* t = registry().tunable(sgemm::kV18Id);
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kTmaSpaceSize);
   // Its entries are v16's tile shapes with v18's ring depth for the stage count.
@@ -289,9 +289,9 @@ TEST_F(TuneTest, SgemmV18IsTunableOverV16Shapes) {
 
 TEST_F(TuneTest, SgemmV16IsTunable) {
   registry();
-  const Tunable* t = find_tunable(sgemm::kV16Id);
+  const Tunable* t = registry().tunable(sgemm::kV16Id);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(find_tunable("sgemm.v15_hoisted_copies"), nullptr);
+  EXPECT_EQ(registry().tunable("sgemm.v15_hoisted_copies"), nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), sgemm::kMultistageSpaceSize);
   EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
   // Entry 0 is v15's configuration: without a table entry, v16 is v15.
@@ -328,7 +328,7 @@ TEST_F(TuneTest, SgemmV16IsTunable) {
 
 TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
   registry();
-  const Tunable* t = find_tunable(transpose::kV06Id);
+  const Tunable* t = registry().tunable(transpose::kV06Id);
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), transpose::kTmaSpaceSize);
   EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
@@ -358,7 +358,7 @@ TEST_F(TuneTest, TransposeV06IsTunablePerDtype) {
 
 TEST_F(TuneTest, TransposeV07IsTunablePerDtype) {
   registry();
-  const Tunable* t = find_tunable(transpose::kV07Id);
+  const Tunable* t = registry().tunable(transpose::kV07Id);
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), transpose::kWideSpaceSize);
   EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
@@ -430,7 +430,7 @@ TEST(TransposeTileOrder, GroupedWalkCoversEveryTileOnce) {
 
 TEST_F(TuneTest, HgemmV09IsTunable) {
   registry();
-  const Tunable* t = find_tunable(hgemm::kV09Id);
+  const Tunable* t = registry().tunable(hgemm::kV09Id);
   ASSERT_NE(t, nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), hgemm::kV09SpaceSize);
   EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
@@ -450,9 +450,9 @@ TEST_F(TuneTest, HgemmV09IsTunable) {
 
 TEST_F(TuneTest, HgemmV07IsTunable) {
   registry();
-  const Tunable* t = find_tunable(hgemm::kV07Id);
+  const Tunable* t = registry().tunable(hgemm::kV07Id);
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(find_tunable("hgemm.v05_mma_tuned"), nullptr);
+  EXPECT_EQ(registry().tunable("hgemm.v05_mma_tuned"), nullptr);
   ASSERT_EQ(static_cast<int>(t->configs.size()), hgemm::kTuneSpaceSize);
   EXPECT_EQ(std::set<std::string>(t->configs.begin(), t->configs.end()).size(), t->configs.size());
   EXPECT_EQ(t->committed_table, "kernels/hgemm/tuned.json");
