@@ -34,6 +34,9 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
 // table.cpp
 /// The side-by-side table: variant, problem, time, TFLOP/s, GB/s, % ceiling, x baseline, check.
 std::string format_table(const std::vector<Result>& results, bool markdown);
+/// Records above 100% of their measured ceiling (marked in the table): an error to explain, never
+/// a result. Says so on stderr in one line when there are any.
+int report_above_ceiling(const std::vector<Result>& results);
 /// Writes records as a JSON array ("-" = stdout).
 void write_json(const std::vector<Result>& results, const std::string& path);
 std::vector<Result> read_json(const std::string& path);

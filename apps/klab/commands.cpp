@@ -181,6 +181,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
     if (!c.json_path.empty() && c.json_path != "-") write_json(all, c.json_path);
   }
   if (c.json_path == "-") write_json(all, c.json_path);
+  failed |= report_above_ceiling(all) > 0;
   return failed ? 1 : 0;
 }
 

@@ -144,7 +144,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
     std::filesystem::remove(sel);
     std::cerr << "wrote " << plot << "\n";
   }
-  return 0;
+  return report_above_ceiling(results) > 0 ? 1 : 0;
 }
 
 }  // namespace klab::cli

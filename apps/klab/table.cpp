@@ -59,6 +59,21 @@ std::vector<std::string> row(const Result& r) {
 
 }  // namespace
 
+int report_above_ceiling(const std::vector<Result>& results) {
+  int n = 0;
+  std::string first;
+  for (const auto& r : results)
+    if (r.timed && r.ceiling.pct > 100) {
+      if (n++ == 0)
+        first = fmt::format("{} at {} ({:.1f}% of {})", r.variant, r.problem.shape.str(),
+                            r.ceiling.pct, r.ceiling.name);
+    }
+  if (n > 0)
+    std::cerr << "klab: error: " << n << " result(s) above 100% of their measured ceiling, first "
+              << first << ": the ceiling was measured too low or the counts are wrong\n";
+  return n;
+}
+
 std::string format_table(const std::vector<Result>& results, bool markdown) {
   const std::vector<std::string> head{"variant", "problem",   "median ms",  "noise",  "TFLOP/s",
                                       "GB/s",    "% ceiling", "x baseline", "SM MHz", "check"};

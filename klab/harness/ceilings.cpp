@@ -9,6 +9,7 @@
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/devices.hpp"
 #include "klab/harness/result.hpp"
+#include "klab/harness/roofline.hpp"
 
 namespace klab {
 

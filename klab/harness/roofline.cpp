@@ -210,7 +210,8 @@ std::string compute_ceiling_name(Precision p, Unit u) {
 }
 
 bool is_memory_ceiling(std::string_view name) {
-  return name == "copy" || name == "read" || name == "write";
+  return name == "copy" || name == "read" || name == "write" || name == "read2_write1" ||
+         name == "read3_write1" || name == "read4_write1";
 }
 
 Roof make_roof(const DeviceSpec& d, Precision p, Unit u, const Measured& measured,

@@ -144,6 +144,31 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
   }
 }
 
+// A result above 100% of its measured ceiling is an error the report must explain: marked in the
+// table, one line on stderr, exit 1 (the table is still written); at 100% or below, no error.
+TEST(Cli, ResultAboveItsCeilingIsAnError) {
+  const std::string dir = ::testing::TempDir();
+  auto record = [](double pct) {
+    return std::string(
+               R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)") +
+           R"("dtype":"f32","status":"ok","timestamp":"2026-01-01T00:00:00Z","flops":1024,)" +
+           R"("bytes":12288,"mode":"cold","samples_ms":[0.5],"median_ms":0.5,)" +
+           R"("ceiling":{"name":"copy","unit":"GB/s","value":4000,"pct":)" + std::to_string(pct) +
+           "}}]";
+  };
+  const std::string above = dir + "/klab_above.json", below = dir + "/klab_below.json",
+                    md = dir + "/klab_ceiling.md";
+  write_file(above, record(104.2));
+  write_file(below, record(99.5));
+  const Out bad = klab("report " + above + " --md " + md);
+  EXPECT_EQ(bad.code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("above 100% of their measured ceiling"), std::string::npos) << bad.err;
+  EXPECT_NE(read_file(md).find("ABOVE CEILING"), std::string::npos);
+  const Out good = klab("report " + below + " --md " + md);
+  EXPECT_EQ(good.code, 0) << good.err;
+  EXPECT_EQ(read_file(md).find("ABOVE CEILING"), std::string::npos);
+}
+
 // --section picks which marked section of a README the table replaces; the others stay as they
 // are (a second run's table kept apart from the main one).
 TEST(Cli, ReportReplacesTheNamedSectionOnly) {
