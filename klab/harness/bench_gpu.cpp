@@ -110,8 +110,9 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
   }
 
   const int device_max_mhz = device_info().max_sm_clock_mhz;
-  std::vector<double> all_ms;
+  std::vector<double> all_ms, kept_ms;
   std::vector<int> clocks;
+  int best_mhz = 0;
   double measured = 0;
   const auto t0 = clock::now();
   for (int i = 0;; ++i) {
@@ -136,13 +137,21 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
     all_ms.push_back(ms);
     clocks.push_back(c.sm_mhz);
     measured += ms * t.launches_per_sample / 1e3;
-    // Stop on the samples that the clock filter would keep now.
-    const std::vector<bool> keep = clock_keep_mask(clocks);
-    t.samples_ms.clear();
-    for (size_t k = 0; k < all_ms.size(); ++k)
-      if (keep[k]) t.samples_ms.push_back(all_ms[k]);
+    // Stop on the samples that the clock filter would keep now (clock_keep_mask, kept up to date
+    // as the samples come: refiltered only when a sample raises the best clock).
+    auto kept_at = [&](int mhz) { return mhz == 0 || mhz >= best_mhz * (1 - kClockDropTolerance); };
+    if (c.sm_mhz > best_mhz) {
+      best_mhz = c.sm_mhz;
+      kept_ms.clear();
+      for (size_t k = 0; k < all_ms.size(); ++k)
+        if (kept_at(clocks[k])) kept_ms.push_back(all_ms[k]);
+    } else if (kept_at(c.sm_mhz)) {
+      kept_ms.push_back(ms);
+    }
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
-    if (bench_should_stop(t.samples_ms, measured, wall, cfg, &t.converged)) break;
+    if (bench_should_stop(kept_ms.size() >= 3 ? kept_ms : all_ms, measured, wall, cfg,
+                          &t.converged))
+      break;
   }
   const std::vector<bool> keep = clock_keep_mask(clocks);
   int clk_min = INT_MAX, clk_max = 0;
@@ -151,6 +160,7 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
       ++t.discarded_samples;
       continue;
     }
+    t.samples_ms.push_back(all_ms[k]);
     if (clocks[k] <= 0) continue;
     clk_min = std::min(clk_min, clocks[k]);
     clk_max = std::max(clk_max, clocks[k]);

@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "klab/harness/profiler/demangle.hpp"
+
 namespace klab::diagnosis {
 
 namespace {
@@ -146,29 +148,7 @@ std::string num(const char* format, double v) {
 
 }  // namespace
 
-std::string short_kernel_name(std::string_view s) {
-  s = trim(s);
-  // Drop the argument list: the last balanced "(...)" at the end.
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
-      if (s[i] == '(' && --depth == 0) {
-        if (i > 0) s = s.substr(0, i);
-        break;
-      }
-    }
-  }
-  // Drop the qualifiers: everything up to the last "::" outside <> and ().
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i + 1 < s.size(); ++i) {
-    if (s[i] == '<' || s[i] == '(') ++depth;
-    if (s[i] == '>' || s[i] == ')') --depth;
-    if (depth == 0 && s[i] == ':' && s[i + 1] == ':') start = i + 2;
-  }
-  return std::string(trim(s.substr(start)));
-}
+std::string short_kernel_name(std::string_view s) { return unqualified(function_name(s)); }
 
 std::string SourceLocation::str(std::string_view root) const {
   std::string s = kernel.empty() ? std::string("an unnamed kernel") : short_kernel_name(kernel);

@@ -20,28 +20,7 @@
 namespace klab {
 
 std::string kernel_function_name(std::string_view d) {
-  static constexpr std::string_view kAnon = "(anonymous namespace)";
-  std::string out;
-  int depth = 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    const char c = d[i];
-    if (depth == 0 && d.substr(i, kAnon.size()) == kAnon) {
-      out += kAnon;
-      i += kAnon.size() - 1;
-    } else if (c == '<') {
-      ++depth;
-    } else if (c == '>') {
-      depth = depth > 0 ? depth - 1 : 0;
-    } else if (depth == 0) {
-      if (c == '(') break;  // the parameters
-      if (c == ' ') {
-        out.clear();  // the return type
-        continue;
-      }
-      out += c;
-    }
-  }
-  return out;
+  return without_template_arguments(function_name(d));
 }
 
 namespace {

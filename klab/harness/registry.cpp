@@ -89,9 +89,10 @@ void check_fits_in_memory(const Family& f, const Problem& p) {
   // Host: a copy of every tensor, and the fp64 reference (value and magnitude, 16 bytes per
   // output element) unless the problem is judged by samples. Device: every tensor once.
   double host = 0, device = 0;
+  const bool sampled = f.sampled(p);
   for (const auto& t : f.tensors(p)) {
     const double bytes = double(t.numel) * double(dtype_size(t.dtype));
-    host += bytes + (t.role != Role::input && !f.sampled(p) ? 16.0 * double(t.numel) : 0.0);
+    host += bytes + (t.role != Role::input && !sampled ? 16.0 * double(t.numel) : 0.0);
     device += bytes;
   }
   auto gib = [](double b) {

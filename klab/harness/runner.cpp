@@ -78,6 +78,14 @@ Reference sampled_reference(const Family& f, const Problem& p, const Buffers& ho
   return ref;
 }
 
+// The fp64 reference of p on the host inputs: whole, or a sample where the family says so.
+Reference reference_of(const Family& f, const Problem& p, const Buffers& host, uint64_t seed) {
+  if (f.sampled(p)) return sampled_reference(f, p, host, seed);
+  Reference ref;
+  f.reference(p, host, ref);
+  return ref;
+}
+
 uint64_t fresh_seed(const RunOptions& opt, int k) {
   if (opt.seed != 0) return splitmix64(opt.seed + static_cast<uint64_t>(k));
   static std::random_device rd;
@@ -89,28 +97,25 @@ void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
              Result& r) {
   Buffers b = make_host_buffers(f, p);
   for (auto& t : b.tensors) t.data = t.host.data();
-  LaunchArgs args{nullptr, opt.block_threads};
+  const LaunchArgs args{nullptr, opt.block_threads};
+  const PreparedLaunch launch = prepare_launch(v, p, b, args);  // the buffers stay put
   if (opt.check) {
     r.checked = true;
     int k = 0;
     for (Dist d : opt.dists) {
       const uint64_t seed = fresh_seed(opt, k++);
       fill_inputs(b, d, seed);
-      Reference ref;
-      if (f.sampled(p))
-        ref = sampled_reference(f, p, b, seed);
-      else
-        f.reference(p, b, ref);
+      const Reference ref = reference_of(f, p, b, seed);
       for (auto& t : b.tensors)
         if (t.spec.role == Role::output) fill_poison(t.host.data(), t.bytes());
-      v.launch(p, b, args);
+      launch(args.stream);
       merge(r.check, compare_all(f, p, b, ref, f.tolerance(p)));
     }
   } else {
     fill_inputs(b, opt.dists.front(), fresh_seed(opt, 0));
   }
   if (opt.bench) {
-    r.timing = bench_cpu([&] { v.launch(p, b, args); }, opt.bench_cfg);
+    r.timing = bench_cpu([&] { launch(args.stream); }, opt.bench_cfg);
     r.timed = true;
   }
 }
@@ -187,9 +192,8 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   DeviceSet set0 = make_device_set(host, p, ws_bytes);
   // Too large for the whole CPU reference: fp64 samples judge, and the vendor baseline's whole
   // output is a second, labelled comparison (skipped for the vendor variant itself).
-  const bool sampled = f.sampled(p);
   const Variant* vendor = nullptr;
-  if (sampled && !f.gpu_reference_variant.empty() && f.gpu_reference_variant != v.info.id) {
+  if (f.sampled(p) && !f.gpu_reference_variant.empty() && f.gpu_reference_variant != v.info.id) {
     vendor = f.find(f.gpu_reference_variant);
     KLAB_CHECK(vendor != nullptr,
                f.name + ": gpu_reference_variant '" + f.gpu_reference_variant + "' not registered");
@@ -202,11 +206,7 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
     upload(host, set0.view, st);
     KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
     if (!opt.check) break;
-    Reference ref;
-    if (sampled)
-      ref = sampled_reference(f, p, host, seed);
-    else
-      f.reference(p, host, ref);
+    const Reference ref = reference_of(f, p, host, seed);
     Reference vendor_ref;
     if (vendor) vendor_ref = vendor_outputs(*vendor, p, host, args);
     prepare_launch(v, p, set0.view, args)(args.stream);

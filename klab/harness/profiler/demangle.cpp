@@ -20,4 +20,51 @@ std::string demangle(std::string_view mangled) {
   return status == 0 && out ? std::string(out.get()) : m;
 }
 
+std::string function_name(std::string_view s) {
+  s = profiler_text::trim(s);
+  // The parameter list: the last balanced "(...)" at the end.
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) {
+        if (i > 0) s = s.substr(0, i);
+        break;
+      }
+    }
+  }
+  // The return type: what precedes the last space outside <> and () ("(anonymous namespace)").
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<' || s[i] == '(') ++depth;
+    if (s[i] == '>' || s[i] == ')') --depth;
+    if (depth == 0 && s[i] == ' ') start = i + 1;
+  }
+  return std::string(profiler_text::trim(s.substr(start)));
+}
+
+std::string without_template_arguments(std::string_view s) {
+  std::string out;
+  int depth = 0;
+  for (const char c : s) {
+    if (c == '<') ++depth;
+    if (depth == 0) out += c;
+    if (c == '>' && depth > 0) --depth;
+  }
+  return out;
+}
+
+std::string unqualified(std::string_view s) {
+  // Everything up to the last "::" outside <> and ().
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] == '<' || s[i] == '(') ++depth;
+    if (s[i] == '>' || s[i] == ')') --depth;
+    if (depth == 0 && s[i] == ':' && s[i + 1] == ':') start = i + 2;
+  }
+  return std::string(profiler_text::trim(s.substr(start)));
+}
+
 }  // namespace klab

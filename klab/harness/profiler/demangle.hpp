@@ -8,4 +8,13 @@ namespace klab {
 /// "_Z3fooPf" -> "foo(float*)"; the input unchanged when it is not an Itanium-mangled name.
 std::string demangle(std::string_view mangled);
 
+/// A demangled function without its parameters and return type, qualifiers and template
+/// arguments kept: "void ns::(anonymous namespace)::k<int, 4>(float const*)" ->
+/// "ns::(anonymous namespace)::k<int, 4>".
+std::string function_name(std::string_view demangled);
+/// Without the template arguments: "ns::k<int, 4>" -> "ns::k".
+std::string without_template_arguments(std::string_view name);
+/// Without the qualifiers: "ns::(anonymous namespace)::k<int, 4>" -> "k<int, 4>".
+std::string unqualified(std::string_view name);
+
 }  // namespace klab
