@@ -3,21 +3,24 @@
 # packs what scripts/h200.sh needs into .out/ (git-ignored): the klab CLI, the GPU test binary,
 # the shared libraries the other machine may lack (Highway) and the commit they were built from
 # (git_sha.txt, for the run's manifest), gzipped into .out/device.tgz (~60 MiB of binaries).
-# Usage: scripts/pack_for_device.sh [BUILD_DIR]
-#   copy the checkout with .out/ to the GPU machine, then: scripts/h200.sh OUTDIR .out/build
-#   (which unpacks .out/device.tgz first)
+# Usage: scripts/pack_for_device.sh [BUILD_DIR [PACK_DIR]]   (PACK_DIR: .out by default; another
+#   git-ignored folder such as .out-gemm lets two builds be packed side by side)
+#   copy the checkout with PACK_DIR/ to the GPU machine, then: scripts/h200.sh OUTDIR PACK_DIR/build
+#   (which unpacks PACK_DIR/device.tgz first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-rm -rf .out
-mkdir -p .out/build/apps/klab .out/build/tests .out/lib
-cp "$build/apps/klab/klab" .out/build/apps/klab/
-cp "$build/tests/klab_gpu_tests" "$build/tests/klab_doctor_gpu_tests" .out/build/tests/
-git describe --always --dirty --abbrev=12 > .out/build/git_sha.txt 2>/dev/null || echo unknown > .out/build/git_sha.txt
+pack=${2:-.out}
+case "$pack" in .out*) ;; *) echo "pack_for_device: PACK_DIR must be a git-ignored .out* folder, got $pack" >&2; exit 2 ;; esac
+rm -rf "$pack"
+mkdir -p "$pack/build/apps/klab" "$pack/build/tests" "$pack/lib"
+cp "$build/apps/klab/klab" "$pack"/build/apps/klab/
+cp "$build/tests/klab_gpu_tests" "$build/tests/klab_doctor_gpu_tests" "$pack"/build/tests/
+git describe --always --dirty --abbrev=12 > "$pack"/build/git_sha.txt 2>/dev/null || echo unknown > "$pack"/build/git_sha.txt
 for lib in libhwy.so.1; do
   path=$(ldd "$build/apps/klab/klab" | awk -v l="$lib" '$1 == l {print $3}')
-  [ -n "$path" ] && cp -L "$path" .out/lib/
+  [ -n "$path" ] && cp -L "$path" "$pack"/lib/
 done
-tar czf .out/device.tgz -C .out build lib
-rm -rf .out/build .out/lib
-du -sh .out
+tar czf "$pack"/device.tgz -C "$pack" build lib
+rm -rf "$pack"/build "$pack"/lib
+du -sh "$pack"
