@@ -15,8 +15,17 @@
 // 255 f32: 32 lanes of 8 scalars; 512 f32: 32 lanes x 16.
 // Vector path (cols a multiple of the 16-byte vector width, x and y 16-byte aligned): lane l of a
 // group loads vectors k * kLanes + l of its row, so a group's loads of one k are contiguous and
-// a warp's cover 32 / kLanes whole rows, which are contiguous too. Scalar path (any other cols,
-// misaligned bases): element k * kLanes + l, the same registers, still coalesced.
+// a warp's cover 32 / kLanes whole rows, which are contiguous too. Staged path (any other cols,
+// x and y 16-byte aligned): the warp's rows are one contiguous span whose covering 16-byte vectors
+// it copies into shared memory; the groups read their rows from there into the same registers,
+// write the results back, and the warp stores whole vectors (edge elements one by one). Scalar
+// path (misaligned bases): element k * kLanes + l straight from global memory, still coalesced.
+// Why the staged path: the scalar path read 2^20 x 255 at 83% of copy in f32 and 69% in bf16
+// (2-byte loads: 64 bytes per warp instruction, 16x the instructions of the vector path); a span
+// path that masked base-aligned vectors to each row in registers was slower still (57% and 30%:
+// padded rows doubled the values per lane, and every element paid 64-bit bounds arithmetic).
+// Prediction (written before it ran): 2^20 x 255 in bf16 from 69% to 83-88% of copy (the
+// vector path's 87-88% at 2^21 x 128, less the shared-memory round trip), f32 from 83% to 86-90%.
 // Expected bottleneck: DRAM bandwidth. Little's law at ~4 TB/s and ~700 ns needs ~2.8 MB in flight
 // on the chip, ~21 KiB per SM of which about half is reads; 32 bytes per lane at (register-bound)
 // 1024-2048 resident threads per SM keeps 32-64 KiB of loads in flight. The shuffles (2 x log2
@@ -46,6 +55,21 @@ __device__ __forceinline__ float group_all_reduce(float v, Op op) {
   for (int offset = kLanes / 2; offset > 0; offset >>= 1)
     v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
+}
+
+/// The group's softmax on its registers: e becomes exp(x - max of the row), and the result is
+/// 1 / (sum of the row's exps). Padding slots hold -inf (exp: 0); every lane of the warp calls it.
+template <int kLanes, int kE>
+__device__ __forceinline__ float exp_and_inverse_sum(float (&e)[kE]) {
+  float m = e[0];
+#pragma unroll
+  for (int k = 1; k < kE; ++k) m = fmaxf(m, e[k]);
+  m = group_all_reduce<kLanes>(m, MaxOp{});  // finite for a live row (it has an element)
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < kE; ++k) s += (e[k] = exp_shifted(e[k] - m));
+  s = group_all_reduce<kLanes>(s, SumOp{});
+  return 1.f / s;
 }
 
 template <class T, int kLanes, int kE, bool kVector>
@@ -91,15 +115,7 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
       }
     }
 
-    float m = e[0];
-#pragma unroll
-    for (int k = 1; k < kE; ++k) m = fmaxf(m, e[k]);
-    m = group_all_reduce<kLanes>(m, MaxOp{});  // finite for a live row (it has an element)
-    float s = 0.f;
-#pragma unroll
-    for (int k = 0; k < kE; ++k) s += (e[k] = exp_shifted(e[k] - m));  // padding: exp(-inf) = 0
-    s = group_all_reduce<kLanes>(s, SumOp{});
-    const float inv = 1.f / s;
+    const float inv = exp_and_inverse_sum<kLanes>(e);
 
     if (!live) continue;  // after the shuffles: the loop stays warp-uniform
     if constexpr (kVector) {
@@ -123,10 +139,95 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
   }
 }
 
+/// The staged path (rows whose length is not a multiple of the vector but whose matrix starts
+/// 16-byte aligned): the warp's rows row0 .. row0 + 32 / kLanes - 1 are one contiguous span of the
+/// matrix, so the warp copies the 16-byte vectors that cover the span into its slice of shared
+/// memory (the edge vectors hold neighbours' elements too, read but not used; a vector past the
+/// end of the matrix is copied element by element), each group reads its row from there into the
+/// same registers as the other paths, writes the result back in place, and the warp stores the
+/// span: whole vectors inside the span as 16-byte stores, the edge vectors' own elements one by
+/// one (their other elements belong to neighbouring warps).
 template <class T, int kLanes, int kE>
-void launch_with(SoftmaxArgs<T> a, bool vector, cudaStream_t st) {
-  const auto kernel =
-      vector ? warp_rows_softmax<T, kLanes, kE, true> : warp_rows_softmax<T, kLanes, kE, false>;
+__global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a) {
+  using V = device::Vec16<T>;
+  constexpr int kN = V::kN;
+  constexpr int kRowsPerWarp = 32 / kLanes;
+  constexpr int kSpanVectors = 32 * kE / kN + 1;  // rows * cols <= 32 kE, plus one straddled
+  constexpr int kVectorsPerLane = (kSpanVectors + 31) / 32;
+  __shared__ alignas(16) T stage_of_warp[kThreads / 32][kSpanVectors * kN];
+  T* stage = stage_of_warp[threadIdx.x / 32];
+  const int cols = static_cast<int>(a.cols);
+  const int lane = threadIdx.x % 32;
+  const int g = lane % kLanes;
+  const int j = lane / kLanes;  // this group's row within the warp's span
+  const int64_t total = a.rows * a.cols;
+  const int64_t warps = int64_t(gridDim.x) * (kThreads / 32);
+  const int64_t warp = int64_t(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+
+  for (int64_t row0 = warp * kRowsPerWarp; row0 < a.rows; row0 += warps * kRowsPerWarp) {
+    const int rows_here = static_cast<int>(a.rows - row0 < kRowsPerWarp ? a.rows - row0 : kRowsPerWarp);
+    const int64_t begin = row0 * a.cols;
+    const int64_t end = begin + int64_t(rows_here) * cols;
+    const int64_t first_vector = begin / kN;
+    const int vectors = static_cast<int>((end + kN - 1) / kN - first_vector);
+    const int offset = static_cast<int>(begin - first_vector * kN);  // 0 .. kN - 1
+
+#pragma unroll
+    for (int k = 0; k < kVectorsPerLane; ++k) {
+      const int v = k * 32 + lane;
+      const int64_t at = (first_vector + v) * kN;
+      if (v < vectors) {
+        if (at + kN <= total) {
+          *reinterpret_cast<V*>(stage + v * kN) = device::load16_stream(a.x + at);
+        } else {
+          for (int i = 0; i < kN && at + i < total; ++i) stage[v * kN + i] = a.x[at + i];
+        }
+      }
+    }
+    __syncwarp();
+
+    const bool live = j < rows_here;
+    T* row = stage + offset + j * cols;
+    float e[kE];
+#pragma unroll
+    for (int k = 0; k < kE; ++k) {
+      const int c = k * kLanes + g;
+      e[k] = live && c < cols ? device::to_float(row[c]) : -INFINITY;
+    }
+    const float inv = exp_and_inverse_sum<kLanes>(e);
+    if (live) {
+#pragma unroll
+      for (int k = 0; k < kE; ++k) {
+        const int c = k * kLanes + g;
+        if (c < cols) row[c] = device::from_float<T>(e[k] * inv);
+      }
+    }
+    __syncwarp();
+
+#pragma unroll
+    for (int k = 0; k < kVectorsPerLane; ++k) {
+      const int v = k * 32 + lane;
+      const int64_t at = (first_vector + v) * kN;
+      if (v < vectors) {
+        if (at >= begin && at + kN <= end) {
+          device::store16(a.y + at, *reinterpret_cast<const V*>(stage + v * kN));
+        } else {
+          for (int i = 0; i < kN; ++i)
+            if (at + i >= begin && at + i < end) a.y[at + i] = stage[v * kN + i];
+        }
+      }
+    }
+    __syncwarp();  // the next span's copy overwrites the stage
+  }
+}
+
+enum class Path { vector, staged, scalar };
+
+template <class T, int kLanes, int kE>
+void launch_with(SoftmaxArgs<T> a, Path path, cudaStream_t st) {
+  const auto kernel = path == Path::vector   ? warp_rows_softmax<T, kLanes, kE, true>
+                      : path == Path::staged ? staged_rows_softmax<T, kLanes, kE>
+                                             : warp_rows_softmax<T, kLanes, kE, false>;
   // One thread per (row group lane): ceil(rows / rows per warp) warps, at most one resident wave.
   const int64_t threads = device::ceil_div(a.rows, 32 / kLanes) * 32;
   kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, threads, kThreads), kThreads,
@@ -138,22 +239,23 @@ template <class T>
 void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
   constexpr int kN = device::Vec16<T>::kN;
   constexpr int kBase = 2 * kN;  // 8 f32, 16 bf16
-  const bool vector = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y);
+  const bool aligned = device::aligned16(a.x) && device::aligned16(a.y);
+  const Path path = !aligned ? Path::scalar : a.cols % kN == 0 ? Path::vector : Path::staged;
   const int64_t c = a.cols;
   if (c <= 2 * kBase)
-    launch_with<T, 2, kBase>(a, vector, st);
+    launch_with<T, 2, kBase>(a, path, st);
   else if (c <= 4 * kBase)
-    launch_with<T, 4, kBase>(a, vector, st);
+    launch_with<T, 4, kBase>(a, path, st);
   else if (c <= 8 * kBase)
-    launch_with<T, 8, kBase>(a, vector, st);
+    launch_with<T, 8, kBase>(a, path, st);
   else if (c <= 16 * kBase)
-    launch_with<T, 16, kBase>(a, vector, st);
+    launch_with<T, 16, kBase>(a, path, st);
   else if (c <= 32 * kBase)
-    launch_with<T, 32, kBase>(a, vector, st);
+    launch_with<T, 32, kBase>(a, path, st);
   else if (kBase < 16 && c <= 32 * 16) {
-    if constexpr (kBase < 16) launch_with<T, 32, 16>(a, vector, st);
+    if constexpr (kBase < 16) launch_with<T, 32, 16>(a, path, st);
   } else
-    launch_with<T, 32, 32>(a, vector, st);
+    launch_with<T, 32, 32>(a, path, st);
 }
 
 Status fits(const Problem& p) {
