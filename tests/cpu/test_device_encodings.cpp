@@ -9,6 +9,8 @@
 #include "klab/device/swizzle.hpp"
 #include "klab/device/tile_order.hpp"
 #include "klab/device/wgmma_desc.hpp"
+#include "klab/device/wgmma_fragment.hpp"
+#include "kernels/hgemm/wgmma_stage_sm90.hpp"
 
 namespace klab::device {
 namespace {
@@ -151,6 +153,115 @@ TEST(WgmmaDescriptor, EachFieldIsFourteenBitsOfSixteenByteUnits) {
   // All fields at once: no field overlaps another.
   const uint64_t all = wgmma_desc_encode(0x3FFF0, 0x3FFF0, 0x3FFF0, WgmmaSwizzle::b32, 7);
   EXPECT_EQ(all, 0x3FFFull | 0x3FFFull << 16 | 0x3FFFull << 32 | 7ull << 49 | 3ull << 62);
+}
+
+TEST(WgmmaDescriptor, DecodeInvertsEncode) {
+  constexpr WgmmaDescFields f =
+      wgmma_desc_decode(wgmma_desc_encode(0x1230, 8192, 1024, WgmmaSwizzle::b64, 5));
+  static_assert(f.start == 0x1230 && f.lbo == 8192 && f.sbo == 1024 && f.base_offset == 5 &&
+                f.swizzle == WgmmaSwizzle::b64);
+  SUCCEED();
+}
+
+TEST(WgmmaDescriptor, MajorHelpersPutStridesInTheirFields) {
+  // K-major: SBO is the 8-row atom stride, LBO the unused 16 bytes (CuTe's value).
+  static_assert(wgmma_desc_k_major(0x400, WgmmaSwizzle::b128, 1024) ==
+                wgmma_desc_encode(0x400, 16, 1024, WgmmaSwizzle::b128));
+  // MN-major: LBO is the stride between atoms along M/N, SBO between 8-row groups along K.
+  static_assert(wgmma_desc_mn_major(0x800, WgmmaSwizzle::b128, 8192, 1024) ==
+                (0x80ull | (8192ull >> 4) << 16 | (1024ull >> 4) << 32 | 1ull << 62));
+  static_assert(wgmma_swizzle_span(WgmmaSwizzle::b128) == 128 &&
+                wgmma_swizzle_span(WgmmaSwizzle::b64) == 64 &&
+                wgmma_swizzle_span(WgmmaSwizzle::b32) == 32 &&
+                wgmma_swizzle_span(WgmmaSwizzle::none) == 16);
+  SUCCEED();
+}
+
+TEST(WgmmaDescriptor, SwizzledModelMatchesTheTmaBoxLayout) {
+  // A k16 slice of a K-major operand read from an atom-aligned start is the TMA box's rows,
+  // swizzled as swizzle.hpp says, for every span.
+  for (WgmmaSwizzle s : {WgmmaSwizzle::b128, WgmmaSwizzle::b64, WgmmaSwizzle::b32}) {
+    const uint32_t span = wgmma_swizzle_span(s);
+    for (uint32_t mn = 0; mn < 64; ++mn)
+      for (uint32_t k = 0; k < 16; ++k) {
+        const uint32_t linear = mn * span + k * 2;
+        const uint32_t want = span == 128  ? swizzle<128>(linear)
+                              : span == 64 ? swizzle<64>(linear)
+                                           : swizzle<32>(linear);
+        ASSERT_EQ(wgmma_swizzled_offset(s, false, 0, 16, 8 * span, mn, k), want)
+            << span << " " << mn << " " << k;
+      }
+  }
+}
+
+// Decodes `desc` (made with A's or B's base at address 0) and returns where wgmma reads element
+// (mn, k) of it under the PTX canonical layout.
+uint32_t wgmma_reads(uint64_t desc, bool mn_major, int mn, int k) {
+  const WgmmaDescFields f = wgmma_desc_decode(desc);
+  EXPECT_EQ(f.base_offset, 0u);
+  return wgmma_swizzled_offset(f.swizzle, mn_major, f.start, f.lbo, f.sbo, uint32_t(mn),
+                               uint32_t(k));
+}
+
+template <int kBlockM, int kBlockN>
+void check_wgmma_stage() {
+  using Stage = klab::hgemm::WgmmaStage<kBlockM, kBlockN>;
+  // A: K-major, m64 blocks x k16 slices: wgmma's (row, k) is the TMA box's (64 m64 + row, 16 kk + k).
+  for (int m64 = 0; m64 < kBlockM / 64; ++m64)
+    for (int kk = 0; kk < Stage::kBlockK / 16; ++kk)
+      for (int row = 0; row < 64; ++row)
+        for (int k = 0; k < 16; ++k)
+          ASSERT_EQ(wgmma_reads(Stage::desc_a(0, m64, kk), false, row, k),
+                    Stage::offset_a(64 * m64 + row, 16 * kk + k))
+              << "A m64 " << m64 << " kk " << kk << " row " << row << " k " << k;
+  // B: MN-major (the transposed-B form), one descriptor spanning every panel of the stage.
+  for (int kk = 0; kk < Stage::kBlockK / 16; ++kk)
+    for (int n = 0; n < kBlockN; ++n)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(wgmma_reads(Stage::desc_b(0, kk), true, n, k), Stage::offset_b(16 * kk + k, n))
+            << "B kk " << kk << " n " << n << " k " << k;
+  // A descriptor starting at a later panel reads that panel's columns.
+  for (int n = 0; n < 64; ++n)
+    ASSERT_EQ(wgmma_reads(Stage::desc_b(0, 1, Stage::kPanels - 1), true, n, 3),
+              Stage::offset_b(16 + 3, 64 * (Stage::kPanels - 1) + n));
+  // Every element of the stage has its own bytes.
+  std::set<uint32_t> seen;
+  for (int r = 0; r < kBlockM; ++r)
+    for (int k = 0; k < 64; ++k) seen.insert(Stage::offset_a(r, k));
+  for (int k = 0; k < 64; ++k)
+    for (int n = 0; n < kBlockN; ++n) seen.insert(Stage::kBytesA + Stage::offset_b(k, n));
+  EXPECT_EQ(seen.size(), size_t(kBlockM * 64 + 64 * kBlockN));
+  EXPECT_EQ(*seen.rbegin(), Stage::kBytes - 2);
+}
+
+TEST(WgmmaDescriptor, HgemmStagesAreReadWhereTheTmaWroteThem) {
+  check_wgmma_stage<128, 128>();
+  check_wgmma_stage<128, 256>();
+  check_wgmma_stage<64, 192>();
+}
+
+// ---- wgmma accumulator fragment ----
+
+TEST(WgmmaFragment, AccumulatorsCoverTheTileOnce) {
+  for (int n : {64, 128, 192, 256}) {
+    std::vector<int> count(size_t(64 * n), 0);
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < n / 2; ++i) {
+        const WgmmaAccCoord c = wgmma_acc_coord(t, i);
+        ASSERT_TRUE(c.row >= 0 && c.row < 64 && c.col >= 0 && c.col < n);
+        ++count[size_t(c.row * n + c.col)];
+        if (i % 2 == 1) {  // pairs are row neighbours (one 2-element store)
+          const WgmmaAccCoord p = wgmma_acc_coord(t, i - 1);
+          ASSERT_TRUE(p.row == c.row && p.col + 1 == c.col && p.col % 2 == 0);
+        }
+      }
+    for (int v : count) ASSERT_EQ(v, 1) << "n " << n;
+  }
+  // The PTX figure's first entries: thread 0 holds (0,0) (0,1) (8,0) (8,1); thread 37 (warp 1,
+  // lane 5) register 5 sits at row 16 + 1 + 8, column 8 + 2 + 1.
+  static_assert(wgmma_acc_coord(0, 2).row == 8 && wgmma_acc_coord(0, 2).col == 0);
+  static_assert(wgmma_acc_coord(37, 7).row == 25 && wgmma_acc_coord(37, 7).col == 11);
+  SUCCEED();
 }
 
 }  // namespace
