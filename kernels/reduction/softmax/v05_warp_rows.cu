@@ -17,8 +17,9 @@
 // group loads vectors k * kLanes + l of its row, so a group's loads of one k are contiguous and
 // a warp's cover 32 / kLanes whole rows, which are contiguous too. Staged path (any other cols,
 // x and y 16-byte aligned): the warp's rows are one contiguous span whose covering 16-byte vectors
-// it copies into shared memory; the groups read their rows from there into the same registers,
-// write the results back, and the warp stores whole vectors (edge elements one by one). Scalar
+// it loads (the next span's loads in flight while this one is computed) and copies into shared
+// memory; the groups read their rows from there into the same registers, write the results back,
+// and the warp stores whole vectors (edge elements one by one). Scalar
 // path (misaligned bases): element k * kLanes + l straight from global memory, still coalesced.
 // Why the staged path: the scalar path read 2^20 x 255 at 83% of copy in f32 and 69% in bf16
 // (2-byte loads: 64 bytes per warp instruction, 16x the instructions of the vector path); a span
@@ -26,6 +27,11 @@
 // padded rows doubled the values per lane, and every element paid 64-bit bounds arithmetic).
 // Prediction (written before it ran): 2^20 x 255 in bf16 from 69% to 83-88% of copy (the
 // vector path's 87-88% at 2^21 x 128, less the shared-memory round trip), f32 from 83% to 86-90%.
+// Refuted by its first form (results/h200/2026-12-01_fe006e9_softmax_staged: below the scalar
+// path in both dtypes), which stored each vector into shared memory in the branch that loaded it,
+// so one span's loads could wait on one another, and loaded the next span only after storing this
+// one: a warp had one span in flight part of the time. Now all of a span's loads are issued
+// together, and the next span's while this one is computed (same prediction).
 // Expected bottleneck: DRAM bandwidth. Little's law at ~4 TB/s and ~700 ns needs ~2.8 MB in flight
 // on the chip, ~21 KiB per SM of which about half is reads; 32 bytes per lane at (register-bound)
 // 1024-2048 resident threads per SM keeps 32-64 KiB of loads in flight. The shuffles (2 x log2
@@ -139,14 +145,35 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
   }
 }
 
+/// The 16-byte vectors that cover a warp's span of rows row0 .. row0 + rows_here - 1: elements
+/// [begin, end) of the matrix lie in vectors first .. first + count - 1, starting `offset`
+/// elements into the first.
+struct Span {
+  int64_t begin, end, first;
+  int count, offset;
+};
+
+template <int kN>
+__device__ __forceinline__ Span span_of(int64_t row0, int rows_here, int64_t cols) {
+  Span s;
+  s.begin = row0 * cols;
+  s.end = s.begin + rows_here * cols;
+  s.first = s.begin / kN;
+  s.count = static_cast<int>((s.end + kN - 1) / kN - s.first);
+  s.offset = static_cast<int>(s.begin - s.first * kN);
+  return s;
+}
+
 /// The staged path (rows whose length is not a multiple of the vector but whose matrix starts
 /// 16-byte aligned): the warp's rows row0 .. row0 + 32 / kLanes - 1 are one contiguous span of the
-/// matrix, so the warp copies the 16-byte vectors that cover the span into its slice of shared
-/// memory (the edge vectors hold neighbours' elements too, read but not used; a vector past the
-/// end of the matrix is copied element by element), each group reads its row from there into the
-/// same registers as the other paths, writes the result back in place, and the warp stores the
-/// span: whole vectors inside the span as 16-byte stores, the edge vectors' own elements one by
-/// one (their other elements belong to neighbouring warps).
+/// matrix, so the warp loads the 16-byte vectors that cover the span (the edge vectors hold
+/// neighbours' elements too, loaded but not used), copies them into its slice of shared memory,
+/// and each group reads its row from there into the same registers as the other paths, writes
+/// the result back in place, and the warp stores the span: whole vectors inside the span as
+/// 16-byte stores, the edge vectors' own elements one by one (their other elements belong to
+/// neighbouring warps). The next span's vectors are loaded into registers as soon as this span's
+/// are in shared memory, so they are in flight while this span is computed and stored. A vector
+/// past the end of the matrix (the last span only) is copied element by element.
 template <class T, int kLanes, int kE>
 __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a) {
   using V = device::Vec16<T>;
@@ -161,33 +188,46 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
   const int g = lane % kLanes;
   const int j = lane / kLanes;  // this group's row within the warp's span
   const int64_t total = a.rows * a.cols;
-  const int64_t warps = int64_t(gridDim.x) * (kThreads / 32);
+  const int64_t stride = int64_t(gridDim.x) * (kThreads / 32) * kRowsPerWarp;
   const int64_t warp = int64_t(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
-
-  for (int64_t row0 = warp * kRowsPerWarp; row0 < a.rows; row0 += warps * kRowsPerWarp) {
-    const int rows_here = static_cast<int>(a.rows - row0 < kRowsPerWarp ? a.rows - row0 : kRowsPerWarp);
-    const int64_t begin = row0 * a.cols;
-    const int64_t end = begin + int64_t(rows_here) * cols;
-    const int64_t first_vector = begin / kN;
-    const int vectors = static_cast<int>((end + kN - 1) / kN - first_vector);
-    const int offset = static_cast<int>(begin - first_vector * kN);  // 0 .. kN - 1
-
+  auto rows_at = [&](int64_t row0) {
+    return static_cast<int>(a.rows - row0 < kRowsPerWarp ? a.rows - row0 : kRowsPerWarp);
+  };
+  // This lane's vectors of a span: k * 32 + lane, those wholly inside the matrix (all but the
+  // last span's last one), all loads issued before any is used.
+  auto load_span = [&](const Span& s, V (&held)[kVectorsPerLane]) {
 #pragma unroll
     for (int k = 0; k < kVectorsPerLane; ++k) {
       const int v = k * 32 + lane;
-      const int64_t at = (first_vector + v) * kN;
-      if (v < vectors) {
+      const int64_t at = (s.first + v) * kN;
+      if (v < s.count && at + kN <= total) held[k] = device::load16_stream(a.x + at);
+    }
+  };
+
+  int64_t row0 = warp * kRowsPerWarp;
+  V held[kVectorsPerLane];
+  if (row0 < a.rows) load_span(span_of<kN>(row0, rows_at(row0), a.cols), held);
+  for (; row0 < a.rows; row0 += stride) {
+    const int rows_here = rows_at(row0);
+    const Span s = span_of<kN>(row0, rows_here, a.cols);
+#pragma unroll
+    for (int k = 0; k < kVectorsPerLane; ++k) {
+      const int v = k * 32 + lane;
+      const int64_t at = (s.first + v) * kN;
+      if (v < s.count) {
         if (at + kN <= total) {
-          *reinterpret_cast<V*>(stage + v * kN) = device::load16_stream(a.x + at);
+          *reinterpret_cast<V*>(stage + v * kN) = held[k];
         } else {
           for (int i = 0; i < kN && at + i < total; ++i) stage[v * kN + i] = a.x[at + i];
         }
       }
     }
     __syncwarp();
+    const int64_t next = row0 + stride;
+    if (next < a.rows) load_span(span_of<kN>(next, rows_at(next), a.cols), held);
 
     const bool live = j < rows_here;
-    T* row = stage + offset + j * cols;
+    T* row = stage + s.offset + j * cols;
     float e[kE];
 #pragma unroll
     for (int k = 0; k < kE; ++k) {
@@ -207,13 +247,13 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
 #pragma unroll
     for (int k = 0; k < kVectorsPerLane; ++k) {
       const int v = k * 32 + lane;
-      const int64_t at = (first_vector + v) * kN;
-      if (v < vectors) {
-        if (at >= begin && at + kN <= end) {
+      const int64_t at = (s.first + v) * kN;
+      if (v < s.count) {
+        if (at >= s.begin && at + kN <= s.end) {
           device::store16(a.y + at, *reinterpret_cast<const V*>(stage + v * kN));
         } else {
           for (int i = 0; i < kN; ++i)
-            if (at + i >= begin && at + i < end) a.y[at + i] = stage[v * kN + i];
+            if (at + i >= s.begin && at + i < s.end) a.y[at + i] = stage[v * kN + i];
         }
       }
     }
