@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
   };
   // This lane's vectors of a span: k * 32 + lane, those wholly inside the matrix (all but the
   // last span's last one), all loads issued before any is used.
-  auto load_span = [&](const Span& s, V (&held)[kVectorsPerLane]) {
+  auto load_span = [&](const Span& s, V(&held)[kVectorsPerLane]) {
 #pragma unroll
     for (int k = 0; k < kVectorsPerLane; ++k) {
       const int v = k * 32 + lane;
