@@ -12,6 +12,7 @@
 #   KLAB_TEST_GROUPS="*transpose* *sgemm*" limits `tests` to these gtest filters.
 #   KLAB_TUNE="sgemm.v10_autotuned transpose.v06_tma_pipeline@bf16" selects what `tune` tunes.
 #   KLAB_STEP_TIMEOUT (seconds, default 420) bounds bench and tune, so their JSON survives.
+#   KLAB_CACHE_DIR: where the measured ceilings are cached (default OUTDIR/cache).
 #   KLAB_INSPECT="sgemm.v09_warptile@f32 ..." (or "all": every GPU rung of KLAB_FAMILIES) selects
 #   what `inspect` profiles; KLAB_PROFILE_TIMEOUT (default 60) bounds each profile.
 #   Both the Nsight Compute and the SASS records go to profiles.json (`klab profile-report`).
@@ -30,7 +31,9 @@ klab="$build/apps/klab/klab"
 # Libraries packed beside the build by scripts/pack_for_device.sh (the running machine may lack them).
 [ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 gpu_tests="$build/tests/klab_gpu_tests"
-export KLAB_CACHE_DIR="$out/cache"
+# The ceilings are measured once per device and cached here; an earlier run's cache (KLAB_CACHE_DIR
+# set by the caller) skips measuring them again.
+export KLAB_CACHE_DIR="${KLAB_CACHE_DIR:-$out/cache}"
 has() { [[ " $steps " == *" $1 "* ]]; }
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
 status=0
