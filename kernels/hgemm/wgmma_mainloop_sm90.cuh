@@ -1,0 +1,196 @@
+#pragma once
+// The pieces the wgmma rungs of hgemm (v10-v12; sm_90a) share: the tensor maps and the TMA
+// loads that fill one WgmmaStage (wgmma_stage_sm90.hpp), the wgmma of one k-tile over it, the
+// masked store of the accumulators to C, and the launch with its element-copy fallback.
+// Out-of-range box elements (M, N or K edges) arrive as zeros and still count towards a stage's
+// transaction bytes, so the main loop has no edge case; only the stores are masked.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <type_traits>
+
+#include "kernels/hgemm/multistage_sm80.cuh"
+#include "kernels/hgemm/wgmma_stage_sm90.hpp"
+#include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/occupancy.cuh"
+#include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/tensor_map.hpp"
+#include "klab/device/tma_sm90.cuh"
+#include "klab/device/wgmma_fragment.hpp"
+#include "klab/device/wgmma_sm90.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::hgemm {
+
+/// The two tensor maps of a WgmmaStage: A as (k inner, m outer) in boxes of (64, kBlockM), B as
+/// (n inner, k outer) in boxes of (64, 64), both 128-byte swizzled (needs g.vec16()).
+struct WgmmaMaps {
+  CUtensorMap a, b;
+};
+
+template <class Stage, class T>
+WgmmaMaps make_wgmma_maps(const GemmArgs<T>& g) {
+  return {device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m),
+                                uint64_t(g.k) * sizeof(T), Stage::kBlockK, Stage::kBlockM,
+                                CU_TENSOR_MAP_SWIZZLE_128B),
+          device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
+                                uint64_t(g.n) * sizeof(T), Stage::kPanelCols, Stage::kBlockK,
+                                CU_TENSOR_MAP_SWIZZLE_128B)};
+}
+
+/// Issues (one thread) the boxes of k-tile kt of the (m0, n0) tile into the stage at `stage`
+/// (1024-byte aligned: A, then B's panels), completing on `full`.
+template <class Stage>
+__device__ __forceinline__ void load_wgmma_stage(unsigned char* stage, const CUtensorMap* a_map,
+                                                 const CUtensorMap* b_map, int kt, int m0, int n0,
+                                                 uint64_t* full) {
+  device::mbarrier_arrive_expect_tx(full, Stage::kBytes);
+  device::tma_load_2d(stage, a_map, kt * Stage::kBlockK, m0, full);
+#pragma unroll
+  for (int p = 0; p < Stage::kPanels; ++p)
+    device::tma_load_2d(stage + Stage::kBytesA + p * Stage::kPanelBytes, b_map,
+                        n0 + p * Stage::kPanelCols, kt * Stage::kBlockK, full);
+}
+
+/// The warpgroup's wgmma over one stage (address `stage`): for each k16 slice and each of kMmas
+/// m64 blocks (from A's block m64_first on), acc[i] += A(m64 block) @ B(all kN columns). Between
+/// wgmma_fence() and wgmma_commit_group(), which the caller issues.
+template <class Stage, class T, int kMmas>
+__device__ __forceinline__ void mma_wgmma_stage(float (&acc)[kMmas][Stage::kBlockN / 2],
+                                                uint32_t stage, int m64_first) {
+  constexpr int kN = Stage::kBlockN;
+#pragma unroll
+  for (int kk = 0; kk < Stage::kBlockK / 16; ++kk) {
+    const uint64_t desc_b = Stage::desc_b(stage + Stage::kBytesA, kk);
+#pragma unroll
+    for (int i = 0; i < kMmas; ++i)
+      device::wgmma_ss<kN, T, /*A K-major*/ 0, /*B MN-major*/ 1>(
+          acc[i], Stage::desc_a(stage, m64_first + i, kk), desc_b, true);
+  }
+}
+
+/// A consumer warpgroup's k-loop over the next k_tiles stages of the ring (slot: where it stands,
+/// advanced past them; ring: the stages' shared-memory address): acc += its kMmas m64 blocks of A
+/// (from m64_first) @ B, wgmma groups of one stage each, the previous one still in flight while
+/// the next is issued. A stage goes back to the producer (one arrival per warp on its empty
+/// barrier) once the group that read it has completed; on return every group has.
+template <class Stage, class T, int kStages, int kMmas>
+__device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::kBlockN / 2],
+                                                     uint32_t ring, uint64_t* full, uint64_t* empty,
+                                                     device::RingSlot<kStages>& slot, int k_tiles,
+                                                     int m64_first) {
+  const bool lane0 = threadIdx.x % 32 == 0;
+  device::RingSlot<kStages> prev;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    device::mbarrier_wait(&full[slot.index], slot.phase);
+    device::wgmma_fence();
+    mma_wgmma_stage<Stage, T>(acc, ring + slot.index * Stage::kBytes, m64_first);
+    device::wgmma_commit_group();
+    device::wgmma_wait_group<1>();  // k-tile kt - 1's group is done: hand its stage back
+    if (kt > 0 && lane0) device::mbarrier_arrive(&empty[prev.index]);
+    prev = slot;
+    slot = slot.next();
+  }
+  device::wgmma_wait_group<0>();
+  if (lane0) device::mbarrier_arrive(&empty[prev.index]);
+#pragma unroll
+  for (int i = 0; i < kMmas; ++i) device::wgmma_fence_operands(acc[i]);
+}
+
+/// Stores the warpgroup's 64 x kN accumulators (wgmma_fragment.hpp's layout) to C at (row0,
+/// col0) as 2-element vectors, rounding once; rows >= m and columns >= n are skipped (n even:
+/// a pair is in or out whole). C's rows must be 4-byte aligned (g.vec16()).
+template <class T, int kN>
+__device__ __forceinline__ void store_wgmma_tile(const float (&acc)[kN / 2], T* __restrict__ c,
+                                                 int m, int n, int row0, int col0) {
+  using T2 = std::conditional_t<std::is_same_v<T, __nv_bfloat16>, __nv_bfloat162, __half2>;
+  const int t = int(threadIdx.x) % 128;
+#pragma unroll
+  for (int i = 0; i < kN / 2; i += 2) {
+    const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
+    const int row = row0 + at.row, col = col0 + at.col;
+    if (row < m && col < n) {
+      T2 v;
+      if constexpr (std::is_same_v<T, __nv_bfloat16>)
+        v = __floats2bfloat162_rn(acc[i], acc[i + 1]);
+      else
+        v = __floats2half2_rn(acc[i], acc[i + 1]);
+      *reinterpret_cast<T2*>(c + size_t(row) * size_t(n) + col) = v;
+    }
+  }
+}
+
+/// Whether a wgmma rung with (block_m, block_n) tiles on a 1-D grid and smem_bytes of shared
+/// memory a block can run p (its fallback, v05's 128x256 kernel, has fewer tiles).
+inline Status wgmma_rung_can_implement(const Problem& p, int64_t block_m, int64_t block_n,
+                                       int64_t smem_bytes) {
+  if (device::ceil_div(p.dim("m"), block_m) * device::ceil_div(p.dim("n"), block_n) > INT_MAX)
+    return Status::no("more than 2^31 - 1 block tiles");
+  const DeviceInfo& d = device_info();
+  if (d.present && d.smem_per_block_optin > 0 && smem_bytes > d.smem_per_block_optin)
+    return Status::no("needs " + std::to_string(smem_bytes / 1024) +
+                      " KiB of shared memory per block; this device allows " +
+                      std::to_string(d.smem_per_block_optin / 1024));
+  return Status::yes();
+}
+
+/// Whether Cfg asks for a persistent launch (Cfg::kPersistent; false where it does not say).
+template <class Cfg>
+constexpr bool wgmma_persistent() {
+  if constexpr (requires { Cfg::kPersistent; })
+    return Cfg::kPersistent;
+  else
+    return false;
+}
+
+/// Launches kKernel (a wgmma rung's kernel for element type T) over Cfg::Stage's tiles of g, one
+/// block of Cfg::kThreads a tile (Cfg::kPersistent: at most one resident wave, each block
+/// looping over tiles), Cfg::kSmemBytes of dynamic shared memory.
+template <auto kKernel, class Cfg, class T>
+void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
+  static const bool opted_in = [] {
+    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Cfg::kSmemBytes));
+    return true;
+  }();
+  (void)opted_in;
+  using Stage = typename Cfg::Stage;
+  const WgmmaMaps maps = make_wgmma_maps<Stage>(g);
+  auto blocks = device::ceil_div(g.m, Stage::kBlockM) * device::ceil_div(g.n, Stage::kBlockN);
+  if constexpr (wgmma_persistent<Cfg>())
+    blocks = std::min<int64_t>(blocks, device::resident_wave(device_info().sm_count, kKernel,
+                                                             Cfg::kThreads, Cfg::kSmemBytes));
+  kKernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+      maps.a, maps.b, g.c, g.m, g.n, g.k);
+  KLAB_CHECK_LAUNCH();
+}
+
+/// What the wgmma rungs run where the TMA cannot (k or n not a multiple of 8, unaligned
+/// pointers: no 16-byte row pitch): v05's kernel with element copies.
+using WgmmaFallback =
+    MultistageConfig</*block*/ 128, 256, 64, /*warp*/ 64, 64, /*stages*/ 4, /*blocks/SM*/ 1>;
+
+/// A wgmma rung: Kernels::kernel<T>() is its kernel for element type T, Cfg its tile, threads and
+/// shared memory; problems off the 16-byte path run WgmmaFallback.
+template <class Cfg, class Kernels>
+Variant wgmma_variant(const std::string& rung, const std::string& summary) {
+  Variant v = gpu_variant(rung, summary, [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+    with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+      if (g.vec16())
+        launch_wgmma_kernel<Kernels::template kernel<T>(), Cfg>(g, stream_of(args));
+      else
+        launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
+    });
+  });
+  v.info.min_sm = 90;
+  v.can_implement = [](const Problem& p) {
+    return wgmma_rung_can_implement(p, Cfg::Stage::kBlockM, Cfg::Stage::kBlockN, Cfg::kSmemBytes);
+  };
+  return v;
+}
+
+}  // namespace klab::hgemm
