@@ -1,5 +1,5 @@
 #pragma once
-// The pieces the wgmma rungs of hgemm (v10-v12; sm_90a) share: the tensor maps and the TMA
+// The pieces the wgmma rungs of hgemm (v10-v13; sm_90a) share: the tensor maps and the TMA
 // loads that fill one WgmmaStage (wgmma_stage_sm90.hpp), the wgmma of one k-tile over it, the
 // masked store of the accumulators to C, and the launch with its element-copy fallback.
 // Out-of-range box elements (M, N or K edges) arrive as zeros and still count towards a stage's
@@ -15,6 +15,7 @@
 
 #include "kernels/hgemm/multistage_sm80.cuh"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
+#include "klab/device/cluster_sm90.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/pipeline_sm90.cuh"
@@ -56,6 +57,29 @@ __device__ __forceinline__ void load_wgmma_stage(unsigned char* stage, const CUt
                         n0 + p * Stage::kPanelCols, kt * Stage::kBlockK, full);
 }
 
+/// load_wgmma_stage in a cluster of kClusterM CTAs along M that share B (the same n0): each CTA
+/// loads its own A and kPanels / kClusterM of B's panels, multicast to every CTA of the cluster,
+/// so the stage's full barrier in each CTA still receives Stage::kBytes (part from its peers'
+/// copies, possibly before its own producer's expect_tx: the phase cannot complete before it).
+template <class Stage, int kClusterM>
+__device__ __forceinline__ void load_wgmma_stage_multicast_b(unsigned char* stage,
+                                                             const CUtensorMap* a_map,
+                                                             const CUtensorMap* b_map, int kt,
+                                                             int m0, int n0, uint64_t* full,
+                                                             uint32_t rank) {
+  constexpr int kPanelsPerCta = Stage::kPanels / kClusterM;
+  static_assert(Stage::kPanels % kClusterM == 0);
+  device::mbarrier_arrive_expect_tx(full, Stage::kBytes);
+  device::tma_load_2d(stage, a_map, kt * Stage::kBlockK, m0, full);
+#pragma unroll
+  for (int i = 0; i < kPanelsPerCta; ++i) {
+    const int p = int(rank) * kPanelsPerCta + i;
+    device::tma_load_2d_multicast(stage + Stage::kBytesA + p * Stage::kPanelBytes, b_map,
+                                  n0 + p * Stage::kPanelCols, kt * Stage::kBlockK, full,
+                                  uint16_t((1u << kClusterM) - 1));
+  }
+}
+
 /// The warpgroup's wgmma over one stage (address `stage`): for each k16 slice and each of kMmas
 /// m64 blocks (from A's block m64_first on), acc[i] += A(m64 block) @ B(all kN columns). Between
 /// wgmma_fence() and wgmma_commit_group(), which the caller issues.
@@ -76,14 +100,13 @@ __device__ __forceinline__ void mma_wgmma_stage(float (&acc)[kMmas][Stage::kBloc
 /// A consumer warpgroup's k-loop over the next k_tiles stages of the ring (slot: where it stands,
 /// advanced past them; ring: the stages' shared-memory address): acc += its kMmas m64 blocks of A
 /// (from m64_first) @ B, wgmma groups of one stage each, the previous one still in flight while
-/// the next is issued. A stage goes back to the producer (one arrival per warp on its empty
-/// barrier) once the group that read it has completed; on return every group has.
-template <class Stage, class T, int kStages, int kMmas>
+/// the next is issued. release(stage) runs in every thread once the group that read the stage
+/// has completed; on return every group has.
+template <class Stage, class T, int kStages, int kMmas, class Release>
 __device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::kBlockN / 2],
-                                                     uint32_t ring, uint64_t* full, uint64_t* empty,
+                                                     uint32_t ring, uint64_t* full,
                                                      device::RingSlot<kStages>& slot, int k_tiles,
-                                                     int m64_first) {
-  const bool lane0 = threadIdx.x % 32 == 0;
+                                                     int m64_first, Release&& release) {
   device::RingSlot<kStages> prev;
   for (int kt = 0; kt < k_tiles; ++kt) {
     device::mbarrier_wait(&full[slot.index], slot.phase);
@@ -91,14 +114,26 @@ __device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::
     mma_wgmma_stage<Stage, T>(acc, ring + slot.index * Stage::kBytes, m64_first);
     device::wgmma_commit_group();
     device::wgmma_wait_group<1>();  // k-tile kt - 1's group is done: hand its stage back
-    if (kt > 0 && lane0) device::mbarrier_arrive(&empty[prev.index]);
+    if (kt > 0) release(prev.index);
     prev = slot;
     slot = slot.next();
   }
   device::wgmma_wait_group<0>();
-  if (lane0) device::mbarrier_arrive(&empty[prev.index]);
+  release(prev.index);
 #pragma unroll
   for (int i = 0; i < kMmas; ++i) device::wgmma_fence_operands(acc[i]);
+}
+
+/// consume_wgmma_stages handing each stage back with one arrival per warp on its empty barrier.
+template <class Stage, class T, int kStages, int kMmas>
+__device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::kBlockN / 2],
+                                                     uint32_t ring, uint64_t* full, uint64_t* empty,
+                                                     device::RingSlot<kStages>& slot, int k_tiles,
+                                                     int m64_first) {
+  const bool lane0 = threadIdx.x % 32 == 0;
+  consume_wgmma_stages<Stage, T>(acc, ring, full, slot, k_tiles, m64_first, [&](int s) {
+    if (lane0) device::mbarrier_arrive(&empty[s]);
+  });
 }
 
 /// Stores the warpgroup's 64 x kN accumulators (wgmma_fragment.hpp's layout) to C at (row0,
@@ -147,9 +182,19 @@ constexpr bool wgmma_persistent() {
     return false;
 }
 
+/// The CTAs along M of Cfg's clusters (Cfg::kClusterM; 1 where it does not say).
+template <class Cfg>
+constexpr int wgmma_cluster_m() {
+  if constexpr (requires { Cfg::kClusterM; })
+    return Cfg::kClusterM;
+  else
+    return 1;
+}
+
 /// Launches kKernel (a wgmma rung's kernel for element type T) over Cfg::Stage's tiles of g, one
 /// block of Cfg::kThreads a tile (Cfg::kPersistent: at most one resident wave, each block
-/// looping over tiles), Cfg::kSmemBytes of dynamic shared memory.
+/// looping over tiles; kernels with clusters declare them with __cluster_dims__),
+/// Cfg::kSmemBytes of dynamic shared memory.
 template <auto kKernel, class Cfg, class T>
 void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
   static const bool opted_in = [] {
@@ -160,10 +205,15 @@ void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
   (void)opted_in;
   using Stage = typename Cfg::Stage;
   const WgmmaMaps maps = make_wgmma_maps<Stage>(g);
-  auto blocks = device::ceil_div(g.m, Stage::kBlockM) * device::ceil_div(g.n, Stage::kBlockN);
+  // Tile rows rounded up to whole clusters (a cluster's CTAs past the last row load zeros and
+  // store nothing); a persistent grid of whole clusters.
+  constexpr int kCluster = wgmma_cluster_m<Cfg>();
+  auto blocks = device::ceil_div(device::ceil_div(g.m, Stage::kBlockM), kCluster) * kCluster *
+                device::ceil_div(g.n, Stage::kBlockN);
   if constexpr (wgmma_persistent<Cfg>())
     blocks = std::min<int64_t>(blocks, device::resident_wave(device_info().sm_count, kKernel,
-                                                             Cfg::kThreads, Cfg::kSmemBytes));
+                                                             Cfg::kThreads, Cfg::kSmemBytes) /
+                                           kCluster * kCluster);
   kKernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       maps.a, maps.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();

@@ -26,7 +26,14 @@ struct StaticTileScheduler {
   /// Calls fn(tile_m, tile_n) for each of this CTA's tiles in turn.
   template <class Fn>
   __device__ __forceinline__ void for_each_tile(Fn&& fn) const {
-    for (int t = blockIdx.x; t < tiles(); t += gridDim.x) {
+    for_each_tile_of(blockIdx.x, gridDim.x, fn);
+  }
+
+  /// Calls fn(tile_m, tile_n) for the tiles worker, worker + workers, ... in turn: a persistent
+  /// loop whose workers are not single CTAs (e.g. the clusters of a grid).
+  template <class Fn>
+  __device__ __forceinline__ void for_each_tile_of(int worker, int workers, Fn&& fn) const {
+    for (int t = worker; t < tiles(); t += workers) {
       const TileCoord<int> c = grouped_tile_order<int>(t, kGroupM, tiles_m, tiles_n);
       fn(c.m, c.n);
     }
