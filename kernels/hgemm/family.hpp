@@ -24,7 +24,6 @@ Variant gpu_v06_mma_2cta();
 Variant gpu_v07_mma_autotuned();
 Variant gpu_v08_mma_persistent();
 Variant gpu_v09_mma_tma_producer();
-// v10-v13 (wgmma) join register.cpp's ladder once they pass the GPU tests on an sm_90a device.
 Variant gpu_v10_wgmma_tma();
 Variant gpu_v11_wgmma_warp_specialized();
 Variant gpu_v12_wgmma_persistent();

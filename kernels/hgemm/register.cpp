@@ -20,6 +20,10 @@ void register_hgemm(Registry& r) {
     gpu_v07_mma_autotuned(),
     gpu_v08_mma_persistent(),
     gpu_v09_mma_tma_producer(),
+    gpu_v10_wgmma_tma(),
+    gpu_v11_wgmma_warp_specialized(),
+    gpu_v12_wgmma_persistent(),
+    gpu_v13_wgmma_cluster_multicast(),
     gpu_baseline_cublaslt(),
 #endif
   };
