@@ -28,6 +28,7 @@ Variant gpu_v10_wgmma_tma();
 Variant gpu_v11_wgmma_warp_specialized();
 Variant gpu_v12_wgmma_persistent();
 Variant gpu_v13_wgmma_cluster_multicast();
+Variant gpu_v14_wgmma_tma_store();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

@@ -24,6 +24,7 @@ void register_hgemm(Registry& r) {
     gpu_v11_wgmma_warp_specialized(),
     gpu_v12_wgmma_persistent(),
     gpu_v13_wgmma_cluster_multicast(),
+    gpu_v14_wgmma_tma_store(),
     gpu_baseline_cublaslt(),
 #endif
   };

@@ -1,27 +1,33 @@
 #pragma once
-// The pieces the wgmma rungs of hgemm (v10-v13; sm_90a) share: the tensor maps and the TMA
+// The pieces the wgmma rungs of hgemm (v10-v14; sm_90a) share: the tensor maps and the TMA
 // loads that fill one WgmmaStage (wgmma_stage_sm90.hpp), the wgmma of one k-tile over it, the
-// masked store of the accumulators to C, and the launch with its element-copy fallback.
+// stores of the accumulators to C (masked from registers, or through shared memory and the TMA),
+// and the launch with its element-copy fallback.
 // Out-of-range box elements (M, N or K edges) arrive as zeros and still count towards a stage's
-// transaction bytes, so the main loop has no edge case; only the stores are masked.
+// transaction bytes, so the main loop has no edge case; only the register stores are masked (the
+// TMA clips its stores at C's edges).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "kernels/hgemm/multistage_sm80.cuh"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
+#include "kernels/hgemm/wgmma_store_sm90.hpp"
 #include "klab/device/cluster_sm90.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/stmatrix_sm90.cuh"
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/wgmma_fragment.hpp"
+#include "klab/device/warpgroup_sm90.cuh"
 #include "klab/device/wgmma_sm90.cuh"
 #include "klab/harness/device_info.hpp"
 
@@ -32,6 +38,15 @@ namespace klab::hgemm {
 struct WgmmaMaps {
   CUtensorMap a, b;
 };
+
+/// C as (n inner, m outer) in WgmmaStoreBox boxes of (64, 64), 128-byte swizzled (needs
+/// g.vec16()): what the TMA-store epilogue (store_wgmma_tile_tma) writes through.
+template <class T>
+CUtensorMap make_wgmma_c_map(const GemmArgs<T>& g) {
+  return device::tensor_map_2d(g.c, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.m),
+                               uint64_t(g.n) * sizeof(T), WgmmaStoreBox::kCols,
+                               WgmmaStoreBox::kRows, CU_TENSOR_MAP_SWIZZLE_128B);
+}
 
 template <class Stage, class T>
 WgmmaMaps make_wgmma_maps(const GemmArgs<T>& g) {
@@ -78,6 +93,25 @@ __device__ __forceinline__ void load_wgmma_stage_multicast_b(unsigned char* stag
                                   n0 + p * Stage::kPanelCols, kt * Stage::kBlockK, full,
                                   uint16_t((1u << kClusterM) - 1));
   }
+}
+
+/// A persistent producer's loop (one thread): for each of the scheduler's tiles of this block,
+/// every k-tile's boxes into the next ring slot once its consumers have handed it back.
+template <class Stage, int kStages, class Scheduler>
+__device__ __forceinline__ void produce_wgmma_tiles(const Scheduler& scheduler, unsigned char* ring,
+                                                    const CUtensorMap* a_map,
+                                                    const CUtensorMap* b_map, uint64_t* full,
+                                                    uint64_t* empty, int k) {
+  const int k_tiles = (k - 1) / Stage::kBlockK + 1;
+  device::RingSlot<kStages> slot;
+  scheduler.for_each_tile([&](int tm, int tn) {
+    for (int kt = 0; kt < k_tiles; ++kt, slot = slot.next()) {
+      // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
+      device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
+      load_wgmma_stage<Stage>(ring + slot.index * Stage::kBytes, a_map, b_map, kt,
+                              tm * Stage::kBlockM, tn * Stage::kBlockN, &full[slot.index]);
+    }
+  });
 }
 
 /// The warpgroup's wgmma over one stage (address `stage`): for each k16 slice and each of kMmas
@@ -136,6 +170,24 @@ __device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::
   });
 }
 
+/// Two floats rounded once to a pair of T (bf16 or f16).
+template <class T>
+__device__ __forceinline__ auto round_pair(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __floats2bfloat162_rn(lo, hi);
+  else
+    return __floats2half2_rn(lo, hi);
+}
+
+/// The 32 bits of a pair of 16-bit values, as stmatrix takes them.
+template <class T2>
+__device__ __forceinline__ uint32_t as_u32(T2 v) {
+  static_assert(sizeof(T2) == 4);
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return u;
+}
+
 /// Stores the warpgroup's 64 x kN accumulators (wgmma_fragment.hpp's layout) to C at (row0,
 /// col0) as 2-element vectors, rounding once; rows >= m and columns >= n are skipped (n even:
 /// a pair is in or out whole). C's rows must be 4-byte aligned (g.vec16()).
@@ -148,15 +200,54 @@ __device__ __forceinline__ void store_wgmma_tile(const float (&acc)[kN / 2], T* 
   for (int i = 0; i < kN / 2; i += 2) {
     const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
     const int row = row0 + at.row, col = col0 + at.col;
-    if (row < m && col < n) {
-      T2 v;
-      if constexpr (std::is_same_v<T, __nv_bfloat16>)
-        v = __floats2bfloat162_rn(acc[i], acc[i + 1]);
-      else
-        v = __floats2half2_rn(acc[i], acc[i + 1]);
-      *reinterpret_cast<T2*>(c + size_t(row) * size_t(n) + col) = v;
+    if (row < m && col < n)
+      *reinterpret_cast<T2*>(c + size_t(row) * size_t(n) + col) = round_pair<T>(acc[i], acc[i + 1]);
+  }
+}
+
+/// Stores the warpgroup's 64 x kN accumulators to C at (row0, col0) through shared memory and the
+/// TMA, as kN / 64 boxes of WgmmaStoreBox: each box is rounded to T, written by stmatrix into one
+/// of kSlots box-sized slots at `slots` (1024-byte aligned; box b in slot b % kSlots), made
+/// visible to the async proxy, and stored by the warpgroup's thread 0 as one bulk group. The
+/// TMA clips rows >= m and columns >= n. A slot is rewritten only after that thread has seen the
+/// store that last read it finish reading (wait_group.read: kSlots - 1 younger stores may still
+/// run) and named barrier `barrier` (the warpgroup's 128 threads) has passed: the stores of the
+/// last kSlots boxes drain while the caller goes on (the next tile's main loop); before the
+/// block exits, thread 0 must wait for them (drain_wgmma_tile_stores).
+template <class T, int kN, int kSlots>
+__device__ __forceinline__ void store_wgmma_tile_tma(const float (&acc)[kN / 2],
+                                                     unsigned char* slots, const CUtensorMap* c_map,
+                                                     int row0, int col0, int barrier) {
+  using Box = WgmmaStoreBox;
+  static_assert(kN % Box::kCols == 0 && (kN / Box::kCols) % kSlots == 0,
+                "box b of every tile in slot b % kSlots: the slots' order runs on across tiles");
+  const int t = device::warpgroup_thread();
+#pragma unroll
+  for (int b = 0; b < kN / Box::kCols; ++b) {
+    unsigned char* slot = slots + (b % kSlots) * Box::kBytes;
+    if (t == 0) device::bulk_wait_group_read<kSlots - 1>();  // the slot's previous store read it
+    device::named_barrier_sync(barrier, device::kWarpgroupThreads);
+    const uint32_t box = device::smem_addr(slot);
+#pragma unroll
+    for (int q = 0; q < Box::kCols / 16; ++q) {
+      const float* d = &acc[b * (Box::kCols / 2) + 8 * q];  // wgmma_stmatrix_row's registers
+      device::stmatrix_x4(box + Box::stmatrix_offset(t, q), as_u32(round_pair<T>(d[0], d[1])),
+                          as_u32(round_pair<T>(d[2], d[3])), as_u32(round_pair<T>(d[4], d[5])),
+                          as_u32(round_pair<T>(d[6], d[7])));
+    }
+    device::fence_proxy_async_shared();  // this thread's stmatrix, before the TMA reads the box
+    device::named_barrier_sync(barrier, device::kWarpgroupThreads);
+    if (t == 0) {
+      device::tma_store_2d(c_map, col0 + b * Box::kCols, row0, slot);
+      device::bulk_commit_group();
     }
   }
+}
+
+/// Before a block that stored with store_wgmma_tile_tma exits (every warpgroup thread calls it):
+/// its shared memory must outlive the stores' reads.
+__device__ __forceinline__ void drain_wgmma_tile_stores() {
+  if (device::warpgroup_thread() == 0) device::bulk_wait_group_read<0>();
 }
 
 /// Whether a wgmma rung with (block_m, block_n) tiles on a 1-D grid and smem_bytes of shared
@@ -171,6 +262,16 @@ inline Status wgmma_rung_can_implement(const Problem& p, int64_t block_m, int64_
                       " KiB of shared memory per block; this device allows " +
                       std::to_string(d.smem_per_block_optin / 1024));
   return Status::yes();
+}
+
+/// Whether Cfg's kernel stores C through the TMA (Cfg::kTmaStore: it takes C's tensor map, from
+/// make_wgmma_c_map, instead of C's pointer; false where it does not say).
+template <class Cfg>
+constexpr bool wgmma_tma_store() {
+  if constexpr (requires { Cfg::kTmaStore; })
+    return Cfg::kTmaStore;
+  else
+    return false;
 }
 
 /// Whether Cfg asks for a persistent launch (Cfg::kPersistent; false where it does not say).
@@ -194,7 +295,8 @@ constexpr int wgmma_cluster_m() {
 /// Launches kKernel (a wgmma rung's kernel for element type T) over Cfg::Stage's tiles of g, one
 /// block of Cfg::kThreads a tile (Cfg::kPersistent: at most one resident wave, each block
 /// looping over tiles; kernels with clusters declare them with __cluster_dims__),
-/// Cfg::kSmemBytes of dynamic shared memory.
+/// Cfg::kSmemBytes of dynamic shared memory. Its arguments: A's and B's tensor maps, then C's
+/// tensor map (Cfg::kTmaStore) or C's pointer, then m, n, k.
 template <auto kKernel, class Cfg, class T>
 void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
   static const bool opted_in = [] {
@@ -214,8 +316,12 @@ void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
     blocks = std::min<int64_t>(blocks, device::resident_wave(device_info().sm_count, kKernel,
                                                              Cfg::kThreads, Cfg::kSmemBytes) /
                                            kCluster * kCluster);
-  kKernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
-      maps.a, maps.b, g.c, g.m, g.n, g.k);
+  if constexpr (wgmma_tma_store<Cfg>())
+    kKernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+        maps.a, maps.b, make_wgmma_c_map(g), g.m, g.n, g.k);
+  else
+    kKernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
+        maps.a, maps.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();
 }
 

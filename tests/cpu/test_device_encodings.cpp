@@ -6,11 +6,13 @@
 #include <set>
 #include <vector>
 
+#include "klab/device/stmatrix_fragment.hpp"
 #include "klab/device/swizzle.hpp"
 #include "klab/device/tile_order.hpp"
 #include "klab/device/wgmma_desc.hpp"
 #include "klab/device/wgmma_fragment.hpp"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
+#include "kernels/hgemm/wgmma_store_sm90.hpp"
 
 namespace klab::device {
 namespace {
@@ -262,6 +264,49 @@ TEST(WgmmaFragment, AccumulatorsCoverTheTileOnce) {
   static_assert(wgmma_acc_coord(0, 2).row == 8 && wgmma_acc_coord(0, 2).col == 0);
   static_assert(wgmma_acc_coord(37, 7).row == 25 && wgmma_acc_coord(37, 7).col == 11);
   SUCCEED();
+}
+
+// ---- stmatrix of wgmma accumulators into the TMA-store box ----
+
+TEST(WgmmaStore, StmatrixPutsEachAccumulatorWhereTheTmaReadsIt) {
+  // Simulates each warp's stmatrix.x4 q of a box (64 columns = 32 accumulators a thread): the
+  // element in register i, half h, of lane l goes to the address that lane 8i + l / 4 supplied,
+  // plus its column within the matrix row; it must be the TMA's offset of the (row, column) that
+  // wgmma_acc_coord gives the accumulator 8q + 2i + h it was packed from.
+  using Box = klab::hgemm::WgmmaStoreBox;
+  std::vector<int> count(Box::kBytes / 2, 0);
+  for (int t = 0; t < 128; ++t) {
+    const int warp0 = t - t % 32, l = t % 32;
+    for (int q = 0; q < Box::kCols / 16; ++q)
+      for (int i = 0; i < 4; ++i)
+        for (int h = 0; h < 2; ++h) {
+          const StmatrixCoord e = stmatrix_element(l, i, h);
+          const int supplier = 8 * e.matrix + e.row;  // the lane holding that matrix row's address
+          const StmatrixCoord r = stmatrix_row_of_lane(supplier);
+          ASSERT_TRUE(r.matrix == e.matrix && r.row == e.row);
+          const uint32_t at = Box::stmatrix_offset(warp0 + supplier, q) + uint32_t(e.col) * 2;
+          const WgmmaAccCoord c = wgmma_acc_coord(t, 8 * q + 2 * i + h);
+          ASSERT_EQ(at, Box::offset(c.row, c.col)) << "t " << t << " q " << q << " i " << i;
+          ++count[at / 2];
+        }
+  }
+  for (int v : count) ASSERT_EQ(v, 1) << "the box is written once";
+  // Each supplied row address is a 16-byte chunk; one matrix's 8 rows fall in 8 different chunks
+  // of their 128-byte rows (no bank conflict).
+  for (int t = 0; t < 128; t += 8)
+    for (int q = 0; q < 4; ++q) {
+      std::set<uint32_t> chunks;
+      for (int r = 0; r < 8; ++r) {
+        const uint32_t a = Box::stmatrix_offset(t + r, q);
+        ASSERT_EQ(a % 16, 0u);
+        chunks.insert(a % 128 / 16);
+      }
+      EXPECT_EQ(chunks.size(), 8u) << "t " << t << " q " << q;
+    }
+  // The box is the TMA's 128-byte-swizzled layout of a 64 x 64 16-bit box: (0, 8) is the second
+  // chunk of row 0; (1, 0) swaps with (1, 8) in row 1.
+  static_assert(Box::offset(0, 8) == 16 && Box::offset(1, 0) == 128 + 16 &&
+                Box::offset(1, 8) == 128 && Box::offset(63, 63) == 63 * 128 + (7 ^ 7) * 16 + 14);
 }
 
 }  // namespace
