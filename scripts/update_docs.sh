@@ -98,6 +98,9 @@ fi
 # and the ceilings since 9023867's run are the best of several shapes and of the baselines.
 "$klab" report "$res/2026-11-30_c1a69fc_gemm_tables/run_gemm_repeat_sgemm.json" "$res/2026-11-30_c1a69fc_gemm_tables/run_gemm_repeat_hgemm.json" \
   --family sgemm --family hgemm --readme docs/worklogs/gemm.md --section results-c1a69fc-repeat || true
+# The Hopper ladder (hgemm v10 onward): Nsight Compute of v10-v13 at 4096^3 (cee5349's run).
+"$klab" profile-report "$res/2026-12-02_cee5349_hopper_gemm/profiles.json" --family hgemm \
+  --readme docs/worklogs/gemm.md --section profile-hopper-cee5349 || true
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
