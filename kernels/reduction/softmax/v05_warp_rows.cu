@@ -15,22 +15,13 @@
 // 255 f32: 32 lanes of 8 scalars; 512 f32: 32 lanes x 16.
 // Vector path (cols a multiple of the 16-byte vector width, x and y 16-byte aligned): lane l of a
 // group loads vectors k * kLanes + l of its row, so a group's loads of one k are contiguous and
-// a warp's cover 32 / kLanes whole rows, which are contiguous too. Scalar path (f32 rows off the
-// vector width, misaligned bases): element k * kLanes + l, the same registers, still coalesced.
-// Word path (bf16 rows whose length is not a multiple of the vector, x and y 4-byte aligned): the
-// scalar path's order, but a lane loads and stores 4-byte pairs; a row that starts or ends in
-// the middle of a word reads and writes only its own half of that word.
-// Why the word path: at 2^20 x 255 bf16 the scalar path issues a 2-byte load and store per
-// element, and those kernels are bound by instruction issue; pairs halve the memory
-// instructions. Its first form (79fc55b) measured half the scalar path's throughput: it loaded
-// with the streaming hint (ld.global.cs), and a group's consecutive slots k and k + 1 read the
-// two halves of one 128-byte line, which an evict-first line may no longer hold when the second
-// half is read (the scalar path's plain loads read four slots from a line). Now the loads are
-// plain. Prediction (written before it ran): 2^20 x 255 bf16 from 69% to 76-84% of copy.
+// a warp's cover 32 / kLanes whole rows, which are contiguous too. Scalar path (any other cols,
+// misaligned bases): element k * kLanes + l, the same registers, still coalesced.
 // Tried for the scalar path's rows and refuted, each measured below it at 2^20 x 255
 // (docs/worklogs/softmax.md): base-aligned 16-byte vectors masked to each row in registers
 // (e537602 reverted it); a warp's rows staged through shared memory with whole-vector loads
-// (fe006e9, b9c360b: bound by instruction issue at 37.5% occupancy).
+// (fe006e9, b9c360b: bound by instruction issue at 37.5% occupancy); bf16 pairs in 4-byte words
+// with the row's edge words masked, with streaming and with plain loads (79fc55b, af25cfd).
 // Expected bottleneck: DRAM bandwidth. Little's law at ~4 TB/s and ~700 ns needs ~2.8 MB in flight
 // on the chip, ~21 KiB per SM of which about half is reads; 32 bytes per lane at (register-bound)
 // 1024-2048 resident threads per SM keeps 32-64 KiB of loads in flight. The shuffles (2 x log2
@@ -62,22 +53,13 @@ __device__ __forceinline__ float group_all_reduce(float v, Op op) {
   return v;
 }
 
-/// How a lane reaches its row's elements (the dispatch below picks one).
-enum class Access {
-  vector,  // 16-byte vectors: cols a multiple of the vector, x and y 16-byte aligned
-  word,    // bf16 pairs in 4-byte words, the row's edge words masked: x and y 4-byte aligned
-  scalar,  // one element at a time: any alignment
-};
-
-template <class T, int kLanes, int kE, Access kAccess>
+template <class T, int kLanes, int kE, bool kVector>
 __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) {
-  constexpr bool kVector = kAccess == Access::vector;
   using V = device::Vec16<T>;
   constexpr int kN = V::kN;
   constexpr int kRowsPerWarp = 32 / kLanes;
   static_assert(kLanes >= 2 && kLanes <= 32 && (kLanes & (kLanes - 1)) == 0, "kLanes: 2..32");
   static_assert(!kVector || kE % kN == 0, "the vector path holds whole vectors");
-  static_assert(kAccess != Access::word || (sizeof(T) == 2 && kE % 2 == 0), "words: bf16 pairs");
   const int cols = static_cast<int>(a.cols);  // <= kMaxCols: 32-bit offsets within a row
   const int lane = threadIdx.x % 32;
   const int g = lane % kLanes;  // lane within the row's group
@@ -91,7 +73,6 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
     const bool live = row < a.rows;
     const T* x = a.x + row * a.cols;
     T* y = a.y + row * a.cols;
-    const int head = kAccess == Access::word ? static_cast<int>((row * a.cols) & 1) : 0;
 
     float e[kE];  // (kE) this lane's values: x, then exp(x - max)
     if constexpr (kVector) {
@@ -106,24 +87,6 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
 #pragma unroll
           for (int i = 0; i < kN; ++i) e[k * kN + i] = -INFINITY;
         }
-      }
-    } else if constexpr (kAccess == Access::word) {
-      // Word w of the row holds elements 2w - head and 2w + 1 - head of it; head = 1 when the
-      // row starts in the middle of a word (odd cols, odd row), whose low half is the previous
-      // row's. Edge words are loaded whole (the other half is the neighbouring row's, inside the
-      // matrix) and that half is masked, except the matrix's very last half-word (odd total),
-      // read alone: a whole word would reach past the buffer.
-      const int whole_below = cols + (row + 1 < a.rows);  // whole-word loads need lo + 1 < this
-#pragma unroll
-      for (int k = 0; k < kE / 2; ++k) {
-        const int lo = 2 * (k * kLanes + g) - head;
-        __nv_bfloat162 v = __floats2bfloat162_rn(0.f, 0.f);
-        if (live && lo + 1 < whole_below)
-          v = *reinterpret_cast<const __nv_bfloat162*>(x + lo);  // cached: see above
-        else if (live && lo < cols)
-          v.x = x[lo];
-        e[2 * k] = live && lo >= 0 && lo < cols ? __low2float(v) : -INFINITY;
-        e[2 * k + 1] = live && lo + 1 < cols ? __high2float(v) : -INFINITY;
       }
     } else {
 #pragma unroll
@@ -155,20 +118,6 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
           device::store16(y + base, o);
         }
       }
-    } else if constexpr (kAccess == Access::word) {
-      // Edge words store their own half only: the other half is the neighbouring row's, which
-      // its own group stores.
-#pragma unroll
-      for (int k = 0; k < kE / 2; ++k) {
-        const int w = k * kLanes + g;
-        const int lo = 2 * w - head;
-        if (lo >= 0 && lo + 1 < cols) {
-          *reinterpret_cast<__nv_bfloat162*>(y + lo) =
-              __floats2bfloat162_rn(e[2 * k] * inv, e[2 * k + 1] * inv);
-        } else if (lo < cols) {
-          y[lo < 0 ? 0 : lo] = device::from_float<T>(e[2 * k + (lo < 0)] * inv);
-        }
-      }
     } else {
 #pragma unroll
       for (int k = 0; k < kE; ++k) {
@@ -180,11 +129,9 @@ __global__ void __launch_bounds__(kThreads) warp_rows_softmax(SoftmaxArgs<T> a) 
 }
 
 template <class T, int kLanes, int kE>
-void launch_with(SoftmaxArgs<T> a, Access access, cudaStream_t st) {
-  auto kernel = warp_rows_softmax<T, kLanes, kE, Access::scalar>;
-  if (access == Access::vector) kernel = warp_rows_softmax<T, kLanes, kE, Access::vector>;
-  if constexpr (sizeof(T) == 2)
-    if (access == Access::word) kernel = warp_rows_softmax<T, kLanes, kE, Access::word>;
+void launch_with(SoftmaxArgs<T> a, bool vector, cudaStream_t st) {
+  const auto kernel =
+      vector ? warp_rows_softmax<T, kLanes, kE, true> : warp_rows_softmax<T, kLanes, kE, false>;
   // One thread per (row group lane): ceil(rows / rows per warp) warps, at most one resident wave.
   const int64_t threads = device::ceil_div(a.rows, 32 / kLanes) * 32;
   kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, threads, kThreads), kThreads,
@@ -196,27 +143,22 @@ template <class T>
 void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
   constexpr int kN = device::Vec16<T>::kN;
   constexpr int kBase = 2 * kN;  // 8 f32, 16 bf16
-  const bool aligned4 =
-      reinterpret_cast<uintptr_t>(a.x) % 4 == 0 && reinterpret_cast<uintptr_t>(a.y) % 4 == 0;
-  const Access access = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y)
-                            ? Access::vector
-                        : sizeof(T) == 2 && aligned4 ? Access::word
-                                                     : Access::scalar;
+  const bool vector = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y);
   const int64_t c = a.cols;
   if (c <= 2 * kBase)
-    launch_with<T, 2, kBase>(a, access, st);
+    launch_with<T, 2, kBase>(a, vector, st);
   else if (c <= 4 * kBase)
-    launch_with<T, 4, kBase>(a, access, st);
+    launch_with<T, 4, kBase>(a, vector, st);
   else if (c <= 8 * kBase)
-    launch_with<T, 8, kBase>(a, access, st);
+    launch_with<T, 8, kBase>(a, vector, st);
   else if (c <= 16 * kBase)
-    launch_with<T, 16, kBase>(a, access, st);
+    launch_with<T, 16, kBase>(a, vector, st);
   else if (c <= 32 * kBase)
-    launch_with<T, 32, kBase>(a, access, st);
+    launch_with<T, 32, kBase>(a, vector, st);
   else if (kBase < 16 && c <= 32 * 16) {
-    if constexpr (kBase < 16) launch_with<T, 32, 16>(a, access, st);
+    if constexpr (kBase < 16) launch_with<T, 32, 16>(a, vector, st);
   } else
-    launch_with<T, 32, 32>(a, access, st);
+    launch_with<T, 32, 32>(a, vector, st);
 }
 
 Status fits(const Problem& p) {
