@@ -101,6 +101,14 @@ fi
 # The Hopper ladder (hgemm v10 onward): Nsight Compute of v10-v13 at 4096^3 (cee5349's run).
 "$klab" profile-report "$res/2026-12-02_cee5349_hopper_gemm/profiles.json" --family hgemm \
   --readme docs/worklogs/gemm.md --section profile-hopper-cee5349 || true
+# v14 and the whole Hopper ladder beside cuBLASLt at seven shapes, one record file per shape
+# (af25cfd's run), with its plot, and v14's Nsight Compute profile.
+hop=$res/2026-12-02_af25cfd_hopper_v14
+"$klab" report "$hop"/bench_hgemm_{4096x4096x4096,8192x8192x8192,6000x7000x5000,4096x6144x4096,4096x24576x4096,4096x4096x12288,16x24576x4096}.json \
+  --family hgemm --readme docs/worklogs/gemm.md --section results-hopper-af25cfd --plot docs/worklogs/gemm_hopper.png
+rm -f docs/worklogs/gemm_hopper.png.records.json
+"$klab" profile-report "$hop/profiles.json" --family hgemm --readme docs/worklogs/gemm.md \
+  --section profile-hopper-af25cfd || true
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
