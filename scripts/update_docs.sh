@@ -107,6 +107,8 @@ hop=$res/2026-12-02_af25cfd_hopper_v14
 "$klab" report "$hop"/bench_hgemm_{4096x4096x4096,8192x8192x8192,6000x7000x5000,4096x6144x4096,4096x24576x4096,4096x4096x12288,16x24576x4096}.json \
   --family hgemm --readme docs/worklogs/gemm.md --section results-hopper-af25cfd --plot docs/worklogs/gemm_hopper.png
 rm -f docs/worklogs/gemm_hopper.png.records.json
+"$klab" report "$hop"/bench_hgemm_{4096x4096x4096,8192x8192x8192,6000x7000x5000,4096x6144x4096,4096x24576x4096,4096x4096x12288,16x24576x4096}.json \
+  --family hgemm --readme kernels/hgemm/README.md --section results-hopper-af25cfd
 "$klab" profile-report "$hop/profiles.json" --family hgemm --readme docs/worklogs/gemm.md \
   --section profile-hopper-af25cfd || true
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
