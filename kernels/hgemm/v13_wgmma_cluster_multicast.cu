@@ -62,38 +62,20 @@ __global__ void __cluster_dims__(Cfg::kClusterM, 1, 1) __launch_bounds__(Cfg::kT
   const int wg = device::warpgroup_index();
   if (wg == Cfg::kConsumerWarps / 4) {  // the producer warpgroup: one thread issues every box
     device::setmaxnreg_dec<Cfg::kProducerRegs>();
-    if (threadIdx.x == Cfg::kConsumers) {
-      const uint32_t rank = device::cluster_ctarank();
-      const int k_tiles = (k - 1) / Stage::kBlockK + 1;
-      device::RingSlot<kStages> slot;
-      scheduler().for_each_tile_of(cluster, clusters, [&](int pm, int tn) {
-        const int m0 = (pm * Cfg::kClusterM + int(rank)) * Stage::kBlockM;
-        for (int kt = 0; kt < k_tiles; ++kt, slot = slot.next()) {
-          // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
-          device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
-          load_wgmma_stage_multicast_b<Stage, Cfg::kClusterM>(
-              smem + slot.index * Stage::kBytes, &a_map, &b_map, kt, m0, tn * Stage::kBlockN,
-              &full[slot.index], rank);
-        }
-      });
-    }
+    if (threadIdx.x == Cfg::kConsumers)
+      produce_wgmma_cluster_tiles<Stage, kStages, Cfg::kClusterM>(
+          scheduler(), cluster, clusters, smem, &a_map, &b_map, full, empty, k);
   } else {  // a consumer warpgroup: rows 64 wg .. 64 wg + 63 of each of its CTA's tiles
     device::setmaxnreg_inc<Cfg::kConsumerRegs>();
     const uint32_t rank = device::cluster_ctarank();
     const int k_tiles = (k - 1) / Stage::kBlockK + 1;
-    const bool lane0 = threadIdx.x % 32 == 0;
     device::RingSlot<kStages> slot;
     scheduler().for_each_tile_of(cluster, clusters, [&](int pm, int tn) {
       float acc[1][kN / 2];
 #pragma unroll
       for (int j = 0; j < kN / 2; ++j) acc[0][j] = 0.f;
-      consume_wgmma_stages<Stage, T>(acc, device::smem_addr(smem), full, slot, k_tiles, wg,
-                                     [&](int s) {  // to every producer that writes stage s
-                                       if (!lane0) return;
-#pragma unroll
-                                       for (int r = 0; r < Cfg::kClusterM; ++r)
-                                         device::mbarrier_arrive_cluster(&empty[s], uint32_t(r));
-                                     });
+      consume_wgmma_cluster_stages<Stage, T, Cfg::kClusterM>(acc, device::smem_addr(smem), full,
+                                                             empty, slot, k_tiles, wg);
       store_wgmma_tile<T, kN>(acc[0], c, m, n,
                               (pm * Cfg::kClusterM + int(rank)) * Stage::kBlockM + 64 * wg,
                               tn * Stage::kBlockN);

@@ -1,5 +1,5 @@
 #pragma once
-// The pieces the wgmma rungs of hgemm (v10-v14; sm_90a) share: the tensor maps and the TMA
+// The pieces the wgmma rungs of hgemm (v10-v15; sm_90a) share: the tensor maps and the TMA
 // loads that fill one WgmmaStage (wgmma_stage_sm90.hpp), the wgmma of one k-tile over it, the
 // stores of the accumulators to C (masked from registers, or through shared memory and the TMA),
 // and the launch with its element-copy fallback.
@@ -114,6 +114,31 @@ __device__ __forceinline__ void produce_wgmma_tiles(const Scheduler& scheduler, 
   });
 }
 
+/// produce_wgmma_tiles in a cluster of kClusterM CTAs along M that share B (one thread of each
+/// CTA): the clusters walk the scheduler's pair tiles (kClusterM tile rows each) persistently;
+/// this CTA loads its rank's row of A and its share of B's panels, multicast to the cluster
+/// (load_wgmma_stage_multicast_b), into a ring slot once every consumer of the cluster has
+/// handed it back. cluster and clusters: this CTA's cluster in the grid and their number
+/// (computed before setmaxnreg by the caller).
+template <class Stage, int kStages, int kClusterM, class Scheduler>
+__device__ __forceinline__ void produce_wgmma_cluster_tiles(
+    const Scheduler& scheduler, int cluster, int clusters, unsigned char* ring,
+    const CUtensorMap* a_map, const CUtensorMap* b_map, uint64_t* full, uint64_t* empty, int k) {
+  const uint32_t rank = device::cluster_ctarank();
+  const int k_tiles = (k - 1) / Stage::kBlockK + 1;
+  device::RingSlot<kStages> slot;
+  scheduler.for_each_tile_of(cluster, clusters, [&](int pm, int tn) {
+    const int m0 = (pm * kClusterM + int(rank)) * Stage::kBlockM;
+    for (int kt = 0; kt < k_tiles; ++kt, slot = slot.next()) {
+      // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
+      device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
+      load_wgmma_stage_multicast_b<Stage, kClusterM>(ring + slot.index * Stage::kBytes, a_map,
+                                                     b_map, kt, m0, tn * Stage::kBlockN,
+                                                     &full[slot.index], rank);
+    }
+  });
+}
+
 /// The warpgroup's wgmma over one stage (address `stage`): for each k16 slice and each of kMmas
 /// m64 blocks (from A's block m64_first on), acc[i] += A(m64 block) @ B(all kN columns). Between
 /// wgmma_fence() and wgmma_commit_group(), which the caller issues.
@@ -167,6 +192,21 @@ __device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::
   const bool lane0 = threadIdx.x % 32 == 0;
   consume_wgmma_stages<Stage, T>(acc, ring, full, slot, k_tiles, m64_first, [&](int s) {
     if (lane0) device::mbarrier_arrive(&empty[s]);
+  });
+}
+
+/// consume_wgmma_stages in a cluster of kClusterM CTAs that multicast into each other's stages
+/// (produce_wgmma_cluster_tiles): lane 0 of each warp hands a stage back to every producer that
+/// writes it, its own CTA's and its peers' (each empty barrier counts the cluster's warps).
+template <class Stage, class T, int kClusterM, int kStages, int kMmas>
+__device__ __forceinline__ void consume_wgmma_cluster_stages(
+    float (&acc)[kMmas][Stage::kBlockN / 2], uint32_t ring, uint64_t* full, uint64_t* empty,
+    device::RingSlot<kStages>& slot, int k_tiles, int m64_first) {
+  const bool lane0 = threadIdx.x % 32 == 0;
+  consume_wgmma_stages<Stage, T>(acc, ring, full, slot, k_tiles, m64_first, [&](int s) {
+    if (!lane0) return;
+#pragma unroll
+    for (int r = 0; r < kClusterM; ++r) device::mbarrier_arrive_cluster(&empty[s], uint32_t(r));
   });
 }
 

@@ -1,0 +1,121 @@
+// v15 wgmma_cluster_tma_store (sm_90a): v14's kernel (persistent producer, two m64n256k16
+// consumer warpgroups, C stored box by box through stmatrix and the TMA) in v13's clusters of two
+// CTAs along M that share their tile's B: each producer loads its own A box and half of B's
+// panels, multicast into both CTAs' stages, and a stage is refilled only when the consumer warps
+// of both CTAs have handed it back (every empty barrier counts 16 warps). The one change against
+// v14 is the cluster: the producer's loop and the consumers' release are v13's
+// (produce_wgmma_cluster_tiles, consume_wgmma_cluster_stages), the epilogue is v14's
+// (store_wgmma_tile_tma), and before a CTA exits its stores drain and the cluster meets at a
+// barrier (a peer may still arrive on its empty barriers).
+// Why: the two gains came from different places: multicast cuts the L2-to-SM traffic of a pair
+// by a third and was the large win at the ragged 6000x7000x5000 and at some Qwen3 shapes, where
+// v14's overlapped stores did not help; v14's epilogue won at the square shapes and gate_up.
+// Neither needs the other's resources: clusters add no shared memory, so v14's layout (the
+// 4-stage ring, two 8 KiB box slots per consumer warpgroup, the barriers: 225 KiB of 227) stays.
+// Expected bottleneck: the pair waits for the slower of its two CTAs at every stage, and the
+// conversion and stmatrix of each box still stop the math of both consumers.
+// Prediction (written before it ran; bf16, from v13/v12 and v14/v12 in the same run multiplied):
+// 6000x7000x5000 590-630 TFLOP/s (v13 587, v14 472), 4096^3 750-775 (v14 751), 8192^3
+// 770-810 (v14 796: v13 was below v12 there), down_proj (K 12288) 780-800.
+// Requirements: sm_90a (wgmma, setmaxnreg, TMA loads with multicast and stores, stmatrix,
+// clusters), 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and
+// 16-byte aligned pointers (C's too); other problems run v05's kernel with element copies.
+#include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
+#include "klab/device/cluster_sm90.cuh"
+#include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/tile_scheduler.cuh"
+#include "klab/device/warpgroup_sm90.cuh"
+
+namespace klab::hgemm {
+
+namespace {
+
+struct V15Config : device::WarpSpecialized</*consumer warps*/ 8> {
+  using Stage = WgmmaStage</*block*/ 128, 256>;
+  static constexpr int kStages = 4, kGroupM = 8;  // kGroupM: pair tile rows a group (v13)
+  static constexpr bool kPersistent = true;       // one resident wave (launch_wgmma_kernel)
+  static constexpr bool kTmaStore = true;         // takes C's tensor map (launch_wgmma_kernel)
+  static constexpr int kClusterM = 2;             // CTAs along M sharing B (__cluster_dims__)
+  static constexpr int kStoreSlots = 2;           // WgmmaStoreBox slots per consumer warpgroup
+  static constexpr int kStoreBytes = kConsumerWarps / 4 * kStoreSlots * int(WgmmaStoreBox::kBytes);
+  /// v14's layout: the ring (1024-byte aligned: up to 1023 bytes lost aligning the base), the
+  /// store slots, then the barriers.
+  static constexpr int kSmemBytes =
+      1024 + kStages * int(Stage::kBytes) + kStoreBytes + 2 * kStages * 8;
+  static_assert(Stage::kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer");
+  static_assert(kSmemBytes <= 227 * 1024, "an H100/H200 block's shared memory");
+};
+
+template <class Cfg, class T>
+__global__ void __cluster_dims__(Cfg::kClusterM, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+    wgmma_cluster_tma_store_kernel(const __grid_constant__ CUtensorMap a_map,
+                                   const __grid_constant__ CUtensorMap b_map,
+                                   const __grid_constant__ CUtensorMap c_map, int m, int n, int k) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
+  using Stage = typename Cfg::Stage;
+  constexpr int kStages = Cfg::kStages, kN = Stage::kBlockN, kClusterM = Cfg::kClusterM;
+  extern __shared__ unsigned char smem_raw[];
+  // kStages x (A, B panels), then kStoreSlots boxes per consumer warpgroup, all 1024-aligned.
+  unsigned char* smem = device::align_shared<1024>(smem_raw);
+  unsigned char* store_slots = smem + kStages * Stage::kBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(store_slots + Cfg::kStoreBytes);
+  uint64_t* empty = full + kStages;
+  // full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp of the cluster.
+  device::init_ring<kStages>(full, empty, 1, kClusterM * Cfg::kConsumerWarps);
+  device::cluster_sync();  // every CTA's barriers are set up before a peer multicasts or arrives
+
+  // Computed after setmaxnreg: ptxas keeps values that live across it in local memory. The
+  // scheduler's tiles are pair tiles (kClusterM tile rows); a CTA takes its rank's row of each.
+  auto scheduler = [&] {
+    return device::StaticTileScheduler<Cfg::kGroupM>{((m - 1) / Stage::kBlockM) / kClusterM + 1,
+                                                     (n - 1) / Stage::kBlockN + 1};
+  };
+  const int cluster = int(blockIdx.x) / kClusterM, clusters = int(gridDim.x) / kClusterM;
+  const int wg = device::warpgroup_index();
+  if (wg == Cfg::kConsumerWarps / 4) {  // the producer warpgroup: one thread issues every box
+    device::setmaxnreg_dec<Cfg::kProducerRegs>();
+    if (threadIdx.x == Cfg::kConsumers)
+      produce_wgmma_cluster_tiles<Stage, kStages, kClusterM>(scheduler(), cluster, clusters, smem,
+                                                             &a_map, &b_map, full, empty, k);
+  } else {  // a consumer warpgroup: rows 64 wg .. 64 wg + 63 of each of its CTA's tiles
+    device::setmaxnreg_inc<Cfg::kConsumerRegs>();
+    const uint32_t rank = device::cluster_ctarank();
+    const int k_tiles = (k - 1) / Stage::kBlockK + 1;
+    unsigned char* my_slots = store_slots + wg * Cfg::kStoreSlots * WgmmaStoreBox::kBytes;
+    device::RingSlot<kStages> slot;
+    scheduler().for_each_tile_of(cluster, clusters, [&](int pm, int tn) {
+      float acc[1][kN / 2];
+#pragma unroll
+      for (int j = 0; j < kN / 2; ++j) acc[0][j] = 0.f;
+      consume_wgmma_cluster_stages<Stage, T, kClusterM>(acc, device::smem_addr(smem), full, empty,
+                                                        slot, k_tiles, wg);
+      // A pair tile's row past M (the last, when the tile rows are odd) is clipped by the TMA.
+      store_wgmma_tile_tma<T, kN, Cfg::kStoreSlots>(
+          acc[0], my_slots, &c_map, (pm * kClusterM + int(rank)) * Stage::kBlockM + 64 * wg,
+          tn * Stage::kBlockN, /*named barrier*/ 1 + wg);
+    });
+    drain_wgmma_tile_stores();
+  }
+  device::cluster_sync();  // no CTA exits while a peer may still arrive on its barriers
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built for another architecture: fail loudly rather than leave C unwritten
+#endif
+}
+
+struct V15Kernels {
+  template <class T>
+  static constexpr auto kernel() {
+    return wgmma_cluster_tma_store_kernel<V15Config, T>;
+  }
+};
+
+}  // namespace
+
+Variant gpu_v15_wgmma_cluster_tma_store() {
+  return wgmma_variant<V15Config, V15Kernels>(
+      "v15_wgmma_cluster_tma_store",
+      "v14's TMA-store epilogue in v13's 2-CTA clusters: B multicast to both CTAs of a pair, "
+      "stages handed back to both producers, C through stmatrix box slots and TMA stores");
+}
+
+}  // namespace klab::hgemm
