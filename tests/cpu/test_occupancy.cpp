@@ -664,6 +664,18 @@ TEST(SassCli, ReadsAnotherBinary) {
   EXPECT_NE(out.find("global store"), std::string::npos) << out;
 }
 
+TEST(Demangle, DropsNsightsAnonymousNamespaceMarkers) {
+  // Nsight Compute's function-base names, as its CSV gives them for kernels in an anonymous
+  // namespace: the marker whole, and cut short with the scope before it.
+  EXPECT_EQ(klab::demangle("void <unnamed>::k<<unnamed>::Cfg, __nv_bfloat16>(int)"),
+            "void k<Cfg, __nv_bfloat16>(int)");
+  EXPECT_EQ(klab::demangle("void unnamed>::wgmma_tma_kernel<unnamed>::V10Config, "
+                           "__nv_bfloat16>(CUtensorMap_st, int)"),
+            "void wgmma_tma_kernel<V10Config, __nv_bfloat16>(CUtensorMap_st, int)");
+  EXPECT_EQ(klab::demangle("void copy_kernel(float4 const*)"), "void copy_kernel(float4 const*)");
+  EXPECT_EQ(klab::demangle("_Z3fooPf"), "foo(float*)");
+}
+
 TEST(KernelCapture, FunctionNameDropsTemplateArgumentsAndParameters) {
   EXPECT_EQ(klab::kernel_function_name(
                 "void klab::sgemm::(anonymous namespace)::multistage_kernel<klab::sgemm::Cfg<128, "

@@ -11,9 +11,31 @@ namespace klab {
 
 using profiler_text::starts_with;
 
+namespace {
+
+// Drops "<unnamed>::" and its truncated form "unnamed>::". A '<' right before "unnamed>::" is the
+// marker's own when it starts the name or follows a space, '<', ',' or '(' ("void <unnamed>::k",
+// "k<<unnamed>::Cfg"); after an identifier it opens a template argument list ("k<unnamed>::Cfg",
+// truncated) and stays.
+std::string without_unnamed_namespaces(std::string s) {
+  constexpr std::string_view kMarker = "unnamed>::";
+  for (size_t at = s.find(kMarker); at != std::string::npos; at = s.find(kMarker, at)) {
+    size_t from = at;
+    if (at > 0 && s[at - 1] == '<') {
+      const char before = at > 1 ? s[at - 2] : ' ';
+      if (before == ' ' || before == '<' || before == ',' || before == '(') from = at - 1;
+    }
+    s.erase(from, at + kMarker.size() - from);
+    at = from;
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string demangle(std::string_view mangled) {
   const std::string m(mangled);
-  if (!starts_with(m, "_Z")) return m;
+  if (!starts_with(m, "_Z")) return without_unnamed_namespaces(m);
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> out(
       abi::__cxa_demangle(m.c_str(), nullptr, nullptr, &status), std::free);

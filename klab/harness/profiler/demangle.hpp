@@ -5,7 +5,10 @@
 
 namespace klab {
 
-/// "_Z3fooPf" -> "foo(float*)"; the input unchanged when it is not an Itanium-mangled name.
+/// "_Z3fooPf" -> "foo(float*)". A name that is not Itanium-mangled (as Nsight Compute prints
+/// them, already demangled) comes back with its anonymous-namespace qualifiers dropped: Nsight's
+/// function-base names print them as "<unnamed>::" and, once the scope before them is cut, as
+/// "unnamed>::" ("void unnamed>::k<unnamed>::Cfg, int>(...)" -> "void k<Cfg, int>(...)").
 std::string demangle(std::string_view mangled);
 
 /// A demangled function without its parameters and return type, qualifiers and template
