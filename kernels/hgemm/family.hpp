@@ -30,6 +30,7 @@ Variant gpu_v12_wgmma_persistent();
 Variant gpu_v13_wgmma_cluster_multicast();
 Variant gpu_v14_wgmma_tma_store();
 Variant gpu_v15_wgmma_cluster_tma_store();
+Variant gpu_v16_wgmma_split_k();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

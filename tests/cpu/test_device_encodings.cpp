@@ -11,6 +11,7 @@
 #include "klab/device/tile_order.hpp"
 #include "klab/device/wgmma_desc.hpp"
 #include "klab/device/wgmma_fragment.hpp"
+#include "kernels/hgemm/split_k_plan.hpp"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
 #include "kernels/hgemm/wgmma_store_sm90.hpp"
 
@@ -307,6 +308,48 @@ TEST(WgmmaStore, StmatrixPutsEachAccumulatorWhereTheTmaReadsIt) {
   // chunk of row 0; (1, 0) swaps with (1, 8) in row 1.
   static_assert(Box::offset(0, 8) == 16 && Box::offset(1, 0) == 128 + 16 &&
                 Box::offset(1, 8) == 128 && Box::offset(63, 63) == 63 * 128 + (7 ^ 7) * 16 + 14);
+}
+
+TEST(SplitK, SplitsCoverEveryKTileOnceAndFillOneWave) {
+  // hgemm v16's plan: no split empty, every k-tile in exactly one split (in order), no more CTAs
+  // than one wave unless the slabs alone exceed it, splits at least min_k_tiles long when there
+  // is more than one, and the workspace slices of the splits disjoint and dense.
+  using klab::hgemm::plan_split_k;
+  using klab::hgemm::SplitKPlan;
+  for (int64_t n : {8, 64, 136, 4096, 6144, 24576, 100000})
+    for (int64_t k : {8, 64, 72, 520, 4096, 12288})
+      for (int slots : {1, 132, 264}) {
+        const SplitKPlan p = plan_split_k(n, k, 128, 64, slots, 8);
+        ASSERT_EQ(p.tiles_n, (n + 127) / 128);
+        ASSERT_EQ(p.k_tiles, (k + 63) / 64);
+        ASSERT_GE(p.splits, 1);
+        int next = 0;
+        for (int s = 0; s < p.splits; ++s) {
+          ASSERT_EQ(p.k_begin(s), next) << "n " << n << " k " << k << " s " << s;
+          ASSERT_GT(p.k_end(s), p.k_begin(s)) << "split " << s << " is empty";
+          if (p.splits > 1) {
+            ASSERT_GE(p.k_end(s) - p.k_begin(s), s + 1 < p.splits ? 8 : 1);
+          }
+          next = p.k_end(s);
+        }
+        ASSERT_EQ(next, p.k_tiles) << "n " << n << " k " << k;
+        if (p.splits > 1) {
+          ASSERT_LE(int64_t(p.splits) * p.tiles_n, slots);
+        }
+      }
+  // The workspace: split-major row-major slices, one float per (split, row, column), no gaps.
+  const int m = 5, n = 24, splits = 3;
+  std::vector<int> hits(size_t(splits) * m * n, 0);
+  for (int s = 0; s < splits; ++s)
+    for (int r = 0; r < m; ++r)
+      for (int c = 0; c < n; ++c) ++hits.at(SplitKPlan::workspace_index(s, r, c, m, n));
+  for (int h : hits) ASSERT_EQ(h, 1);
+  EXPECT_EQ((SplitKPlan{1, 64, 4, 16}.workspace_floats(m, n)), size_t(4) * m * n);
+  EXPECT_EQ((SplitKPlan{1, 64, 1, 64}.workspace_floats(m, n)), 0u) << "one split stores C itself";
+  // The shapes the worklog names: N = 24576 fills a wave with its 192 slabs; N = 4096 splits 8.
+  EXPECT_EQ(plan_split_k(24576, 4096, 128, 64, 264, 8).splits, 1);
+  EXPECT_EQ(plan_split_k(4096, 4096, 128, 64, 264, 8).splits, 8);
+  EXPECT_EQ(plan_split_k(6144, 4096, 128, 64, 264, 8).splits, 5);
 }
 
 }  // namespace
