@@ -10,6 +10,7 @@ void register_transpose(Registry& r);
 void register_reduction(Registry& r);  // sum reduction and row softmax
 void register_sgemm(Registry& r);
 void register_hgemm(Registry& r);
+void register_attention(Registry& r);  // forward: O and log-sum-exp, GQA, causal
 /// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
 void register_sabotage(Registry& r);
 

@@ -1,0 +1,377 @@
+// Problem, inputs, reference, counts, tolerances and shapes of the attention family (forward).
+// The layout and the masking are described in family.hpp.
+//
+// The causal flag is a dimension (`causal=0` or `causal=1`), not a layout tag: Problem::layout
+// names the tensors' memory order (a later "bhnd" tag must combine with either mask, which one
+// tag per problem cannot express without a tag for every pair), while a dimension is part of the
+// problem's identity everywhere a shape is (its text, the records, the reports' keys) and needs no
+// change to the harness. `amp` (a power of two) scales Q and K for the large-magnitude checks
+// (the safe-softmax path), exactly: 1 for every timed shape.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/attention/family.hpp"
+#include "klab/core/errors.hpp"
+
+namespace klab::attention {
+
+namespace {
+
+constexpr double kU32 = 1.0 / (1 << 24);  // fp32 unit roundoff: scores, sums, accumulators
+
+// Host copy of a bf16/f16 tensor as fp32 (exact: both embed in fp32).
+std::vector<float> to_float(const Tensor& t) {
+  std::vector<float> out(static_cast<size_t>(t.spec.numel));
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < t.spec.numel; ++i) out[i] = static_cast<float>(t.host_at(i));
+  return out;
+}
+
+// First-order error model of a rung that follows FlashAttention's arithmetic, for one output
+// element o_d of a row with exact softmax weights w_j = exp(s_j - lse) over its visible keys:
+//   |o_d' - o_d| <= u_out |o_d| + c0 * m_d + expm1(c1 * A) * m_d + c2 * t_d
+// with m_d = sum_j w_j |v_jd| (the sum of |terms|), A = max_j scale sum_i |q_i k_ji| (the bound
+// of the row's scores), t_d = sum_j |v_jd| / sum_j exp(s_j - max_j s_j). The terms:
+// - P is rounded to the input type before the P V product (FlashAttention 2 and 3, cuDNN): each
+//   weight within u_in relative: u_in m_d. (fp32 rungs do not round it; the bound still holds.)
+// - fp32 accumulation of P V over Nkv terms: 2 Nkv u32 m_d, the tensor-core bound of hgemm's
+//   family.cpp (exact products, blocks added with truncation); the row sum l = sum_j p_j of
+//   positive terms: Nkv u32 relative, and o = (sum_j p_j v_j) / l carries it: Nkv u32 m_d.
+// - exp by ex2.approx (2 ulp) on each p_j, its argument's rounding (|t| u32 relative, at most
+//   u32 / e absolute after the multiply by p = e^-|t|), the scale and log2(e) products and the
+//   final division: 16 u32 m_d together, generously.
+// - the scores: s_j' = s_j + e_j with |e_j| <= eta a_j, a_j = scale sum_i |q_i k_ji|, eta =
+//   2 D u32 (the tensor-core dot of D exact products, as hgemm) + 4 u32 (scale, log2(e),
+//   roundings of s). Normalised weights move by at most exp(max e - min e) - 1 <=
+//   expm1(2 eta A) relative: c1 = 2 eta. Large-magnitude rows (A in the hundreds) need it.
+// - f16 only: p_j <= 1 falls into f16's subnormal range below 2^-14, where its rounding error is
+//   absolute, up to 2^-25 per weight: c2 = 2^-25 (bf16's subnormals start at 2^-126: c2 = 0).
+// The fp64 reference reports magnitude_d = (c0 m_d + expm1(c1 A) m_d + c2 t_d) / c0, so that
+// the harness's mtol * magnitude with mtol = c0 is the bound above.
+struct ErrorModel {
+  double c0 = 0, c1 = 0, c2 = 0;
+};
+
+ErrorModel error_model(const Problem& p) {
+  const Dims s = dims_of(p);
+  const double u_in = dtype_unit_roundoff(p.dtype);
+  const double nkv = static_cast<double>(s.nkv), d = static_cast<double>(s.d);
+  ErrorModel e;
+  e.c0 = u_in + 3 * nkv * kU32 + 16 * kU32;
+  e.c1 = 2 * (2 * d * kU32 + 4 * kU32);
+  e.c2 = p.dtype == DType::f16 ? std::ldexp(1.0, -25) : 0.0;
+  return e;
+}
+
+// Score errors of the log-sum-exp: eta as above (its magnitude is A).
+double lse_score_eta(const Dims& s) { return 2 * static_cast<double>(s.d) * kU32 + 4 * kU32; }
+
+// The fp64 reference of the listed rows (flat query-row ids r = (bi * nq + n) * hq + h), each
+// computed once, in parallel: the shared core of the whole and the sampled references.
+void reference_rows(const Problem& p, const Buffers& b, const std::vector<int64_t>& rows,
+                    std::vector<RowReference>& out) {
+  const Dims s = dims_of(p);
+  const std::vector<float> q = to_float(b["q"]), k = to_float(b["k"]), v = to_float(b["v"]);
+  out.resize(rows.size());
+#pragma omp parallel for schedule(dynamic, 4)
+  for (int64_t i = 0; i < static_cast<int64_t>(rows.size()); ++i) {
+    const int64_t r = rows[i];
+    reference_row(p, q.data(), k.data(), v.data(), r / (s.nq * s.hq), (r / s.hq) % s.nq, r % s.hq,
+                  out[i]);
+  }
+}
+
+// Tensors' element counts.
+int64_t qo_numel(const Dims& s) { return checked_product({s.b, s.nq, s.hq, s.d}, "attention q"); }
+int64_t kv_numel(const Dims& s) { return checked_product({s.b, s.nkv, s.hkv, s.d}, "attention k"); }
+
+// Q and K of a problem with amp > 1: N(0, amp^2), the power-of-two scaling exact in bf16/f16.
+// (A build step does not see the run's distribution; V follows it.)
+void build_amplified(Tensor& t, int64_t amp, uint64_t seed) {
+  fill_random(t.host.data(), t.spec.dtype, t.spec.numel, Dist::normal, seed);
+  for (int64_t i = 0; i < t.spec.numel; ++i)
+    store_from_double(t.host.data(), t.spec.dtype, i, static_cast<double>(amp) * t.host_at(i));
+}
+
+std::vector<Problem> headline() {
+  std::vector<Problem> v;
+  auto add = [&](int64_t n, int64_t d, bool causal, DType t = DType::bf16) {
+    v.push_back(problem(Dims::of(32768 / n, n, n, 32, 32, d, causal), t));  // B * N = 32k
+  };
+  // Issue 14's goals: causal D = 128 at N = 4k..32k; non-causal at 8k; D = 64 and 256 at 8k,
+  // causal and not; one f16 shape.
+  for (int64_t n : {4096, 8192, 16384, 32768}) add(n, 128, true);
+  add(8192, 128, false);
+  for (int64_t d : {64, 256})
+    for (bool causal : {true, false}) add(8192, d, causal);
+  add(8192, 128, true, DType::f16);
+  return v;
+}
+
+// Shapes that break careless kernels: lengths off every tile (1, 17, 127, 129, 1000), one query
+// against a long KV, Nq != Nkv under the causal mask both ways (Nq > Nkv leaves the first
+// Nq - Nkv rows empty: O = 0, lse = -inf), group sizes 1, 4, 5, 6, 8, every D, many (batch,
+// head) pairs with short rows, large-magnitude scores, a misaligned base, f16.
+std::vector<Problem> awkward() {
+  std::vector<Problem> v;
+  auto add = [&](int64_t b, int64_t nq, int64_t nkv, int64_t hq, int64_t hkv, int64_t d,
+                 bool causal, DType t = DType::bf16, int64_t amp = 1, int64_t misalign = 0) {
+    v.push_back(problem(Dims::of(b, nq, nkv, hq, hkv, d, causal, amp), t, misalign));
+  };
+  const int64_t ds[] = {64, 128, 256};
+  int i = 0;
+  for (int64_t n : {1, 17, 127, 129, 1000}) {
+    for (bool causal : {false, true}) add(2, n, n, 4, 2, ds[i % 3], causal);
+    ++i;
+  }
+  for (bool causal : {false, true}) add(1, 1, 8192, 8, 2, 128, causal);  // decode-like
+  add(2, 127, 300, 4, 1, 64, true);    // Nq < Nkv: every row sees the first 173 keys and more
+  add(2, 300, 127, 4, 1, 128, true);   // Nq > Nkv: rows 0..172 empty
+  add(1, 1000, 1, 2, 2, 64, true);     // one key: every row but the last empty
+  add(1, 129, 1000, 2, 1, 256, true);  // a short query block at the end of a long KV
+  // Group sizes 1, 4, 5, 6, 8 (Hq / Hkv).
+  for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{3, 3}, {8, 2}, {5, 1}, {12, 2}, {16, 2}})
+    add(1, 129, 129, hq, hkv, 128, true);
+  add(64, 16, 16, 64, 8, 128, true);   // B * H = 4096 (b, h) pairs of 16 tokens
+  add(32, 33, 33, 32, 32, 64, false);  // 1024 pairs of 33 tokens
+  for (bool causal : {false, true}) add(1, 257, 257, 4, 2, 128, causal, DType::bf16, 8);
+  add(1, 129, 129, 4, 4, 64, false, DType::bf16, 1, 1);  // every base 2 bytes off
+  for (bool causal : {false, true}) add(2, 129, 129, 4, 2, 128, causal, DType::f16);
+  add(1, 300, 127, 4, 1, 64, true, DType::f16);
+  add(1, 257, 257, 2, 1, 256, true, DType::f16, 8);
+  // Larger than the whole reference: judged by sampled rows.
+  add(1, 4096, 4096, 16, 4, 128, true);
+  return v;
+}
+
+}  // namespace
+
+Dims dims_of(const Problem& p) {
+  return Dims::of(p.dim("b"), p.dim("nq"), p.dim("nkv"), p.dim("hq"), p.dim("hkv"), p.dim("d"),
+                  p.dim("causal") != 0, p.dim("amp"));
+}
+
+Problem problem(const Dims& s, DType t, int64_t misalign) {
+  Problem p;
+  p.family = "attention";
+  p.shape.dims = {{"b", s.b},
+                  {"nq", s.nq},
+                  {"nkv", s.nkv},
+                  {"hq", s.hq},
+                  {"hkv", s.hkv},
+                  {"d", s.d},
+                  {"causal", s.causal ? 1 : 0},
+                  {"amp", s.amp}};
+  p.dtype = t;
+  p.misalign = misalign;
+  return p;
+}
+
+// FlashAttention's benchmarks count a causal forward as 4 B H Nq D avg_seqlen with avg_seqlen =
+// (max(0, Nkv - Nq) + Nkv) / 2: for Nq <= Nkv the continuous area of the visible trapezoid,
+// Nq Nkv - Nq^2 / 2, and at Nq = Nkv exactly half of the non-causal count. For Nq > Nkv their
+// formula gives Nq Nkv / 2, which counts the empty rows' area; the visible region is the
+// triangle of the last Nkv rows, Nkv^2 / 2, and that is counted here (minimal work).
+double visible_pairs(const Dims& s) {
+  const double nq = static_cast<double>(s.nq), nkv = static_cast<double>(s.nkv);
+  if (!s.causal) return nq * nkv;
+  return s.nq <= s.nkv ? nq * nkv - nq * nq / 2 : nkv * nkv / 2;
+}
+
+void reference_row(const Problem& p, const float* q, const float* k, const float* v, int64_t bi,
+                   int64_t n, int64_t h, RowReference& out) {
+  const Dims s = dims_of(p);
+  const int64_t d = s.d, hk = h / s.group(), nvis = s.visible_keys(n);
+  const ErrorModel em = error_model(p);
+  out.o.assign(static_cast<size_t>(d), 0.0);
+  out.magnitude.assign(static_cast<size_t>(d), 0.0);
+  if (nvis == 0) {  // no key: O = 0 and lse = log(0) = -inf (FlashAttention 3's convention)
+    out.lse = -std::numeric_limits<double>::infinity();
+    out.lse_magnitude = 0;
+    return;
+  }
+  const float* qr = q + ((bi * s.nq + n) * s.hq + h) * d;
+  auto kv_row = [&](const float* base, int64_t j) {
+    return base + ((bi * s.nkv + j) * s.hkv + hk) * d;
+  };
+  // Scores (safe softmax: the maximum subtracted before exp) and their bound a_j.
+  std::vector<double> sc(static_cast<size_t>(nvis));
+  double mx = -std::numeric_limits<double>::infinity(), amax = 0;
+  for (int64_t j = 0; j < nvis; ++j) {
+    const float* kr = kv_row(k, j);
+    double dot = 0, mag = 0;
+    for (int64_t i = 0; i < d; ++i) {
+      const double t = static_cast<double>(qr[i]) * kr[i];
+      dot += t;
+      mag += std::fabs(t);
+    }
+    sc[j] = s.scale() * dot;
+    mx = std::max(mx, sc[j]);
+    amax = std::max(amax, s.scale() * mag);
+  }
+  double l = 0;
+  for (int64_t j = 0; j < nvis; ++j) l += (sc[j] = std::exp(sc[j] - mx));
+  std::vector<double> vabs(static_cast<size_t>(d), 0.0);
+  for (int64_t j = 0; j < nvis; ++j) {
+    const float* vr = kv_row(v, j);
+    for (int64_t i = 0; i < d; ++i) {
+      out.o[i] += sc[j] * vr[i];
+      out.magnitude[i] += sc[j] * std::fabs(vr[i]);
+      vabs[i] += std::fabs(vr[i]);
+    }
+  }
+  const double score_term = std::expm1(em.c1 * amax);
+  for (int64_t i = 0; i < d; ++i) {
+    out.o[i] /= l;
+    const double m = out.magnitude[i] / l;
+    out.magnitude[i] = (em.c0 * m + score_term * m + em.c2 * vabs[i] / l) / em.c0;
+  }
+  out.lse = mx + std::log(l);
+  out.lse_magnitude = amax;
+}
+
+void reference_all(const Problem& p, const Buffers& b, Reference& ref) {
+  const Dims s = dims_of(p);
+  std::vector<int64_t> rows(static_cast<size_t>(s.rows()));
+  for (int64_t r = 0; r < s.rows(); ++r) rows[r] = r;
+  std::vector<RowReference> rr;
+  reference_rows(p, b, rows, rr);
+  RefOutput& o = ref["o"];
+  RefOutput& lse = ref["lse"];
+  o.value.resize(static_cast<size_t>(s.rows() * s.d));
+  o.magnitude.resize(o.value.size());
+  lse.value.resize(static_cast<size_t>(s.rows()));
+  lse.magnitude.resize(lse.value.size());
+  for (int64_t r = 0; r < s.rows(); ++r) {
+    std::copy(rr[r].o.begin(), rr[r].o.end(), o.value.begin() + r * s.d);
+    std::copy(rr[r].magnitude.begin(), rr[r].magnitude.end(), o.magnitude.begin() + r * s.d);
+    const int64_t bi = r / (s.nq * s.hq), n = (r / s.hq) % s.nq, h = r % s.hq;
+    const int64_t li = (bi * s.hq + h) * s.nq + n;  // lse is (B, Hq, Nq)
+    lse.value[li] = rr[r].lse;
+    lse.magnitude[li] = rr[r].lse_magnitude;
+  }
+}
+
+Family make_attention() {
+  Family f;
+  f.name = "attention";
+  f.summary =
+      "O = softmax(Q K^T / sqrt(D), causal optional) V and its log-sum-exp; (B, N, H, D), GQA, "
+      "bf16/f16, fp32 accumulation";
+  f.dims = {"b", "nq", "nkv", "hq", "hkv", "d", "causal", "amp"};
+  f.zero_ok_dims = {"causal"};
+  f.dtypes = {DType::bf16, DType::f16};
+  f.ceiling = "bf16_tc";
+  f.headline = headline();
+  f.awkward = awkward();
+
+  f.validate = [](const Problem& p) {
+    const Dims s = dims_of(p);
+    if (s.hq % s.hkv != 0)
+      throw UsageError("attention: hq (" + std::to_string(s.hq) + ") must be a multiple of hkv (" +
+                       std::to_string(s.hkv) + ")");
+    if (p.dim("causal") > 1) throw UsageError("attention: causal must be 0 or 1");
+    if ((s.amp & (s.amp - 1)) != 0 || s.amp > 1024)
+      throw UsageError("attention: amp must be a power of two up to 1024 (an exact scaling)");
+  };
+  f.tensors = [](const Problem& p) {
+    const Dims s = dims_of(p);
+    std::vector<TensorSpec> t{
+        {"q", p.dtype, qo_numel(s), Role::input},
+        {"k", p.dtype, kv_numel(s), Role::input},
+        {"v", p.dtype, kv_numel(s), Role::input},
+        {"o", p.dtype, qo_numel(s), Role::output},
+        {"lse", DType::f32, checked_product({s.b, s.hq, s.nq}, "attention lse"), Role::output}};
+    if (s.amp > 1)
+      for (int i : {0, 1})
+        t[i].build = [amp = s.amp](const Buffers&, Tensor& x, uint64_t seed) {
+          build_amplified(x, amp, seed);
+        };
+    return t;
+  };
+  f.reference = reference_all;
+  // 4 flops per visible (query, key) pair and head dimension: 2 for the score's multiply-add,
+  // 2 for P V's (FlashAttention's count; exp and the rescales not counted). Bytes: Q, K, V read
+  // once, O and lse written once.
+  f.counts = [](const Problem& p) {
+    const Dims s = dims_of(p);
+    const double flops = 4 * static_cast<double>(s.b) * static_cast<double>(s.hq) *
+                         static_cast<double>(s.d) * visible_pairs(s);
+    const double es = static_cast<double>(dtype_size(p.dtype));
+    const double bytes =
+        (2.0 * static_cast<double>(qo_numel(s)) + 2.0 * static_cast<double>(kv_numel(s))) * es +
+        4.0 * static_cast<double>(s.b * s.hq * s.nq);
+    return Counts{flops, bytes};
+  };
+
+  // o: the bound of error_model() through the magnitudes (mtol = c0), the output's own rounding
+  // (rtol = u_out) and half the output type's smallest subnormal (atol). lse (fp32): the score
+  // errors eta A (magnitude A, mtol = eta + u32 for the final m scale product), the row sum's
+  // Nkv u32 relative error and __logf's 2^-21.4 absolute error (atol), the fp32 rounding of lse
+  // itself (rtol 2 u32).
+  // Relative L2 (a statistic: rounding errors of random sign, RMS u / sqrt(3) each): o's
+  // rounding and P's, u_out + u_in, the accumulations 4 sqrt(Nkv) u32, and the scores' share,
+  // 4 sqrt(D) u32 times a row's typical score bound: scale sum_i |q_i k_i| ~ sqrt(D) amp^2 E|xy|
+  // (E|xy| <= 1.21 for the harness's distributions; 2 leaves room for the maximum over keys),
+  // 8 D u32 amp^2 in all. lse's errors are absolute (the same terms); its RMS over rows is at
+  // least ~1/3 (the scores of uniform inputs have a standard deviation of 1/3), hence the 3.
+  // A wrong mask or a lost KV tile moves o by percents at the small shapes, far above these.
+  f.output_tolerance = [](const Problem& p, const std::string& output) {
+    const Dims s = dims_of(p);
+    const double nkv = static_cast<double>(s.nkv), d = static_cast<double>(s.d);
+    const double amp2 = static_cast<double>(s.amp * s.amp);
+    const double scores_l2 = 8 * d * kU32 * amp2;
+    if (output == "lse") {
+      const double abs_err = nkv * kU32 + std::ldexp(1.0, -20);
+      const double l2 = 3 * (4 * std::sqrt(nkv) * kU32 + std::ldexp(1.0, -20) + scores_l2);
+      return Tolerance{abs_err, 2 * kU32, lse_score_eta(s) + kU32, l2 + 4 * kU32};
+    }
+    const double u = dtype_unit_roundoff(p.dtype);
+    const double atol = p.dtype == DType::f16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
+    return Tolerance{atol, u, error_model(p).c0, 2 * u + 4 * std::sqrt(nkv) * kU32 + scores_l2};
+  };
+  f.tolerance = [f_tol = f.output_tolerance](const Problem& p) { return f_tol(p, "o"); };
+
+  // Sampled at large sizes, by query rows: o as (B Nq Hq) rows of D (a grid row is one query
+  // row), lse as (B Hq) rows of Nq (a grid column is one query position). The harness's sample
+  // then holds the first and last query rows of the whole output, the rows of the last query
+  // tiles of every sampled (batch, head) (lse's last-tile columns, for tiles of 8 to 256), every
+  // row's first and last elements over an even spread of rows, and uniform elements; each query
+  // row it touches is computed once, whole.
+  f.cpu_reference_max_flops = kCpuReferenceMaxFlops;
+  f.output_grid = [](const Problem& p, const std::string& output) {
+    const Dims s = dims_of(p);
+    return output == "lse" ? OutputGrid{s.b * s.hq, s.nq} : OutputGrid{s.rows(), s.d};
+  };
+  f.reference_at = [](const Problem& p, const Buffers& b, const std::string& output,
+                      const std::vector<int64_t>& index, RefOutput& out) {
+    const Dims s = dims_of(p);
+    const bool lse = output == "lse";
+    // The query row (b, n, h) of each sampled element, as a flat row id (b * nq + n) * hq + h.
+    auto row_of = [&](int64_t e) {
+      if (!lse) return e / s.d;
+      const int64_t bh = e / s.nq, n = e % s.nq;
+      return ((bh / s.hq) * s.nq + n) * s.hq + bh % s.hq;
+    };
+    std::vector<int64_t> rows;
+    rows.reserve(index.size());
+    for (int64_t e : index) rows.push_back(row_of(e));
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    std::vector<RowReference> rr;
+    reference_rows(p, b, rows, rr);
+    out.value.resize(index.size());
+    out.magnitude.resize(index.size());
+    for (size_t i = 0; i < index.size(); ++i) {
+      const int64_t at =
+          std::lower_bound(rows.begin(), rows.end(), row_of(index[i])) - rows.begin();
+      const RowReference& r = rr[at];
+      out.value[i] = lse ? r.lse : r.o[index[i] % s.d];
+      out.magnitude[i] = lse ? r.lse_magnitude : r.magnitude[index[i] % s.d];
+    }
+  };
+  return f;
+}
+
+}  // namespace klab::attention

@@ -1,0 +1,76 @@
+#pragma once
+// The attention family (forward): O = softmax(Q K^T * scale, optional causal mask) V and the
+// log-sum-exp of every query row, bf16/f16 in and out, fp32 log-sum-exp; and its rung factories.
+//
+// Tensors (row-major):
+//   q   (B, Nq,  Hq,  D)   k, v (B, Nkv, Hkv, D)   o (B, Nq, Hq, D)   lse (B, Hq, Nq) fp32
+// Query head h reads key/value head h / (Hq / Hkv) (grouped-query attention: any Hq that is a
+// multiple of Hkv). scale = 1 / sqrt(D). lse = log(sum_j exp(s_j)) in natural-log units of the
+// scaled scores s_j = scale * q . k_j, as FlashAttention returns it (its softmax_lse).
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "klab/harness/family.hpp"
+
+namespace klab::attention {
+
+/// A problem's dimensions, read once from its shape.
+struct Dims {
+  int64_t b = 0, nq = 0, nkv = 0, hq = 0, hkv = 0, d = 0;
+  bool causal = false;
+  int64_t amp = 1;  ///< Q and K are the run's distribution times amp (see family.cpp)
+
+  static Dims of(int64_t b, int64_t nq, int64_t nkv, int64_t hq, int64_t hkv, int64_t d,
+                 bool causal, int64_t amp = 1) {
+    return {b, nq, nkv, hq, hkv, d, causal, amp};
+  }
+
+  int64_t group() const { return hq / hkv; }
+  double scale() const { return 1.0 / std::sqrt(static_cast<double>(d)); }
+  /// Keys query row n attends to: [0, visible_keys(n)). Causal masks are aligned to the bottom
+  /// right, as FlashAttention's: row n sees keys j <= n + (nkv - nq), so the last query row sees
+  /// every key, and when nq > nkv the first nq - nkv rows see none (empty rows).
+  int64_t visible_keys(int64_t n) const {
+    if (!causal) return nkv;
+    const int64_t last = n + nkv - nq;  // the last key row n may see
+    return last < 0 ? 0 : (last >= nkv ? nkv : last + 1);
+  }
+  /// Query rows in all: B * Nq * Hq.
+  int64_t rows() const { return b * nq * hq; }
+};
+
+Dims dims_of(const Problem& p);
+Problem problem(const Dims& s, DType t, int64_t misalign = 0);
+
+/// Unmasked (query, key) pairs of one (batch, head), as the continuous area FlashAttention's
+/// FLOP count uses (see family.cpp): nq * nkv, or under the causal mask the area of the visible
+/// trapezoid (nq <= nkv) or triangle (nq > nkv: the empty rows do no work).
+double visible_pairs(const Dims& s);
+
+/// The fp64 reference of one query row (batch bi, query position n, query head h), from the
+/// inputs as fp32 arrays (bf16 and f16 values are exact in fp32).
+struct RowReference {
+  std::vector<double> o;          ///< (D): the output row; all 0 for an empty row
+  std::vector<double> magnitude;  ///< (D): each element's error scale (family.cpp, tolerance)
+  double lse = 0;                 ///< -inf for an empty row
+  double lse_magnitude = 0;       ///< the row's largest score bound, max_j scale sum_i |q_i k_ji|
+};
+void reference_row(const Problem& p, const float* q, const float* k, const float* v, int64_t bi,
+                   int64_t n, int64_t h, RowReference& out);
+
+/// The whole fp64 reference (every row of o and lse, with magnitudes), as Family::reference.
+void reference_all(const Problem& p, const Buffers& b, Reference& ref);
+
+/// The v00 CPU rung refuses problems above this many flops (seconds per run on the host).
+inline constexpr double kCpuRungMaxFlops = 1e10;
+/// Above this many flops the whole fp64 reference is too slow: a sample of rows judges.
+inline constexpr double kCpuReferenceMaxFlops = 1e10;
+
+Family make_attention();
+
+// One factory per rung, each in its own file (cpu.cpp, vNN_*.cu).
+Variant cpu_v00();
+Variant gpu_v01_materialised();
+
+}  // namespace klab::attention

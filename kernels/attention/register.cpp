@@ -1,0 +1,17 @@
+// The attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs join once
+// they pass the GPU tests on a device; v01_materialised.cu is built and waits for that.
+#include "kernels/attention/family.hpp"
+#include "kernels/register.hpp"
+
+namespace klab {
+
+void register_attention(Registry& r) {
+  using namespace attention;
+  Family f = make_attention();
+  f.ladder = {
+      cpu_v00(),
+  };
+  r.add(std::move(f));
+}
+
+}  // namespace klab

@@ -1,0 +1,239 @@
+// The attention family's fp64 reference on cases computed by hand (one key, uniform scores,
+// causal masks aligned to the bottom right, empty rows, grouped-query heads, large scores), its
+// sampled form against the whole one, its counts and validation, and checks that catch wrong
+// rungs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/attention/family.hpp"
+#include "kernels/register.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/runner.hpp"
+
+using namespace klab;
+using attention::Dims;
+
+namespace {
+
+Dims dims(int64_t b, int64_t nq, int64_t nkv, int64_t hq, int64_t hkv, int64_t d, bool causal) {
+  return Dims::of(b, nq, nkv, hq, hkv, d, causal);
+}
+
+const Family& family() { return registry().family("attention"); }
+
+// Host buffers of p, every input element set by fn(tensor, b, n, h, i) (exactly representable
+// values only).
+template <class Fn>
+Buffers host_buffers(const Problem& p, Fn&& fn) {
+  const Dims s = attention::dims_of(p);
+  Buffers b;
+  for (const TensorSpec& spec : family().tensors(p)) {
+    Tensor t;
+    t.spec = spec;
+    t.host.resize(static_cast<size_t>(t.bytes()));
+    b.tensors.push_back(std::move(t));
+  }
+  for (const char* name : {"q", "k", "v"}) {
+    Tensor& t = b[name];
+    const int64_t n_len = name[0] == 'q' ? s.nq : s.nkv, heads = name[0] == 'q' ? s.hq : s.hkv;
+    for (int64_t e = 0; e < t.spec.numel; ++e) {
+      const int64_t i = e % s.d, h = (e / s.d) % heads, n = (e / (s.d * heads)) % n_len;
+      store_from_double(t.host.data(), t.spec.dtype, e,
+                        fn(name[0], e / (s.d * heads * n_len), n, h, i));
+    }
+  }
+  return b;
+}
+
+Reference whole(const Problem& p, const Buffers& b) {
+  Reference r;
+  family().reference(p, b, r);
+  return r;
+}
+
+double o_at(const Reference& r, const Dims& s, int64_t bi, int64_t n, int64_t h, int64_t i) {
+  return r.at("o").value[static_cast<size_t>(((bi * s.nq + n) * s.hq + h) * s.d + i)];
+}
+double lse_at(const Reference& r, const Dims& s, int64_t bi, int64_t n, int64_t h) {
+  return r.at("lse").value[static_cast<size_t>((bi * s.hq + h) * s.nq + n)];
+}
+
+}  // namespace
+
+// One key: every weight is 1, so O is that key's V row and lse its score.
+TEST(Attention, OneKeyGivesItsValueRow) {
+  const Dims s = dims(2, 3, 1, 2, 1, 4, false);
+  const Problem p = attention::problem(s, DType::bf16);
+  const Buffers b = host_buffers(p, [](char t, int64_t bi, int64_t n, int64_t h, int64_t i) {
+    return t == 'q' ? 0.5 * (i + 1) - h : t == 'k' ? 0.25 * (i - 1) : 10.0 * bi + i;
+  });
+  const Reference r = whole(p, b);
+  for (int64_t bi = 0; bi < s.b; ++bi)
+    for (int64_t n = 0; n < s.nq; ++n)
+      for (int64_t h = 0; h < s.hq; ++h) {
+        double dot = 0;
+        for (int64_t i = 0; i < s.d; ++i) dot += (0.5 * (i + 1) - h) * 0.25 * (i - 1);
+        EXPECT_DOUBLE_EQ(lse_at(r, s, bi, n, h), dot / 2);  // scale 1 / sqrt(4)
+        for (int64_t i = 0; i < s.d; ++i) EXPECT_DOUBLE_EQ(o_at(r, s, bi, n, h, i), 10.0 * bi + i);
+      }
+}
+
+// Q = 0: every visible score is 0, so O is the mean of the visible V rows and lse = log(count).
+// Causal, Nq = Nkv: row n sees keys 0..n.
+TEST(Attention, UniformScoresAverageTheVisibleValues) {
+  const Dims s = dims(1, 4, 4, 1, 1, 2, true);
+  const Problem p = attention::problem(s, DType::f16);
+  const Buffers b = host_buffers(p, [](char t, int64_t, int64_t n, int64_t, int64_t i) {
+    return t == 'q' ? 0.0 : t == 'k' ? 1.0 + n : (i == 0 ? double(n) : -2.0 * n);
+  });
+  const Reference r = whole(p, b);
+  for (int64_t n = 0; n < 4; ++n) {
+    EXPECT_NEAR(o_at(r, s, 0, n, 0, 0), n / 2.0, 1e-15);  // mean of 0..n
+    EXPECT_NEAR(o_at(r, s, 0, n, 0, 1), -1.0 * n, 1e-15);
+    EXPECT_NEAR(lse_at(r, s, 0, n, 0), std::log(n + 1.0), 1e-15);
+  }
+}
+
+// Bottom-right alignment with Nq < Nkv: row n sees keys 0..n + (Nkv - Nq); with Nq > Nkv the
+// first Nq - Nkv rows see none: O = 0, lse = -inf (no NaN).
+TEST(Attention, CausalMaskIsAlignedBottomRightWithEmptyRows) {
+  for (auto [nq, nkv] : {std::pair<int64_t, int64_t>{2, 5}, {5, 2}, {3, 3}}) {
+    const Dims s = dims(1, nq, nkv, 1, 1, 1, true);
+    const Problem p = attention::problem(s, DType::bf16);
+    const Buffers b = host_buffers(p, [](char t, int64_t, int64_t n, int64_t, int64_t) {
+      return t == 'q' ? 0.0 : t == 'k' ? 1.0 : double(n + 1);  // v_j = j + 1
+    });
+    const Reference r = whole(p, b);
+    for (int64_t n = 0; n < nq; ++n) {
+      const int64_t visible = std::clamp<int64_t>(n + nkv - nq + 1, 0, nkv);
+      EXPECT_EQ(s.visible_keys(n), visible);
+      if (visible == 0) {
+        EXPECT_EQ(o_at(r, s, 0, n, 0, 0), 0.0) << nq << "x" << nkv << " row " << n;
+        EXPECT_EQ(lse_at(r, s, 0, n, 0), -std::numeric_limits<double>::infinity());
+      } else {
+        EXPECT_NEAR(o_at(r, s, 0, n, 0, 0), (visible + 1) / 2.0, 1e-15);  // mean of 1..visible
+        EXPECT_NEAR(lse_at(r, s, 0, n, 0), std::log(double(visible)), 1e-15);
+      }
+    }
+  }
+}
+
+// Grouped-query attention: query head h reads KV head h / (Hq / Hkv).
+TEST(Attention, QueryHeadsShareTheirGroupsKvHead) {
+  const Dims s = dims(1, 2, 3, 6, 2, 2, false);  // group size 3
+  const Problem p = attention::problem(s, DType::bf16);
+  const Buffers b = host_buffers(p, [](char t, int64_t, int64_t, int64_t h, int64_t i) {
+    return t == 'q' ? 0.0 : t == 'k' ? 1.0 : 100.0 * h + i;  // V constant over keys per head
+  });
+  const Reference r = whole(p, b);
+  for (int64_t h = 0; h < s.hq; ++h)
+    for (int64_t i = 0; i < s.d; ++i)
+      EXPECT_NEAR(o_at(r, s, 0, 1, h, i), 100.0 * (h / 3) + i, 1e-12) << "head " << h;
+}
+
+// Scores of 1024 and 1016: exp overflows even in fp64 without the maximum subtracted.
+TEST(Attention, LargeScoresUseTheSafeSoftmax) {
+  const Dims s = dims(1, 1, 2, 1, 1, 1, false);  // D = 1: scale 1
+  const Problem p = attention::problem(s, DType::bf16);
+  const Buffers b = host_buffers(p, [](char t, int64_t, int64_t n, int64_t, int64_t) {
+    return t == 'q' ? 32.0 : t == 'k' ? (n == 0 ? 32.0 : 31.75) : (n == 0 ? 1.0 : -1.0);
+  });
+  const Reference r = whole(p, b);
+  const double w1 = std::exp(-8.0) / (1 + std::exp(-8.0));
+  EXPECT_NEAR(o_at(r, s, 0, 0, 0, 0), (1 - w1) - w1, 1e-14);
+  EXPECT_NEAR(lse_at(r, s, 0, 0, 0), 1024 + std::log1p(std::exp(-8.0)), 1e-12);
+}
+
+// The sampled reference computes the same rows as the whole one, for both outputs' orders.
+TEST(Attention, SampledRowsMatchTheWholeReference) {
+  const Dims s = dims(2, 37, 29, 6, 2, 8, true);
+  const Problem p = attention::problem(s, DType::bf16);
+  const Buffers b = host_buffers(p, [](char t, int64_t bi, int64_t n, int64_t h, int64_t i) {
+    return std::ldexp(double((bi * 7 + n * 5 + h * 3 + i * (t == 'k' ? 11 : 2)) % 17) - 8, -2);
+  });
+  const Reference r = whole(p, b);
+  for (const char* out : {"o", "lse"}) {
+    const OutputGrid g = family().output_grid(p, out);
+    ASSERT_EQ(g.rows * g.cols, static_cast<int64_t>(r.at(out).value.size()));
+    const std::vector<int64_t> idx = sample_indices(g, 7, 64);
+    RefOutput at;
+    at.index = idx;
+    family().reference_at(p, b, out, idx, at);
+    ASSERT_EQ(at.value.size(), idx.size());
+    for (size_t i = 0; i < idx.size(); ++i) {
+      EXPECT_EQ(at.value[i], r.at(out).value[idx[i]]) << out << "[" << idx[i] << "]";
+      EXPECT_EQ(at.magnitude[i], r.at(out).magnitude[idx[i]]) << out << "[" << idx[i] << "]";
+    }
+  }
+}
+
+// FlashAttention's FLOP count: causal halves it at Nq = Nkv; Nq = 1 sees every key; Nq > Nkv
+// counts the visible triangle only.
+TEST(Attention, CountsFollowFlashAttention) {
+  const Family& f = family();
+  const Problem full = attention::problem(dims(2, 1024, 1024, 8, 2, 128, false), DType::bf16);
+  const Problem causal = attention::problem(dims(2, 1024, 1024, 8, 2, 128, true), DType::bf16);
+  EXPECT_DOUBLE_EQ(f.counts(full).flops, 4.0 * 2 * 8 * 1024 * 1024 * 128);
+  EXPECT_DOUBLE_EQ(f.counts(causal).flops, f.counts(full).flops / 2);
+  EXPECT_DOUBLE_EQ(attention::visible_pairs(dims(1, 1, 4096, 1, 1, 64, true)), 4096 - 0.5);
+  EXPECT_DOUBLE_EQ(attention::visible_pairs(dims(1, 300, 100, 1, 1, 64, true)), 100.0 * 100 / 2);
+  // Bytes: Q, K, V, O once in bf16, lse once in fp32.
+  EXPECT_DOUBLE_EQ(f.counts(full).bytes,
+                   2.0 * (2 * 1024 * 8 * 128 * 2 + 2 * 1024 * 2 * 128 * 2) + 4.0 * 2 * 8 * 1024);
+}
+
+TEST(Attention, BadProblemsAreUsageErrors) {
+  const Family& f = family();
+  const std::string base = "b=1,nq=8,nkv=8,d=64,";
+  EXPECT_NO_THROW(make_problem(f, base + "hq=8,hkv=2,causal=1,amp=1", "bf16"));
+  EXPECT_NO_THROW(make_problem(f, base + "hq=5,hkv=1,causal=0,amp=8", "f16"));
+  EXPECT_THROW(make_problem(f, base + "hq=6,hkv=4,causal=1,amp=1", "bf16"), UsageError);
+  EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=2,amp=1", "bf16"), UsageError);
+  EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=0,amp=3", "bf16"), UsageError);
+  EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=0", "bf16"), UsageError);
+  EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=0,amp=1", "f32"), UsageError);
+}
+
+// The CPU rung passes where the reference is hand-checked to be delicate: empty rows, large
+// scores, f16; and rungs wrong on purpose fail: one that forgets the mask, one that writes lse in
+// base 2.
+TEST(Attention, ChecksPassTheCpuRungAndCatchWrongOnes) {
+  const Family& f = family();
+  const Variant& good = *f.find("attention.v00_cpu");
+  RunOptions opt;
+  opt.bench = false;
+  opt.dists = {Dist::normal, Dist::uniform, Dist::heavy};
+  Dims empty_rows = dims(2, 300, 127, 4, 1, 64, true);
+  Dims large = dims(1, 257, 257, 4, 2, 128, true);
+  large.amp = 8;
+  for (const Problem& p :
+       {attention::problem(empty_rows, DType::bf16), attention::problem(empty_rows, DType::f16),
+        attention::problem(large, DType::bf16)}) {
+    const Result r = run_variant(f, good, p, opt);
+    ASSERT_EQ(r.status, "ok") << r.reason;
+    EXPECT_TRUE(r.check.passed) << p.str() << ": " << r.check.summary();
+  }
+
+  Variant no_mask = good;
+  no_mask.launch = [&good](const Problem& p, Buffers& b, const LaunchArgs& a) {
+    Problem full = p;
+    full.shape.set("causal", 0);
+    good.launch(full, b, a);
+  };
+  Variant log2_lse = good;
+  log2_lse.launch = [&good](const Problem& p, Buffers& b, const LaunchArgs& a) {
+    good.launch(p, b, a);
+    float* lse = b.ptr<float>("lse");
+    for (int64_t i = 0; i < b["lse"].spec.numel; ++i) lse[i] = lse[i] / std::log(2.f);
+  };
+  for (auto [nq, nkv] : {std::pair<int64_t, int64_t>{127, 300}, {300, 127}, {129, 129}}) {
+    const Problem p = attention::problem(dims(1, nq, nkv, 4, 2, 64, true), DType::bf16);
+    const Result r = run_variant(f, no_mask, p, opt);
+    EXPECT_FALSE(r.check.passed) << "no mask at " << p.str();
+    EXPECT_GT(r.check.bad, 0);
+  }
+  const Problem p = attention::problem(dims(1, 65, 65, 2, 1, 64, false), DType::bf16);
+  EXPECT_FALSE(run_variant(f, log2_lse, p, opt).check.passed);
+}
