@@ -18,9 +18,10 @@
 // rows behind the math.
 // Expected bottleneck: the math still stops for the conversion and stmatrix (the two consumers
 // share one tile's timing), and the main loop itself: the ring's loads and wgmma issue.
-// Prediction (written before it ran): bf16 4096^3 720-740 TFLOP/s (v12 697), 8192^3 680-710
-// (v12 665; the epilogue is half as large a share of a tile at K = 8192, so v12's gap to v11
-// there is probably not all the epilogue's).
+// Prediction (written before it ran, from v12's numbers in 2026-12-02_71ebeb1_wgmma_first): bf16
+// 4096^3 720-740 TFLOP/s, 8192^3 680-710 (the epilogue is half as large a share of a tile at
+// K = 8192, so v12's gap to v11 there is probably not all the epilogue's). Measured: docs/
+// worklogs/gemm.md.
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads and stores, stmatrix), 225 KiB of dynamic
 // shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers (C's
 // too); other problems run v05's kernel with element copies.

@@ -14,9 +14,9 @@
 // 4-stage ring, two 8 KiB box slots per consumer warpgroup, the barriers: 225 KiB of 227) stays.
 // Expected bottleneck: the pair waits for the slower of its two CTAs at every stage, and the
 // conversion and stmatrix of each box still stop the math of both consumers.
-// Prediction (written before it ran; bf16, from v13/v12 and v14/v12 in the same run multiplied):
-// 6000x7000x5000 590-630 TFLOP/s (v13 587, v14 472), 4096^3 750-775 (v14 751), 8192^3
-// 770-810 (v14 796: v13 was below v12 there), down_proj (K 12288) 780-800.
+// Prediction (written before it ran; bf16, v13's and v14's gains over v12 multiplied, both from
+// 2026-12-02_af25cfd_hopper_v14): 6000x7000x5000 590-630 TFLOP/s, 4096^3 750-775, 8192^3
+// 770-810 (v13 was below v12 there in that run), down_proj (K 12288) 780-800.
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads with multicast and stores, stmatrix,
 // clusters), 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and
 // 16-byte aligned pointers (C's too); other problems run v05's kernel with element copies.
