@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The Hopper GEMM ladder (hgemm v09 onward) on an H100/H200, in steps that each fit a few minutes:
+#   check     `klab check` of the wgmma rungs at hgemm's headline and awkward shapes, and of each
+#             rung at shapes that reach its own main path (tile-aligned but not tile multiples,
+#             K = 8, 16, 72, M = 1, N not a multiple of 64); the GPU tests of hgemm, the sampled
+#             reference and the main path;
+#   sanitize  compute-sanitizer memcheck (small awkward shapes), racecheck and synccheck (tiny)
+#             over the hgemm GPU tests;
+#   bench     the top rungs beside cuBLASLt at 4096^3, 8192^3, 6000x7000x5000 and Qwen3-8B's
+#             projections at M = 4096 (one record file per shape: bench_<m>x<n>x<k>.json);
+#   grid      Qwen3-8B's four projections (qkv 4096->6144, o 4096->4096, gate_up 4096->24576,
+#             down 12288->4096) at M = 1, 16, 64, 128, 512, 2048, 4096, 16384: the prefill rungs
+#             at M >= 128, the weight-streaming rungs at M <= 64, cuBLASLt at all (issue 13's
+#             shape set; grid_<m>x<n>x<k>.json);
+#   profile   Nsight Compute (--set all) of the top rungs at 4096^3, and at M = 16 for the
+#             weight-streaming rung.
+# Usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR
+#   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
+#   KLAB_HOPPER_STEPS="check sanitize bench grid profile" selects steps (default: all).
+#   KLAB_HOPPER_TOP="v13_wgmma_cluster_multicast v14_wgmma_tma_store ..." the prefill rungs
+#   compared in bench/grid (default below); KLAB_HOPPER_SMALL_M the weight-streaming ones.
+#   KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache). KLAB_MAX_TIME: seconds per
+#   benchmark (default 0.3).
+set -uo pipefail
+usage="usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR"
+build=${1:?$usage}
+out=${2:?$usage}
+mkdir -p "$out"
+pack=$(dirname "$build")
+if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
+  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
+fi
+klab="$build/apps/klab/klab"
+tests="$build/tests/klab_gpu_tests"
+[ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KLAB_CACHE_DIR=${KLAB_CACHE_DIR:-$out/cache}
+steps=${KLAB_HOPPER_STEPS:-check sanitize bench grid profile}
+max_time=${KLAB_MAX_TIME:-0.3}
+status=0
+has() { [[ " $steps " == *" $1 "* ]]; }
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
+
+# The registered ones among hgemm's named rungs (a rung not in the ladder, or a baseline whose
+# library was not found at build time, is left out).
+pick() {
+  local have v
+  have=$("$klab" list hgemm | awk '{print $1}')
+  for v in "$@"; do grep -qx "hgemm.$v" <<< "$have" && echo "hgemm.$v"; done
+}
+wgmma=$(pick v10_wgmma_tma v11_wgmma_warp_specialized v12_wgmma_persistent \
+  v13_wgmma_cluster_multicast v14_wgmma_tma_store v15_wgmma_cluster_tma_store v16_wgmma_split_k)
+top=$(pick ${KLAB_HOPPER_TOP:-v13_wgmma_cluster_multicast v14_wgmma_tma_store v15_wgmma_cluster_tma_store})
+small=$(pick ${KLAB_HOPPER_SMALL_M:-v09_mma_tma_producer v14_wgmma_tma_store v16_wgmma_split_k})
+base=$(pick baseline_cublaslt)
+
+{
+  echo "# $(basename "$out")"
+  echo
+  echo "- **Command**: \`scripts/measure_hopper.sh OUTDIR $build\` with steps: $steps"
+  echo "- **Code**: $(cat "$build/git_sha.txt" 2>/dev/null || git rev-parse --short=12 HEAD)"
+  echo "- **Started**: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- **Machine**: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
+} > "$out/MANIFEST.md"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv > "$out/nvidia-smi.txt" 2>&1
+
+log "ceilings (cached in $KLAB_CACHE_DIR)"
+timeout 200 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
+
+if has check; then
+  log "klab check: the wgmma rungs at hgemm's headline and awkward shapes"
+  timeout 240 "$klab" check $wgmma --quiet --json "$out/check.json" > "$out/check.txt" 2>&1 || status=1
+  grep -ciE " fail" "$out/check.txt" | sed 's/^/failed records: /' | tee -a "$out/summary.txt"
+  # Each rung's own path at shapes that are tile-aligned but not tile multiples, K = 8/16/72,
+  # M = 1, N off 64; the weight-streaming rung at its split counts (1, 2, 5, 8) and ragged M/N/K.
+  log "klab check: main-path shapes"
+  for s in m=300,n=264,k=72 m=136,n=200,k=16 m=1,n=72,k=8 m=257,n=136,k=1032 m=128,n=8,k=4096; do
+    timeout 60 "$klab" check $wgmma --shape "$s" --dtype bf16 --quiet >> "$out/check_main_path.txt" 2>&1 || status=1
+  done
+  for s in m=16,n=24576,k=4096 m=16,n=4096,k=4096 m=64,n=6144,k=4096 m=33,n=136,k=1032 m=1,n=4096,k=12288; do
+    timeout 60 "$klab" check $(pick v16_wgmma_split_k) --shape "$s" --dtype bf16 --quiet \
+      >> "$out/check_main_path.txt" 2>&1 || status=1
+  done
+  grep -ciE " fail" "$out/check_main_path.txt" | sed 's/^/failed main-path records: /' | tee -a "$out/summary.txt"
+  log "GPU tests: hgemm, sampled reference, main path"
+  GTEST_FILTER='*hgemm*:SampledReference.*:MainPath.*' timeout 400 "$tests" --gtest_brief=1 \
+    > "$out/gpu_tests.log" 2>&1 || status=1
+  tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
+fi
+
+if has sanitize; then
+  for tool in memcheck racecheck synccheck; do
+    shapes=small; [ $tool != memcheck ] && shapes=tiny
+    log "compute-sanitizer $tool over the hgemm GPU tests ($shapes awkward shapes)"
+    KLAB_TEST_SHAPES=$shapes GTEST_FILTER='*hgemm_v1*' timeout 240 compute-sanitizer --tool $tool \
+      --error-exitcode 9 --print-limit 20 "$tests" --gtest_brief=1 > "$out/$tool.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
+  done
+fi
+
+bench() {  # PREFIX M N K RUNG...: one klab bench, records to OUTDIR/PREFIX_MxNxK.json
+  local prefix=$1 m=$2 n=$3 k=$4
+  shift 4
+  timeout 90 "$klab" bench "$@" $base --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet \
+    --max-time "$max_time" --json "$out/${prefix}_${m}x${n}x${k}.json" >> "$out/$prefix.txt" 2>&1 || status=1
+}
+
+if has bench; then
+  log "bench: v09 and the wgmma rungs beside cuBLASLt at seven shapes"
+  ladder="$(pick v09_mma_tma_producer) $wgmma"
+  for s in 4096,4096,4096 8192,8192,8192 6000,7000,5000 4096,6144,4096 4096,24576,4096 \
+           4096,4096,12288 16,24576,4096; do
+    IFS=, read -r m n k <<< "$s"
+    bench bench "$m" "$n" "$k" $ladder
+  done
+fi
+
+if has grid; then
+  log "grid: Qwen3-8B's projections at M = 1 .. 16384"
+  for proj in 6144,4096 4096,4096 24576,4096 4096,12288; do
+    IFS=, read -r n k <<< "$proj"
+    for m in 1 16 64; do bench grid "$m" "$n" "$k" $small; done
+    for m in 128 512 2048 4096 16384; do bench grid "$m" "$n" "$k" $top; done
+  done
+fi
+
+if has profile; then
+  log "Nsight Compute of the top rungs (4096^3) and the weight-streaming rung (M = 16)"
+  for v in $top; do
+    timeout 90 "$klab" profile "$v" --dtype bf16 --shape m=4096,n=4096,k=4096 --set all \
+      --json "$out/profiles.json" >> "$out/profile.txt" 2>&1 || true
+  done
+  for v in $(pick v16_wgmma_split_k); do
+    timeout 90 "$klab" profile "$v" --dtype bf16 --shape m=16,n=24576,k=4096 --set all \
+      --json "$out/profiles.json" >> "$out/profile.txt" 2>&1 || true
+  done
+fi
+
+log "table: TFLOP/s, GB/s and the ratio to cuBLASLt of every bench and grid record"
+python3 - "$out" <<'EOF' | tee -a "$out/summary.txt"
+import glob, json, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*_*x*x*.json"))):
+    for r in json.load(open(path)):
+        if r["status"] != "ok":
+            print(f"{r['variant']:40} {r['problem']:28} {r['status']}: {r.get('reason', '')[:60]}")
+            continue
+        sp = r.get("baseline", {}).get("speedup")
+        ok = "pass" if r.get("check", {}).get("passed") else "FAIL"
+        print(f"{r['variant']:40} {r['problem']:28} {r.get('tflops') or 0:8.1f} TFLOP/s "
+              f"{r.get('gbps') or 0:6.0f} GB/s {'-' if sp is None else f'{sp:.2f}x':>6} {ok}")
+EOF
+log "done (status $status)"
+echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"
+exit $status
