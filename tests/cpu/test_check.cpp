@@ -68,6 +68,16 @@ TEST(Check, UnwrittenAndNanAreCaughtWithIndices) {
   EXPECT_NE(r.summary().find("unwritten"), std::string::npos);
 }
 
+TEST(Check, AnInfinityMustHaveTheReferencesSign) {
+  const Tolerance tol{1e-3, 1e-3, 0, 1};
+  EXPECT_TRUE(compare_output(f32_tensor({-INFINITY, 1}), ref_of({-INFINITY, 1}), tol).passed);
+  const auto wrong_sign = compare_output(f32_tensor({INFINITY, 1}), ref_of({-INFINITY, 1}), tol);
+  EXPECT_FALSE(wrong_sign.passed);
+  EXPECT_EQ(wrong_sign.bad, 1);
+  EXPECT_FALSE(compare_output(f32_tensor({0, 1}), ref_of({-INFINITY, 1}), tol).passed);
+  EXPECT_FALSE(compare_output(f32_tensor({-INFINITY, 1}), ref_of({0, 1}), tol).passed);
+}
+
 TEST(Check, MergeKeepsTheWorst) {
   CheckResult a, b;
   b.passed = false;
