@@ -191,7 +191,11 @@ int cmd_list(const Common& c) {
   for (const auto& s : select(c.targets, true)) {
     const Family& f = *s.family;
     std::string dims;
-    for (const auto& d : f.dims) dims += (dims.empty() ? "" : ",") + d;
+    for (const auto& d : f.dims) {
+      dims += (dims.empty() ? "" : ",") + d;
+      for (const auto& [name, value] : f.default_dims)
+        if (name == d) dims += "=" + std::to_string(value);  // may be left out: this value
+    }
     std::cout << f.name << "  (" << dims << ")  " << f.summary
               << (f.sabotaged ? "  [sabotaged: not in `klab run`; try `klab doctor`]" : "") << "\n";
     for (const Variant* v : s.variants) {

@@ -261,6 +261,7 @@ Family make_attention() {
       "bf16/f16, fp32 accumulation";
   f.dims = {"b", "nq", "nkv", "hq", "hkv", "d", "causal", "amp"};
   f.zero_ok_dims = {"causal"};
+  f.default_dims = {{"causal", 0}, {"amp", 1}};  // not causal, inputs of unit scale
   f.dtypes = {DType::bf16, DType::f16};
   f.ceiling = "bf16_tc";
   f.headline = headline();

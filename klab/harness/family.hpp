@@ -111,7 +111,10 @@ struct Family {
   std::string summary;
   std::vector<std::string> dims;  ///< required dimension names, in display order
   std::vector<std::string>
-      zero_ok_dims;           ///< dimensions that may be 0 (a padding); others must be > 0
+      zero_ok_dims;  ///< dimensions that may be 0 (a padding); others must be > 0
+  /// Dimensions of `dims` that a shape may leave out, with the value they then take (attention's
+  /// causal = 0): make_problem fills them in, so a problem's text and records always name them.
+  std::vector<std::pair<std::string, int64_t>> default_dims;
   std::vector<DType> dtypes;  ///< dtypes any rung takes
   /// Which measured ceiling bounds this family: "copy", "read", "write", "fp32", "bf16_tc", ...
   std::string ceiling;

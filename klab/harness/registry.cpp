@@ -116,6 +116,8 @@ Problem make_problem(const Family& f, std::string_view shape_text, std::string_v
   p.family = f.name;
   p.layout = std::string(layout);
   p.shape = parse_shape(shape_text);
+  for (const auto& [name, value] : f.default_dims)
+    if (!p.shape.has(name)) p.shape.dims.emplace_back(name, value);
   p.dtype = parse_dtype(dtype_text);
   p.misalign = misalign;
   // Reorder dims into the family's display order.

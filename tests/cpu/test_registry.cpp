@@ -49,6 +49,17 @@ TEST(Registry, ProblemValidation) {
   EXPECT_THROW(make_problem(f, "n=4611686018427387904", "f32"), UsageError);  // bytes overflow
 }
 
+TEST(Registry, LeftOutDimensionsTakeTheFamilysDefault) {
+  const Family& f = registry().family("attention");
+  const Problem p = make_problem(f, "b=1,nq=16,nkv=16,hq=4,hkv=2,d=64", "bf16");
+  EXPECT_EQ(p.dim("causal"), 0);
+  EXPECT_EQ(p.dim("amp"), 1);
+  EXPECT_NE(p.str().find("causal=0"), std::string::npos) << p.str();  // records name it
+  EXPECT_EQ(make_problem(f, "b=1,nq=16,nkv=16,hq=4,hkv=2,d=64,causal=1", "bf16").dim("causal"), 1);
+  // A dimension without a default is still required.
+  EXPECT_THROW(make_problem(f, "b=1,nq=16,nkv=16,hq=4,hkv=2", "bf16"), UsageError);
+}
+
 // Every CPU rung, every awkward shape, three input distributions: must pass.
 TEST(Registry, CpuRungsPassAtAwkwardShapes) {
   RunOptions opt;
