@@ -11,6 +11,8 @@ void register_reduction(Registry& r);  // sum reduction and row softmax
 void register_sgemm(Registry& r);
 void register_hgemm(Registry& r);
 void register_attention(Registry& r);  // forward: O and log-sum-exp, GQA, causal
+/// Decode attention over a paged KV cache: ragged lengths, GQA, speculative tokens.
+void register_decode_attention(Registry& r);
 /// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
 void register_sabotage(Registry& r);
 

@@ -60,6 +60,7 @@ Registry& registry() {
     register_sgemm(reg);
     register_hgemm(reg);
     register_attention(reg);
+    register_decode_attention(reg);
     register_sabotage(reg);  // wrong or slow on purpose: klab doctor's exhibits
     return reg;
   }();

@@ -1,0 +1,18 @@
+// The decode_attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs
+// join once they pass the GPU tests on a device; v01_block_per_head.cu is built and waits for
+// that.
+#include "kernels/decode_attention/family.hpp"
+#include "kernels/register.hpp"
+
+namespace klab {
+
+void register_decode_attention(Registry& r) {
+  using namespace decode_attention;
+  Family f = make_decode_attention();
+  f.ladder = {
+      cpu_v00(),
+  };
+  r.add(std::move(f));
+}
+
+}  // namespace klab

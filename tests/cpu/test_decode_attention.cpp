@@ -1,0 +1,365 @@
+// The decode_attention family: its fp64 reference on cases computed by hand (one key, equal
+// scores, grouped-query heads, pages scattered through the pool, speculative tokens, empty
+// slots), the input builder (lengths as asked, valid block tables, no shared page), its counts,
+// the sampled reference against the whole one, and checks that catch wrong rungs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "kernels/decode_attention/family.hpp"
+#include "kernels/register.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/runner.hpp"
+
+using namespace klab;
+using decode_attention::Dims;
+
+namespace {
+
+const Family& family() { return registry().family("decode_attention"); }
+
+Dims dims(int64_t b, int64_t len, int64_t page, int64_t hq, int64_t hkv, int64_t d,
+          int64_t min_len = 0, int64_t empty = 0, int64_t qlen = 1) {
+  return Dims::of(b, len, page, hq, hkv, d, min_len, empty, qlen);
+}
+
+constexpr double kGarbage = 1000;  // every pool element no sequence owns
+
+// Host buffers of p with seq_lens and block_table built from `seed`, q from fq(bi, t, h, i) and
+// each sequence's token j of KV head hk from fk / fv(bi, j, hk, i), written where the block
+// table puts it; the rest of the pool holds kGarbage (a kernel reading a wrong page is far off).
+template <class Fq, class Fk, class Fv>
+Buffers host_buffers(const Problem& p, uint64_t seed, Fq&& fq, Fk&& fk, Fv&& fv) {
+  const Dims s = decode_attention::dims_of(p);
+  Buffers b;
+  for (const TensorSpec& spec : family().tensors(p)) {
+    Tensor t;
+    t.spec = spec;
+    t.host.resize(static_cast<size_t>(t.bytes()));
+    b.tensors.push_back(std::move(t));
+  }
+  for (Tensor& t : b.tensors)
+    if (t.spec.build) t.spec.build(b, t, seed + t.spec.name.size());
+  for (const char* name : {"k_cache", "v_cache"})
+    for (int64_t e = 0; e < b[name].spec.numel; ++e)
+      store_from_double(b[name].host.data(), b[name].spec.dtype, e, kGarbage);
+  for (int64_t bi = 0; bi < s.b; ++bi) {
+    const auto len = static_cast<int64_t>(b["seq_lens"].host_at(bi));
+    for (int64_t j = 0; j < len; ++j) {
+      const auto page =
+          static_cast<int64_t>(b["block_table"].host_at(bi * s.max_pages() + j / s.page));
+      for (int64_t hk = 0; hk < s.hkv; ++hk)
+        for (int64_t i = 0; i < s.d; ++i) {
+          const int64_t e = ((page * s.hkv + hk) * s.page + j % s.page) * s.d + i;
+          store_from_double(b["k_cache"].host.data(), p.dtype, e, fk(bi, j, hk, i));
+          store_from_double(b["v_cache"].host.data(), p.dtype, e, fv(bi, j, hk, i));
+        }
+    }
+  }
+  for (int64_t bi = 0; bi < s.b; ++bi)
+    for (int64_t t = 0; t < s.qlen; ++t)
+      for (int64_t h = 0; h < s.hq; ++h)
+        for (int64_t i = 0; i < s.d; ++i)
+          store_from_double(b["q"].host.data(), DType::bf16,
+                            ((bi * s.qlen + t) * s.hq + h) * s.d + i, fq(bi, t, h, i));
+  return b;
+}
+
+Reference whole(const Problem& p, const Buffers& b) {
+  Reference r;
+  family().reference(p, b, r);
+  return r;
+}
+
+double o_at(const Reference& r, const Dims& s, int64_t bi, int64_t t, int64_t h, int64_t i) {
+  return r.at("o").value[static_cast<size_t>(((bi * s.qlen + t) * s.hq + h) * s.d + i)];
+}
+double lse_at(const Reference& r, const Dims& s, int64_t bi, int64_t t, int64_t h) {
+  return r.at("lse").value[static_cast<size_t>((bi * s.qlen + t) * s.hq + h)];
+}
+int64_t len_of(const Buffers& b, int64_t bi) {
+  return static_cast<int64_t>(b["seq_lens"].host_at(bi));
+}
+
+}  // namespace
+
+// One key: its weight is 1, so O is its V row and lse its score.
+TEST(DecodeAttention, OneKeyGivesItsValueRow) {
+  const Dims s = dims(2, 1, 16, 2, 1, 4);
+  const Problem p = decode_attention::problem(s);
+  const Buffers b = host_buffers(
+      p, 7, [](int64_t, int64_t, int64_t h, int64_t i) { return 0.5 * (i + 1) - h; },
+      [](int64_t, int64_t, int64_t, int64_t i) { return 0.25 * (i - 1); },
+      [](int64_t bi, int64_t, int64_t, int64_t i) { return 10.0 * bi + i; });
+  const Reference r = whole(p, b);
+  for (int64_t bi = 0; bi < s.b; ++bi)
+    for (int64_t h = 0; h < s.hq; ++h) {
+      double dot = 0;
+      for (int64_t i = 0; i < s.d; ++i) dot += (0.5 * (i + 1) - h) * 0.25 * (i - 1);
+      EXPECT_DOUBLE_EQ(lse_at(r, s, bi, 0, h), dot / 2);  // scale 1 / sqrt(4)
+      for (int64_t i = 0; i < s.d; ++i) EXPECT_DOUBLE_EQ(o_at(r, s, bi, 0, h, i), 10.0 * bi + i);
+    }
+}
+
+// Equal scores (q = 0): O is the mean of the visible V rows and lse = log(n). V holds its
+// token's position, so a token read from a wrong page (kGarbage) or a wrong slot moves the mean.
+// Pages of 4 scattered through the pool; three speculative tokens (query t sees len - 2 + t).
+TEST(DecodeAttention, ScatteredPagesAndSpeculativeTokensReadTheRightTokens) {
+  const Dims s = dims(3, 37, 4, 2, 2, 8, /*min_len*/ 5, 0, /*qlen*/ 3);
+  const Problem p = decode_attention::problem(s);
+  const Buffers b = host_buffers(
+      p, 11, [](int64_t, int64_t, int64_t, int64_t) { return 0.0; },
+      [](int64_t, int64_t j, int64_t, int64_t i) { return 0.125 * ((j + i) % 7); },
+      [](int64_t bi, int64_t j, int64_t hk, int64_t i) { return j + 64.0 * bi + 8.0 * hk + i; });
+  // The table is not the identity: pages are scattered.
+  bool scattered = false;
+  for (int64_t k = 0; k < s.max_pages(); ++k)
+    scattered |= b["block_table"].host_at(k) != static_cast<double>(k);
+  EXPECT_TRUE(scattered);
+  const Reference r = whole(p, b);
+  for (int64_t bi = 0; bi < s.b; ++bi)
+    for (int64_t t = 0; t < s.qlen; ++t) {
+      const int64_t n = len_of(b, bi) - s.qlen + t + 1;
+      ASSERT_GT(n, 0);
+      for (int64_t h = 0; h < s.hq; ++h) {
+        EXPECT_NEAR(lse_at(r, s, bi, t, h), std::log(static_cast<double>(n)), 1e-12);
+        for (int64_t i = 0; i < s.d; ++i)
+          EXPECT_NEAR(o_at(r, s, bi, t, h, i), (n - 1) / 2.0 + 64.0 * bi + 8.0 * h + i, 1e-9)
+              << "sequence " << bi << " token " << t << " head " << h;
+      }
+    }
+}
+
+// Grouped-query attention: query heads h of a group of 3 read KV head h / 3.
+TEST(DecodeAttention, QueryHeadsReadTheirGroupsKvHead) {
+  const Dims s = dims(1, 20, 16, 6, 2, 4);
+  const Problem p = decode_attention::problem(s);
+  const Buffers b = host_buffers(
+      p, 3, [](int64_t, int64_t, int64_t, int64_t) { return 0.0; },
+      [](int64_t, int64_t, int64_t, int64_t) { return 1.0; },
+      [](int64_t, int64_t j, int64_t hk, int64_t) { return 100.0 * hk + (j % 2); });
+  const Reference r = whole(p, b);
+  for (int64_t h = 0; h < s.hq; ++h)
+    for (int64_t i = 0; i < s.d; ++i)
+      EXPECT_NEAR(o_at(r, s, 0, 0, h, i), 100.0 * (h / 3) + 0.5, 1e-9) << "head " << h;
+}
+
+// Empty slots and speculative tokens before a sequence's first: O = 0 and lse = -inf, no NaN.
+TEST(DecodeAttention, RowsWithoutKeysGiveZerosAndMinusInfinity) {
+  const Dims s = dims(4, 2, 16, 2, 1, 4, 0, /*empty*/ 2, /*qlen*/ 4);
+  const Problem p = decode_attention::problem(s);
+  const Buffers b = host_buffers(
+      p, 5, [](int64_t, int64_t, int64_t, int64_t i) { return 0.5 * i; },
+      [](int64_t, int64_t, int64_t, int64_t) { return 1.0; },
+      [](int64_t, int64_t j, int64_t, int64_t) { return 2.0 + j; });
+  const Reference r = whole(p, b);
+  int empty_rows = 0;
+  for (int64_t bi = 0; bi < s.b; ++bi)
+    for (int64_t t = 0; t < s.qlen; ++t)
+      for (int64_t h = 0; h < s.hq; ++h) {
+        const int64_t n = s.visible_keys(len_of(b, bi), t);
+        const double lse = lse_at(r, s, bi, t, h);
+        if (n == 0) {
+          ++empty_rows;
+          EXPECT_EQ(lse, -std::numeric_limits<double>::infinity());
+          for (int64_t i = 0; i < s.d; ++i) EXPECT_EQ(o_at(r, s, bi, t, h, i), 0.0);
+        } else {
+          EXPECT_TRUE(std::isfinite(lse));
+        }
+      }
+  // Two empty slots (8 rows each) and, in each slot of length 2, tokens 0 and 1 (2 rows each).
+  EXPECT_EQ(empty_rows, 2 * 8 + 2 * 2 * 2);
+}
+
+TEST(DecodeAttention, ContextLengthsAreAsAsked) {
+  // Uniform.
+  EXPECT_EQ(decode_attention::context_lengths(dims(3, 17, 16, 8, 2, 64)),
+            (std::vector<int64_t>{17, 17, 17}));
+  // Ragged: from min_len to len, ascending, geometric; empty slots give zeros.
+  const std::vector<int64_t> l =
+      decode_attention::context_lengths(dims(64, 16384, 16, 32, 8, 128, 100));
+  ASSERT_EQ(l.size(), 64u);
+  EXPECT_EQ(l.front(), 100);
+  EXPECT_EQ(l.back(), 16384);
+  EXPECT_TRUE(std::is_sorted(l.begin(), l.end()));
+  EXPECT_NEAR(static_cast<double>(l[32]), 100 * std::pow(163.84, 32.0 / 63), 1);
+  EXPECT_EQ(decode_attention::context_lengths(dims(5, 300, 32, 8, 2, 128, 17, 2)),
+            (std::vector<int64_t>{0, 0, 17, 71, 300}));
+}
+
+// Every seed: the lengths are the shape's in some order; each sequence's pages are distinct
+// pages of the pool, no page belongs to two sequences, entries past a sequence's pages are -1.
+TEST(DecodeAttention, BuiltBlockTablesAreValid) {
+  for (const Dims& s : {dims(64, 16384, 16, 32, 8, 128, 100), dims(5, 300, 32, 8, 2, 128, 17, 2),
+                        dims(8, 1000, 1, 4, 1, 64, 1), dims(3, 130, 128, 4, 1, 64)}) {
+    const Problem p = decode_attention::problem(s);
+    std::vector<TensorSpec> specs = family().tensors(p);
+    Tensor lens, table;
+    for (const TensorSpec& spec : specs) {
+      if (spec.name == "seq_lens") lens.spec = spec;
+      if (spec.name == "block_table") table.spec = spec;
+    }
+    lens.host.resize(static_cast<size_t>(lens.bytes()));
+    table.host.resize(static_cast<size_t>(table.bytes()));
+    const int64_t pool = decode_attention::pool_pages(s);
+    for (uint64_t seed : {1u, 2u, 99u}) {
+      decode_attention::build_seq_lens(s, lens, seed);
+      decode_attention::build_block_table(s, lens, table, seed * 31);
+      std::vector<int64_t> got;
+      for (int64_t i = 0; i < s.b; ++i) got.push_back(static_cast<int64_t>(lens.host_at(i)));
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, decode_attention::context_lengths(s));
+      std::set<int64_t> owned;
+      for (int64_t bi = 0; bi < s.b; ++bi) {
+        const int64_t used = (static_cast<int64_t>(lens.host_at(bi)) + s.page - 1) / s.page;
+        for (int64_t k = 0; k < s.max_pages(); ++k) {
+          const auto e = static_cast<int64_t>(table.host_at(bi * s.max_pages() + k));
+          if (k >= used) {
+            EXPECT_EQ(e, -1);
+            continue;
+          }
+          EXPECT_GE(e, 0);
+          EXPECT_LT(e, pool);
+          EXPECT_TRUE(owned.insert(e).second) << "page " << e << " shared";
+        }
+      }
+    }
+  }
+}
+
+TEST(DecodeAttention, CountsAndValidation) {
+  const Family& f = family();
+  // (1, 4k), Qwen3-8B heads: 4 L Hq D flops; bytes the KV read, q, o, lse, table and length.
+  const Problem p = decode_attention::problem(dims(1, 4096, 16, 32, 8, 128));
+  const Counts c = f.counts(p);
+  EXPECT_DOUBLE_EQ(c.flops, 4.0 * 4096 * 32 * 128);
+  EXPECT_DOUBLE_EQ(c.bytes, 4096.0 * 8 * 128 * 2 * 2 + 2 * 32 * 128 * 2 + 32 * 4 + 4 * (256 + 1));
+  // Speculative tokens see len - qlen + t + 1 keys each.
+  const Counts spec = f.counts(decode_attention::problem(dims(1, 10, 16, 1, 1, 4, 0, 0, 3)));
+  EXPECT_DOUBLE_EQ(spec.flops, 4.0 * (8 + 9 + 10) * 4);
+  EXPECT_THROW(
+      make_problem(f, "b=1,qlen=1,hq=6,hkv=4,d=64,page=16,len=10,min_len=10,empty=0", "bf16"),
+      UsageError);
+  EXPECT_THROW(
+      make_problem(f, "b=2,qlen=1,hq=4,hkv=4,d=64,page=16,len=10,min_len=20,empty=0", "bf16"),
+      UsageError);
+  EXPECT_THROW(
+      make_problem(f, "b=2,qlen=1,hq=4,hkv=4,d=64,page=16,len=10,min_len=10,empty=2", "bf16"),
+      UsageError);
+  EXPECT_THROW(
+      make_problem(f, "b=2,qlen=9,hq=4,hkv=4,d=64,page=16,len=10,min_len=10,empty=0", "bf16"),
+      UsageError);
+  EXPECT_NO_THROW(
+      make_problem(f, "b=2,qlen=8,hq=7,hkv=1,d=64,page=1,len=1,min_len=1,empty=1", "bf16"));
+}
+
+// The sampled reference (every sequence's first and last rows among others) equals the whole one.
+TEST(DecodeAttention, SampledReferenceMatchesWhole) {
+  const Dims s = dims(6, 300, 16, 8, 2, 64, 1, 1, 2);
+  const Problem p = decode_attention::problem(s);
+  Buffers b = host_buffers(
+      p, 9,
+      [](int64_t bi, int64_t t, int64_t h, int64_t i) {
+        return 0.25 * ((bi + t + h + i) % 5) - 0.5;
+      },
+      [](int64_t, int64_t j, int64_t hk, int64_t i) {
+        return 0.125 * ((3 * j + hk + i) % 9) - 0.5;
+      },
+      [](int64_t bi, int64_t j, int64_t, int64_t i) { return 0.5 * ((j + bi + 2 * i) % 11); });
+  const Reference r = whole(p, b);
+  for (const char* out : {"o", "lse"}) {
+    const OutputGrid g = family().output_grid(p, out);
+    EXPECT_EQ(g.rows, s.b);
+    RefOutput sample;
+    sample.index = sample_indices(g, 1234, 64);
+    family().reference_at(p, b, out, sample.index, sample);
+    for (size_t i = 0; i < sample.index.size(); ++i) {
+      EXPECT_EQ(sample.value[i], r.at(out).value[sample.index[i]]) << out << sample.index[i];
+      EXPECT_EQ(sample.magnitude[i], r.at(out).magnitude[sample.index[i]]);
+    }
+  }
+}
+
+namespace {
+
+Result check(const Variant& v, const Problem& p) {
+  RunOptions opt;
+  opt.bench = false;
+  opt.dists = {Dist::normal, Dist::heavy};
+  return run_variant(family(), v, p, opt);
+}
+
+const Problem& ragged() {
+  static const Problem p = decode_attention::problem(dims(5, 300, 16, 8, 2, 128, 17, 1, 2));
+  return p;
+}
+
+}  // namespace
+
+TEST(DecodeAttention, CpuRungPasses) {
+  const Variant* v = family().find("decode_attention.v00_cpu");
+  ASSERT_NE(v, nullptr);
+  const Result r = check(*v, ragged());
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_TRUE(r.check.passed) << r.check.summary();
+}
+
+// A test must be able to fail: rungs wrong in one way each are caught.
+TEST(DecodeAttention, WrongRungsFailTheirCheck) {
+  const Variant good = *family().find("decode_attention.v00_cpu");
+  auto wrapped = [&](std::function<void(const Problem&, Buffers&)> spoil) {
+    Variant v = good;
+    v.launch = [good, spoil](const Problem& p, Buffers& b, const LaunchArgs& a) {
+      good.launch(p, b, a);
+      spoil(p, b);
+    };
+    return v;
+  };
+  // Ignores the block table: reads each sequence's pages as if they were the pool's first ones.
+  const Variant contiguous = wrapped([good](const Problem& p, Buffers& b) {
+    const Dims s = decode_attention::dims_of(p);
+    auto* table = b.ptr<int32_t>("block_table");
+    std::vector<int32_t> saved(table, table + s.b * s.max_pages());
+    int32_t next = 0;
+    for (int64_t e = 0; e < s.b * s.max_pages(); ++e)
+      if (table[e] >= 0) table[e] = next++;
+    good.launch(p, b, {});
+    std::copy(saved.begin(), saved.end(), table);
+  });
+  // Drops the last token of every sequence (an off-by-one at the length).
+  const Variant short_by_one = wrapped([good](const Problem& p, Buffers& b) {
+    const Dims s = decode_attention::dims_of(p);
+    auto* lens = b.ptr<int32_t>("seq_lens");
+    const std::vector<int32_t> saved(lens, lens + s.b);
+    for (int64_t i = 0; i < s.b; ++i) lens[i] = std::max(0, lens[i] - 1);
+    good.launch(p, b, {});
+    std::copy(saved.begin(), saved.end(), lens);
+  });
+  // lse off by 1e-3 (o right).
+  const Variant lse_off = wrapped([](const Problem& p, Buffers& b) {
+    float* lse = b.ptr<float>("lse");
+    for (int64_t i = 0; i < decode_attention::dims_of(p).rows(); ++i) lse[i] += 1e-3f;
+  });
+  // Writes NaN into empty rows (0 / 0).
+  const Variant nan_empty = wrapped([](const Problem& p, Buffers& b) {
+    const Dims s = decode_attention::dims_of(p);
+    float* lse = b.ptr<float>("lse");
+    for (int64_t r = 0; r < s.rows(); ++r)
+      if (std::isinf(lse[r]))
+        for (int64_t i = 0; i < s.d; ++i)
+          store_from_double(b["o"].data, DType::bf16, r * s.d + i, std::nan(""));
+  });
+  for (const Variant* v : {&contiguous, &lse_off, &nan_empty}) {
+    const Result r = check(*v, ragged());
+    ASSERT_EQ(r.status, "ok") << r.reason;
+    EXPECT_FALSE(r.check.passed) << r.check.summary();
+  }
+  const Result r = check(short_by_one, ragged());
+  EXPECT_FALSE(r.check.passed);
+  const Result lse_r = check(lse_off, ragged());
+  ASSERT_FALSE(lse_r.check.first.empty());
+  EXPECT_EQ(lse_r.check.first[0].tensor, "lse");
+}
