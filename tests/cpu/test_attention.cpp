@@ -192,7 +192,9 @@ TEST(Attention, BadProblemsAreUsageErrors) {
   EXPECT_THROW(make_problem(f, base + "hq=6,hkv=4,causal=1,amp=1", "bf16"), UsageError);
   EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=2,amp=1", "bf16"), UsageError);
   EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=0,amp=3", "bf16"), UsageError);
-  EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=0", "bf16"), UsageError);
+  // amp and causal may be left out (they default to 1 and 0); the other dimensions may not.
+  EXPECT_EQ(make_problem(f, base + "hq=4,hkv=4", "bf16").dim("amp"), 1);
+  EXPECT_THROW(make_problem(f, "b=1,nq=8,nkv=8,hq=4,hkv=4", "bf16"), UsageError);
   EXPECT_THROW(make_problem(f, base + "hq=4,hkv=4,causal=0,amp=1", "f32"), UsageError);
 }
 
