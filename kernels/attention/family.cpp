@@ -13,6 +13,7 @@
 
 #include "kernels/attention/family.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/harness/reference_attention.hpp"
 
 namespace klab::attention {
 
@@ -183,52 +184,28 @@ void reference_row(const Problem& p, const float* q, const float* k, const float
                    int64_t n, int64_t h, RowReference& out) {
   const Dims s = dims_of(p);
   const int64_t d = s.d, hk = h / s.group(), nvis = s.visible_keys(n);
-  const ErrorModel em = error_model(p);
-  out.o.assign(static_cast<size_t>(d), 0.0);
-  out.magnitude.assign(static_cast<size_t>(d), 0.0);
-  if (nvis == 0) {  // no key: O = 0 and lse = log(0) = -inf (FlashAttention 3's convention)
-    out.lse = -std::numeric_limits<double>::infinity();
-    out.lse_magnitude = 0;
-    return;
-  }
   const float* qr = q + ((bi * s.nq + n) * s.hq + h) * d;
-  auto kv_row = [&](const float* base, int64_t j) {
-    return base + ((bi * s.nkv + j) * s.hkv + hk) * d;
+  const std::vector<double> qd(qr, qr + d);
+  // Key or value j of this row's KV head, as doubles (exact: the inputs are bf16/f16 values).
+  auto row_of = [&](const float* base) {
+    return [&, base](int64_t j, double* row) {
+      const float* r = base + ((bi * s.nkv + j) * s.hkv + hk) * d;
+      for (int64_t i = 0; i < d; ++i) row[i] = r[i];
+    };
   };
-  // Scores (safe softmax: the maximum subtracted before exp) and their bound a_j.
-  std::vector<double> sc(static_cast<size_t>(nvis));
-  double mx = -std::numeric_limits<double>::infinity(), amax = 0;
-  for (int64_t j = 0; j < nvis; ++j) {
-    const float* kr = kv_row(k, j);
-    double dot = 0, mag = 0;
-    for (int64_t i = 0; i < d; ++i) {
-      const double t = static_cast<double>(qr[i]) * kr[i];
-      dot += t;
-      mag += std::fabs(t);
-    }
-    sc[j] = s.scale() * dot;
-    mx = std::max(mx, sc[j]);
-    amax = std::max(amax, s.scale() * mag);
-  }
-  double l = 0;
-  for (int64_t j = 0; j < nvis; ++j) l += (sc[j] = std::exp(sc[j] - mx));
-  std::vector<double> vabs(static_cast<size_t>(d), 0.0);
-  for (int64_t j = 0; j < nvis; ++j) {
-    const float* vr = kv_row(v, j);
-    for (int64_t i = 0; i < d; ++i) {
-      out.o[i] += sc[j] * vr[i];
-      out.magnitude[i] += sc[j] * std::fabs(vr[i]);
-      vabs[i] += std::fabs(vr[i]);
-    }
-  }
-  const double score_term = std::expm1(em.c1 * amax);
-  for (int64_t i = 0; i < d; ++i) {
-    out.o[i] /= l;
-    const double m = out.magnitude[i] / l;
-    out.magnitude[i] = (em.c0 * m + score_term * m + em.c2 * vabs[i] / l) / em.c0;
-  }
-  out.lse = mx + std::log(l);
-  out.lse_magnitude = amax;
+  AttentionRowReference rr;
+  std::vector<double> scores;
+  attention_row_reference(qd.data(), d, s.scale(), nvis, row_of(k), row_of(v), rr, scores);
+  // nvis == 0: O = 0 and lse = log(0) = -inf (FlashAttention 3's convention), magnitudes 0.
+  const ErrorModel em = error_model(p);
+  const double score_term = nvis > 0 ? std::expm1(em.c1 * rr.score_bound) : 0.0;
+  out.o = std::move(rr.o);
+  out.magnitude.resize(static_cast<size_t>(d));
+  for (int64_t i = 0; i < d; ++i)
+    out.magnitude[i] =
+        (em.c0 * rr.abs_mean[i] + score_term * rr.abs_mean[i] + em.c2 * rr.abs_sum[i]) / em.c0;
+  out.lse = rr.lse;
+  out.lse_magnitude = rr.score_bound;
 }
 
 void reference_all(const Problem& p, const Buffers& b, Reference& ref) {
@@ -355,19 +332,13 @@ Family make_attention() {
       const int64_t bh = e / s.nq, n = e % s.nq;
       return ((bh / s.hq) * s.nq + n) * s.hq + bh % s.hq;
     };
-    std::vector<int64_t> rows;
-    rows.reserve(index.size());
-    for (int64_t e : index) rows.push_back(row_of(e));
-    std::sort(rows.begin(), rows.end());
-    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    const std::vector<int64_t> rows = sampled_rows(index, row_of);
     std::vector<RowReference> rr;
     reference_rows(p, b, rows, rr);
     out.value.resize(index.size());
     out.magnitude.resize(index.size());
     for (size_t i = 0; i < index.size(); ++i) {
-      const int64_t at =
-          std::lower_bound(rows.begin(), rows.end(), row_of(index[i])) - rows.begin();
-      const RowReference& r = rr[at];
+      const RowReference& r = rr[row_position(rows, row_of(index[i]))];
       out.value[i] = lse ? r.lse : r.o[index[i] % s.d];
       out.magnitude[i] = lse ? r.lse_magnitude : r.magnitude[index[i] % s.d];
     }
