@@ -21,21 +21,9 @@ out=${1:?usage: scripts/h200.sh OUTDIR [BUILD_DIR]}
 build=${2:-build}
 steps=${KLAB_H200_STEPS:-tests sanitize doctor ceilings tune bench repeat sweep inspect scaling}
 mkdir -p "$out"
-# A build packed by scripts/pack_for_device.sh (built on one machine, run on another) comes
-# gzipped: unpack it where it is expected.
-pack=$(dirname "$build")
-if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
-  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
-fi
-klab="$build/apps/klab/klab"
-# Libraries packed beside the build by scripts/pack_for_device.sh (the running machine may lack them).
-[ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source "$(dirname "$0")/device_run_env.sh"
 gpu_tests="$build/tests/klab_gpu_tests"
-# The ceilings are measured once per device and cached here; an earlier run's cache (KLAB_CACHE_DIR
-# set by the caller) skips measuring them again.
-export KLAB_CACHE_DIR="${KLAB_CACHE_DIR:-$out/cache}"
 has() { [[ " $steps " == *" $1 "* ]]; }
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
 status=0
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$out/nvidia-smi.txt" 2>&1

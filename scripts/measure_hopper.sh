@@ -26,19 +26,12 @@ usage="usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
-pack=$(dirname "$build")
-if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
-  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
-fi
-klab="$build/apps/klab/klab"
+source "$(dirname "$0")/device_run_env.sh"
 tests="$build/tests/klab_gpu_tests"
-[ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KLAB_CACHE_DIR=${KLAB_CACHE_DIR:-$out/cache}
 steps=${KLAB_HOPPER_STEPS:-check sanitize bench grid profile}
 max_time=${KLAB_MAX_TIME:-0.3}
 status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
 
 # The registered ones among hgemm's named rungs (a rung not in the ladder, or a baseline whose
 # library was not found at build time, is left out).

@@ -17,16 +17,9 @@ usage="usage: scripts/measure_weak_rungs.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
-pack=$(dirname "$build")
-if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
-  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
-fi
-klab="$build/apps/klab/klab"
-[ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KLAB_CACHE_DIR=${KLAB_CACHE_DIR:-$out/cache}
+source "$(dirname "$0")/device_run_env.sh"
 max_time=${KLAB_MAX_TIME:-0.5}
 status=0
-log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
 
 # The registered ones among FAMILY's named rungs (a baseline is absent when its library was not
 # found at build time).
