@@ -10,6 +10,10 @@ void register_attention(Registry& r) {
   Family f = make_attention();
   f.ladder = {
       cpu_v00(),
+#if KLAB_HAS_CUDA
+      gpu_v01_materialised(),
+// Built, waiting for a GPU run: gpu_v02_tiled_online_softmax(), gpu_v03_fa2_mma().
+#endif
   };
   r.add(std::move(f));
 }

@@ -11,6 +11,9 @@ void register_decode_attention(Registry& r) {
   Family f = make_decode_attention();
   f.ladder = {
       cpu_v00(),
+#if KLAB_HAS_CUDA
+      gpu_v01_block_per_head(),
+#endif
   };
   r.add(std::move(f));
 }

@@ -25,8 +25,8 @@ void register_hgemm(Registry& r) {
     gpu_v12_wgmma_persistent(),
     gpu_v13_wgmma_cluster_multicast(),
     gpu_v14_wgmma_tma_store(),
-    // Built, not yet registered until a GPU run verifies them: gpu_v15_wgmma_cluster_tma_store(),
-    // gpu_v16_wgmma_split_k().
+    gpu_v15_wgmma_cluster_tma_store(),
+    gpu_v16_wgmma_split_k(),
     gpu_baseline_cublaslt(),
 #endif
   };
