@@ -72,5 +72,6 @@ Family make_attention();
 // One factory per rung, each in its own file (cpu.cpp, vNN_*.cu).
 Variant cpu_v00();
 Variant gpu_v01_materialised();
+Variant gpu_v02_tiled_online_softmax();
 
 }  // namespace klab::attention
