@@ -90,5 +90,7 @@ Family make_decode_attention();
 // One factory per rung, each in its own file (cpu.cpp, vNN_*.cu).
 Variant cpu_v00();
 Variant gpu_v01_block_per_head();
+Variant gpu_v02_split_kv();
+Variant gpu_v03_gqa_mma();
 
 }  // namespace klab::decode_attention

@@ -1,5 +1,5 @@
-# The decode_attention family (paged KV cache). v01_block_per_head.cu is compiled (so CI checks
-# it) but not yet in register.cpp's ladder.
+# The decode_attention family (paged KV cache). The GPU rungs are compiled (so CI checks them)
+# but join register.cpp's ladder only once they pass the GPU tests on a device.
 klab_family(decode_attention
   HOST family.cpp cpu.cpp register.cpp
-  CUDA v01_block_per_head.cu)
+  CUDA v01_block_per_head.cu v02_split_kv.cu)

@@ -1,17 +1,22 @@
 // The decode_attention family: its fp64 reference on cases computed by hand (one key, equal
 // scores, grouped-query heads, pages scattered through the pool, speculative tokens, empty
 // slots), the input builder (lengths as asked, valid block tables, no shared page), its counts,
-// the sampled reference against the whole one, and checks that catch wrong rungs.
+// the sampled reference against the whole one, checks that catch wrong rungs, and the split-KV
+// rungs' host side: their plans (splits cover every key once, fill the H200, disjoint workspace
+// slices), v03's shared-memory budget and the merge by log-sum-exp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "kernels/decode_attention/family.hpp"
+#include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/device/lse_merge.hpp"
 #include "klab/harness/runner.hpp"
 
 using namespace klab;
@@ -362,4 +367,192 @@ TEST(DecodeAttention, WrongRungsFailTheirCheck) {
   const Result lse_r = check(lse_off, ragged());
   ASSERT_FALSE(lse_r.check.first.empty());
   EXPECT_EQ(lse_r.check.first[0].tensor, "lse");
+}
+
+// ---- split-KV (v02, v03): the plans and the merge ----
+
+namespace {
+
+using decode_attention::GqaMmaConfig;
+using decode_attention::SplitKvPlan;
+
+constexpr int kH200Sms = 132;
+
+// The CTAs a plan launches that do work: splits of each sequence times the units.
+int64_t working_ctas(const SplitKvPlan& plan, const Dims& s, int64_t units) {
+  int64_t n = 0;
+  for (int64_t l : decode_attention::context_lengths(s)) n += plan.splits_of(l) * units;
+  return n;
+}
+
+// Splits [0, splits_of(len)) cover [0, len) in order, once each, none empty (an empty sequence
+// has one split with no keys), within the grid.
+void expect_covers(const SplitKvPlan& plan, int64_t len) {
+  const int n = plan.splits_of(len);
+  ASSERT_GE(n, 1);
+  EXPECT_LE(n, plan.max_splits) << "len " << len;
+  int64_t next = 0;
+  for (int sp = 0; sp < n; ++sp) {
+    EXPECT_EQ(plan.key_begin(sp), next);
+    const int64_t end = plan.key_end(sp, len);
+    if (len > 0) EXPECT_GT(end, plan.key_begin(sp)) << "split " << sp << " of len " << len;
+    next = std::max(next, end);
+  }
+  EXPECT_EQ(next, len);
+}
+
+}  // namespace
+
+TEST(DecodeAttentionSplitKv, SplitsCoverEveryKeyOnce) {
+  for (const decode_attention::SplitKvTarget& t :
+       {decode_attention::SplitKvTarget{8, 264, 64, 128, 2048},
+        decode_attention::SplitKvTarget{32, 2112, 32, 256},
+        decode_attention::SplitKvTarget{1, 1, 16, 16, 64}}) {
+    for (int64_t max_len : {1, 63, 64, 65, 1000, 32768, 131072}) {
+      const SplitKvPlan plan = decode_attention::plan_split_kv(max_len, 3 * max_len, t);
+      EXPECT_EQ(plan.chunk % t.tile, 0);
+      EXPECT_GE(plan.chunk, t.min_chunk);
+      EXPECT_LE(plan.chunk, std::max(t.max_chunk, t.min_chunk));
+      EXPECT_EQ(plan.max_splits, plan.splits_of(max_len));
+      for (int64_t len : {int64_t(0), int64_t(1), plan.chunk - 1, plan.chunk, plan.chunk + 1,
+                          max_len / 2, max_len})
+        if (len <= max_len) expect_covers(plan, len);
+    }
+  }
+}
+
+// Each (row, split) partial has its own D floats and lse, inside the workspace.
+TEST(DecodeAttentionSplitKv, WorkspaceSlicesAreDisjoint) {
+  const SplitKvPlan plan{128, 7};
+  const int64_t rows = 13, d = 64;
+  std::set<int64_t> seen;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int sp = 0; sp < plan.max_splits; ++sp) {
+      const int64_t i = plan.partial_index(r, sp);
+      EXPECT_TRUE(seen.insert(i).second);
+      EXPECT_LT((i + 1) * d + rows * plan.max_splits, plan.workspace_floats(rows, d) + 1);
+    }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), rows * plan.max_splits);
+  EXPECT_EQ((SplitKvPlan{128, 1}.workspace_floats(rows, d)), 0);  // one split: o directly
+}
+
+// On the H200 (132 SMs), the rungs' plans fill one wave at B = 1 (the GPU is full at L = 32k)
+// and stay near one wave at the batched headline shapes; chunks stay within v03's page-index
+// buffer.
+TEST(DecodeAttentionSplitKv, PlansFillTheH200AtTheHeadlineShapes) {
+  for (int64_t page : {16, 64}) {
+    for (auto [b, len, min_len] : {std::tuple<int64_t, int64_t, int64_t>{1, 4096, 0},
+                                   {1, 32768, 0},
+                                   {1, 131072, 0},
+                                   {16, 8192, 0},
+                                   {64, 4096, 0},
+                                   {256, 2048, 0},
+                                   {64, 16384, 100}}) {
+      const Dims s = dims(b, len, page, 32, 8, 128, min_len);
+      const int64_t v03_slots = kH200Sms * GqaMmaConfig::ctas_per_sm(s.d, s.page);
+      const SplitKvPlan p3 = decode_attention::plan_v03(s, kH200Sms);
+      const int64_t ctas3 = working_ctas(p3, s, s.hkv * GqaMmaConfig::row_tiles(s));
+      EXPECT_GE(static_cast<double>(ctas3), 0.9 * static_cast<double>(v03_slots))
+          << "v03 b=" << b << " len=" << len;
+      EXPECT_LE(p3.chunk, GqaMmaConfig::kMaxChunk);
+      EXPECT_EQ(p3.chunk % GqaMmaConfig::kBlockN, 0);
+      const int64_t v02_slots = kH200Sms * decode_attention::kV02CtasPerSm;
+      const SplitKvPlan p2 = decode_attention::plan_v02(s, kH200Sms);
+      const int64_t ctas2 = working_ctas(p2, s, s.qlen * s.hq);
+      // v02's chunks of at least 128 keys leave (1, 4k) at half a wave.
+      const double v02_fill = b == 1 && len < 32768 ? 0.45 : 0.9;
+      EXPECT_GE(static_cast<double>(ctas2), v02_fill * static_cast<double>(v02_slots))
+          << "v02 b=" << b << " len=" << len;
+      EXPECT_LE(p2.max_splits, 65535);
+      if (b == 1) {  // one sequence: no more than about one wave's worth of CTAs
+        EXPECT_LE(ctas3, 2 * v03_slots);
+        EXPECT_LE(ctas2, 2 * v02_slots);
+      }
+    }
+  }
+  // (1, 32k): 32 splits of 1024 keys per KV head, 256 CTAs, two an SM.
+  const SplitKvPlan p = decode_attention::plan_v03(dims(1, 32768, 16, 32, 8, 128), kH200Sms);
+  EXPECT_EQ(p.chunk, 1024);
+  EXPECT_EQ(p.max_splits, 32);
+}
+
+// v03's shared memory fits a CTA's opt-in limit for every D and page size it takes; two CTAs an
+// SM at D = 128; the warps' partials fit in the stages they reuse.
+TEST(DecodeAttentionSplitKv, GqaMmaSharedMemoryBudget) {
+  for (int64_t d : {64, 128, 256}) {
+    for (int64_t page : {1, 2, 16, 32, 64, 128, 4096}) {
+      EXPECT_LE(GqaMmaConfig::smem_bytes(d, page), 227 * 1024) << d << " " << page;
+      EXPECT_GE(GqaMmaConfig::ctas_per_sm(d, page), 1);
+    }
+    EXPECT_LE(GqaMmaConfig::merge_bytes(d), GqaMmaConfig::stages(d) * GqaMmaConfig::stage_bytes(d));
+  }
+  EXPECT_EQ(GqaMmaConfig::ctas_per_sm(128, 1), 2);
+  EXPECT_EQ(GqaMmaConfig::ctas_per_sm(128, 16), 2);
+  // The page indices of a chunk: its first page may be entered mid-page.
+  for (int64_t page : {1, 3, 16, 128})
+    for (int64_t start : {int64_t(0), page - 1, GqaMmaConfig::kMaxChunk - 1})
+      EXPECT_LE((start + GqaMmaConfig::kMaxChunk - 1) / page - start / page + 1,
+                GqaMmaConfig::table_entries(page));
+}
+
+namespace {
+
+// One row's partial over keys [j0, j1) of scores s and values v (d wide), as the split kernels
+// leave it: the normalised fp32 output and the natural-log lse; (0, -inf) without keys.
+void partial(const std::vector<float>& s, const std::vector<float>& v, int d, int64_t j0,
+             int64_t j1, float* o, float& lse) {
+  float m = -INFINITY;
+  for (int64_t j = j0; j < j1; ++j) m = std::max(m, s[j]);
+  double sum = 0;
+  std::vector<double> acc(static_cast<size_t>(d), 0.0);
+  for (int64_t j = j0; j < j1; ++j) {
+    const double w = std::exp(static_cast<double>(s[j]) - m);
+    sum += w;
+    for (int e = 0; e < d; ++e) acc[e] += w * v[j * d + e];
+  }
+  for (int e = 0; e < d; ++e) o[e] = sum > 0 ? static_cast<float>(acc[e] / sum) : 0.f;
+  lse = sum > 0 ? static_cast<float>(m + std::log(sum)) : -INFINITY;
+}
+
+}  // namespace
+
+// The merge of a row's split partials equals the softmax over all its keys, whatever the
+// chunk; empty partials weigh nothing; an all-empty row gives O = 0, lse = -inf, no NaN.
+TEST(DecodeAttentionSplitKv, MergeByLogSumExpEqualsTheWholeRow) {
+  const int d = 8;
+  for (int64_t len : {1, 5, 64, 1000}) {
+    std::vector<float> s(static_cast<size_t>(len)), v(static_cast<size_t>(len * d));
+    for (int64_t j = 0; j < len; ++j) {
+      s[j] = static_cast<float>(8.0 * std::sin(0.37 * static_cast<double>(j)) + (j == 3 ? 40 : 0));
+      for (int e = 0; e < d; ++e) v[j * d + e] = static_cast<float>(std::cos(j + 0.5 * e));
+    }
+    std::vector<float> whole(d);
+    float whole_lse = 0;
+    partial(s, v, d, 0, len, whole.data(), whole_lse);
+    for (int64_t chunk : {1, 7, 64, 256}) {
+      const SplitKvPlan plan{chunk, SplitKvPlan{chunk, 1}.splits_of(len)};
+      const int n = plan.splits_of(len) + 1;  // and one empty partial past the end
+      std::vector<float> po(static_cast<size_t>(n * d)), pl(static_cast<size_t>(n));
+      for (int sp = 0; sp < n; ++sp)
+        partial(s, v, d, std::min(len, plan.key_begin(sp)), plan.key_end(sp, len), &po[sp * d],
+                pl[sp]);
+      EXPECT_EQ(pl[n - 1], -INFINITY);
+      std::vector<float> out(d, std::nanf(""));
+      const float lse = device::lse_merge_row(
+          pl.data(), n, 0, d, [&](int i, int e) { return po[i * d + e]; },
+          [&](int e, float x) { out[e] = x; });
+      EXPECT_NEAR(lse, whole_lse, 1e-5 * (1 + std::abs(whole_lse))) << len << " " << chunk;
+      for (int e = 0; e < d; ++e) EXPECT_NEAR(out[e], whole[e], 1e-5) << len << " " << chunk;
+    }
+  }
+  // Every partial empty (an empty slot, a speculative token before the first key).
+  const float lse[3] = {-INFINITY, -INFINITY, -INFINITY};
+  const float po[3 * 2] = {0, 0, 0, 0, 0, 0};
+  float out[2] = {std::nanf(""), std::nanf("")};
+  EXPECT_EQ(device::lse_merge_row(
+                lse, 3, 0, 2, [&](int i, int e) { return po[i * 2 + e]; },
+                [&](int e, float x) { out[e] = x; }),
+            -INFINITY);
+  EXPECT_EQ(out[0], 0.f);
+  EXPECT_EQ(out[1], 0.f);
 }

@@ -1,0 +1,66 @@
+#pragma once
+// The split plans of v02 and v03 and v03's shared-memory budget, host-side (the CPU tests check
+// them at the headline shapes on the H200's 132 SMs): each rung's launch, workspace_bytes and
+// can_implement call these, so the tests see the plan the kernels run.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
+#include "kernels/decode_attention/family.hpp"
+#include "kernels/decode_attention/split_kv_plan.hpp"
+
+namespace klab::decode_attention {
+
+/// Sum of the batch's lengths (a function of the shape: context_lengths).
+inline int64_t total_length(const Dims& s) {
+  const std::vector<int64_t> lens = context_lengths(s);
+  return std::accumulate(lens.begin(), lens.end(), int64_t(0));
+}
+
+/// v02: one CTA of 128 threads per (query row, split), 16 resident per SM (2048 threads); its
+/// warps walk keys one at a time, so a chunk of 128 keys gives each warp 32.
+inline constexpr int64_t kV02CtasPerSm = 16;
+inline SplitKvPlan plan_v02(const Dims& s, int sm_count) {
+  return plan_split_kv(s.len, total_length(s),
+                       {s.qlen * s.hq, std::max(1, sm_count) * kV02CtasPerSm, /*tile*/ 32,
+                        /*min_chunk*/ 128});
+}
+
+/// v03's geometry: a CTA of four warps holds one m16 tile of a KV head's query rows (group x
+/// qlen, padded to 16) and streams its chunk's keys in stages of kBlockN; the chunk's page
+/// indices are staged in shared memory, so a chunk is at most kMaxChunk keys.
+struct GqaMmaConfig {
+  static constexpr int kBlockN = 64;  // keys a stage: 16 a warp
+  static constexpr int kWarps = 4, kThreads = kWarps * 32;
+  static constexpr int kRows = 16;  // query rows a CTA: one mma m16 tile
+  static constexpr int64_t kMaxChunk = 2048, kMinChunk = 2 * kBlockN;
+  static constexpr int64_t kSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
+
+  /// Stages of K and V tiles: 32 KiB a stage at D = 128, three of them (two CTAs an SM).
+  static constexpr int stages(int64_t d) { return d <= 64 ? 4 : d <= 128 ? 3 : 2; }
+  static constexpr int64_t stage_bytes(int64_t d) { return 2 * kBlockN * d * 2; }
+  /// Page indices a chunk spans at most (it need not start on a page boundary).
+  static constexpr int64_t table_entries(int64_t page) { return kMaxChunk / page + 2; }
+  /// Dynamic shared memory: the stages, Q's tile, the page indices. The warps' partial outputs
+  /// reuse the stages at the end (merge_bytes <= the stages).
+  static constexpr int64_t smem_bytes(int64_t d, int64_t page) {
+    return stages(d) * stage_bytes(d) + kRows * d * 2 + table_entries(page) * 4;
+  }
+  static constexpr int64_t merge_stride(int64_t d) { return d + 4; }  // floats a row, padded
+  static constexpr int64_t merge_bytes(int64_t d) { return kWarps * kRows * merge_stride(d) * 4; }
+  static constexpr int64_t ctas_per_sm(int64_t d, int64_t page) {
+    return std::max<int64_t>(1, kSmemPerSm / (smem_bytes(d, page) + kSmemReservedPerCta));
+  }
+  /// m16 tiles of a KV head's query rows.
+  static int64_t row_tiles(const Dims& s) { return (s.group() * s.qlen + kRows - 1) / kRows; }
+};
+
+inline SplitKvPlan plan_v03(const Dims& s, int sm_count) {
+  using Cfg = GqaMmaConfig;
+  return plan_split_kv(
+      s.len, total_length(s),
+      {s.hkv * Cfg::row_tiles(s), std::max(1, sm_count) * Cfg::ctas_per_sm(s.d, s.page),
+       Cfg::kBlockN, Cfg::kMinChunk, Cfg::kMaxChunk});
+}
+
+}  // namespace klab::decode_attention
