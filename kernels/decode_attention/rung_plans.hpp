@@ -35,6 +35,7 @@ struct GqaMmaConfig {
   static constexpr int kRows = 16;  // query rows a CTA: one mma m16 tile
   static constexpr int64_t kMaxChunk = 2048, kMinChunk = 2 * kBlockN;
   static constexpr int64_t kSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
+  static constexpr int64_t kStaticSmem = 2 * kWarps * kRows * 4;  // the warps' row max and sum
 
   /// Stages of K and V tiles: 32 KiB a stage at D = 128, three of them (two CTAs an SM).
   static constexpr int stages(int64_t d) { return d <= 64 ? 4 : d <= 128 ? 3 : 2; }
@@ -49,7 +50,8 @@ struct GqaMmaConfig {
   static constexpr int64_t merge_stride(int64_t d) { return d + 4; }  // floats a row, padded
   static constexpr int64_t merge_bytes(int64_t d) { return kWarps * kRows * merge_stride(d) * 4; }
   static constexpr int64_t ctas_per_sm(int64_t d, int64_t page) {
-    return std::max<int64_t>(1, kSmemPerSm / (smem_bytes(d, page) + kSmemReservedPerCta));
+    return std::max<int64_t>(
+        1, kSmemPerSm / (smem_bytes(d, page) + kStaticSmem + kSmemReservedPerCta));
   }
   /// m16 tiles of a KV head's query rows.
   static int64_t row_tiles(const Dims& s) { return (s.group() * s.qlen + kRows - 1) / kRows; }
