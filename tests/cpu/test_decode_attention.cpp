@@ -395,7 +395,9 @@ void expect_covers(const SplitKvPlan& plan, int64_t len) {
   for (int sp = 0; sp < n; ++sp) {
     EXPECT_EQ(plan.key_begin(sp), next);
     const int64_t end = plan.key_end(sp, len);
-    if (len > 0) EXPECT_GT(end, plan.key_begin(sp)) << "split " << sp << " of len " << len;
+    if (len > 0) {
+      EXPECT_GT(end, plan.key_begin(sp)) << "split " << sp << " of len " << len;
+    }
     next = std::max(next, end);
   }
   EXPECT_EQ(next, len);
