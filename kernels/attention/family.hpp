@@ -73,5 +73,6 @@ Family make_attention();
 Variant cpu_v00();
 Variant gpu_v01_materialised();
 Variant gpu_v02_tiled_online_softmax();
+Variant gpu_v03_fa2_mma();
 
 }  // namespace klab::attention

@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(V02Config<kD>::kThreads)
                T* __restrict__ o, float* __restrict__ lse, Geometry g) {
   using C = V02Config<kD>;
   extern __shared__ __align__(16) float smem[];
-  float* sQ = smem;                          // (kBlockM, kD), stride kStrideQK
+  float* sQ = smem;                            // (kBlockM, kD), stride kStrideQK
   float* sK = sQ + C::kBlockM * C::kStrideQK;  // (kBlockN, kD), stride kStrideQK
   float* sV = sK + C::kBlockN * C::kStrideQK;  // (kBlockN, kD)
   float* sP = sV + C::kBlockN * kD;            // (kBlockM, kBlockN), stride kStrideP
@@ -270,8 +270,8 @@ PreparedLaunch prepare_kernel(const Geometry& g, int64_t b, const Tensors<T>& t)
   using C = V02Config<kD>;
   constexpr auto kernel = v02_kernel<T, kD, kVec>;
   static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         C::kSmemBytes));
+    KLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     return true;
   }();
   (void)opted_in;
@@ -291,9 +291,8 @@ PreparedLaunch prepare_d(const Geometry& g, int64_t b, const Tensors<T>& t) {
 
 PreparedLaunch prepare(const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
-  const Geometry g{s.nq,     s.nkv,           s.hq,
-                   s.hkv,    s.group(),       s.nkv - s.nq,
-                   s.causal, static_cast<float>(s.scale()) * kLog2e};
+  const Geometry g{s.nq,      s.nkv,        s.hq,     s.hkv,
+                   s.group(), s.nkv - s.nq, s.causal, static_cast<float>(s.scale()) * kLog2e};
   PreparedLaunch out;
   device::dispatch_among<__nv_bfloat16, __half>(p.dtype, "attention.v02", [&]<class T>() {
     const Tensors<T> t{b.ptr<T>("q"), b.ptr<T>("k"), b.ptr<T>("v"), b.ptr<T>("o"),
@@ -311,9 +310,8 @@ Variant gpu_v02_tiled_online_softmax() {
   Variant v = gpu_variant_of(
       "attention.v02_tiled_online_softmax",
       "FA1 on CUDA cores: 32-row query tiles, K/V tiles in shared memory, online softmax", 80,
-      {DType::bf16, DType::f16}, [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        prepare(p, b)(args.stream);
-      });
+      {DType::bf16, DType::f16},
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) { prepare(p, b)(args.stream); });
   v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs&) { return prepare(p, b); };
   v.can_implement = [](const Problem& p) {
     const Dims s = dims_of(p);

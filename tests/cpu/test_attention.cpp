@@ -6,7 +6,10 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <vector>
 
+#include "kernels/attention/fa2_fragment.hpp"
 #include "kernels/attention/family.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
@@ -238,4 +241,163 @@ TEST(Attention, ChecksPassTheCpuRungAndCatchWrongOnes) {
   }
   const Problem p = attention::problem(dims(1, 65, 65, 2, 1, 64, false), DType::bf16);
   EXPECT_FALSE(run_variant(f, log2_lse, p, opt).check.passed);
+}
+
+// ---- attention v03's shared-memory tiles and mma.sync fragments (kernels/attention/
+// fa2_fragment.hpp), modelled lane by lane: ldmatrix(.trans) as the PTX manual defines it, on a
+// swizzled tile whose every element holds its own (row, column) code ----
+
+namespace {
+
+namespace fa2 = klab::attention::fa2;
+
+// An element's code in a (rows, kD) tile: row * kD + column (a bijection on the tile).
+template <int kD>
+std::vector<int> coded_tile(int rows) {
+  std::vector<int> s(static_cast<size_t>(rows * kD), -1);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < kD; ++c) {
+      const int at = fa2::tile_offset<kD>(r, c / 8) + c % 8;
+      EXPECT_EQ(s[at], -1) << "two elements at one offset";
+      s[at] = r * kD + c;
+    }
+  return s;
+}
+
+// One b32 register of two 16-bit elements, as codes (lo = the low half).
+struct Pair {
+  int lo = -1, hi = -1;
+};
+
+// ldmatrix.x4 (.trans): lanes 8i .. 8i+7 give the row addresses of matrix i; register i of lane
+// l holds row l/4, elements 2(l%4), +1 (trans: column l/4, rows 2(l%4), +1).
+void ldmatrix_x4_model(const std::vector<int>& s, const int (&addr)[32], bool trans,
+                       Pair (&out)[32][4]) {
+  for (int i = 0; i < 4; ++i)
+    for (int l = 0; l < 32; ++l) {
+      const int t = l % 4, g = l / 4;
+      if (!trans)
+        out[l][i] = {s[addr[8 * i + g] + 2 * t], s[addr[8 * i + g] + 2 * t + 1]};
+      else
+        out[l][i] = {s[addr[8 * i + 2 * t] + g], s[addr[8 * i + 2 * t + 1] + g]};
+    }
+}
+
+template <int kD>
+void load(const std::vector<int>& s, int row0, int chunk0, bool trans, Pair (&out)[32][4]) {
+  int addr[32];
+  for (int l = 0; l < 32; ++l) {
+    addr[l] = fa2::ldmatrix_offset<kD>(row0, chunk0, l);
+    EXPECT_EQ(addr[l], fa2::ldmatrix_offset<kD>(fa2::lane_offsets<kD>(l), row0, chunk0))
+        << "the hoisted form, lane " << l << " row0 " << row0 << " chunk0 " << chunk0;
+  }
+  ldmatrix_x4_model(s, addr, trans, out);
+}
+
+template <int kD>
+void check_fragments() {
+  constexpr int kRows = 64;
+  const std::vector<int> s = coded_tile<kD>(kRows);
+  auto code = [](int r, int c) { return r * kD + c; };
+  for (int row0 = 0; row0 < kRows; row0 += 16)
+    for (int chunk0 = 0; chunk0 < kD / 8; chunk0 += 2) {
+      const int col0 = 8 * chunk0;
+      Pair r[32][4];
+      // Q, the A operand (rows = queries, columns = D): a0 (g, 2t) a1 (g+8, 2t) a2 (g, 2t+8)
+      // a3 (g+8, 2t+8), each with the next column in the high half.
+      load<kD>(s, row0, chunk0, false, r);
+      for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
+        for (int i = 0; i < 4; ++i) {
+          const int rr = row0 + g + 8 * (i % 2), cc = col0 + 2 * t + 8 * (i / 2);
+          ASSERT_EQ(r[l][i].lo, code(rr, cc)) << "Q a" << i << " lane " << l;
+          ASSERT_EQ(r[l][i].hi, code(rr, cc + 1)) << "Q a" << i << " lane " << l;
+        }
+        // K, the B operand of S = Q K^T (rows = keys = n, columns = D = k): key tile 0 / 1
+        // takes keys row0 + g / row0 + 8 + g; b0 = (k 2t, 2t+1), b1 = (k 2t+8, 2t+9).
+        Pair b[2][2];
+        fa2::k_fragments(r[l], b[0], b[1]);
+        for (int nt = 0; nt < 2; ++nt)
+          for (int j = 0; j < 2; ++j) {
+            const int key = row0 + 8 * nt + g, d = col0 + 2 * t + 8 * j;
+            ASSERT_EQ(b[nt][j].lo, code(key, d)) << "K tile " << nt << " b" << j << " lane " << l;
+            ASSERT_EQ(b[nt][j].hi, code(key, d + 1)) << "K tile " << nt << " b" << j;
+          }
+      }
+      // V, the B operand of O = P V (rows = keys = k, columns = D = n), through .trans: D tile
+      // 0 / 1 takes columns col0 + g / col0 + 8 + g; b0 = (k 2t, 2t+1), b1 = (k 2t+8, 2t+9).
+      load<kD>(s, row0, chunk0, true, r);
+      for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
+        Pair b[2][2];
+        fa2::v_fragments(r[l], b[0], b[1]);
+        for (int nt = 0; nt < 2; ++nt)
+          for (int j = 0; j < 2; ++j) {
+            const int d = col0 + 8 * nt + g, key = row0 + 2 * t + 8 * j;
+            ASSERT_EQ(b[nt][j].lo, code(key, d)) << "V tile " << nt << " b" << j << " lane " << l;
+            ASSERT_EQ(b[nt][j].hi, code(key + 1, d)) << "V tile " << nt << " b" << j;
+          }
+      }
+    }
+}
+
+}  // namespace
+
+TEST(AttentionFa2Fragments, LdmatrixOfTheSwizzledTilesGivesTheMmaOperands) {
+  check_fragments<64>();
+  check_fragments<128>();
+  check_fragments<256>();
+}
+
+// S's accumulators (c0, c1 (g, 8 nt + 2t, +1), c2, c3 (g + 8, ..)) of key tiles 2 ks and 2 ks + 1
+// become P's A fragment of the 16-key step ks: a0 (g, 2t) a1 (g+8, 2t) a2 (g, 2t+8) a3 (g+8,
+// 2t+8) in the step's keys, the lower key in the low half.
+TEST(AttentionFa2Fragments, ScoreAccumulatorsBecomeTheNextProductsAOperand) {
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    float c[2][4];  // key tile lo / hi, as codes row * 16 + key within the step
+    for (int nt = 0; nt < 2; ++nt)
+      for (int e = 0; e < 4; ++e) c[nt][e] = float((g + 8 * (e / 2)) * 16 + 8 * nt + 2 * t + e % 2);
+    Pair a[4];
+    fa2::p_fragment(c[0], c[1], a, [](float x, float y) { return Pair{int(x), int(y)}; });
+    for (int i = 0; i < 4; ++i) {
+      const int row = g + 8 * (i % 2), key = 2 * t + 8 * (i / 2);
+      EXPECT_EQ(a[i].lo, row * 16 + key) << "a" << i << " lane " << l;
+      EXPECT_EQ(a[i].hi, row * 16 + key + 1) << "a" << i << " lane " << l;
+    }
+  }
+}
+
+// Shared-memory banks: the 8 row addresses of each ldmatrix phase, the 8 chunks of a row that 8
+// consecutive threads copy, and the rows of O's staging stores fall in 8 distinct 16-byte bank
+// groups (a 128-byte line is the 32 banks).
+TEST(AttentionFa2Fragments, TilesAreConflictFree) {
+  auto group = [](int elem_offset) { return (elem_offset * 2 / 16) % 8; };
+  auto check = [&]<int kD>() {
+    for (int row0 = 0; row0 < 64; row0 += 16)
+      for (int chunk0 = 0; chunk0 < kD / 8; chunk0 += 2)
+        for (int phase = 0; phase < 4; ++phase) {
+          std::set<int> groups;
+          for (int l = 8 * phase; l < 8 * phase + 8; ++l)
+            groups.insert(group(fa2::ldmatrix_offset<kD>(row0, chunk0, l)));
+          EXPECT_EQ(groups.size(), 8u) << "ldmatrix phase " << phase << " D " << kD;
+        }
+    for (int r = 0; r < 16; ++r)
+      for (int c0 = 0; c0 < kD / 8; c0 += 8) {
+        std::set<int> groups;
+        for (int c = c0; c < c0 + 8; ++c) groups.insert(group(fa2::tile_offset<kD>(r, c)));
+        EXPECT_EQ(groups.size(), 8u) << "copy of row " << r << " D " << kD;
+      }
+    // O's staging: lane (g, t) stores 4 bytes at (row g, D tile nt, element 2t); 32 lanes, 32
+    // distinct banks.
+    for (int nt = 0; nt < kD / 8; ++nt) {
+      std::set<int> banks;
+      for (int l = 0; l < 32; ++l)
+        banks.insert((fa2::tile_offset<kD>(l / 4, nt) + 2 * (l % 4)) * 2 / 4 % 32);
+      EXPECT_EQ(banks.size(), 32u) << "O staging, D tile " << nt << " D " << kD;
+    }
+  };
+  check.template operator()<64>();
+  check.template operator()<128>();
+  check.template operator()<256>();
 }
