@@ -57,17 +57,17 @@ constexpr float kLn2 = 0.6931471805599453f;
 template <int kD>
 struct V03Config {
   static constexpr int kWarps = 4, kThreads = 32 * kWarps;
-  static constexpr int kBlockM = 16 * kWarps;          // each warp owns 16 query rows
-  static constexpr int kBlockN = kD == 256 ? 32 : 64;  // keys per block
+  static constexpr int kBlockM = 16 * kWarps;           // each warp owns 16 query rows
+  static constexpr int kBlockN = kD == 256 ? 32 : 64;   // keys per block
   static constexpr int kMinBlocks = kD == 256 ? 1 : 2;  // blocks per SM (registers' cap)
   // Q's fragments stay in registers up to D = 128; at 256 they would take 64 registers beside
   // O's 128, and Q is read from its own shared tile at every k step instead (FA2's default).
   static constexpr bool kQInRegs = kD <= 128;
-  static constexpr int kSteps = kD / 16;               // k steps of S = Q K^T
-  static constexpr int kKeyTiles = kBlockN / 8;        // n tiles of S
-  static constexpr int kDTiles = kD / 8;               // n tiles of O
-  static constexpr int kTileElems = kBlockN * kD;      // one K or V tile
-  static constexpr int kStageElems = 2 * kTileElems;   // K then V
+  static constexpr int kSteps = kD / 16;              // k steps of S = Q K^T
+  static constexpr int kKeyTiles = kBlockN / 8;       // n tiles of S
+  static constexpr int kDTiles = kD / 8;              // n tiles of O
+  static constexpr int kTileElems = kBlockN * kD;     // one K or V tile
+  static constexpr int kStageElems = 2 * kTileElems;  // K then V
   static constexpr int kSmemBytes = 2 * (2 * kStageElems + (kQInRegs ? 0 : kBlockM * kD));
   static_assert(!kQInRegs || kBlockM * kD <= kStageElems, "Q is staged in stage 1's space");
   static_assert(kBlockN % 16 == 0 && kD % 64 == 0);
@@ -216,7 +216,8 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
     for (int r = 0; r < 2; ++r) {
       float mx = -INFINITY;
 #pragma unroll
-      for (int nt = 0; nt < C::kKeyTiles; ++nt) mx = fmaxf(mx, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
+      for (int nt = 0; nt < C::kKeyTiles; ++nt)
+        mx = fmaxf(mx, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float m_new = fmaxf(m[r], mx * g.scale_log2);
@@ -344,8 +345,8 @@ PreparedLaunch prepare_kernel(const Geometry& g, int64_t b, const Tensors<T>& t)
   using C = V03Config<kD>;
   constexpr auto kernel = v03_kernel<T, kD, kVec>;
   static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         C::kSmemBytes));
+    KLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     return true;
   }();
   (void)opted_in;
@@ -365,9 +366,8 @@ PreparedLaunch prepare_d(const Geometry& g, int64_t b, const Tensors<T>& t) {
 
 PreparedLaunch prepare(const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
-  const Geometry g{s.nq,     s.nkv,           s.hq,
-                   s.hkv,    s.group(),       s.nkv - s.nq,
-                   s.causal, static_cast<float>(s.scale()) * kLog2e};
+  const Geometry g{s.nq,      s.nkv,        s.hq,     s.hkv,
+                   s.group(), s.nkv - s.nq, s.causal, static_cast<float>(s.scale()) * kLog2e};
   PreparedLaunch out;
   device::dispatch_among<__nv_bfloat16, __half>(p.dtype, "attention.v03", [&]<class T>() {
     const Tensors<T> t{b.ptr<T>("q"), b.ptr<T>("k"), b.ptr<T>("v"), b.ptr<T>("o"),
@@ -386,9 +386,8 @@ Variant gpu_v03_fa2_mma() {
       "attention.v03_fa2_mma",
       "FA2 on mma.sync m16n8k16: 16 query rows per warp, Q and P in registers, swizzled "
       "double-buffered cp.async K/V, causal blocks skipped",
-      80, {DType::bf16, DType::f16}, [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        prepare(p, b)(args.stream);
-      });
+      80, {DType::bf16, DType::f16},
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) { prepare(p, b)(args.stream); });
   v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs&) { return prepare(p, b); };
   v.can_implement = [](const Problem& p) {
     const Dims s = dims_of(p);
