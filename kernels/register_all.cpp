@@ -1,5 +1,6 @@
 #include "kernels/register.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "klab/harness/ceilings.hpp"
@@ -9,17 +10,24 @@ namespace klab {
 
 namespace {
 
-// Each family's vendor baselines at its headline shapes raise the family's ceiling where they
-// sustain more than the probe kernels (CUB's vector add reads more than a copy's bandwidth:
-// a read-heavy mix). Measured by `klab ceilings`, never inside a family's own run.
+// Each family's vendor baselines, and the rungs it names in ceiling_rungs, at its headline shapes
+// raise the family's ceiling where they sustain more than the probe kernels (CUB's vector add
+// reads more than a copy's bandwidth: a read-heavy mix; hgemm's best rungs beat cuBLASLt at
+// some shapes). Measured by `klab ceilings`, never inside a family's own run.
 void register_baseline_ceiling_probes(const Registry& reg) {
   for (const Family& fam : reg.families()) {
     if (fam.ceiling.empty() || fam.sabotaged) continue;
-    bool has_gpu_baseline = false;
-    for (const Variant& v : fam.ladder)
-      has_gpu_baseline |= v.info.baseline && v.info.device == Device::gpu;
-    if (!has_gpu_baseline) continue;
-    ceiling_probes().push_back([name = fam.name](const BenchConfig& cfg) {
+    auto probes_ceiling = [](const Family& f, const Variant& v) {
+      if (v.info.device != Device::gpu) return false;
+      const auto& named = f.ceiling_rungs;
+      return v.info.baseline || std::any_of(named.begin(), named.end(), [&](const std::string& r) {
+               return f.name + "." + r == v.info.id;
+             });
+    };
+    bool any = false;
+    for (const Variant& v : fam.ladder) any |= probes_ceiling(fam, v);
+    if (!any) continue;
+    ceiling_probes().push_back([name = fam.name, probes_ceiling](const BenchConfig& cfg) {
       Family f = registry().family(name);
       const std::string ceiling = f.ceiling;
       f.ceiling.clear();  // run_variant must not ask for the ceilings being measured
@@ -29,8 +37,10 @@ void register_baseline_ceiling_probes(const Registry& reg) {
       opt.check = false;
       opt.bench_cfg = cfg;
       for (const Variant& v : f.ladder) {
-        if (!v.info.baseline || v.info.device != Device::gpu) continue;
-        for (const Problem& p : f.headline) {
+        if (!probes_ceiling(f, v)) continue;
+        std::vector<Problem> shapes = f.headline;
+        shapes.insert(shapes.end(), f.ceiling_shapes.begin(), f.ceiling_shapes.end());
+        for (const Problem& p : shapes) {
           const Result r = run_variant(f, v, p, opt);
           if (r.status != "ok" || !r.timed) continue;
           const double value = bandwidth ? r.gbps : r.tflops;

@@ -12,12 +12,17 @@
 #             down 12288->4096) at M = 1, 16, 64, 128, 512, 2048, 4096, 16384: the prefill rungs
 #             at M >= 128, the weight-streaming rungs at M <= 64, cuBLASLt at all (issue 13's
 #             shape set; grid_<m>x<n>x<k>.json);
+#   tune      `klab tune` of v18 (the dispatch) at every shape of the grid: each entry measured,
+#             the winner per shape class kept in the tune cache and in OUTDIR/tuned.json
+#             (kernels/hgemm/tuned.json with the new winners; copy it back to commit it), the
+#             records in tune_<m>x<n>x<k>.json; bench and grid after it run v18 on those winners;
 #   profile   Nsight Compute (--set all) of the top rungs at 4096^3, and at M = 16 for the
 #             weight-streaming rung.
-# Usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR
+# Usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
 #   KLAB_HOPPER_STEPS="check sanitize bench grid profile" selects steps (default: all).
-#   KLAB_HOPPER_TOP="v13_wgmma_cluster_multicast v14_wgmma_tma_store ..." the prefill rungs
+#   KLAB_HOPPER_RUNGS="v17_wgmma_stream_k ..." the wgmma rungs that check and sanitize run
+#   (default: v10 onward); KLAB_HOPPER_TOP="v14_wgmma_tma_store ..." the prefill rungs
 #   compared in bench/grid (default below); KLAB_HOPPER_SMALL_M the weight-streaming ones.
 #   KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache). KLAB_MAX_TIME: seconds per
 #   benchmark (default 0.3).
@@ -28,7 +33,7 @@ out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
 tests="$build/tests/klab_gpu_tests"
-steps=${KLAB_HOPPER_STEPS:-check sanitize bench grid profile}
+steps=${KLAB_HOPPER_STEPS:-check sanitize tune bench grid profile}
 max_time=${KLAB_MAX_TIME:-0.3}
 status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
@@ -40,16 +45,23 @@ pick() {
   have=$("$klab" list hgemm | awk '{print $1}')
   for v in "$@"; do grep -qx "hgemm.$v" <<< "$have" && echo "hgemm.$v"; done
 }
-wgmma=$(pick v10_wgmma_tma v11_wgmma_warp_specialized v12_wgmma_persistent \
-  v13_wgmma_cluster_multicast v14_wgmma_tma_store v15_wgmma_cluster_tma_store v16_wgmma_split_k)
-top=$(pick ${KLAB_HOPPER_TOP:-v13_wgmma_cluster_multicast v14_wgmma_tma_store v15_wgmma_cluster_tma_store})
-small=$(pick ${KLAB_HOPPER_SMALL_M:-v09_mma_tma_producer v14_wgmma_tma_store v16_wgmma_split_k})
+wgmma=$(pick ${KLAB_HOPPER_RUNGS:-v10_wgmma_tma v11_wgmma_warp_specialized v12_wgmma_persistent \
+  v13_wgmma_cluster_multicast v14_wgmma_tma_store v15_wgmma_cluster_tma_store v16_wgmma_split_k \
+  v17_wgmma_stream_k v18_wgmma_dispatch})
+# The GPU tests of those rungs (gtest names: the variant id with '_' for '.').
+rung_tests=$(for v in $wgmma; do printf '*%s_*:' "${v/./_}"; done)
+# v16 and v17 keep M <= 64: they refuse the shapes with more rows (klab exits 1 on a refusal).
+streaming=$(pick v16_wgmma_split_k v17_wgmma_stream_k)
+prefill=$(for v in $wgmma; do [[ " $streaming " != *" $v "* ]] && echo "$v"; done)
+top=$(pick ${KLAB_HOPPER_TOP:-v14_wgmma_tma_store v15_wgmma_cluster_tma_store v18_wgmma_dispatch})
+small=$(pick ${KLAB_HOPPER_SMALL_M:-v14_wgmma_tma_store v16_wgmma_split_k v17_wgmma_stream_k v18_wgmma_dispatch})
+dispatch=$(pick v18_wgmma_dispatch)
 base=$(pick baseline_cublaslt)
 
 {
   echo "# $(basename "$out")"
   echo
-  echo "- **Command**: \`scripts/measure_hopper.sh OUTDIR $build\` with steps: $steps"
+  echo "- **Command**: \`scripts/measure_hopper.sh $build OUTDIR\` with steps: $steps"
   echo "- **Code**: $(cat "$build/git_sha.txt" 2>/dev/null || git rev-parse --short=12 HEAD)"
   echo "- **Started**: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- **Machine**: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
@@ -62,21 +74,22 @@ timeout 200 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2
 
 if has check; then
   log "klab check: the wgmma rungs at hgemm's headline and awkward shapes"
-  timeout 240 "$klab" check $wgmma --quiet --json "$out/check.json" > "$out/check.txt" 2>&1 || status=1
+  timeout 240 "$klab" check $prefill --quiet --json "$out/check.json" > "$out/check.txt" 2>&1 || status=1
   grep -ciE " fail" "$out/check.txt" | sed 's/^/failed records: /' | tee -a "$out/summary.txt"
   # Each rung's own path at shapes that are tile-aligned but not tile multiples, K = 8/16/72,
   # M = 1, N off 64; the weight-streaming rung at its split counts (1, 2, 5, 8) and ragged M/N/K.
   log "klab check: main-path shapes"
-  for s in m=300,n=264,k=72 m=136,n=200,k=16 m=1,n=72,k=8 m=257,n=136,k=1032 m=128,n=8,k=4096; do
-    timeout 60 "$klab" check $wgmma --shape "$s" --dtype bf16 --quiet >> "$out/check_main_path.txt" 2>&1 || status=1
+  for s in m=300,n=264,k=72 m=136,n=200,k=16 m=257,n=136,k=1032 m=128,n=8,k=4096; do
+    timeout 60 "$klab" check $prefill --shape "$s" --dtype bf16 --quiet >> "$out/check_main_path.txt" 2>&1 || status=1
   done
+  timeout 60 "$klab" check $wgmma --shape m=1,n=72,k=8 --dtype bf16 --quiet >> "$out/check_main_path.txt" 2>&1 || status=1
   for s in m=16,n=24576,k=4096 m=16,n=4096,k=4096 m=64,n=6144,k=4096 m=33,n=136,k=1032 m=1,n=4096,k=12288; do
-    timeout 60 "$klab" check $(pick v16_wgmma_split_k) --shape "$s" --dtype bf16 --quiet \
+    timeout 60 "$klab" check $streaming $(pick v18_wgmma_dispatch) --shape "$s" --dtype bf16 --quiet \
       >> "$out/check_main_path.txt" 2>&1 || status=1
   done
   grep -ciE " fail" "$out/check_main_path.txt" | sed 's/^/failed main-path records: /' | tee -a "$out/summary.txt"
-  log "GPU tests: hgemm, sampled reference, main path"
-  GTEST_FILTER='*hgemm*:SampledReference.*:MainPath.*' timeout 400 "$tests" --gtest_brief=1 \
+  log "GPU tests: the rungs' own, sampled reference, main path"
+  GTEST_FILTER="${rung_tests}SampledReference.*:MainPath.*" timeout 400 "$tests" --gtest_brief=1 \
     > "$out/gpu_tests.log" 2>&1 || status=1
   tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
 fi
@@ -84,8 +97,8 @@ fi
 if has sanitize; then
   for tool in memcheck racecheck synccheck; do
     shapes=small; [ $tool != memcheck ] && shapes=tiny
-    log "compute-sanitizer $tool over the hgemm GPU tests ($shapes awkward shapes)"
-    KLAB_TEST_SHAPES=$shapes GTEST_FILTER='*hgemm_v1*' timeout 240 compute-sanitizer --tool $tool \
+    log "compute-sanitizer $tool over the rungs' GPU tests ($shapes awkward shapes)"
+    KLAB_TEST_SHAPES=$shapes GTEST_FILTER="$rung_tests" timeout 240 compute-sanitizer --tool $tool \
       --error-exitcode 9 --print-limit 20 "$tests" --gtest_brief=1 > "$out/$tool.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
   done
@@ -98,23 +111,39 @@ bench() {  # PREFIX M N K RUNG...: one klab bench, records to OUTDIR/PREFIX_MxNx
     --max-time "$max_time" --json "$out/${prefix}_${m}x${n}x${k}.json" >> "$out/$prefix.txt" 2>&1 || status=1
 }
 
+grid_shapes() {  # Qwen3-8B's projections (N,K) x M, as "m n k" lines
+  local proj m
+  for proj in 6144,4096 4096,4096 24576,4096 4096,12288; do
+    for m in 1 16 64 128 512 2048 4096 16384; do echo "$m ${proj/,/ }"; done
+  done
+}
+
+if has tune && [ -n "$dispatch" ]; then
+  log "tune: every entry of v18 at every grid shape; winners into tuned.json"
+  cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tuned.json"
+  while read -r m n k; do
+    timeout 90 "$klab" tune $dispatch --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet \
+      --max-time "$max_time" --commit-to "$out/tuned.json" --json "$out/tune_${m}x${n}x${k}.json" \
+      >> "$out/tune.txt" 2>&1 || status=1
+  done < <(grid_shapes)
+fi
+
 if has bench; then
   log "bench: v09 and the wgmma rungs beside cuBLASLt at seven shapes"
-  ladder="$(pick v09_mma_tma_producer) $wgmma"
   for s in 4096,4096,4096 8192,8192,8192 6000,7000,5000 4096,6144,4096 4096,24576,4096 \
            4096,4096,12288 16,24576,4096; do
     IFS=, read -r m n k <<< "$s"
+    if [ "$m" -le 64 ]; then ladder="$(pick v09_mma_tma_producer) $wgmma"
+    else ladder="$(pick v09_mma_tma_producer) $prefill"; fi
     bench bench "$m" "$n" "$k" $ladder
   done
 fi
 
 if has grid; then
   log "grid: Qwen3-8B's projections at M = 1 .. 16384"
-  for proj in 6144,4096 4096,4096 24576,4096 4096,12288; do
-    IFS=, read -r n k <<< "$proj"
-    for m in 1 16 64; do bench grid "$m" "$n" "$k" $small; done
-    for m in 128 512 2048 4096 16384; do bench grid "$m" "$n" "$k" $top; done
-  done
+  while read -r m n k; do
+    if [ "$m" -le 64 ]; then bench grid "$m" "$n" "$k" $small; else bench grid "$m" "$n" "$k" $top; fi
+  done < <(grid_shapes)
 fi
 
 if has profile; then
@@ -123,7 +152,7 @@ if has profile; then
     timeout 90 "$klab" profile "$v" --dtype bf16 --shape m=4096,n=4096,k=4096 --set all \
       --json "$out/profiles.json" >> "$out/profile.txt" 2>&1 || true
   done
-  for v in $(pick v16_wgmma_split_k); do
+  for v in $(pick v16_wgmma_split_k v17_wgmma_stream_k); do
     timeout 90 "$klab" profile "$v" --dtype bf16 --shape m=16,n=24576,k=4096 --set all \
       --json "$out/profiles.json" >> "$out/profile.txt" 2>&1 || true
   done

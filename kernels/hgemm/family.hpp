@@ -31,6 +31,8 @@ Variant gpu_v13_wgmma_cluster_multicast();
 Variant gpu_v14_wgmma_tma_store();
 Variant gpu_v15_wgmma_cluster_tma_store();
 Variant gpu_v16_wgmma_split_k();
+Variant gpu_v17_wgmma_stream_k();
+Variant gpu_v18_wgmma_dispatch();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

@@ -27,12 +27,15 @@ void register_hgemm(Registry& r) {
     gpu_v14_wgmma_tma_store(),
     gpu_v15_wgmma_cluster_tma_store(),
     gpu_v16_wgmma_split_k(),
+    gpu_v17_wgmma_stream_k(),
+    gpu_v18_wgmma_dispatch(),
     gpu_baseline_cublaslt(),
 #endif
   };
   r.add(std::move(f));
   register_hgemm_tunable(r);  // v07's and v09's configurations, for `klab tune` (without CUDA too)
   register_v09_tunable(r);
+  register_v18_tunable(r);
 }
 
 }  // namespace klab

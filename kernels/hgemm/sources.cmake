@@ -3,6 +3,7 @@ klab_family(hgemm
   CUDA v01_wmma.cu v02_mma_ldmatrix.cu v03_mma_swizzled.cu v04_mma_cp_async.cu v05_mma_tuned.cu v06_mma_2cta.cu v07_mma_autotuned.cu
        v08_mma_persistent.cu v09_mma_tma_producer.cu v10_wgmma_tma.cu v11_wgmma_warp_specialized.cu
        v12_wgmma_persistent.cu v13_wgmma_cluster_multicast.cu v14_wgmma_tma_store.cu
-       v15_wgmma_cluster_tma_store.cu v16_wgmma_split_k.cu
+       v15_wgmma_cluster_tma_store.cu v16_wgmma_split_k.cu v17_wgmma_stream_k.cu
+       v18_wgmma_dispatch.cu
        baseline_cublaslt.cu
   CUDA_LIBS CUDA::cublasLt CUDA::cublas)

@@ -2,7 +2,10 @@
 // table, built-in guess) and its registration as a tunable for `klab tune`.
 #include "kernels/hgemm/tune.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
+#include <limits>
 
 #include "kernels/hgemm/family.hpp"
 #include "klab/core/errors.hpp"
@@ -119,6 +122,180 @@ int v09_tuned_config(const Problem& p) { return v09_table().config(p); }
 void register_v09_tunable(Registry& r) {
   r.add_tunable(
       v09_table().tunable(KLAB_IF_CUDA(gpu_v09_mma_tma_producer), KLAB_IF_CUDA(launch_v09_config)));
+}
+
+Status wgmma_rung_can_implement(const Problem& p, int64_t block_m, int64_t block_n,
+                                int64_t smem_bytes) {
+  if (((p.dim("m") + block_m - 1) / block_m) * ((p.dim("n") + block_n - 1) / block_n) > INT_MAX)
+    return Status::no("more than 2^31 - 1 block tiles");
+  const DeviceInfo& d = device_info();
+  if (d.present && d.smem_per_block_optin > 0 && smem_bytes > d.smem_per_block_optin)
+    return Status::no("needs " + std::to_string(smem_bytes / 1024) +
+                      " KiB of shared memory per block; this device allows " +
+                      std::to_string(d.smem_per_block_optin / 1024));
+  return Status::yes();
+}
+
+namespace {
+
+/// The SMs the split plans fill: this device's, or an H100/H200's 132 where none answers (a
+/// CPU-only `klab list`; nothing launches there).
+int plan_sm_count() { return device_info().sm_count > 0 ? device_info().sm_count : 132; }
+
+}  // namespace
+
+SplitKPlan v16_plan(const Problem& p) {
+  using W = WeightStreaming;
+  return plan_split_k(p.dim("n"), p.dim("k"), W::kBlockN, W::kBlockK,
+                      plan_sm_count() * W::kCtasPerSm, W::kMinKTilesPerSplit);
+}
+
+Status v16_can_implement(const Problem& p) {
+  using W = WeightStreaming;
+  if (p.dim("m") > W::kBlockM)
+    return Status::no("m = " + std::to_string(p.dim("m")) +
+                      ": this rung keeps C's rows in one m64 block (M <= 64, weight streaming)");
+  return wgmma_rung_can_implement(p, W::kBlockM, W::kBlockN, W::kSmemBytes);
+}
+
+size_t v16_workspace_bytes(const Problem& p) {
+  return sizeof(float) * v16_plan(p).workspace_floats(int(p.dim("m")), int(p.dim("n")));
+}
+
+StreamKPlan v17_plan(const Problem& p) {
+  using W = StreamKWeight;
+  return plan_stream_k(p.dim("n"), p.dim("k"), W::kBlockN, W::kBlockK, plan_sm_count());
+}
+
+Status v17_can_implement(const Problem& p) {
+  using W = StreamKWeight;
+  if (p.dim("m") > W::kBlockM)
+    return Status::no("m = " + std::to_string(p.dim("m")) +
+                      ": this rung keeps C's rows in one m64 block (M <= 64, weight streaming)");
+  return wgmma_rung_can_implement(p, W::kBlockM, W::kBlockN, W::kSmemBytes);
+}
+
+size_t v17_workspace_bytes(const Problem& p) {
+  return v17_plan(p).workspace_bytes(int(p.dim("m")), StreamKWeight::kBlockN);
+}
+
+std::vector<std::string> v18_config_names() {
+  std::vector<std::string> names;
+  for (const WgmmaDispatchEntry& e : kV18Entries)
+    names.push_back(e.rung != 14
+                        ? "v" + std::to_string(e.rung)
+                        : "128x" + std::to_string(e.block_n) + "_k" + std::to_string(e.splits));
+  return names;
+}
+
+namespace {
+
+int64_t tiles_of(int64_t m, int64_t n, int block_n) {
+  return ((m + 127) / 128) * ((n + block_n - 1) / block_n);
+}
+
+/// Why v18's tile entry e cannot run an (m, n, k) problem on sm_count SMs; empty when it can.
+std::string v18_tile_refusal(const WgmmaDispatchEntry& e, int64_t m, int64_t n, int64_t k,
+                             int sm_count) {
+  const int64_t k_tiles = (k + 63) / 64, tiles = tiles_of(m, n, e.block_n);
+  if (e.splits > k_tiles)
+    return std::to_string(e.splits) + " K splits of " + std::to_string(k_tiles) + " k-tiles";
+  if (e.splits > 1 && tiles >= sm_count)
+    return std::to_string(tiles) + " tiles fill the " + std::to_string(sm_count) +
+           " SMs without splitting K";
+  return "";
+}
+
+}  // namespace
+
+Status v18_config_can_implement(int index, const Problem& p) {
+  if (Status s = tune_index_in_range(index, kV18SpaceSize); !s.ok()) return s;
+  const WgmmaDispatchEntry& e = kV18Entries[index];
+  if (e.rung == 16) return v16_can_implement(p);
+  if (e.rung == 17) return v17_can_implement(p);
+  if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
+    return s;
+  const std::string why = v18_tile_refusal(e, p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());
+  if (!why.empty()) return Status::no(v18_config_names()[size_t(index)] + ": " + why);
+  return Status::yes();
+}
+
+double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_count) {
+  // Rates of this H200's measured runs (2026-12-02_9c2ca7a_hopper_v15_v16): v14 sustains ~750
+  // TFLOP/s over 132 SMs; an m64n128 wgmma reads twice B's shared memory per flop of an
+  // m64n256 (taken as 10% slower); partial sums move at L2-like 5 TB/s; DRAM reads ~4 TB/s.
+  constexpr double kMacsPerSm = 750e12 / 2 / 132, kNarrowRate = 0.9, kUnitCost = 1e-6;
+  constexpr double kSplitLaunch = 2e-6, kPartialBytesPerS = 5e12, kDramBytesPerS = 4e12;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (index < 0 || index >= kV18SpaceSize || sm_count <= 0) return inf;
+  const WgmmaDispatchEntry& e = kV18Entries[index];
+  const double dram = double(m * k + k * n + m * n) * 2 / kDramBytesPerS;
+  // Weight streaming: the bytes at the read rate; v17 (one launch) ahead of v16 (two).
+  if (e.rung != 14)
+    return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16 ? 2 : 1) : inf;
+  if (!v18_tile_refusal(e, m, n, k, sm_count).empty()) return inf;
+  const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
+  const int64_t units = tiles_of(m, n, e.block_n) * e.splits;
+  const double waves = double((units + sm_count - 1) / sm_count);
+  const double rate = kMacsPerSm * (e.block_n == 256 ? 1.0 : kNarrowRate);
+  const double unit = 128.0 * e.block_n * 64.0 * double(per_split) / rate + kUnitCost;
+  const double split =
+      e.splits > 1 ? kSplitLaunch + double(m * n) * (8.0 * e.splits + 2) / kPartialBytesPerS : 0;
+  return std::max(waves * unit, dram) + split;
+}
+
+int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count) {
+  // M <= 64 streams the weight: v17 (the tile model has no term for how few bytes in flight
+  // 96-192 tiles of one CTA each keep; v14 read 3.1 TB/s there against v16's 3.7).
+  if (m <= StreamKWeight::kBlockM) return 1;
+  int best = 2;
+  for (int i = 3; i < kV18SpaceSize; ++i)
+    if (v18_model_seconds(i, m, n, k, sm_count) < v18_model_seconds(best, m, n, k, sm_count))
+      best = i;
+  return best;
+}
+
+std::string v18_shape_class(const Problem& p) {
+  int64_t m = 1;
+  while (m < p.dim("m") && m < 16384) m *= 2;
+  return "m" + std::to_string(m) + "_n" + std::to_string(p.dim("n")) + "_k" +
+         std::to_string(p.dim("k"));
+}
+
+namespace {
+
+TableTunable& v18_table() {
+  static TableTunable t(
+      kV18Id, kCommittedTable, v18_config_names(), v18_shape_class,
+      [](const Problem& p) {
+        return v18_builtin_config(p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());
+      },
+      v18_config_can_implement);
+  return t;
+}
+
+}  // namespace
+
+TunedChoice v18_tuned_choice(const Problem& p) { return v18_table().choice(p); }
+
+size_t v18_workspace_bytes(const Problem& p) {
+  size_t most = 0;
+  for (int i = 0; i < kV18SpaceSize; ++i) {
+    if (!v18_config_can_implement(i, p).ok()) continue;
+    const WgmmaDispatchEntry& e = kV18Entries[i];
+    const size_t bytes =
+        e.rung == 16   ? v16_workspace_bytes(p)
+        : e.rung == 17 ? v17_workspace_bytes(p)
+        : e.splits > 1 ? sizeof(float) * size_t(e.splits) * size_t(p.dim("m")) * size_t(p.dim("n"))
+                       : 0;
+    most = std::max(most, bytes);
+  }
+  return most;
+}
+
+void register_v18_tunable(Registry& r) {
+  r.add_tunable(
+      v18_table().tunable(KLAB_IF_CUDA(gpu_v18_wgmma_dispatch), KLAB_IF_CUDA(launch_v18_config)));
 }
 
 }  // namespace klab::hgemm

@@ -5,9 +5,13 @@
 // kernels/hgemm/tuned.json (absent until a `klab tune --commit`), then a built-in guess
 // (klab/harness/tuned_lookup.hpp). Host-compilable; the kernels are instantiated in
 // v07_mma_autotuned.cu, one per entry, dtype and copy path.
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/hgemm/split_k_plan.hpp"
+#include "kernels/hgemm/stream_k_plan.hpp"
 #include "klab/harness/family.hpp"
 #include "klab/harness/tuned_lookup.hpp"
 #include "klab/harness/registry.hpp"
@@ -102,8 +106,8 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     // ... and v05 in groups of 32 (at 4096^3 whole tile columns) and 2 tile rows.
     {128, 256, 64, 64, 64, 4, 1, 32},  // 11
     {128, 256, 64, 64, 64, 4, 1, 2},   // 12
-    // Measured at 4096^3 bf16 (tune_hgemm.txt of 2026-11-30_4f43b01_sgemm_v17_first_sweeps and
-    // 2026-11-30_0473170_sgemm_v17_predicated): 8 and 9 slower than entry 0 (two stages cost more
+    // Measured at 4096^3 bf16 (tune_hgemm.txt of 2026-11-30_4f43b01_sgemm_v18_first_sweeps and
+    // 2026-11-30_0473170_sgemm_v18_predicated): 8 and 9 slower than entry 0 (two stages cost more
     // than half the barriers save), 10 and 11 too; 12 committed, level with entry 0.
 };
 inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));
@@ -180,7 +184,106 @@ int v09_tuned_config(const Problem& p);
 /// Registers v09 as a tunable; called by register_hgemm.
 void register_v09_tunable(Registry& r);
 
+/// Whether a wgmma rung with (block_m, block_n) tiles on a 1-D grid and smem_bytes of shared
+/// memory a block can run p (its fallback, v05's 128x256 kernel, has fewer tiles).
+Status wgmma_rung_can_implement(const Problem& p, int64_t block_m, int64_t block_n,
+                                int64_t smem_bytes);
+
+/// v16's geometry (weight streaming, M <= 64), visible to host code: v18's dispatch sizes its
+/// workspace and checks its limits without CUDA. v16_wgmma_split_k.cu static_asserts its kernel
+/// against it.
+struct WeightStreaming {
+  static constexpr int kBlockM = 64, kBlockN = 128, kBlockK = 64;  // A's m64 block, B's slab
+  static constexpr int kStages = 4, kCtasPerSm = 2;
+  static constexpr int kMinKTilesPerSplit = 2 * kStages;  // a split fills the ring twice
+  static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * 2;
+  /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + 2 * kStages * 8;
+};
+/// The split plan v16 launches with for p on this device (its workspace is sized from it).
+SplitKPlan v16_plan(const Problem& p);
+/// ok, or why v16 cannot run p (M > 64, tiles, shared memory).
+Status v16_can_implement(const Problem& p);
+/// v16's split-K workspace for p on this device (0 with one split).
+size_t v16_workspace_bytes(const Problem& p);
+
+/// v17's geometry (stream-K weight streaming, M <= 64: one CTA an SM, an 8-stage ring of
+/// 64-row A boxes and 128-column B slabs), visible to host code like v16's.
+struct StreamKWeight {
+  static constexpr int kBlockM = 64, kBlockN = 128, kBlockK = 64, kStages = 8;
+  static constexpr int kStageBytes = (kBlockM + kBlockN) * kBlockK * 2;
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + 2 * kStages * 8;
+};
+/// The stream-K plan v17 launches with for p on this device (its workspace is sized from it).
+StreamKPlan v17_plan(const Problem& p);
+/// ok, or why v17 cannot run p (M > 64, tiles, shared memory).
+Status v17_can_implement(const Problem& p);
+/// v17's workspace for p: the segments' partial slots and the slabs' arrival counters.
+size_t v17_workspace_bytes(const Problem& p);
+
+/// v18's entries (sm_90a): the kernel of v16 or v17 (weight streaming, M <= 64), or v14's
+/// persistent kernel and TMA-store epilogue on 128 x block_n tiles of two m64 consumer
+/// warpgroups with K split `splits` ways into persistent (tile, split) units whose fp32 partials
+/// a second kernel sums in order. Index = position (append only), named "v16", "v17" and
+/// "128x<block_n>_k<splits>".
+struct WgmmaDispatchEntry {
+  int rung;     ///< whose kernel: 16, 17, or 14 (v14's, generalised)
+  int block_n;  ///< v14's tiles: 256 or 128
+  int splits;   ///< v14's tiles: K splits
+};
+inline constexpr WgmmaDispatchEntry kV18Entries[] = {
+    {16, 0, 1},    // 0: v16's split-K weight streaming, M <= 64
+    {17, 0, 1},    // 1: v17's stream-K weight streaming, M <= 64
+    {14, 256, 1},  // 2: v14's tiles
+    {14, 256, 2},  // 3
+    {14, 256, 4},  // 4
+    {14, 128, 1},  // 5: twice the tiles, for grids under a wave
+    {14, 128, 2},  // 6
+    {14, 128, 4},  // 7
+    {14, 128, 8},  // 8
+};
+inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
+inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
+/// The ring depth of v18's 128 x block_n tiles: 4 stages of 48 KiB at 256, 5 of 32 KiB at 128
+/// (6 would pass the 227 KiB a block may have, with the 1 KiB the kernel's static shared memory
+/// takes beside it).
+constexpr int v18_stages(int block_n) { return block_n == 256 ? 4 : 5; }
+/// v18's dynamic shared memory for 128 x block_n tiles: the aligned ring, two 64 x 64 store-box
+/// slots per consumer warpgroup, the barriers.
+constexpr int v18_smem_bytes(int block_n) {
+  return 1024 + v18_stages(block_n) * (128 + block_n) * 64 * 2 + 2 * 2 * 64 * 64 * 2 +
+         2 * v18_stages(block_n) * 8;
+}
+std::vector<std::string> v18_config_names();
+/// ok, or why v18's entry `index` cannot run `p`: v16's and v17's limits; tiles and shared
+/// memory; more splits than k-tiles; and split entries only where the tiles number fewer than
+/// the SMs (there they fill the wave; elsewhere they would only add the partials' traffic and
+/// a workspace of splits x M x N floats).
+Status v18_config_can_implement(int index, const Problem& p);
+/// The modelled time (seconds) of entry `index` at (m, n, k) on sm_count SMs, from the wave count
+/// of its units, a per-SM wgmma rate, a fixed cost per unit (filling the ring, the epilogue) and
+/// the partials' traffic and launch when split; infinity where the entry cannot run.
+double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_count);
+/// v18's built-in choice: v17 at M <= 64, else the tile entry of least modelled time.
+int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count);
+/// v18's shape class: "m<M rounded up to a power of two, at most 16384>_n<N>_k<K>".
+std::string v18_shape_class(const Problem& p);
+/// v18's choice for the problem (tune cache, committed table, the model).
+TunedChoice v18_tuned_choice(const Problem& p);
+/// The workspace v18 needs for p: the most any entry that can run p needs.
+size_t v18_workspace_bytes(const Problem& p);
+/// Registers v18 as a tunable; called by register_hgemm.
+void register_v18_tunable(Registry& r);
+
 #if KLAB_HAS_CUDA
+/// Enqueues v16 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
+/// v16_workspace_bytes(p).
+void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v17 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
+/// v17_workspace_bytes(p), zeroed when allocated (its counters return to zero after each launch).
+void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v18's entry `index`; b.workspace holds v18_workspace_bytes(p).
+void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v09's entry `index` (v05's element-copy kernel where TMA cannot run the problem).
 void launch_v09_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues configuration `index` of the tune space on `args.stream` (the cp.async path when the

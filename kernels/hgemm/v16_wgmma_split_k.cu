@@ -21,7 +21,7 @@
 // Requirements: sm_90a (wgmma, TMA), M <= 64 (can_implement refuses larger M), 97 KiB of dynamic
 // shared memory a CTA; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers;
 // other problems run v05's kernel with element copies.
-#include "kernels/hgemm/split_k_plan.hpp"
+#include "kernels/hgemm/split_k_sm90.cuh"
 #include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
 #include "klab/device/pipeline_sm90.cuh"
 #include "klab/device/warpgroup_sm90.cuh"
@@ -31,41 +31,14 @@ namespace klab::hgemm {
 namespace {
 
 struct V16Config {
-  using Stage = WgmmaStage</*block*/ 64, 128>;  // A's m64 block, B's slab of two panels
-  static constexpr int kStages = 4, kCtasPerSm = 2;
+  using W = WeightStreaming;  // the geometry, visible to host code (tune.hpp)
+  using Stage = WgmmaStage<W::kBlockM, W::kBlockN>;  // A's m64 block, B's slab of two panels
+  static constexpr int kStages = W::kStages, kCtasPerSm = W::kCtasPerSm;
   static constexpr int kConsumers = 128, kThreads = kConsumers + 32;  // + the producer warp
-  /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
-  static constexpr int kSmemBytes = 1024 + kStages * int(Stage::kBytes) + 2 * kStages * 8;
-  static constexpr int kMinKTilesPerSplit = 2 * kStages;  // a split fills the ring twice
-  static constexpr int kMaxM = Stage::kBlockM;
-  static constexpr int kReduceThreads = 256;
+  static constexpr int kSmemBytes = W::kSmemBytes;
+  static_assert(int(Stage::kBytes) == W::kStageBytes && Stage::kBlockK == W::kBlockK);
   static_assert(kCtasPerSm * (kSmemBytes + 1024) <= 228 * 1024, "two CTAs an SM");
 };
-
-/// The plan v16 launches with on this device (the workspace is sized from the same one).
-SplitKPlan v16_plan(const Problem& p) {
-  using Cfg = V16Config;
-  return plan_split_k(p.dim("n"), p.dim("k"), Cfg::Stage::kBlockN, Cfg::Stage::kBlockK,
-                      std::max(1, device_info().sm_count) * Cfg::kCtasPerSm,
-                      Cfg::kMinKTilesPerSplit);
-}
-
-/// Stores the warpgroup's 64 x kN fp32 accumulators at (0, col0) of an m x n row-major slice as
-/// 2-float vectors (rows >= m, columns >= n skipped; n even).
-template <int kN>
-__device__ __forceinline__ void store_wgmma_partial(const float (&acc)[kN / 2],
-                                                    float* __restrict__ slice, int m, int n,
-                                                    int col0) {
-  const int t = int(threadIdx.x) % 128;
-#pragma unroll
-  for (int i = 0; i < kN / 2; i += 2) {
-    const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
-    const int col = col0 + at.col;
-    if (at.row < m && col < n)
-      *reinterpret_cast<float2*>(slice + size_t(at.row) * size_t(n) + col) =
-          make_float2(acc[i], acc[i + 1]);
-  }
-}
 
 template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
@@ -105,40 +78,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
       store_wgmma_tile<T, kN>(acc[0], c, m, n, 0, n0);
     else
       store_wgmma_partial<kN>(acc[0], workspace + SplitKPlan::workspace_index(split, 0, 0, m, n), m,
-                              n, n0);
+                              n, 0, n0);
   }
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten
 #endif
 }
 
-/// C = the sum of the splits' partial slices, in split order (the same bits every run), rounded
-/// once. Four columns a thread (n % 8 == 0: a row's quads are whole and 16-byte aligned).
 template <class T>
-__global__ void split_k_reduce_kernel(const float* __restrict__ workspace, T* __restrict__ c, int m,
-                                      int n, int splits) {
-  const size_t quads = size_t(m) * size_t(n) / 4, slice = size_t(m) * size_t(n);
-  for (size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < quads;
-       q += size_t(gridDim.x) * blockDim.x) {
-    float4 sum = reinterpret_cast<const float4*>(workspace)[q];
-    for (int s = 1; s < splits; ++s) {
-      const float4 v = reinterpret_cast<const float4*>(workspace + size_t(s) * slice)[q];
-      sum.x += v.x;
-      sum.y += v.y;
-      sum.z += v.z;
-      sum.w += v.w;
-    }
-    const auto lo = round_pair<T>(sum.x, sum.y), hi = round_pair<T>(sum.z, sum.w);
-    uint2 out;
-    out.x = as_u32(lo);
-    out.y = as_u32(hi);
-    reinterpret_cast<uint2*>(c)[q] = out;
-  }
-}
-
-template <class T>
-void launch_v16(const GemmArgs<T>& g, const SplitKPlan& plan, float* workspace,
-                cudaStream_t stream) {
+void launch_v16_kernel(const GemmArgs<T>& g, const SplitKPlan& plan, float* workspace,
+                       cudaStream_t stream) {
   using Cfg = V16Config;
   constexpr auto kKernel = wgmma_split_k_kernel<Cfg, T>;
   static const bool opted_in = [] {
@@ -151,41 +100,29 @@ void launch_v16(const GemmArgs<T>& g, const SplitKPlan& plan, float* workspace,
   kKernel<<<dim3(unsigned(plan.tiles_n), unsigned(plan.splits)), Cfg::kThreads, Cfg::kSmemBytes,
             stream>>>(maps.a, maps.b, g.c, workspace, g.m, g.n, plan);
   KLAB_CHECK_LAUNCH();
-  if (plan.splits == 1) return;
-  const int64_t quads = int64_t(g.m) * g.n / 4;
-  const auto blocks = std::min<int64_t>(device::ceil_div(quads, Cfg::kReduceThreads),
-                                        int64_t(std::max(1, device_info().sm_count)) * 8);
-  split_k_reduce_kernel<T>
-      <<<unsigned(blocks), Cfg::kReduceThreads, 0, stream>>>(workspace, g.c, g.m, g.n, plan.splits);
-  KLAB_CHECK_LAUNCH();
+  if (plan.splits > 1) launch_split_k_reduce(workspace, g.c, g.m, g.n, plan.splits, stream);
 }
 
 }  // namespace
 
+void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+    if (g.vec16())
+      launch_v16_kernel(g, v16_plan(p), static_cast<float*>(b.workspace), stream_of(args));
+    else
+      launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
+  });
+}
+
 Variant gpu_v16_wgmma_split_k() {
-  using Cfg = V16Config;
   Variant v = gpu_variant(
       "v16_wgmma_split_k",
       "M <= 64 weight streaming: (N slab x K split) CTAs, two an SM, each a producer warp and "
       "one m64n128 wgmma warpgroup on a 4-stage TMA ring; split partials summed in order",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
-          if (g.vec16())
-            launch_v16(g, v16_plan(p), static_cast<float*>(b.workspace), stream_of(args));
-          else
-            launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-        });
-      });
+      launch_v16);
   v.info.min_sm = 90;
-  v.can_implement = [](const Problem& p) {
-    if (p.dim("m") > Cfg::kMaxM)
-      return Status::no("m = " + std::to_string(p.dim("m")) +
-                        ": this rung keeps C's rows in one m64 block (M <= 64, weight streaming)");
-    return wgmma_rung_can_implement(p, Cfg::Stage::kBlockM, Cfg::Stage::kBlockN, Cfg::kSmemBytes);
-  };
-  v.workspace_bytes = [](const Problem& p) {
-    return sizeof(float) * v16_plan(p).workspace_floats(int(p.dim("m")), int(p.dim("n")));
-  };
+  v.can_implement = v16_can_implement;
+  v.workspace_bytes = v16_workspace_bytes;
   return v;
 }
 

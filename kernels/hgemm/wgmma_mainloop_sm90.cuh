@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "kernels/hgemm/multistage_sm80.cuh"
+#include "kernels/hgemm/tune.hpp"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
 #include "kernels/hgemm/wgmma_store_sm90.hpp"
 #include "klab/device/cluster_sm90.cuh"
@@ -95,6 +96,23 @@ __device__ __forceinline__ void load_wgmma_stage_multicast_b(unsigned char* stag
   }
 }
 
+/// A producer's k-tiles kt_begin .. kt_end - 1 of the (tile_m, tile_n) tile (one thread): each
+/// k-tile's boxes into the next ring slot (slot: where the ring stands, advanced past them) once
+/// its consumers have handed it back.
+template <class Stage, int kStages>
+__device__ __forceinline__ void produce_wgmma_k_tiles(device::RingSlot<kStages>& slot,
+                                                      unsigned char* ring, const CUtensorMap* a_map,
+                                                      const CUtensorMap* b_map, uint64_t* full,
+                                                      uint64_t* empty, int tile_m, int tile_n,
+                                                      int kt_begin, int kt_end) {
+  for (int kt = kt_begin; kt < kt_end; ++kt, slot = slot.next()) {
+    // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
+    device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
+    load_wgmma_stage<Stage>(ring + slot.index * Stage::kBytes, a_map, b_map, kt,
+                            tile_m * Stage::kBlockM, tile_n * Stage::kBlockN, &full[slot.index]);
+  }
+}
+
 /// A persistent producer's loop (one thread): for each of the scheduler's tiles of this block,
 /// every k-tile's boxes into the next ring slot once its consumers have handed it back.
 template <class Stage, int kStages, class Scheduler>
@@ -105,12 +123,7 @@ __device__ __forceinline__ void produce_wgmma_tiles(const Scheduler& scheduler, 
   const int k_tiles = (k - 1) / Stage::kBlockK + 1;
   device::RingSlot<kStages> slot;
   scheduler.for_each_tile([&](int tm, int tn) {
-    for (int kt = 0; kt < k_tiles; ++kt, slot = slot.next()) {
-      // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
-      device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
-      load_wgmma_stage<Stage>(ring + slot.index * Stage::kBytes, a_map, b_map, kt,
-                              tm * Stage::kBlockM, tn * Stage::kBlockN, &full[slot.index]);
-    }
+    produce_wgmma_k_tiles<Stage>(slot, ring, a_map, b_map, full, empty, tm, tn, 0, k_tiles);
   });
 }
 
@@ -288,20 +301,6 @@ __device__ __forceinline__ void store_wgmma_tile_tma(const float (&acc)[kN / 2],
 /// its shared memory must outlive the stores' reads.
 __device__ __forceinline__ void drain_wgmma_tile_stores() {
   if (device::warpgroup_thread() == 0) device::bulk_wait_group_read<0>();
-}
-
-/// Whether a wgmma rung with (block_m, block_n) tiles on a 1-D grid and smem_bytes of shared
-/// memory a block can run p (its fallback, v05's 128x256 kernel, has fewer tiles).
-inline Status wgmma_rung_can_implement(const Problem& p, int64_t block_m, int64_t block_n,
-                                       int64_t smem_bytes) {
-  if (device::ceil_div(p.dim("m"), block_m) * device::ceil_div(p.dim("n"), block_n) > INT_MAX)
-    return Status::no("more than 2^31 - 1 block tiles");
-  const DeviceInfo& d = device_info();
-  if (d.present && d.smem_per_block_optin > 0 && smem_bytes > d.smem_per_block_optin)
-    return Status::no("needs " + std::to_string(smem_bytes / 1024) +
-                      " KiB of shared memory per block; this device allows " +
-                      std::to_string(d.smem_per_block_optin / 1024));
-  return Status::yes();
 }
 
 /// Whether Cfg's kernel stores C through the TMA (Cfg::kTmaStore: it takes C's tensor map, from

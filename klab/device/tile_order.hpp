@@ -22,4 +22,18 @@ KLAB_HOST_DEVICE constexpr TileCoord<I> grouped_tile_order(I tile, I group, I ti
   return {first_m + in_group % rows_here, in_group / rows_here};
 }
 
+/// One work unit of a split-K launch: tile (m, n), K split `split`.
+struct SplitKUnit {
+  int m, n, split;
+};
+
+/// Unit u of a tiles_m x tiles_n grid with K split into ranges, split-major: split u / tiles of
+/// tile u % tiles in the grouped order, so a tile's splits are tiles_m * tiles_n units apart and
+/// run in the same wave when the units fit one (their partial sums reach the reduction together).
+KLAB_HOST_DEVICE constexpr SplitKUnit split_k_unit(int u, int group, int tiles_m, int tiles_n) {
+  const int tiles = tiles_m * tiles_n, split = u / tiles;
+  const TileCoord<int> c = grouped_tile_order<int>(u - split * tiles, group, tiles_m, tiles_n);
+  return {c.m, c.n, split};
+}
+
 }  // namespace klab::device

@@ -1,7 +1,8 @@
 #pragma once
 // A persistent static tile scheduler: a grid of at most one wave of CTAs, each walking the
 // tiles blockIdx.x, blockIdx.x + gridDim.x, ... of a tiles_m x tiles_n grid in the grouped order
-// of tile_order.hpp. The host sizes the grid with persistent_grid from the SM count it passes.
+// of tile_order.hpp; and its split-K form, whose work units are (tile, K split) pairs. The host
+// sizes the grid with persistent_grid from the SM count it passes.
 #include <algorithm>
 #include <cstdint>
 
@@ -36,6 +37,25 @@ struct StaticTileScheduler {
     for (int t = worker; t < tiles(); t += workers) {
       const TileCoord<int> c = grouped_tile_order<int>(t, kGroupM, tiles_m, tiles_n);
       fn(c.m, c.n);
+    }
+  }
+};
+
+/// The (tile, K split) units of a tiles_m x tiles_n grid with `splits` K splits, in
+/// split_k_unit's order (tile_order.hpp).
+template <int kGroupM>
+struct SplitKTileScheduler {
+  int tiles_m, tiles_n, splits;
+
+  KLAB_HOST_DEVICE int tiles() const { return tiles_m * tiles_n; }
+  KLAB_HOST_DEVICE int units() const { return tiles() * splits; }
+
+  /// Calls fn(tile_m, tile_n, split) for each of this CTA's units in turn.
+  template <class Fn>
+  __device__ __forceinline__ void for_each_unit(Fn&& fn) const {
+    for (int u = blockIdx.x; u < units(); u += gridDim.x) {
+      const SplitKUnit w = split_k_unit(u, kGroupM, tiles_m, tiles_n);
+      fn(w.m, w.n, w.split);
     }
   }
 };

@@ -52,7 +52,8 @@ struct Variant {
   /// Enqueues the work: no allocation, no synchronisation. Scratch memory comes from
   /// Buffers::workspace, sized by `workspace_bytes` and allocated by the harness.
   std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch;
-  /// Device scratch the launch needs (e.g. CUB temp storage); empty means none.
+  /// Device scratch the launch needs (e.g. CUB temp storage); empty means none. Zeroed once when
+  /// allocated: a launch that leaves counters in it must reset them itself (hgemm v17).
   std::function<size_t(const Problem&)> workspace_bytes;
   /// Optional setup, once per problem and buffers: what does not change between launches (typed
   /// pointers, tensor maps, the tuned configuration, shared-memory opt-in, vendor plans). The
@@ -118,6 +119,13 @@ struct Family {
   std::vector<DType> dtypes;  ///< dtypes any rung takes
   /// Which measured ceiling bounds this family: "copy", "read", "write", "fp32", "bf16_tc", ...
   std::string ceiling;
+  /// Rungs (by name, "v14_wgmma_tma_store") that `klab ceilings` runs beside the vendor
+  /// baselines at the headline shapes to raise the ceiling: where a rung beats the vendor, the
+  /// vendor alone would put it above 100%.
+  std::vector<std::string> ceiling_rungs;
+  /// Shapes beside the headline ones at which those rungs and the baselines probe the ceiling
+  /// (hgemm: the deep-K projections, where the tensor pipe runs fastest).
+  std::vector<Problem> ceiling_shapes;
 
   /// Semantic checks beyond the generic ones (required dims, positive); throws UsageError.
   std::function<void(const Problem&)> validate;

@@ -132,6 +132,8 @@ DeviceSet make_device_set(const Buffers& host, const Problem& p, size_t workspac
   DeviceSet s;
   if (workspace_bytes > 0) {
     s.workspace = DeviceBuffer(workspace_bytes);
+    // Zeroed once (Variant::workspace_bytes): counters a kernel resets itself start at zero.
+    KLAB_CUDA_CHECK(cudaMemset(s.workspace.get(), 0, workspace_bytes));
     s.view.workspace = s.workspace.get();
     s.view.workspace_bytes = workspace_bytes;
   }

@@ -2,6 +2,8 @@
 // the grouped tile order, the wgmma shared-memory descriptor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "klab/device/wgmma_desc.hpp"
 #include "klab/device/wgmma_fragment.hpp"
 #include "kernels/hgemm/split_k_plan.hpp"
+#include "kernels/hgemm/stream_k_plan.hpp"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
 #include "kernels/hgemm/wgmma_store_sm90.hpp"
 
@@ -350,6 +353,74 @@ TEST(SplitK, SplitsCoverEveryKTileOnceAndFillOneWave) {
   EXPECT_EQ(plan_split_k(24576, 4096, 128, 64, 264, 8).splits, 1);
   EXPECT_EQ(plan_split_k(4096, 4096, 128, 64, 264, 8).splits, 8);
   EXPECT_EQ(plan_split_k(6144, 4096, 128, 64, 264, 8).splits, 5);
+}
+
+TEST(SplitKUnits, CoverEveryTileAndSplitOnceSplitMajor) {
+  // v18's persistent units: every (tile, split) pair once; a tile's splits tiles apart.
+  for (int tiles_m : {1, 3, 16, 33})
+    for (int tiles_n : {1, 5, 16})
+      for (int splits : {1, 2, 4, 8}) {
+        const int tiles = tiles_m * tiles_n;
+        std::set<std::array<int, 3>> seen;
+        for (int u = 0; u < tiles * splits; ++u) {
+          const SplitKUnit w = split_k_unit(u, 16, tiles_m, tiles_n);
+          ASSERT_GE(w.m, 0);
+          ASSERT_LT(w.m, tiles_m);
+          ASSERT_GE(w.n, 0);
+          ASSERT_LT(w.n, tiles_n);
+          ASSERT_EQ(w.split, u / tiles);
+          const SplitKUnit first = split_k_unit(u % tiles, 16, tiles_m, tiles_n);
+          ASSERT_EQ(w.m, first.m);
+          ASSERT_EQ(w.n, first.n);
+          seen.insert({w.m, w.n, w.split});
+        }
+        ASSERT_EQ(int(seen.size()), tiles * splits);
+      }
+}
+
+TEST(StreamKPlan, PiecesCoverEveryUnitOnceAndSegmentsMapToDistinctSlots) {
+  using klab::hgemm::plan_stream_k;
+  using klab::hgemm::StreamKPlan;
+  for (int64_t n : {8, 128, 136, 4096, 6144, 24576})
+    for (int64_t k : {8, 64, 72, 4096, 12288})
+      for (int slots : {1, 7, 132, 264}) {
+        const StreamKPlan p = plan_stream_k(n, k, 128, 64, slots);
+        ASSERT_GE(p.ctas, 1);
+        ASSERT_LE(p.ctas, slots);
+        ASSERT_LE(int64_t(p.ctas), p.units());
+        // Pieces: contiguous, in order, sizes within one unit of each other, none empty.
+        int64_t lo = p.units(), hi = 0;
+        for (int c = 0; c < p.ctas; ++c) {
+          const int64_t size = p.begin(c + 1) - p.begin(c);
+          lo = std::min(lo, size);
+          hi = std::max(hi, size);
+          for (int64_t u : {p.begin(c), p.begin(c + 1) - 1}) ASSERT_EQ(p.cta_of(u), c) << u;
+        }
+        ASSERT_EQ(p.begin(p.ctas), p.units());
+        ASSERT_GE(lo, 1);
+        ASSERT_LE(hi - lo, 1);
+        // Every slab: its segments, CTA by CTA, tile its k-tiles exactly; slots distinct and
+        // inside the workspace.
+        std::set<int64_t> slots_seen;
+        for (int t = 0; t < p.tiles_n; ++t) {
+          int next = 0;
+          for (int c = p.first_cta(t); c <= p.last_cta(t); ++c) {
+            ASSERT_EQ(p.seg_begin(c, t), next) << "n " << n << " k " << k << " slab " << t;
+            ASSERT_GT(p.seg_end(c, t), p.seg_begin(c, t));
+            next = p.seg_end(c, t);
+            const int64_t s = p.slot(c, t);
+            ASSERT_GE(s - int64_t(c) * p.slots_per_cta(), 0);
+            ASSERT_LT(s - int64_t(c) * p.slots_per_cta(), p.slots_per_cta());
+            ASSERT_TRUE(slots_seen.insert(s).second);
+          }
+          ASSERT_EQ(next, p.k_tiles);
+        }
+      }
+  // N = 24576, K = 4096 on 132 CTAs: 192 slabs of 64 k-tiles, pieces of 93-94 k-tiles.
+  const StreamKPlan q = plan_stream_k(24576, 4096, 128, 64, 132);
+  EXPECT_EQ(q.units(), 12288);
+  EXPECT_EQ(q.begin(1), 93);
+  EXPECT_EQ(q.slots_per_cta(), 3);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -604,4 +605,58 @@ TEST(TuneCli, NoGpuIsAUsageError) {
                      "needs a GPU");
   expect_usage_error("tune hgemm.v07_mma_autotuned --shape m=64,n=64,k=64 --dtype f16",
                      "needs a GPU");
+}
+
+TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
+  using namespace klab::hgemm;
+  // Names are table keys: distinct and stable.
+  const auto names = v18_config_names();
+  ASSERT_EQ(int(names.size()), kV18SpaceSize);
+  EXPECT_EQ(names[0], "v16");
+  EXPECT_EQ(names[1], "v17");
+  EXPECT_EQ(names[2], "128x256_k1");
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  const int sms = 132;
+  auto pick = [&](int64_t m, int64_t n, int64_t k) {
+    return names[size_t(v18_builtin_config(m, n, k, sms))];
+  };
+  // M <= 64: v17's stream-K weight streaming, whatever N and K.
+  EXPECT_EQ(pick(1, 4096, 4096), "v17");
+  EXPECT_EQ(pick(64, 24576, 4096), "v17");
+  // Grids of at least a wave of 128 x 256 tiles keep v14's kernel unsplit.
+  EXPECT_EQ(pick(4096, 4096, 4096), "128x256_k1");
+  EXPECT_EQ(pick(8192, 8192, 8192), "128x256_k1");
+  EXPECT_EQ(pick(16384, 24576, 4096), "128x256_k1");
+  // M = 512, N = 4096: 64 wide tiles for 132 SMs; 128 narrow ones fill the wave unsplit.
+  EXPECT_EQ(pick(512, 4096, 4096), "128x128_k1");
+  // M = 128, N = 4096: 32 narrow tiles: K is split.
+  const std::string small = pick(128, 4096, 4096);
+  EXPECT_NE(small.find("128x128_k"), std::string::npos) << small;
+  EXPECT_NE(small, "128x128_k1");
+  // Split entries are refused where the tiles already fill the SMs, or K has too few k-tiles;
+  // the model calls them infinitely slow there.
+  EXPECT_TRUE(std::isinf(v18_model_seconds(3, 4096, 4096, 4096, sms)));
+  EXPECT_TRUE(std::isinf(v18_model_seconds(8, 128, 4096, 256, sms))) << "8 splits of 4 k-tiles";
+  EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
+  EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
+  for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
+}
+
+TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
+  using namespace klab::hgemm;
+  const Family& f = registry().family("hgemm");
+  auto problem = [&](const std::string& shape) { return make_problem(f, shape, "bf16"); };
+  const Problem big = problem("m=4096,n=4096,k=4096"), mid = problem("m=128,n=4096,k=4096");
+  EXPECT_TRUE(v18_config_can_implement(2, big).ok());
+  EXPECT_FALSE(v18_config_can_implement(3, big).ok()) << "256 tiles need no split";
+  EXPECT_FALSE(v18_config_can_implement(0, big).ok()) << "weight streaming keeps M <= 64";
+  EXPECT_FALSE(v18_config_can_implement(1, big).ok()) << "weight streaming keeps M <= 64";
+  EXPECT_FALSE(v18_config_can_implement(kV18SpaceSize, big).ok());
+  EXPECT_EQ(v18_workspace_bytes(big), 0u) << "no entry that runs 4096^3 splits K";
+  for (int i = 2; i < kV18SpaceSize; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
+  // The most any entry needs: 8 splits of 128 x 4096 fp32 partials.
+  EXPECT_EQ(v18_workspace_bytes(mid), size_t(8) * 128 * 4096 * sizeof(float));
+  EXPECT_EQ(v18_shape_class(mid), "m128_n4096_k4096");
+  EXPECT_EQ(v18_shape_class(problem("m=300,n=264,k=72")), "m512_n264_k72");
+  EXPECT_EQ(v18_shape_class(problem("m=100000,n=8,k=8")), "m16384_n8_k8");
 }

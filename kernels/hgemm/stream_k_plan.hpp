@@ -1,0 +1,67 @@
+#pragma once
+// How hgemm's stream-K weight-streaming rung (v17, M <= 64) divides the work. Host-and-device
+// constexpr: the CPU tests check that the pieces cover every unit once, that each slab's
+// segments tile its k-tiles, and that the segments' workspace slots are distinct.
+#include <cstddef>
+#include <cstdint>
+
+namespace klab::hgemm {
+
+/// Stream-K over the weight (v17, M <= 64): the work is tiles_n slabs x k_tiles k-tiles, laid
+/// slab-major in one line of units, and `ctas` resident CTAs take equal contiguous pieces of it
+/// (within one k-tile), so every CTA streams the same bytes whatever N is. A piece crosses slab
+/// boundaries: each (CTA, slab) segment stores its fp32 partial in its own workspace slot, and
+/// the last segment of a slab to finish (a per-slab arrival counter) sums the slab's slots in CTA
+/// order and stores C (deterministic); a slab inside one piece is stored directly.
+struct StreamKPlan {
+  int tiles_n = 1;  // N slabs
+  int k_tiles = 1;  // k-tiles per slab
+  int ctas = 1;     // pieces (grid size), at most units()
+
+  constexpr int64_t units() const { return int64_t(tiles_n) * k_tiles; }
+  /// CTA c's units: [begin(c), begin(c + 1)).
+  constexpr int64_t begin(int c) const { return int64_t(c) * units() / ctas; }
+  /// The CTA whose piece holds unit u.
+  constexpr int cta_of(int64_t u) const {
+    return int(((u + 1) * ctas + units() - 1) / units()) - 1;
+  }
+  /// Slab t's segments belong to CTAs first_cta(t) .. last_cta(t).
+  constexpr int first_cta(int t) const { return cta_of(int64_t(t) * k_tiles); }
+  constexpr int last_cta(int t) const { return cta_of(int64_t(t + 1) * k_tiles - 1); }
+  /// CTA c's segment of slab t: k-tiles [seg_begin, seg_end) of the slab.
+  constexpr int seg_begin(int c, int t) const {
+    const int64_t lo = begin(c) - int64_t(t) * k_tiles;
+    return lo > 0 ? int(lo) : 0;
+  }
+  constexpr int seg_end(int c, int t) const {
+    const int64_t hi = begin(c + 1) - int64_t(t) * k_tiles;
+    return hi < k_tiles ? int(hi) : k_tiles;
+  }
+  /// The most slabs one piece touches: its workspace slots per CTA.
+  constexpr int slots_per_cta() const {
+    const int64_t piece = (units() + ctas - 1) / ctas;
+    return int((piece + k_tiles - 2) / k_tiles) + 1;
+  }
+  /// Slot of CTA c's segment of slab t (t within the piece's slabs), each m x block_n floats.
+  constexpr int64_t slot(int c, int t) const {
+    return int64_t(c) * slots_per_cta() + (t - int(begin(c) / k_tiles));
+  }
+  /// Workspace: the slots' fp32 partials, then one arrival counter (int) per slab.
+  constexpr size_t partial_floats(int m, int block_n) const {
+    return size_t(ctas) * size_t(slots_per_cta()) * size_t(m) * size_t(block_n);
+  }
+  constexpr size_t workspace_bytes(int m, int block_n) const {
+    return partial_floats(m, block_n) * sizeof(float) + size_t(tiles_n) * sizeof(int);
+  }
+};
+
+/// The stream-K plan of an (n, k) weight in block_n x block_k tiles for `slots` resident CTAs.
+constexpr StreamKPlan plan_stream_k(int64_t n, int64_t k, int block_n, int block_k, int slots) {
+  StreamKPlan p;
+  p.tiles_n = int((n + block_n - 1) / block_n);
+  p.k_tiles = int((k + block_k - 1) / block_k);
+  p.ctas = int(p.units() < slots ? p.units() : slots);
+  return p;
+}
+
+}  // namespace klab::hgemm
