@@ -9,10 +9,11 @@ void register_attention(Registry& r) {
   using namespace attention;
   Family f = make_attention();
   f.ladder = {
-      cpu_v00(),
+    cpu_v00(),
 #if KLAB_HAS_CUDA
-      gpu_v01_materialised(),
-// Built, waiting for a GPU run: gpu_v02_tiled_online_softmax(), gpu_v03_fa2_mma().
+    gpu_v01_materialised(),
+    gpu_v02_tiled_online_softmax(),
+    gpu_v03_fa2_mma(),
 #endif
   };
   r.add(std::move(f));

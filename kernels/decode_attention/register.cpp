@@ -10,9 +10,11 @@ void register_decode_attention(Registry& r) {
   using namespace decode_attention;
   Family f = make_decode_attention();
   f.ladder = {
-      cpu_v00(),
+    cpu_v00(),
 #if KLAB_HAS_CUDA
-      gpu_v01_block_per_head(),
+    gpu_v01_block_per_head(),
+    gpu_v02_split_kv(),
+    gpu_v03_gqa_mma(),
 #endif
   };
   r.add(std::move(f));
