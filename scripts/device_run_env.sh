@@ -1,14 +1,28 @@
 # Sourced by the scripts that run on a GPU machine (h200.sh, measure_hopper.sh,
 # measure_weak_rungs.sh) after they set $build and $out: unpacks a build packed by
 # scripts/pack_for_device.sh (built on one machine, run on another) where it is expected, puts the
-# libraries packed beside it on the library path (the running machine may lack them), sets $klab,
-# caches the measured ceilings in $out/cache unless the caller named a cache (an earlier run's
-# cache skips measuring them again), and defines log (a timestamped line, also in summary.txt).
+# libraries packed beside it on the library path (the running machine may lack them) and
+# PyTorch's libcudnn where the loader finds none, sets $klab, caches the measured ceilings in
+# $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
+# and defines log (a timestamped line, also in summary.txt).
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
   tar xzf "$pack/device.tgz" -C "$pack" || exit 1
 fi
 klab="$build/apps/klab/klab"
 [ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The cuDNN baselines (maxpool, softmax, attention) link libcudnn.so.9, too large to pack (its
+# engine libraries are hundreds of MiB). Where the loader does not find it (a machine without the
+# toolkit's copy), use the one PyTorch's wheels bring (nvidia-cudnn-cu13: nvidia/cudnn/lib, or
+# nvidia/cu13/lib, under python3's site-packages), if there is one.
+if [ -x "$klab" ] && ldd "$klab" 2>/dev/null | grep -q 'libcudnn.so.9 => not found'; then
+  cudnn_lib=$(python3 -c "import glob, nvidia, os; print(next((os.path.dirname(f) for p in nvidia.__path__
+    for f in sorted(glob.glob(os.path.join(p, '*', 'lib', 'libcudnn.so.9')))), ''))" 2>/dev/null || true)
+  if [ -n "$cudnn_lib" ]; then
+    export LD_LIBRARY_PATH="$cudnn_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  else
+    echo "device_run_env: libcudnn.so.9 not found (no toolkit copy, no nvidia-cudnn wheel): klab will not start" >&2
+  fi
+fi
 export KLAB_CACHE_DIR="${KLAB_CACHE_DIR:-$out/cache}"
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }

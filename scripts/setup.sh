@@ -56,6 +56,26 @@ if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ]; 
   command -v cuobjdump >/dev/null || echo "setup: cuobjdump is still missing: klab sass will say so" >&2
 fi
 
+# The cuDNN frontend's headers (attention.baseline_cudnn): header-only C++, taken from PyPI's
+# nvidia-cudnn-frontend wheel into .deps/cudnn-frontend (git-ignored), where
+# kernels/attention/sources.cmake looks for them. --no-deps: only the headers are used, not its
+# Python dependencies (CUTLASS DSL, TVM FFI); --only-binary: never build its Python module. Pinned:
+# a newer frontend may drop the calls the baseline makes. Without them (or without libcudnn) the
+# build leaves the baseline out with a warning.
+root=$(cd "$(dirname "$0")/.." && pwd)
+fe_version=1.32.0
+fe_dir=$root/.deps/cudnn-frontend
+if { command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; } &&
+   [ ! -d "$fe_dir/nvidia_cudnn_frontend-$fe_version.dist-info" ]; then
+  echo "setup: installing the cuDNN frontend's headers $fe_version from PyPI into .deps/cudnn-frontend"
+  rm -rf "$fe_dir"
+  fe_args=(-q --disable-pip-version-check --no-deps --only-binary=:all: --target "$fe_dir"
+           "nvidia-cudnn-frontend==$fe_version")
+  $py -m pip install "${fe_args[@]}" 2>/dev/null ||
+    $py -m pip install --break-system-packages "${fe_args[@]}" ||
+    echo "setup: the cuDNN frontend is missing: attention.baseline_cudnn will not be built" >&2
+fi
+
 command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
   echo "setup: no CUDA toolkit found: use the cpu-only preset (cmake --preset cpu-only)" >&2
 exit 0

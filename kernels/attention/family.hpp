@@ -69,10 +69,12 @@ inline constexpr double kCpuReferenceMaxFlops = 1e10;
 
 Family make_attention();
 
-// One factory per rung, each in its own file (cpu.cpp, vNN_*.cu).
+// One factory per rung, each in its own file (cpu.cpp, vNN_*.cu, baseline_cudnn.cpp).
 Variant cpu_v00();
 Variant gpu_v01_materialised();
 Variant gpu_v02_tiled_online_softmax();
 Variant gpu_v03_fa2_mma();
+/// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
+Variant gpu_baseline_cudnn();
 
 }  // namespace klab::attention

@@ -1,14 +1,17 @@
 // The attention family's fp64 reference on cases computed by hand (one key, uniform scores,
 // causal masks aligned to the bottom right, empty rows, grouped-query heads, large scores), its
 // sampled form against the whole one, its counts and validation, and checks that catch wrong
-// rungs.
+// rungs; and how the cuDNN baseline describes the family's tensors to cuDNN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <vector>
 
+#include "kernels/attention/cudnn_sdpa_layout.hpp"
 #include "kernels/attention/fa2_fragment.hpp"
 #include "kernels/attention/family.hpp"
 #include "kernels/register.hpp"
@@ -400,4 +403,103 @@ TEST(AttentionFa2Fragments, TilesAreConflictFree) {
   check.template operator()<64>();
   check.template operator()<128>();
   check.template operator()<256>();
+}
+
+// attention.baseline_cudnn's description of the family's tensors (cudnn_sdpa_layout.hpp), checked
+// without cuDNN: causal both ways (Nq > Nkv slices off the empty rows), grouped-query heads.
+std::vector<Dims> cudnn_layout_cases() {
+  return {dims(2, 7, 7, 4, 2, 8, false),  dims(2, 5, 9, 6, 2, 16, true),
+          dims(3, 9, 4, 4, 1, 8, true),   dims(1, 9, 4, 2, 2, 8, false),
+          dims(2, 1, 13, 8, 2, 24, true), dims(1, 6, 1, 3, 3, 8, true)};
+}
+
+// Every element cuDNN addresses, (b, h, n', i) through offset + sum of index x stride, is the
+// family's element of query row n = n' + empty_rows (Q, O, lse) or key row n' (K, V): each
+// non-empty row once, no empty row.
+TEST(AttentionCudnnLayout, StridesAddressTheFamilysArrays) {
+  for (const Dims& s : cudnn_layout_cases()) {
+    const attention::SdpaLayout l = attention::sdpa_layout(s, 2);
+    const int64_t e = l.empty_rows;
+    EXPECT_EQ(e, s.causal && s.nq > s.nkv ? s.nq - s.nkv : 0);
+    auto addr = [](const attention::SdpaTensor& t, int64_t b, int64_t h, int64_t n, int64_t i) {
+      return t.offset + b * t.stride[0] + h * t.stride[1] + n * t.stride[2] + i * t.stride[3];
+    };
+    std::set<int64_t> q_seen, lse_seen;
+    ASSERT_EQ(l.q.dim, (std::array<int64_t, 4>{s.b, s.hq, s.nq - e, s.d}));
+    ASSERT_EQ(l.k.dim, (std::array<int64_t, 4>{s.b, s.hkv, s.nkv, s.d}));
+    ASSERT_EQ(l.stats.dim, (std::array<int64_t, 4>{s.b, s.hq, s.nq - e, 1}));
+    EXPECT_EQ(l.o.dim, l.q.dim);
+    EXPECT_EQ(l.o.stride, l.q.stride);
+    EXPECT_EQ(l.v.stride, l.k.stride);
+    for (int64_t b = 0; b < s.b; ++b)
+      for (int64_t h = 0; h < s.hq; ++h)
+        for (int64_t n = 0; n < s.nq - e; ++n) {
+          for (int64_t i = 0; i < s.d; ++i) {
+            const int64_t want = ((b * s.nq + n + e) * s.hq + h) * s.d + i;
+            EXPECT_EQ(addr(l.q, b, h, n, i), want);
+            q_seen.insert(addr(l.q, b, h, n, i));
+          }
+          EXPECT_EQ(addr(l.stats, b, h, n, 0), (b * s.hq + h) * s.nq + n + e);
+          lse_seen.insert(addr(l.stats, b, h, n, 0));
+        }
+    EXPECT_EQ(static_cast<int64_t>(q_seen.size()), s.b * s.hq * (s.nq - e) * s.d);
+    EXPECT_EQ(static_cast<int64_t>(lse_seen.size()), s.b * s.hq * (s.nq - e));
+    for (int64_t b = 0; b < s.b; ++b)
+      for (int64_t h = 0; h < s.hkv; ++h)
+        for (int64_t n = 0; n < s.nkv; ++n)
+          for (int64_t i = 0; i < s.d; ++i)
+            EXPECT_EQ(addr(l.k, b, h, n, i), ((b * s.nkv + n) * s.hkv + h) * s.d + i);
+  }
+}
+
+// cuDNN's bottom-right causal mask on the slice (s_q = Nq - empty_rows <= s_kv, which it
+// requires) lets row n' see keys j <= n' + s_kv - s_q: the family's mask of row n' + empty_rows;
+// the rows left out are exactly the family's empty ones.
+TEST(AttentionCudnnLayout, TheSliceKeepsTheFamilysCausalMask) {
+  for (const Dims& s : cudnn_layout_cases()) {
+    if (!s.causal) continue;
+    const attention::SdpaLayout l = attention::sdpa_layout(s, 2);
+    const int64_t sq = l.q.dim[2], skv = l.k.dim[2];
+    EXPECT_LE(sq, skv);
+    for (int64_t n = 0; n < l.empty_rows; ++n) EXPECT_EQ(s.visible_keys(n), 0) << n;
+    for (int64_t n = 0; n < sq; ++n)
+      EXPECT_EQ(std::min(n + skv - sq + 1, skv), s.visible_keys(n + l.empty_rows)) << n;
+  }
+}
+
+// The alignment each tensor's pointer and strides guarantee: 16 bytes for Q, K, V, O at D a
+// multiple of 8 (what cuDNN's kernels assume), less for a Stats slice that starts mid-vector.
+TEST(AttentionCudnnLayout, AlignmentsAreWhatThePointersGuarantee) {
+  const attention::SdpaLayout l = attention::sdpa_layout(dims(2, 300, 127, 4, 1, 64, true), 2);
+  EXPECT_EQ(l.empty_rows, 173);
+  for (const attention::SdpaTensor* t : {&l.q, &l.k, &l.v, &l.o}) EXPECT_EQ(t->alignment, 16);
+  EXPECT_EQ(l.stats.alignment, 4);  // 173 floats in, and rows of 300 floats
+  EXPECT_EQ(attention::sdpa_layout(dims(1, 64, 64, 2, 2, 64, true), 2).stats.alignment, 16);
+  EXPECT_EQ(attention::sdpa_layout(dims(1, 64, 64, 2, 2, 4, false), 2).q.alignment, 8);
+  EXPECT_EQ(attention::alignment_of({48, 0, 32}), 16);
+  EXPECT_EQ(attention::alignment_of({12}), 4);
+}
+
+// Refused without asking cuDNN: D not a multiple of 8, a misaligned base. Every other awkward
+// shape of the family goes to cuDNN (which decides the rest on the device).
+TEST(AttentionCudnnLayout, StaticRefusals) {
+  const Problem d4 = attention::problem(dims(1, 8, 8, 2, 2, 4, false), DType::bf16);
+  EXPECT_NE(attention::sdpa_static_support(d4).reason.find("multiple of 8"), std::string::npos);
+  const Problem off = attention::problem(dims(1, 8, 8, 2, 2, 64, false), DType::bf16, 1);
+  EXPECT_NE(attention::sdpa_static_support(off).reason.find("16-byte"), std::string::npos);
+  EXPECT_TRUE(attention::sdpa_static_support(
+                  attention::problem(dims(1, 8, 8, 2, 2, 64, false), DType::f16, 8))
+                  .ok());
+  int refused = 0;
+  for (const Problem& p : family().awkward) refused += !attention::sdpa_static_support(p).ok();
+  EXPECT_EQ(refused, 1) << "only the misaligned awkward shape";
+  for (const Problem& p : family().headline) EXPECT_TRUE(attention::sdpa_static_support(p).ok());
+  // Registered (CUDA builds with cuDNN and its frontend): a baseline of bf16 and f16 whose
+  // can_implement gives those reasons before any GPU is asked.
+  const Variant* v = family().find("attention.baseline_cudnn");
+  if (!v) GTEST_SKIP() << "attention.baseline_cudnn is not registered in this build";
+  EXPECT_TRUE(v->info.baseline);
+  EXPECT_EQ(v->info.dtypes, (std::vector<DType>{DType::bf16, DType::f16}));
+  EXPECT_FALSE(can_run(*v, d4).ok());
+  EXPECT_FALSE(can_run(*v, off).ok());
 }
