@@ -51,8 +51,8 @@ __device__ __forceinline__ void reduce_stream_k_slab(const StreamKPlan& plan, in
     if (col0 + col >= n) continue;
     float2 sum = make_float2(0.f, 0.f);
     for (int cta = plan.first_cta(t); cta <= plan.last_cta(t); ++cta) {
-      const float2 v = __ldcg(reinterpret_cast<const float2*>(
-          partials + (plan.slot(cta, t) * m + row) * kN + col));
+      const float2 v = __ldcg(
+          reinterpret_cast<const float2*>(partials + (plan.slot(cta, t) * m + row) * kN + col));
       sum.x += v.x;
       sum.y += v.y;
     }
@@ -112,8 +112,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       __threadfence();
       device::named_barrier_sync(1, Cfg::kConsumers);
       if (tid == 0)
-        last_arrival =
-            atomicAdd(&counters[t], 1) == plan.last_cta(t) - plan.first_cta(t) ? 1 : 0;
+        last_arrival = atomicAdd(&counters[t], 1) == plan.last_cta(t) - plan.first_cta(t) ? 1 : 0;
       device::named_barrier_sync(1, Cfg::kConsumers);
       if (last_arrival) {
         __threadfence();  // the other segments' partials, seen through their arrivals

@@ -126,7 +126,8 @@ void launch_split_tiles(const GemmArgs<T>& g, int splits, float* workspace, cuda
   const int64_t units =
       device::ceil_div(g.m, 128) * device::ceil_div(g.n, int64_t(kBlockN)) * plan.splits;
   const auto blocks = std::min<int64_t>(
-      units, device::resident_wave(device_info().sm_count, kKernel, Cfg::kThreads, Cfg::kSmemBytes));
+      units,
+      device::resident_wave(device_info().sm_count, kKernel, Cfg::kThreads, Cfg::kSmemBytes));
   const WgmmaMaps maps = make_wgmma_maps<typename Cfg::Stage>(g);
   kKernel<<<static_cast<unsigned>(blocks), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       maps.a, maps.b, make_wgmma_c_map(g), workspace, g.m, g.n, plan);
@@ -154,7 +155,8 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
 Variant gpu_v18_wgmma_dispatch() {
   Variant v = gpu_variant(
       "v18_wgmma_dispatch",
-      "per shape class (klab tune, else a wave model): v16 or v17 weight streaming at M <= 64, or v14's "
+      "per shape class (klab tune, else a wave model): v16 or v17 weight streaming at M <= 64, or "
+      "v14's "
       "kernel on 128x256 or 128x128 tiles with K split into persistent (tile, split) units",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         launch_v18_config(v18_tuned_choice(p).config, p, b, args);
