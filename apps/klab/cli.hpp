@@ -16,6 +16,9 @@ struct Common {
   int64_t misalign = 0;
   uint64_t seed = 0;
   double noise = 0.01, max_time = 2.0;
+  /// bench/run: every variant of a problem benchmarked once per round, samples pooled
+  /// (merge_rounds); max_time is split between the rounds.
+  int rounds = 1;
   std::vector<std::string> targets;  // families or variant ids
   std::string device = "all";        // run only the gpu or the cpu rungs of the selected families
 };

@@ -149,9 +149,10 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
   check_implementable(sel, problems, c);
   apply_device_filter(sel, c.device);
   apply_gpu_policy(sel, cpu_fallback);
+  const int rounds = opt.bench ? c.rounds : 1;
   int total = 0;
   for (size_t i = 0; i < sel.size(); ++i)
-    total += static_cast<int>(sel[i].variants.size() * problems[i].size());
+    total += static_cast<int>(sel[i].variants.size() * problems[i].size()) * rounds;
   if (device_info().present && opt.bench) {
     // Ceilings first (cached per device), so the progress line is honest about the long step.
     if (!load_cached_ceilings())
@@ -164,13 +165,26 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
   bool failed = false;
   for (size_t i = 0; i < sel.size(); ++i) {
     std::vector<Result> fam;
-    for (const Problem& p : problems[i])
-      for (const Variant* v : sel[i].variants) {
-        progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)));
-        fam.push_back(run_variant(*sel[i].family, *v, p, opt));
+    for (const Problem& p : problems[i]) {
+      // Round k runs every variant once; only the first checks (merge_rounds keeps its check).
+      std::vector<std::vector<Result>> per(sel[i].variants.size());
+      for (int k = 0; k < rounds; ++k) {
+        RunOptions o = opt;
+        o.check = opt.check && k == 0;
+        o.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / rounds;
+        for (size_t j = 0; j < sel[i].variants.size(); ++j) {
+          const Variant* v = sel[i].variants[j];
+          progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)) +
+                        (rounds > 1 ? " round " + std::to_string(k + 1) : ""));
+          per[j].push_back(run_variant(*sel[i].family, *v, p, o));
+        }
+      }
+      for (auto& rs : per) {
+        fam.push_back(merge_rounds(*sel[i].family, std::move(rs)));
         const Result& r = fam.back();
         failed |= r.status == "error" || (r.checked && !r.check.passed);
       }
+    }
     attach_baselines(fam);
     if (!fam.empty()) {
       std::cout << "\n## " << sel[i].family->name << " — " << sel[i].family->summary << "\n";

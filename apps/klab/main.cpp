@@ -33,6 +33,10 @@ void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {
   cmd->add_flag("--hot", c.hot, "hot L2: no flush, no rotation (labelled 'hot')");
   cmd->add_option("--noise", c.noise, "target relative noise (MAD-based) before stopping");
   cmd->add_option("--max-time", c.max_time, "wall-clock cap per benchmark, seconds");
+  cmd->add_option("--rounds", c.rounds,
+                  "benchmark the variants of a problem in this many interleaved rounds, samples "
+                  "pooled (--max-time split between them): clock and power drifts fall on all")
+      ->check(CLI::Range(1, 100));
 }
 
 }  // namespace

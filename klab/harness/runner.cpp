@@ -1,5 +1,7 @@
 #include "klab/harness/runner.hpp"
 
+#include <algorithm>
+
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -277,6 +279,31 @@ void attach_throughput(const Family& f, Result& r) {
   r.ceiling.value = c->value;
   r.ceiling.datasheet = c->datasheet;
   r.ceiling.pct = 100.0 * (c->unit == "GB/s" ? r.gbps : r.tflops) / c->value;
+}
+
+Result merge_rounds(const Family& f, std::vector<Result> rounds) {
+  KLAB_CHECK(!rounds.empty(), "merge_rounds: no rounds");
+  for (const Result& o : rounds)
+    if (o.status != "ok" || !o.timed) return o;
+  Result r = std::move(rounds.front());
+  if (rounds.size() == 1) return r;
+  Timing& t = r.timing;
+  for (size_t i = 1; i < rounds.size(); ++i) {
+    const Timing& o = rounds[i].timing;
+    t.samples_ms.insert(t.samples_ms.end(), o.samples_ms.begin(), o.samples_ms.end());
+    t.throttled_samples += o.throttled_samples;
+    t.discarded_samples += o.discarded_samples;
+    t.converged = t.converged && o.converged;
+    if (o.sm_clock_min_mhz > 0)
+      t.sm_clock_min_mhz = t.sm_clock_min_mhz > 0 ? std::min(t.sm_clock_min_mhz, o.sm_clock_min_mhz)
+                                                  : o.sm_clock_min_mhz;
+    t.sm_clock_max_mhz = std::max(t.sm_clock_max_mhz, o.sm_clock_max_mhz);
+  }
+  t.stats = summarize(t.samples_ms);
+  t.method += ", pooled over " + std::to_string(rounds.size()) +
+              " rounds interleaved with the other variants";
+  attach_throughput(f, r);
+  return r;
 }
 
 Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt) {

@@ -29,4 +29,12 @@ void attach_baselines(std::vector<Result>& results);
 /// Fills throughput and ceiling fields from counts and timing.
 void attach_throughput(const Family& f, Result& r);
 
+/// One record from the rounds of one variant at one problem (`klab bench --rounds`: every
+/// variant of a problem runs once per round, so slow drifts of clock and power between the
+/// first variant and the last fall on all of them alike). The first round's record (its check,
+/// its setup) with every round's kept samples pooled and the statistics, clocks, dropped and
+/// throttled counts recomputed over them; the method names the rounds. A round that did not
+/// time (skipped, error) is the record returned: a variant fails as a whole.
+Result merge_rounds(const Family& f, std::vector<Result> rounds);
+
 }  // namespace klab

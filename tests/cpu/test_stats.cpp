@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include "kernels/register.hpp"
+#include "klab/core/errors.hpp"
 #include "klab/harness/bench.hpp"
+#include "klab/harness/runner.hpp"
 #include "klab/harness/stats.hpp"
 
 using namespace klab;
@@ -55,4 +58,43 @@ TEST(Bench, CpuBenchTimesSomething) {
   EXPECT_GE(t.stats.n, 3);
   EXPECT_GT(t.stats.median, 0.0);
   EXPECT_EQ(t.mode, "cpu");
+}
+
+TEST(Rounds, MergePoolsSamplesAndKeepsTheFirstRoundsCheck) {
+  const Family& f = registry().family("hgemm");
+  auto round = [](std::vector<double> samples, int clock_lo, int clock_hi, int dropped) {
+    Result r;
+    r.status = "ok";
+    r.timed = true;
+    r.counts.flops = 2e12;
+    r.counts.bytes = 1e9;
+    r.timing.samples_ms = samples;
+    r.timing.stats = summarize(samples);
+    r.timing.method = "events around 1 launch";
+    r.timing.sm_clock_min_mhz = clock_lo;
+    r.timing.sm_clock_max_mhz = clock_hi;
+    r.timing.discarded_samples = dropped;
+    r.timing.converged = true;
+    return r;
+  };
+  Result first = round({1.0, 1.0, 1.0}, 1980, 1980, 0);
+  first.checked = true;
+  first.check.passed = true;
+  const Result second = round({3.0, 3.0, 3.0, 3.0}, 1950, 1980, 5);
+  const Result m = merge_rounds(f, {first, second});
+  EXPECT_EQ(m.timing.samples_ms.size(), 7u);
+  EXPECT_DOUBLE_EQ(m.timing.stats.median, 3.0) << "the median of the pooled samples";
+  EXPECT_EQ(m.timing.discarded_samples, 5);
+  EXPECT_EQ(m.timing.sm_clock_min_mhz, 1950);
+  EXPECT_EQ(m.timing.sm_clock_max_mhz, 1980);
+  EXPECT_TRUE(m.checked && m.check.passed) << "the first round's check";
+  EXPECT_NE(m.timing.method.find("pooled over 2 rounds"), std::string::npos) << m.timing.method;
+  EXPECT_NEAR(m.tflops, 2e12 / 3e-3 / 1e12, 1e-9) << "throughput from the pooled median";
+  // One round alone is returned as it is; a round that did not time fails the whole record.
+  EXPECT_EQ(merge_rounds(f, {first}).timing.method, "events around 1 launch");
+  Result failed = second;
+  failed.status = "error";
+  failed.timed = false;
+  EXPECT_EQ(merge_rounds(f, {first, failed}).status, "error");
+  EXPECT_THROW(merge_rounds(f, {}), Error);
 }
