@@ -213,6 +213,7 @@ Status v18_config_can_implement(int index, const Problem& p) {
   const WgmmaDispatchEntry& e = kV18Entries[index];
   if (e.rung == 16) return v16_can_implement(p);
   if (e.rung == 17) return v17_can_implement(p);
+  if (e.rung == 15) return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
   if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
     return s;
   const std::string why = v18_tile_refusal(e, p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());
@@ -230,6 +231,8 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   if (index < 0 || index >= kV18SpaceSize || sm_count <= 0) return inf;
   const WgmmaDispatchEntry& e = kV18Entries[index];
   const double dram = double(m * k + k * n + m * n) * 2 / kDramBytesPerS;
+  // v15's clusters: no model; only a tune table picks them.
+  if (e.rung == 15) return inf;
   // Weight streaming: the bytes at the read rate; v17 (one launch) ahead of v16 (two).
   if (e.rung != 14)
     return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16 ? 2 : 1) : inf;

@@ -227,7 +227,7 @@ size_t v17_workspace_bytes(const Problem& p);
 /// a second kernel sums in order. Index = position (append only), named "v16", "v17" and
 /// "128x<block_n>_k<splits>".
 struct WgmmaDispatchEntry {
-  int rung;     ///< whose kernel: 16, 17, or 14 (v14's, generalised)
+  int rung;     ///< whose kernel: 16, 17, 15, or 14 (v14's, generalised)
   int block_n;  ///< v14's tiles: 256 or 128
   int splits;   ///< v14's tiles: K splits
 };
@@ -241,6 +241,7 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {14, 128, 2},  // 6
     {14, 128, 4},  // 7
     {14, 128, 8},  // 8
+    {15, 256, 1},  // 9: v15's 2-CTA clusters (won at 8192^3 and 6000x7000x5000 in ac8ef08's run)
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
@@ -282,6 +283,8 @@ void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v17 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
 /// v17_workspace_bytes(p), zeroed when allocated (its counters return to zero after each launch).
 void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v15 (v18's entry 9).
+void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v18's entry `index`; b.workspace holds v18_workspace_bytes(p).
 void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v09's entry `index` (v05's element-copy kernel where TMA cannot run the problem).

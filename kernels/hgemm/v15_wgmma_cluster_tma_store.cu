@@ -118,4 +118,9 @@ Variant gpu_v15_wgmma_cluster_tma_store() {
       "stages handed back to both producers, C through stmatrix box slots and TMA stores");
 }
 
+void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  static const Variant v15 = gpu_v15_wgmma_cluster_tma_store();
+  v15.launch(p, b, args);
+}
+
 }  // namespace klab::hgemm

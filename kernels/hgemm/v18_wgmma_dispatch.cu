@@ -8,6 +8,8 @@
 // entry at a shape and keeps the fastest per shape class (M rounded up to a power of two, N, K);
 // without a table, a wave model picks (v18_model_seconds: units per wave at the measured per-SM
 // wgmma rate, a fixed cost per unit, the partials' traffic).
+// Entry 9 runs v15's kernel (2-CTA clusters with B multicast) as it is; the model never picks it,
+// a tune table may.
 // Why: at Qwen3-8B's projections with M = 128..512 v14's 128 x 256 tiles number 16-96 for 132
 // SMs (e.g. M = 512, N = 4096: 64 tiles, half the GPU idle: 0.59x cuBLASLt in
 // 2026-12-02_9c2ca7a_hopper_v15_v16), and at M <= 64 only the weight-streaming rungs come near
@@ -141,6 +143,7 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
   const WgmmaDispatchEntry& e = kV18Entries[index];
   if (e.rung == 16) return launch_v16(p, b, args);
   if (e.rung == 17) return launch_v17(p, b, args);
+  if (e.rung == 15) return launch_v15(p, b, args);
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     float* workspace = static_cast<float*>(b.workspace);
     if (!g.vec16())
@@ -155,9 +158,9 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
 Variant gpu_v18_wgmma_dispatch() {
   Variant v = gpu_variant(
       "v18_wgmma_dispatch",
-      "per shape class (klab tune, else a wave model): v16 or v17 weight streaming at M <= 64, or "
-      "v14's "
-      "kernel on 128x256 or 128x128 tiles with K split into persistent (tile, split) units",
+      "per shape class (klab tune, else a wave model): v16 or v17 weight streaming at M <= 64, "
+      "v14's kernel on 128x256 or 128x128 tiles with K split into persistent (tile, split) units, "
+      "or v15's clusters",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         launch_v18_config(v18_tuned_choice(p).config, p, b, args);
       });

@@ -615,6 +615,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(names[0], "v16");
   EXPECT_EQ(names[1], "v17");
   EXPECT_EQ(names[2], "128x256_k1");
+  EXPECT_EQ(names[9], "v15");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -639,6 +640,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_TRUE(std::isinf(v18_model_seconds(8, 128, 4096, 256, sms))) << "8 splits of 4 k-tiles";
   EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
+  EXPECT_TRUE(std::isinf(v18_model_seconds(9, 8192, 8192, 8192, sms))) << "only a table picks v15";
   for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
 }
 
