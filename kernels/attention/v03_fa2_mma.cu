@@ -39,6 +39,7 @@
 
 #include "kernels/attention/fa2_fragment.hpp"
 #include "kernels/attention/family.hpp"
+#include "kernels/attention/tiled_launch.cuh"
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/cp_async.cuh"
 #include "klab/device/dispatch.cuh"
@@ -50,9 +51,6 @@
 namespace klab::attention {
 
 namespace {
-
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
 
 template <int kD>
 struct V03Config {
@@ -71,13 +69,6 @@ struct V03Config {
   static constexpr int kSmemBytes = 2 * (2 * kStageElems + (kQInRegs ? 0 : kBlockM * kD));
   static_assert(!kQInRegs || kBlockM * kD <= kStageElems, "Q is staged in stage 1's space");
   static_assert(kBlockN % 16 == 0 && kD % 64 == 0);
-};
-
-struct Geometry {
-  int64_t nq, nkv, hq, hkv, group;
-  int64_t causal_offset;  // nkv - nq: row n sees keys j <= n + offset (causal only)
-  bool causal;
-  float scale_log2;  // scale * log2(e)
 };
 
 // Copies rows [0, rows) of a (.., heads, kD) tensor (row stride ld elements) into a swizzled
@@ -326,58 +317,17 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
   }
 }
 
-// The pointers of one problem's tensors in element type T.
-template <class T>
-struct Tensors {
-  const T *q, *k, *v;
-  T* o;
-  float* lse;
-  bool vec16() const {
-    return device::aligned16(q) && device::aligned16(k) && device::aligned16(v) &&
-           device::aligned16(o);
+struct V03Rung {
+  template <int kD>
+  using Config = V03Config<kD>;
+  template <class T, int kD, bool kVec>
+  static constexpr auto kernel() {
+    return v03_kernel<T, kD, kVec>;
   }
+  static constexpr const char* kName = "attention.v03";
 };
 
-// The enqueue-only launch of v03_kernel<T, kD, kVec> (its shared-memory opt-in done here, once
-// per kernel).
-template <class T, int kD, bool kVec>
-PreparedLaunch prepare_kernel(const Geometry& g, int64_t b, const Tensors<T>& t) {
-  using C = V03Config<kD>;
-  constexpr auto kernel = v03_kernel<T, kD, kVec>;
-  static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
-  const dim3 grid(static_cast<unsigned>(device::ceil_div(g.nq, C::kBlockM)),
-                  static_cast<unsigned>(g.hq), static_cast<unsigned>(b));
-  return [=](Stream stream) {
-    kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
-        t.q, t.k, t.v, t.o, t.lse, g);
-    KLAB_CHECK_LAUNCH();
-  };
-}
-
-template <class T, int kD>
-PreparedLaunch prepare_d(const Geometry& g, int64_t b, const Tensors<T>& t) {
-  return t.vec16() ? prepare_kernel<T, kD, true>(g, b, t) : prepare_kernel<T, kD, false>(g, b, t);
-}
-
-PreparedLaunch prepare(const Problem& p, Buffers& b) {
-  const Dims s = dims_of(p);
-  const Geometry g{s.nq,      s.nkv,        s.hq,     s.hkv,
-                   s.group(), s.nkv - s.nq, s.causal, static_cast<float>(s.scale()) * kLog2e};
-  PreparedLaunch out;
-  device::dispatch_among<__nv_bfloat16, __half>(p.dtype, "attention.v03", [&]<class T>() {
-    const Tensors<T> t{b.ptr<T>("q"), b.ptr<T>("k"), b.ptr<T>("v"), b.ptr<T>("o"),
-                       b.ptr<float>("lse")};
-    out = s.d == 64    ? prepare_d<T, 64>(g, s.b, t)
-          : s.d == 128 ? prepare_d<T, 128>(g, s.b, t)
-                       : prepare_d<T, 256>(g, s.b, t);
-  });
-  return out;
-}
+PreparedLaunch prepare(const Problem& p, Buffers& b) { return prepare_tiled<V03Rung>(p, b); }
 
 }  // namespace
 
