@@ -184,15 +184,19 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
         const Result& r = fam.back();
         failed |= r.status == "error" || (r.checked && !r.check.passed);
       }
+      // Rewritten after every problem: a run stopped by a time limit keeps what it measured.
+      attach_baselines(fam);
+      if (!c.json_path.empty() && c.json_path != "-") {
+        std::vector<Result> so_far = all;
+        so_far.insert(so_far.end(), fam.begin(), fam.end());
+        write_json(so_far, c.json_path);
+      }
     }
-    attach_baselines(fam);
     if (!fam.empty()) {
       std::cout << "\n## " << sel[i].family->name << " — " << sel[i].family->summary << "\n";
       std::cout << format_table(fam, false);
     }
     all.insert(all.end(), fam.begin(), fam.end());
-    // Rewritten after every family: a run stopped by a time limit keeps what it measured.
-    if (!c.json_path.empty() && c.json_path != "-") write_json(all, c.json_path);
   }
   if (c.json_path == "-") write_json(all, c.json_path);
   failed |= report_above_ceiling(all) > 0;
