@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The attention and decode_attention ladders on an H100/H200, in steps that each fit a few
+# minutes:
+#   check     the GPU tests of both families at every awkward shape (three input distributions)
+#             and `klab check` of the GPU rungs at each headline shape, one call per shape;
+#   sanitize  compute-sanitizer memcheck (small awkward shapes), racecheck and synccheck (tiny)
+#             over both families' GPU tests;
+#   bench     the GPU rungs (baselines included where registered) at each family's headline
+#             shapes, in interleaved rounds: one `klab bench --rounds` call and one record file
+#             per family (bench_<family>.json, rewritten after every shape).
+# Usage: scripts/measure_attention.sh BUILD_DIR OUTDIR   (steps run in the order above)
+#   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
+#   KLAB_ATTN_STEPS="check sanitize bench" selects steps (default: all). KLAB_ATTN_RUNGS: the
+#   rungs to bench (default: every GPU rung of both families but attention's materialised v01,
+#   which needs B*H*N^2*4 bytes). KLAB_MAX_TIME: seconds per benchmark (default 0.3), split
+#   between KLAB_ROUNDS interleaved rounds (default 3); KLAB_ATTN_BENCH_LIMIT: seconds per
+#   family's bench call (default 420). KLAB_CACHE_DIR: the ceilings cache.
+set -uo pipefail
+usage="usage: scripts/measure_attention.sh BUILD_DIR OUTDIR"
+build=${1:?$usage}
+out=${2:?$usage}
+mkdir -p "$out"
+source "$(dirname "$0")/device_run_env.sh"
+tests="$build/tests/klab_gpu_tests"
+steps=${KLAB_ATTN_STEPS:-check sanitize bench}
+max_time=${KLAB_MAX_TIME:-0.3}
+rounds=${KLAB_ROUNDS:-3}
+status=0
+has() { [[ " $steps " == *" $1 "* ]]; }
+
+# The GPU rungs (and baselines) of a family, as klab lists them.
+gpu_rungs() { "$klab" list "$1" | awk '$2 == "gpu" {print $1}'; }
+rungs=${KLAB_ATTN_RUNGS:-$( (gpu_rungs attention; gpu_rungs decode_attention) | grep -v '^attention.v01_materialised$')}
+{
+  echo "# $(basename "$out")"
+  echo
+  echo "- **Command**: \`scripts/measure_attention.sh $build OUTDIR\` with steps: $steps"
+  echo "- **Code**: $(cat "$build/git_sha.txt" 2>/dev/null || git rev-parse --short=12 HEAD)"
+  echo "- **Started**: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- **Machine**: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
+} > "$out/MANIFEST.md"
+
+log "ceilings (cached in $KLAB_CACHE_DIR)"
+timeout 200 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
+
+if has check; then
+  log "GPU tests of attention and decode_attention at every awkward shape"
+  KLAB_TEST_SHAPES=awkward GTEST_FILTER='*attention_*' timeout 300 "$tests" --gtest_brief=1 \
+    > "$out/gpu_tests.log" 2>&1 || status=1
+  tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
+fi
+
+if has sanitize; then
+  for tool in memcheck racecheck synccheck; do
+    shapes=small; [ $tool != memcheck ] && shapes=tiny
+    log "compute-sanitizer $tool over both families' GPU tests ($shapes awkward shapes)"
+    KLAB_TEST_SHAPES=$shapes GTEST_FILTER='*attention_*' timeout 400 compute-sanitizer --tool $tool \
+      --error-exitcode 9 --print-limit 20 "$tests" --gtest_brief=1 > "$out/$tool.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
+  done
+fi
+
+if has bench; then
+  for family in attention decode_attention; do
+    mine=$(grep "^$family\." <<< "$rungs" | tr '\n' ' ')
+    [ -z "$mine" ] && continue
+    # One call over the family's headline shapes (a rung that cannot run one is recorded as
+    # skipped there); klab rewrites the record file after every shape, so a call stopped by its
+    # time limit keeps each shape it finished.
+    log "bench: $family ($mine) at its headline shapes, $rounds rounds"
+    timeout "${KLAB_ATTN_BENCH_LIMIT:-420}" "$klab" bench $mine --quiet --max-time "$max_time" \
+      --rounds "$rounds" --json "$out/bench_$family.json" > "$out/bench_$family.txt" 2>&1 || status=1
+    tail -n 40 "$out/bench_$family.txt" | tee -a "$out/summary.txt"
+  done
+fi
+log "done (status $status)"
+echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"
+exit $status
