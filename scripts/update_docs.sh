@@ -111,14 +111,20 @@ rm -f docs/worklogs/gemm_hopper.png.records.json
   --family hgemm --readme kernels/hgemm/README.md --section results-hopper-af25cfd
 "$klab" profile-report "$hop/profiles.json" --family hgemm --readme docs/worklogs/gemm.md \
   --section profile-hopper-af25cfd || true
+# Issue 13's grid before v18 (9c2ca7a's run: v13-v16 and cuBLASLt), with its geometric means
+# (klab report exits 1: four records above that run's cuBLASLt-only bf16_tc ceiling).
+"$klab" report "$res"/2026-12-02_9c2ca7a_hopper_v15_v16/bench/grid_*.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-hopper-9c2ca7a-grid || true
 # Issue 13's grid (Qwen3-8B's projections at M = 1..16384) with v18 on its tuned table, and
 # 8192^3 and the ragged shape, beside cuBLASLt (ac8ef08's run), with its plot. klab report exits
 # 1 there: cuBLASLt read 101.4% of that run's bf16_tc ceiling at 4096x4096x12288 (the worklog
 # says so).
 grid=$res/2026-12-02_ac8ef08_hopper_v17_v18/grid
-"$klab" report "$grid"/grid_*.json "$grid"/bench_m_*.json --family hgemm --readme docs/worklogs/gemm.md \
+"$klab" report "$grid"/grid_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-hopper-ac8ef08-grid --plot docs/worklogs/gemm_hopper_grid.png || true
 rm -f docs/worklogs/gemm_hopper_grid.png.records.json
+"$klab" report "$grid"/bench_m_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-hopper-ac8ef08-square
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

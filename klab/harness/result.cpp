@@ -1,6 +1,10 @@
 #include "klab/harness/result.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <map>
 #include <ctime>
 
 #include "klab/build_info.hpp"
@@ -188,6 +192,40 @@ Result result_from_json(const json& j) {
     }
   }
   return r;
+}
+
+std::string speedup_summary(const std::vector<Result>& results) {
+  std::map<std::string, std::vector<double>> per_variant;
+  std::map<std::string, double> best_per_problem;  // problem text + mode -> fastest speed-up
+  for (const auto& r : results) {
+    if (!r.timed || r.baseline_variant || r.baseline.speedup <= 0) continue;
+    per_variant[r.variant].push_back(r.baseline.speedup);
+    double& best = best_per_problem[r.problem.str() + " " + r.timing.mode];
+    best = std::max(best, r.baseline.speedup);
+  }
+  if (best_per_problem.size() < 2) return "";
+  auto fixed = [](double x, int digits) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*fx", digits, x);
+    return std::string(buf);
+  };
+  std::string md =
+      "\n| variant | problems | x baseline: geometric mean | min | max "
+      "|\n|---|---:|---:|---:|---:|\n";
+  auto row = [&](const std::string& name, const std::vector<double>& v) {
+    double log_sum = 0;
+    for (double x : v) log_sum += std::log(x);
+    md += "| " + name + " | " + std::to_string(v.size()) + " | " +
+          fixed(std::exp(log_sum / double(v.size())), 3) + " | " +
+          fixed(*std::min_element(v.begin(), v.end()), 2) + " | " +
+          fixed(*std::max_element(v.begin(), v.end()), 2) + " |\n";
+  };
+  for (const auto& [variant, v] : per_variant)
+    if (v.size() >= 2) row(variant, v);
+  std::vector<double> best;
+  for (const auto& [problem, x] : best_per_problem) best.push_back(x);
+  row("the fastest variant of each problem", best);
+  return md;
 }
 
 }  // namespace klab

@@ -48,4 +48,10 @@ Result result_from_json(const nlohmann::json& j);
 nlohmann::json machine_json();
 std::string now_iso8601();
 
+/// Where records of two or more problems carry a speed-up over their baseline: a markdown table of
+/// its geometric mean (and min, max) per variant with two or more such records, and of the
+/// fastest variant of each problem (the "x baseline" column summarised, so that a worklog quotes
+/// a generated number). Empty otherwise.
+std::string speedup_summary(const std::vector<Result>& results);
+
 }  // namespace klab

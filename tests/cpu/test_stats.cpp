@@ -98,3 +98,33 @@ TEST(Rounds, MergePoolsSamplesAndKeepsTheFirstRoundsCheck) {
   EXPECT_EQ(merge_rounds(f, {first, failed}).status, "error");
   EXPECT_THROW(merge_rounds(f, {}), Error);
 }
+
+TEST(SpeedupSummary, GeometricMeansPerVariantAndOfTheFastestPerProblem) {
+  const Family& f = registry().family("hgemm");
+  auto rec = [&](const char* variant, const char* shape, double speedup, bool baseline = false) {
+    Result r;
+    r.variant = variant;
+    r.problem = make_problem(f, shape, "bf16");
+    r.status = "ok";
+    r.timed = true;
+    r.timing.mode = "cold";
+    r.baseline_variant = baseline;
+    r.baseline.speedup = speedup;
+    return r;
+  };
+  // One problem with a speed-up: nothing to summarise.
+  EXPECT_EQ(speedup_summary({rec("hgemm.a", "m=8,n=8,k=8", 2.0)}), "");
+  const std::vector<Result> rs = {
+      rec("hgemm.a", "m=8,n=8,k=8", 2.0),        rec("hgemm.a", "m=16,n=8,k=8", 0.5),
+      rec("hgemm.b", "m=8,n=8,k=8", 1.0),        rec("hgemm.b", "m=16,n=8,k=8", 4.0),
+      rec("hgemm.base", "m=8,n=8,k=8", 0, true),  // the baseline itself: left out
+  };
+  const std::string md = speedup_summary(rs);
+  EXPECT_NE(md.find("| hgemm.a | 2 | 1.000x | 0.50x | 2.00x |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| hgemm.b | 2 | 2.000x | 1.00x | 4.00x |"), std::string::npos) << md;
+  // The fastest of each problem: 2.0 and 4.0, geometric mean sqrt(8).
+  EXPECT_NE(md.find("| the fastest variant of each problem | 2 | 2.828x | 2.00x | 4.00x |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("hgemm.base"), std::string::npos);
+}
