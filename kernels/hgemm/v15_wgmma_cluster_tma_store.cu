@@ -17,6 +17,8 @@
 // Prediction (written before it ran; bf16, v13's and v14's gains over v12 multiplied, both from
 // 2026-12-02_af25cfd_hopper_v14): 6000x7000x5000 590-630 TFLOP/s, 4096^3 750-775, 8192^3
 // 770-810 (v13 was below v12 there in that run), down_proj (K 12288) 780-800.
+// Measured (2026-12-02_9c2ca7a, ac8ef08): below v14 at most shapes, above it at 8192^3 and the
+// ragged shape; docs/worklogs/gemm.md.
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads with multicast and stores, stmatrix,
 // clusters), 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and
 // 16-byte aligned pointers (C's too); other problems run v05's kernel with element copies.
