@@ -26,3 +26,16 @@ if [ -x "$klab" ] && ldd "$klab" 2>/dev/null | grep -q 'libcudnn.so.9 => not fou
 fi
 export KLAB_CACHE_DIR="${KLAB_CACHE_DIR:-$out/cache}"
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
+# sanitize TOOL TESTS FILTER LIMIT WHAT: compute-sanitizer TOOL over the gtest binary TESTS
+# (tests matching FILTER) at the small awkward shapes for memcheck, the tiny ones for the slower
+# race and sync checks, within LIMIT seconds; the log in $out/TOOL.log, its verdict in
+# summary.txt. Returns non-zero on a finding, a failed test or the limit.
+sanitize() {
+  local tool=$1 tests=$2 filter=$3 limit=$4 what=$5 shapes=small rc=0
+  [ "$tool" != memcheck ] && shapes=tiny
+  log "compute-sanitizer $tool over $what ($shapes awkward shapes)"
+  KLAB_TEST_SHAPES=$shapes GTEST_FILTER="$filter" timeout "$limit" compute-sanitizer --tool "$tool" \
+    --error-exitcode 9 --print-limit 20 "$tests" --gtest_brief=1 > "$out/$tool.log" 2>&1 || rc=1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
+  return $rc
+}

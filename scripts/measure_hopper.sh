@@ -99,11 +99,7 @@ fi
 
 if has sanitize; then
   for tool in memcheck racecheck synccheck; do
-    shapes=small; [ $tool != memcheck ] && shapes=tiny
-    log "compute-sanitizer $tool over the rungs' GPU tests ($shapes awkward shapes)"
-    KLAB_TEST_SHAPES=$shapes GTEST_FILTER="$rung_tests" timeout 240 compute-sanitizer --tool $tool \
-      --error-exitcode 9 --print-limit 20 "$tests" --gtest_brief=1 > "$out/$tool.log" 2>&1 || status=1
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
+    sanitize $tool "$tests" "$rung_tests" 240 "the rungs' GPU tests" || status=1
   done
 fi
 

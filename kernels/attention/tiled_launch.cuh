@@ -14,6 +14,7 @@
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/dispatch.cuh"
 #include "klab/device/launch.hpp"
+#include "klab/device/occupancy.cuh"
 #include "klab/device/vec.cuh"
 
 namespace klab::attention {
@@ -47,12 +48,7 @@ template <class Rung, class T, int kD, bool kVec>
 PreparedLaunch prepare_tiled_kernel(const Geometry& g, int64_t b, const Tensors<T>& t) {
   using C = typename Rung::template Config<kD>;
   constexpr auto kernel = Rung::template kernel<T, kD, kVec>();
-  static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
   const dim3 grid(static_cast<unsigned>(device::ceil_div(g.nq, C::kBlockM)),
                   static_cast<unsigned>(g.hq), static_cast<unsigned>(b));
   return [=](Stream stream) {

@@ -252,9 +252,12 @@ int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count) {
   // 96-192 tiles of one CTA each keep; v14 read 3.1 TB/s there against v16's 3.7).
   if (m <= StreamKWeight::kBlockM) return 1;
   int best = 2;
+  double best_s = v18_model_seconds(best, m, n, k, sm_count);
   for (int i = 3; i < kV18SpaceSize; ++i)
-    if (v18_model_seconds(i, m, n, k, sm_count) < v18_model_seconds(best, m, n, k, sm_count))
+    if (const double t = v18_model_seconds(i, m, n, k, sm_count); t < best_s) {
       best = i;
+      best_s = t;
+    }
   return best;
 }
 
@@ -279,7 +282,7 @@ TableTunable& v18_table() {
 
 }  // namespace
 
-TunedChoice v18_tuned_choice(const Problem& p) { return v18_table().choice(p); }
+int v18_tuned_config(const Problem& p) { return v18_table().config(p); }
 
 size_t v18_workspace_bytes(const Problem& p) {
   size_t most = 0;

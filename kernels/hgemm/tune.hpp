@@ -269,8 +269,9 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
 int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count);
 /// v18's shape class: "m<M rounded up to a power of two, at most 16384>_n<N>_k<K>".
 std::string v18_shape_class(const Problem& p);
-/// v18's choice for the problem (tune cache, committed table, the model).
-TunedChoice v18_tuned_choice(const Problem& p);
+/// v18's configuration for the problem (tune cache, committed table, the model); `klab tune`
+/// reports where it came from.
+int v18_tuned_config(const Problem& p);
 /// The workspace v18 needs for p: the most any entry that can run p needs.
 size_t v18_workspace_bytes(const Problem& p);
 /// Registers v18 as a tunable; called by register_hgemm.

@@ -92,12 +92,7 @@ void launch_v16_kernel(const GemmArgs<T>& g, const SplitKPlan& plan, float* work
                        cudaStream_t stream) {
   using Cfg = V16Config;
   constexpr auto kKernel = wgmma_split_k_kernel<Cfg, T>;
-  static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
   const WgmmaMaps maps = make_wgmma_maps<typename Cfg::Stage>(g);
   kKernel<<<dim3(unsigned(plan.tiles_n), unsigned(plan.splits)), Cfg::kThreads, Cfg::kSmemBytes,
             stream>>>(maps.a, maps.b, g.c, workspace, g.m, g.n, plan);

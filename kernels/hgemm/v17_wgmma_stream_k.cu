@@ -134,12 +134,7 @@ void launch_v17_kernel(const GemmArgs<T>& g, const StreamKPlan& plan, void* work
                        cudaStream_t stream) {
   using Cfg = V17Config;
   constexpr auto kKernel = wgmma_stream_k_kernel<Cfg, T>;
-  static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
   float* partials = static_cast<float*>(workspace);
   int* counters = reinterpret_cast<int*>(partials + plan.partial_floats(g.m, Cfg::Stage::kBlockN));
   const WgmmaMaps maps = make_wgmma_maps<typename Cfg::Stage>(g);

@@ -120,12 +120,7 @@ template <int kBlockN, class T>
 void launch_split_tiles(const GemmArgs<T>& g, int splits, float* workspace, cudaStream_t stream) {
   using Cfg = V18Config<kBlockN>;
   constexpr auto kKernel = wgmma_split_tiles_kernel<Cfg, T>;
-  static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
   const SplitKPlan plan = split_k_evenly(g.k, splits);
   const int64_t units =
       device::ceil_div(g.m, 128) * device::ceil_div(g.n, int64_t(kBlockN)) * plan.splits;
@@ -164,7 +159,7 @@ Variant gpu_v18_wgmma_dispatch() {
       "v14's kernel on 128x256 or 128x128 tiles with K split into persistent (tile, split) units, "
       "or v15's clusters",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        launch_v18_config(v18_tuned_choice(p).config, p, b, args);
+        launch_v18_config(v18_tuned_config(p), p, b, args);
       });
   v.info.min_sm = 90;
   v.can_implement = [](const Problem& p) {

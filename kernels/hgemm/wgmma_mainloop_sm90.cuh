@@ -338,12 +338,7 @@ constexpr int wgmma_cluster_m() {
 /// tensor map (Cfg::kTmaStore) or C's pointer, then m, n, k.
 template <auto kKernel, class Cfg, class T>
 void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
-  static const bool opted_in = [] {
-    KLAB_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::kSmemBytes));
-    return true;
-  }();
-  (void)opted_in;
+  device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
   using Stage = typename Cfg::Stage;
   const WgmmaMaps maps = make_wgmma_maps<Stage>(g);
   // Tile rows rounded up to whole clusters (a cluster's CTAs past the last row load zeros and

@@ -44,4 +44,16 @@ unsigned grid_resident_wave(int sm_count, void (*kernel)(Params...), int64_t n_i
       1, std::min(resident_wave(sm_count, kernel, block, smem), ceil_div(n_items, block))));
 }
 
+/// Raises kKernel's dynamic shared-memory limit to `bytes` (above the 48 KiB default), once per
+/// kernel: the first call makes the driver call, later ones return at once.
+template <auto kKernel>
+void opt_in_dynamic_smem(int bytes) {
+  static const bool done = [bytes] {
+    KLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    return true;
+  }();
+  (void)done;
+}
+
 }  // namespace klab::device
