@@ -7,10 +7,13 @@
 #             over both families' GPU tests;
 #   bench     the GPU rungs (baselines included where registered) at each family's headline
 #             shapes, in interleaved rounds: one `klab bench --rounds` call and one record file
-#             per family (bench_<family>.json, rewritten after every shape).
+#             per family (bench_<family>.json, rewritten after every shape);
+#   torch     PyTorch's SDPA (flash and cuDNN back ends) at the problems of bench_attention.json,
+#             timed by scripts/torch_sdpa.py the same way (cold L2), into torch_sdpa.json: klab
+#             records, so `klab report` shows them beside the rungs (needs python3 with torch).
 # Usage: scripts/measure_attention.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
-#   KLAB_ATTN_STEPS="check sanitize bench" selects steps (default: all). KLAB_ATTN_RUNGS: the
+#   KLAB_ATTN_STEPS="check sanitize bench torch" selects steps (default: all). KLAB_ATTN_RUNGS: the
 #   rungs to bench (default: every GPU rung of both families but attention's materialised v01,
 #   which needs B*H*N^2*4 bytes). KLAB_MAX_TIME: seconds per benchmark (default 0.3), split
 #   between KLAB_ROUNDS interleaved rounds (default 3); KLAB_ATTN_BENCH_LIMIT: seconds per
@@ -22,7 +25,7 @@ out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
 tests="$build/tests/klab_gpu_tests"
-steps=${KLAB_ATTN_STEPS:-check sanitize bench}
+steps=${KLAB_ATTN_STEPS:-check sanitize bench torch}
 max_time=${KLAB_MAX_TIME:-0.3}
 rounds=${KLAB_ROUNDS:-3}
 status=0
@@ -68,6 +71,12 @@ if has bench; then
       --rounds "$rounds" --json "$out/bench_$family.json" > "$out/bench_$family.txt" 2>&1 || status=1
     tail -n 40 "$out/bench_$family.txt" | tee -a "$out/summary.txt"
   done
+fi
+if has torch && [ -f "$out/bench_attention.json" ]; then
+  log "PyTorch SDPA at bench_attention.json's problems"
+  timeout "${KLAB_ATTN_BENCH_LIMIT:-420}" python3 "$(dirname "$0")/torch_sdpa.py" "$out/bench_attention.json" \
+    "$out/torch_sdpa.json" --max-time "$max_time" > "$out/torch_sdpa.txt" 2>&1 || status=1
+  tail -n 30 "$out/torch_sdpa.txt" | tee -a "$out/summary.txt"
 fi
 log "done (status $status)"
 echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"

@@ -1,5 +1,6 @@
 // The attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs join once
-// they pass the GPU tests on a device; v01_materialised.cu is built and waits for that.
+// they pass the GPU tests on a device. cuDNN's SDPA is built only where cuDNN and its frontend's
+// headers were found (sources.cmake).
 #include "kernels/attention/family.hpp"
 #include "kernels/register.hpp"
 
@@ -14,6 +15,9 @@ void register_attention(Registry& r) {
     gpu_v01_materialised(),
     gpu_v02_tiled_online_softmax(),
     gpu_v03_fa2_mma(),
+#if KLAB_HAS_CUDNN_FRONTEND
+    gpu_baseline_cudnn(),
+#endif
 #endif
   };
   r.add(std::move(f));
