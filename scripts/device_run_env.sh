@@ -6,8 +6,8 @@
 # $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
 # and defines log (a timestamped line, also in summary.txt).
 pack=$(dirname "$build")
-if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.tgz" ]; then
-  tar xzf "$pack/device.tgz" -C "$pack" || exit 1
+if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.txz" ]; then
+  tar xJf "$pack/device.txz" -C "$pack" || exit 1
 fi
 klab="$build/apps/klab/klab"
 [ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

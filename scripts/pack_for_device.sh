@@ -2,11 +2,12 @@
 # For building on one machine and running on another (a GPU machine without the compilers):
 # packs what scripts/h200.sh needs into .out/ (git-ignored): the klab CLI, the GPU test binary,
 # the shared libraries the other machine may lack (Highway) and the commit they were built from
-# (git_sha.txt, for the run's manifest), gzipped into .out/device.tgz (~60 MiB of binaries).
+# (git_sha.txt, for the run's manifest), compressed with xz into .out/device.txz (~20 MiB; gzip
+# left ~45 MiB of the three ~58 MiB binaries).
 # Usage: scripts/pack_for_device.sh [BUILD_DIR [PACK_DIR]]   (PACK_DIR: .out by default; another
 #   git-ignored folder such as .out-gemm lets two builds be packed side by side)
 #   copy the checkout with PACK_DIR/ to the GPU machine, then: scripts/h200.sh OUTDIR PACK_DIR/build
-#   (which unpacks PACK_DIR/device.tgz first)
+#   (which unpacks PACK_DIR/device.txz first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -21,6 +22,6 @@ for lib in libhwy.so.1; do
   path=$(ldd "$build/apps/klab/klab" | awk -v l="$lib" '$1 == l {print $3}')
   [ -n "$path" ] && cp -L "$path" "$pack"/lib/
 done
-tar czf "$pack"/device.tgz -C "$pack" build lib
+XZ_OPT="-T2 -6" tar cJf "$pack"/device.txz -C "$pack" build lib
 rm -rf "$pack"/build "$pack"/lib
 du -sh "$pack"
