@@ -100,9 +100,9 @@ void try_configs(Best& best, const BenchConfig& cfg, double bytes_moved, const s
       const int blocks = sms * per_sm;
       Timing t = bench_gpu([&](int) { launch(blocks, threads, stream.get()); }, 1,
                            reinterpret_cast<Stream>(stream.get()), cfg);
-      best.offer(bytes_moved / (t.stats.median * 1e-3) / 1e9,
-                 what + " " + std::to_string(blocks) + "x" + std::to_string(threads) +
-                     ", 1 GiB, median of " + std::to_string(t.stats.n));
+      best.offer(bytes_moved / (ceiling_time_ms(t.stats) * 1e-3) / 1e9,
+                 what + " " + std::to_string(blocks) + "x" + std::to_string(threads) + ", 1 GiB, " +
+                     ceiling_rating(t.stats));
     }
 }
 
@@ -131,7 +131,8 @@ Ceiling mix_probe(const BenchConfig& cfg, const std::string& name) {
   CudaStream stream;
   auto offer = [&](const std::function<void()>& launch, const std::string& how) {
     Timing t = bench_gpu([&](int) { launch(); }, 1, reinterpret_cast<Stream>(stream.get()), cfg);
-    best.offer(moved / (t.stats.median * 1e-3) / 1e9, how);
+    best.offer(moved / (ceiling_time_ms(t.stats) * 1e-3) / 1e9,
+               how + ", " + ceiling_rating(t.stats));
   };
   const auto f = [&](int r) { return static_cast<const float*>(in[r].get()); };
   auto* o = static_cast<float*>(out.get());

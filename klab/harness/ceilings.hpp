@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "klab/harness/bench.hpp"
+#include "klab/harness/stats.hpp"
 
 namespace klab {
 
@@ -37,6 +38,17 @@ Ceilings measure_ceilings(const BenchConfig& cfg);
 void offer(Ceilings& c, const Ceiling& x);
 /// "GB/s" for the bandwidth ceilings (copy, read, write, readN_write1), else "TFLOP/s".
 std::string ceiling_unit(std::string_view name);
+
+/// The time a ceiling probe is rated by: the 10th percentile of its samples (its fastest tenth),
+/// not the median that results report. A ceiling bounds what a kernel sustains; rated by medians,
+/// a later run's median of the same kernel exceeded it by 1-2% on power and clock drift alone
+/// (cuBLASLt at 101.4% of bf16_tc). With the fastest decile, a result above 100% means a kernel
+/// outran the best probe's fast samples: a real finding for the report to explain.
+inline double ceiling_time_ms(const SampleStats& s) { return s.p10; }
+/// How a probe's rating is described in its ceiling's `how`: "p10 of N samples".
+inline std::string ceiling_rating(const SampleStats& s) {
+  return "p10 of " + std::to_string(s.n) + " samples";
+}
 /// Cache file: $KLAB_CACHE_DIR or ~/.cache/klab, one file per device name and bus id.
 std::string ceilings_cache_path();
 std::optional<Ceilings> load_cached_ceilings();

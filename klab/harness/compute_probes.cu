@@ -95,10 +95,10 @@ void try_ffma(Best& best, const BenchConfig& cfg, float* sink) {
         },
         1, reinterpret_cast<Stream>(stream.get()), cfg);
     const double flops = flops_per_trip * iters;
-    best.offer(flops / (t.stats.median * 1e-3) / 1e12,
+    best.offer(flops / (ceiling_time_ms(t.stats) * 1e-3) / 1e12,
                "FFMA kernel, " + std::to_string(kChains) + " chains/thread, " +
                    std::to_string(blocks) + "x" + std::to_string(threads) + " (" +
-                   std::to_string(per_sm) + " blocks/SM), median of " + std::to_string(t.stats.n));
+                   std::to_string(per_sm) + " blocks/SM), " + ceiling_rating(t.stats));
   }
 }
 
@@ -272,7 +272,7 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
             KLAB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
             Timing tm = bench_gpu([&](int) { KLAB_CUBLAS_CHECK(run(stream.get())); }, 1,
                                   reinterpret_cast<Stream>(stream.get()), cfg);
-            best.offer(flops / (tm.stats.median * 1e-3) / 1e12,
+            best.offer(flops / (ceiling_time_ms(tm.stats) * 1e-3) / 1e12,
                        "cuBLASLt " + std::string(g.what) + " GEMM m=" + std::to_string(m) +
                            ",n=" + std::to_string(n) + ",k=" + std::to_string(k) +
                            " TN, fp32 compute, bf16 out" +
@@ -280,8 +280,8 @@ Ceiling gemm_probe(const BenchConfig& cfg, const GemmProbe& g, double datasheet)
                                         (fast_accum ? "on" : "off")
                                   : std::string()) +
                            ", heuristic algo " + std::to_string(i + 1) + " of " +
-                           std::to_string(found) + ", median of " + std::to_string(tm.stats.n) +
-                           ", SM clock " + std::to_string(tm.sm_clock_min_mhz) + "-" +
+                           std::to_string(found) + ", " + ceiling_rating(tm.stats) + ", SM clock " +
+                           std::to_string(tm.sm_clock_min_mhz) + "-" +
                            std::to_string(tm.sm_clock_max_mhz) + " MHz" +
                            (tm.throttled_samples ? " (throttled)" : "") +
                            (pass > 0 ? ", pass " + std::to_string(pass + 1) : ""),
