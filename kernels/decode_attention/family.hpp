@@ -92,5 +92,6 @@ Variant cpu_v00();
 Variant gpu_v01_block_per_head();
 Variant gpu_v02_split_kv();
 Variant gpu_v03_gqa_mma();
+Variant gpu_v04_persistent_balanced();
 
 }  // namespace klab::decode_attention

@@ -15,6 +15,7 @@ void register_decode_attention(Registry& r) {
     gpu_v01_block_per_head(),
     gpu_v02_split_kv(),
     gpu_v03_gqa_mma(),
+    gpu_v04_persistent_balanced(),
 #endif
   };
   r.add(std::move(f));

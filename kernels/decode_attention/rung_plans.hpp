@@ -65,4 +65,49 @@ inline SplitKvPlan plan_v03(const Dims& s, int sm_count) {
        Cfg::kBlockN, Cfg::kMinChunk, Cfg::kMaxChunk});
 }
 
+/// v04's geometry: v03's CTA (one m16 tile of a KV head's query rows, four warps, stages of
+/// kBlockN keys) walking a contiguous range of the batch's key tiles (TileLinePlan) with one ring
+/// of stages across its row groups. No page-index buffer (each thread fetches the indices of its
+/// rows one tile ahead) and no stage reuse at a segment's end (the ring holds the next segment's
+/// tiles): the warps' outputs are summed in one fp32 m16 x D buffer that shares its bytes with Q's
+/// tile (Q is reloaded for the next segment after it).
+struct PersistentGqaConfig {
+  using Gqa = GqaMmaConfig;
+  /// Fewer tiles a CTA than this and the merge's partials cost more than the parallelism gains.
+  static constexpr int64_t kMinTilesPerCta = 2;
+  static constexpr int64_t kStaticSmem = 2 * Gqa::kWarps * Gqa::kRows * 4 + 128;  // stats, scan
+
+  static constexpr int64_t red_stride(int64_t d) { return d + 4; }  // floats a row, padded
+  static constexpr int64_t q_bytes(int64_t d) {
+    return std::max(Gqa::kRows * d * 2, Gqa::kRows * red_stride(d) * 4);
+  }
+  static constexpr int64_t smem_bytes(int64_t d) {
+    return Gqa::stages(d) * Gqa::stage_bytes(d) + q_bytes(d);
+  }
+  static constexpr int64_t ctas_per_sm(int64_t d) {
+    return std::max<int64_t>(
+        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+  }
+  /// Row groups of a sequence: KV heads x m16 row tiles.
+  static int64_t row_groups(const Dims& s) { return s.hkv * Gqa::row_tiles(s); }
+};
+
+/// The batch's key tiles (the length of v04's line), from the shape's lengths.
+inline int64_t tile_line_work(const Dims& s, const TileLinePlan& plan) {
+  int64_t w = 0;
+  for (int64_t l : context_lengths(s)) w += plan.key_tiles(l);
+  return w * PersistentGqaConfig::row_groups(s);
+}
+
+/// v04: every resident CTA (SMs x CTAs an SM), fewer when the batch has under kMinTilesPerCta
+/// tiles a CTA (B = 1, L = 4k: 512 tiles, 256 CTAs of two tiles).
+inline TileLinePlan plan_v04(const Dims& s, int sm_count) {
+  using Cfg = PersistentGqaConfig;
+  TileLinePlan plan{1, GqaMmaConfig::kBlockN};
+  const int64_t slots = std::max(1, sm_count) * Cfg::ctas_per_sm(s.d);
+  const int64_t want = (tile_line_work(s, plan) + Cfg::kMinTilesPerCta - 1) / Cfg::kMinTilesPerCta;
+  plan.ctas = static_cast<int>(std::clamp<int64_t>(want, 1, slots));
+  return plan;
+}
+
 }  // namespace klab::decode_attention

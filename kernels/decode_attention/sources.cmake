@@ -2,4 +2,5 @@
 # but join register.cpp's ladder only once they pass the GPU tests on a device.
 klab_family(decode_attention
   HOST family.cpp cpu.cpp register.cpp
-  CUDA v01_block_per_head.cu v02_split_kv.cu v03_gqa_mma.cu)
+  CUDA v01_block_per_head.cu v02_split_kv.cu v03_gqa_mma.cu
+       v04_persistent_balanced.cu)

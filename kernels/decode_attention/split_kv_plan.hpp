@@ -73,3 +73,49 @@ constexpr SplitKvPlan plan_split_kv(int64_t max_len, int64_t total_len, const Sp
 }
 
 }  // namespace klab::decode_attention
+
+namespace klab::decode_attention {
+
+/// v04's persistent schedule: the batch's work is one line of key tiles, ordered (sequence, row
+/// group, key tile), where a row group is a CTA's m16 tile of one KV head's query rows and a
+/// sequence of length len has key_tiles(len) tiles per row group (one for an empty sequence,
+/// whose tile writes O = 0 and lse = -inf). Of `ctas` CTAs, CTA c takes the contiguous tiles
+/// [begin(c), begin(c + 1)) with begin(c) = floor(c * work / ctas): every CTA the same number of
+/// tiles to one, whatever the lengths. A row group whose tiles lie in one CTA's range is written
+/// directly; one that spans CTAs c_first .. c_last leaves one partial per CTA (its segment), and
+/// the CTA that arrives last on counter c_last merges them in CTA order. A CTA writes at most two
+/// partials: its range's first segment (slot 2c) and its last one (slot 2c + 1), so the workspace
+/// is 2 * ctas slots and ctas counters whatever the batch. The kernel computes `work` itself from
+/// the lengths; work >= ctas keeps every range non-empty (the launch caps its CTAs at work).
+struct TileLinePlan {
+  int ctas = 1;       ///< CTAs sharing the line (the grid, at most the work)
+  int64_t tile = 64;  ///< keys a tile
+
+  KLAB_HOST_DEVICE constexpr int64_t key_tiles(int64_t len) const {
+    return len <= tile ? 1 : (len + tile - 1) / tile;
+  }
+  /// The first tile of CTA c's range (c = ctas: the end of the line).
+  KLAB_HOST_DEVICE constexpr int64_t begin(int c, int64_t work) const {
+    return int64_t(c) * work / ctas;
+  }
+  /// The CTA whose range holds tile t: the largest c with begin(c) <= t.
+  KLAB_HOST_DEVICE constexpr int cta_of(int64_t t, int64_t work) const {
+    return static_cast<int>(((t + 1) * ctas - 1) / work);
+  }
+  /// The partial slot of CTA c's segment of the row group whose first tile is group_begin: slot
+  /// 2c when the segment opens c's range, else 2c + 1 (c's last segment).
+  KLAB_HOST_DEVICE constexpr int64_t slot(int c, int64_t group_begin, int64_t work) const {
+    return 2 * int64_t(c) + (group_begin <= begin(c, work) ? 0 : 1);
+  }
+  /// Rows of a partial: one m16 tile of query rows.
+  static constexpr int64_t kSlotRows = 16;
+  /// Partial slots in the workspace: two a CTA.
+  constexpr int64_t slots() const { return 2 * int64_t(ctas); }
+  /// Floats of the workspace: the slots' (kSlotRows, d) partial outputs, their kSlotRows lse,
+  /// then `ctas` int counters. Independent of the batch's rows (split_kv_variant's signature).
+  constexpr int64_t workspace_floats(int64_t /*rows*/, int64_t d) const {
+    return slots() * kSlotRows * (d + 1) + ctas;
+  }
+};
+
+}  // namespace klab::decode_attention

@@ -32,13 +32,10 @@
 // memory above 48 KiB opted in); any group size and Qlen (row tiles of 16); b and Hkv x row tiles
 // at most 65535 (grid z and y); the HND page layout of family.hpp with 16-byte aligned rows
 // (D x 2 bytes, a multiple of 16); the workspace of SplitKvPlan::workspace_floats.
-#include <cuda_bf16.h>
-
-#include "kernels/decode_attention/rung_plans.hpp"
+// The stage gather and the warps' work on a stage are gqa_mma.cuh's, shared with v04.
+#include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
-#include "klab/device/cp_async.cuh"
-#include "klab/device/mma_sm80.cuh"
-#include "klab/device/smem.cuh"
+#include "klab/device/occupancy.cuh"
 #include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
@@ -48,47 +45,6 @@ namespace {
 using Cfg = GqaMmaConfig;
 constexpr int kBlockN = Cfg::kBlockN, kRows = Cfg::kRows, kThreads = Cfg::kThreads;
 
-struct GqaGeometry {
-  int qlen, hq, hkv, group, rows_per_head, row_tiles;
-  int64_t page, max_pages;
-  int page_shift;    ///< log2(page) when page is a power of two, else -1 (divide)
-  float scale_log2;  ///< scale * log2(e): scores in base 2
-};
-
-GqaGeometry gqa_geometry(const Dims& s) {
-  int shift = -1;
-  for (int k = 0; k < 31; ++k)
-    if ((int64_t(1) << k) == s.page) shift = k;
-  return {static_cast<int>(s.qlen),
-          static_cast<int>(s.hq),
-          static_cast<int>(s.hkv),
-          static_cast<int>(s.group()),
-          static_cast<int>(s.group() * s.qlen),
-          static_cast<int>(Cfg::row_tiles(s)),
-          s.page,
-          s.max_pages(),
-          shift,
-          static_cast<float>(s.scale() * 1.4426950408889634)};
-}
-
-/// Byte offset of 16-byte chunk `chunk` of row `row` in a tile of rows of kD bf16, the chunk
-/// XORed with row % 8: the 8 rows one ldmatrix matrix reads land in 8 distinct bank groups.
-template <int kD>
-__device__ __forceinline__ uint32_t tile_offset(int row, int chunk) {
-  return uint32_t(row) * uint32_t(kD * 2) + uint32_t((chunk ^ (row & 7)) * 16);
-}
-
-__device__ __forceinline__ int64_t page_of(int64_t j, const GqaGeometry& g) {
-  return g.page_shift >= 0 ? j >> g.page_shift : j / g.page;
-}
-
-/// Row rt of KV head hk's query rows (token rt / group, query head hk * group + rt % group) as
-/// a flat row of o: (bi * qlen + t) * hq + h.
-__device__ __forceinline__ int64_t global_row(int64_t bi, int hk, int rt, const GqaGeometry& g) {
-  const int t = rt / g.group, h = hk * g.group + rt % g.group;
-  return (bi * g.qlen + t) * g.hq + h;
-}
-
 // Block (split, hk * row_tiles + row tile, bi). Dynamic shared memory: kStages x (K tile, V
 // tile) of kBlockN x kD bf16, Q's kRows x kD bf16 tile, the chunk's page indices.
 template <int kD>
@@ -97,9 +53,7 @@ __global__ void __launch_bounds__(kThreads)
                    const __nv_bfloat16* __restrict__ v_cache, const int32_t* __restrict__ seq_lens,
                    const int32_t* __restrict__ block_table, SplitOut out, GqaGeometry g) {
   constexpr int kStages = Cfg::stages(kD);
-  constexpr uint32_t kTileBytes = kBlockN * kD * 2;  // K or V of one stage
-  constexpr int kChunks = kD / 8;                    // 16-byte chunks a row
-  constexpr int kRowsPerPass = kThreads / kChunks;   // rows one pass of the CTA copies
+  constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;  // K or V of one stage
   constexpr int kStride = static_cast<int>(Cfg::merge_stride(kD));
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ float s_max[Cfg::kWarps][kRows], s_sum[Cfg::kWarps][kRows];
@@ -123,51 +77,26 @@ __global__ void __launch_bounds__(kThreads)
   const int n_pages = tiles > 0 ? static_cast<int>(page_of(j1 - 1, g) - p0 + 1) : 0;
   for (int i = tid; i < n_pages; i += kThreads) s_pages[i] = block_table[bi * g.max_pages + p0 + i];
   const uint32_t sq = device::smem_addr(s_q);
-  for (int c = tid; c < kRows * kChunks; c += kThreads) {
-    const int r = c / kChunks, ch = c % kChunks;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (row0 + r < g.rows_per_head)
-      v = *reinterpret_cast<const uint4*>(q + global_row(bi, hk, row0 + r, g) * kD + ch * 8);
-    device::st_shared_v4(sq + tile_offset<kD>(r, ch), v);
-  }
+  load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
   __syncthreads();
 
   // Stage `slot` <- keys [j0 + 64 tile, +64): K and V rows at the same offset of their pools.
   const uint32_t s_kv = device::smem_addr(smem);
   auto load_tile = [&](int tile, int slot) {
-    const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
-    const int ch = tid % kChunks;
-#pragma unroll
-    for (int k = 0; k < kBlockN / kRowsPerPass; ++k) {
-      const int r = tid / kChunks + k * kRowsPerPass;
+    const uint32_t sk = s_kv + slot * 2 * kTileBytes;
+    load_kv_stage<kD>(sk, sk + kTileBytes, k_cache, v_cache, tid, [&](int, int r) -> int64_t {
       const int64_t j = j0 + int64_t(tile) * kBlockN + r;
-      const bool valid = j < j1;
-      int64_t off = 0;  // zero-filled rows read nothing; the pool's base stays a valid address
-      if (valid) {
-        const int64_t pg = page_of(j, g);
-        const int64_t page = s_pages[pg - p0];
-        off = ((page * g.hkv + hk) * g.page + (j - pg * g.page)) * kD + ch * 8;
-      }
-      device::cp_async_16(sk + tile_offset<kD>(r, ch), k_cache + off, valid);
-      device::cp_async_16(sv + tile_offset<kD>(r, ch), v_cache + off, valid);
-    }
+      if (j >= j1) return -1;
+      return kv_row_offset(s_pages[page_of(j, g) - p0], hk, j, g, kD);
+    });
   };
 
   // This thread's two rows of the m16 tile (lane / 4 and lane / 4 + 8) see keys below lim[h]:
   // the chunk's end and the row's causal limit len - qlen + t + 1 (padding rows: the chunk's).
-  const int gr = lane / 4, tq = lane % 4;
   int64_t lim[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int rt = row0 + gr + 8 * h;
-    const int t = rt < g.rows_per_head ? rt / g.group : g.qlen - 1;
-    lim[h] = min(j1, len - g.qlen + t + 1);
-  }
-
-  float acc[kD / 8][4];  // O's m16 x kD accumulator: n-tiles of 8 columns
-#pragma unroll
-  for (int n = 0; n < kD / 8; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
-  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.f, 0.f};  // base-2 online softmax
+  row_limits(lim, lane, row0, j1, len, g);
+  GqaWarpState<kD> state;
+  state.reset();
 
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) {
@@ -180,87 +109,24 @@ __global__ void __launch_bounds__(kThreads)
     if (i + kStages - 1 < tiles) load_tile(i + kStages - 1, (i + kStages - 1) % kStages);
     device::cp_async_commit();
 
-    const uint32_t sk = s_kv + (i % kStages) * 2 * kTileBytes, sv = sk + kTileBytes;
-    const int key_row = warp * 16;  // the warp's 16 keys of the stage
-    // S (16 rows x 16 keys) = Q K^T.
-    float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-#pragma unroll
-    for (int kk = 0; kk < kD / 16; ++kk) {
-      uint32_t a[4], b[4];
-      device::ldmatrix_x4(a,
-                          sq + tile_offset<kD>((lane / 8 % 2) * 8 + lane % 8, kk * 2 + lane / 16));
-      device::ldmatrix_x4(
-          b, sk + tile_offset<kD>(key_row + (lane / 16) * 8 + lane % 8, kk * 2 + lane / 8 % 2));
-      device::mma_m16n8k16_bf16(s[0], a, {b[0], b[1]});
-      device::mma_m16n8k16_bf16(s[1], a, {b[2], b[3]});
-    }
-    // Masks, then the online softmax of each of the thread's two rows over the warp's 16 keys
-    // (a row's 16 scores sit in the 4 threads of a quad).
-    const int64_t key0 = j0 + int64_t(i) * kBlockN + key_row + 2 * tq;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float mx = -INFINITY;
-#pragma unroll
-      for (int n = 0; n < 2; ++n)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float& x = s[n][2 * h + c];
-          x = key0 + n * 8 + c < lim[h] ? x * g.scale_log2 : -INFINITY;
-          mx = fmaxf(mx, x);
-        }
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float new_max = fmaxf(row_max[h], mx);
-      // No key yet: subtract 0, not -inf (exp2(-inf - -inf) would be NaN); the terms are 0.
-      const float base = new_max == -INFINITY ? 0.f : new_max;
-      const float alpha = exp2f(row_max[h] - base);
-      row_max[h] = new_max;
-      row_sum[h] *= alpha;
-#pragma unroll
-      for (int n = 0; n < kD / 8; ++n) {
-        acc[n][2 * h] *= alpha;
-        acc[n][2 * h + 1] *= alpha;
-      }
-#pragma unroll
-      for (int n = 0; n < 2; ++n)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          float& x = s[n][2 * h + c];
-          x = exp2f(x - base);
-          row_sum[h] += x;
-        }
-    }
-    // P (16 x 16 keys) as the A operand of P V: the score accumulators' layout is A's.
-    const uint32_t pa[4] = {device::pack2<__nv_bfloat16>(s[0][0], s[0][1]),
-                            device::pack2<__nv_bfloat16>(s[0][2], s[0][3]),
-                            device::pack2<__nv_bfloat16>(s[1][0], s[1][1]),
-                            device::pack2<__nv_bfloat16>(s[1][2], s[1][3])};
-#pragma unroll
-    for (int nd = 0; nd < kD / 16; ++nd) {
-      uint32_t b[4];
-      device::ldmatrix_x4_trans(
-          b, sv + tile_offset<kD>(key_row + (lane / 8 % 2) * 8 + lane % 8, nd * 2 + lane / 16));
-      device::mma_m16n8k16_bf16(acc[2 * nd], pa, {b[0], b[1]});
-      device::mma_m16n8k16_bf16(acc[2 * nd + 1], pa, {b[2], b[3]});
-    }
+    const uint32_t sk = s_kv + (i % kStages) * 2 * kTileBytes;
+    gqa_mma_stage<kD>(state, sq, sk, sk + kTileBytes, lane, warp * 16, j0 + int64_t(i) * kBlockN,
+                      lim, g.scale_log2);
   }
   device::cp_async_wait<0>();
   __syncthreads();  // every warp is done with the stages: they hold the warps' partials now
 
   // Each warp's rows: their sums over the quad, then (max, sum, O) to shared memory.
   float* s_o = reinterpret_cast<float*>(smem);  // (warps, kRows, kStride) fp32
+  const int gr = lane / 4, tq = lane % 4;
+  store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
-    row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 2);
     float* dst = s_o + (warp * kRows + gr + 8 * h) * kStride + 2 * tq;
 #pragma unroll
     for (int n = 0; n < kD / 8; ++n)
-      *reinterpret_cast<float2*>(dst + 8 * n) = make_float2(acc[n][2 * h], acc[n][2 * h + 1]);
-    if (tq == 0) {
-      s_max[warp][gr + 8 * h] = row_max[h];
-      s_sum[warp][gr + 8 * h] = row_sum[h];
-    }
+      *reinterpret_cast<float2*>(dst + 8 * n) =
+          make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
   }
   __syncthreads();
 
@@ -300,13 +166,7 @@ struct GqaLaunch {
 
   template <int kD>
   void enqueue(cudaStream_t stream) const {
-    static const bool opted_in = [] {
-      KLAB_CUDA_CHECK(cudaFuncSetAttribute(gqa_mma_kernel<kD>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(Cfg::smem_bytes(kD, 1))));
-      return true;
-    }();
-    (void)opted_in;
+    device::opt_in_dynamic_smem<gqa_mma_kernel<kD>>(static_cast<int>(Cfg::smem_bytes(kD, 1)));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
     gqa_mma_kernel<kD>

@@ -3,7 +3,8 @@
 // slots), the input builder (lengths as asked, valid block tables, no shared page), its counts,
 // the sampled reference against the whole one, checks that catch wrong rungs, and the split-KV
 // rungs' host side: their plans (splits cover every key once, fill the H200, disjoint workspace
-// slices), v03's shared-memory budget and the merge by log-sum-exp.
+// slices), v03's shared-memory budget and the merge by log-sum-exp; v04's line of key tiles (every
+// tile once, ranges balanced to a tile, split row groups mergeable: slots and counters unshared).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -378,6 +379,12 @@ using decode_attention::SplitKvPlan;
 
 constexpr int kH200Sms = 132;
 
+// The headline (B, L, min_len) of issue 15 (min_len 0: a uniform batch), Qwen3-8B's heads.
+std::vector<std::tuple<int64_t, int64_t, int64_t>> headline_batches() {
+  return {{1, 4096, 0},  {1, 32768, 0},  {1, 131072, 0},  {16, 8192, 0},
+          {64, 4096, 0}, {256, 2048, 0}, {64, 16384, 100}};
+}
+
 // The CTAs a plan launches that do work: splits of each sequence times the units.
 int64_t working_ctas(const SplitKvPlan& plan, const Dims& s, int64_t units) {
   int64_t n = 0;
@@ -443,13 +450,7 @@ TEST(DecodeAttentionSplitKv, WorkspaceSlicesAreDisjoint) {
 // buffer.
 TEST(DecodeAttentionSplitKv, PlansFillTheH200AtTheHeadlineShapes) {
   for (int64_t page : {16, 64}) {
-    for (auto [b, len, min_len] : {std::tuple<int64_t, int64_t, int64_t>{1, 4096, 0},
-                                   {1, 32768, 0},
-                                   {1, 131072, 0},
-                                   {16, 8192, 0},
-                                   {64, 4096, 0},
-                                   {256, 2048, 0},
-                                   {64, 16384, 100}}) {
+    for (auto [b, len, min_len] : headline_batches()) {
       const Dims s = dims(b, len, page, 32, 8, 128, min_len);
       const int64_t v03_slots = kH200Sms * GqaMmaConfig::ctas_per_sm(s.d, s.page);
       const SplitKvPlan p3 = decode_attention::plan_v03(s, kH200Sms);
@@ -557,4 +558,164 @@ TEST(DecodeAttentionSplitKv, MergeByLogSumExpEqualsTheWholeRow) {
             -INFINITY);
   EXPECT_EQ(out[0], 0.f);
   EXPECT_EQ(out[1], 0.f);
+}
+
+// ---- v04: the persistent schedule over the line of key tiles ----
+
+namespace {
+
+using decode_attention::PersistentGqaConfig;
+using decode_attention::TileLinePlan;
+
+// One CTA's segment of a row group, as the kernel walks its range.
+struct Segment {
+  int cta;
+  int64_t first, last;  // line indices of its first and last tiles
+  int64_t slot;         // the partial slot it writes when its row group is split
+};
+
+// Walks every CTA's range of the line of `lens` x `groups` row groups the way the kernel does
+// and returns each row group's segments (row groups in line order), checking on the way that
+// every tile belongs to exactly one CTA and that every range is non-empty.
+std::vector<std::vector<Segment>> walk_line(const std::vector<int64_t>& lens, int64_t groups,
+                                            const TileLinePlan& plan) {
+  std::vector<int64_t> group_begin;  // line index of each row group's first tile
+  int64_t work = 0;
+  for (int64_t l : lens)
+    for (int64_t g = 0; g < groups; ++g) {
+      group_begin.push_back(work);
+      work += plan.key_tiles(l);
+    }
+  group_begin.push_back(work);
+  EXPECT_GE(work, plan.ctas);
+  std::vector<std::vector<Segment>> segs(group_begin.size() - 1);
+  int64_t covered = 0;
+  for (int c = 0; c < plan.ctas; ++c) {
+    const int64_t t0 = plan.begin(c, work), t1 = plan.begin(c + 1, work);
+    EXPECT_EQ(t0, covered) << "cta " << c;
+    EXPECT_LT(t0, t1) << "cta " << c << ": empty range";
+    covered = t1;
+    for (int64_t t = t0; t < t1; ++t) EXPECT_EQ(plan.cta_of(t, work), c) << "tile " << t;
+    // The row groups the range touches, each a segment.
+    size_t grp = std::upper_bound(group_begin.begin(), group_begin.end(), t0) - group_begin.begin();
+    for (--grp; grp + 1 < group_begin.size() && group_begin[grp] < t1; ++grp) {
+      const int64_t a = std::max(t0, group_begin[grp]), b = std::min(t1, group_begin[grp + 1]);
+      segs[grp].push_back({c, a, b - 1, plan.slot(c, group_begin[grp], work)});
+    }
+  }
+  EXPECT_EQ(covered, work);
+  return segs;
+}
+
+// The split row groups' bookkeeping: a group's segments are the CTAs cta_of(first tile) ..
+// cta_of(last tile) in order, covering its tiles; a CTA writes at most one partial in each of its
+// two slots; the merge finds each segment's slot where its writer put it; no two split groups
+// share a counter (the CTA of their last tile).
+void expect_consistent(const std::vector<int64_t>& lens, int64_t groups, const TileLinePlan& plan) {
+  const std::vector<std::vector<Segment>> segs = walk_line(lens, groups, plan);
+  int64_t work = 0;
+  for (int64_t l : lens) work += groups * plan.key_tiles(l);
+  std::set<int64_t> slots_used;
+  std::set<int> counters_used;
+  int64_t begin = 0;
+  for (const std::vector<Segment>& s : segs) {
+    ASSERT_FALSE(s.empty());
+    const int c_first = plan.cta_of(s.front().first, work);
+    const int c_last = plan.cta_of(s.back().last, work);
+    EXPECT_EQ(s.front().first, begin);
+    ASSERT_EQ(static_cast<int>(s.size()), c_last - c_first + 1);
+    for (size_t i = 0; i < s.size(); ++i) {
+      EXPECT_EQ(s[i].cta, c_first + static_cast<int>(i));
+      if (i > 0) {
+        EXPECT_EQ(s[i].first, s[i - 1].last + 1);
+      }
+    }
+    begin = s.back().last + 1;
+    if (c_first == c_last) continue;  // written whole: no partial, no counter
+    EXPECT_TRUE(counters_used.insert(c_last).second) << "counter " << c_last << " shared";
+    for (size_t i = 0; i < s.size(); ++i) {
+      EXPECT_TRUE(slots_used.insert(s[i].slot).second) << "slot " << s[i].slot << " reused";
+      EXPECT_GE(s[i].slot, 2 * int64_t(s[i].cta));
+      EXPECT_LE(s[i].slot, 2 * int64_t(s[i].cta) + 1);
+      EXPECT_LT(s[i].slot, plan.slots());
+      // The merge's view (v04_persistent_balanced.cu, merge_row_group): the first CTA's slot
+      // from the plan, every later one's first slot.
+      const int64_t merged = i == 0 ? plan.slot(c_first, s.front().first, work)
+                                    : 2 * int64_t(c_first + static_cast<int>(i));
+      EXPECT_EQ(merged, s[i].slot);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(DecodeAttentionPersistent, TileLineCoversEveryTileOnceAndSplitsAreMergeable) {
+  // Uniform and ragged batches, empty slots, a line barely longer than the CTAs, and more CTAs
+  // than row groups (one row group split over many CTAs).
+  const std::vector<std::vector<int64_t>> batches = {
+      {4096}, {1}, {0, 17, 0, 300}, {65, 64, 63, 1, 128, 129}, {131072}, {5000, 100}, {2048, 2048}};
+  for (const std::vector<int64_t>& lens : batches)
+    for (int64_t groups : {1, 3, 8})
+      for (int ctas : {1, 2, 7, 64, 264}) {
+        TileLinePlan plan{ctas, 64};
+        int64_t work = 0;
+        for (int64_t l : lens) work += groups * plan.key_tiles(l);
+        plan.ctas = static_cast<int>(std::min<int64_t>(ctas, work));  // as the kernel caps it
+        SCOPED_TRACE(testing::Message()
+                     << "lens[0] " << lens[0] << " groups " << groups << " ctas " << plan.ctas);
+        expect_consistent(lens, groups, plan);
+      }
+}
+
+TEST(DecodeAttentionPersistent, RangesAreBalancedToOneTile) {
+  const TileLinePlan plan{264, 64};
+  for (int64_t work : {264, 265, 512, 4096, 65536, 1000003}) {
+    int64_t lo = INT64_MAX, hi = 0;
+    for (int c = 0; c < plan.ctas; ++c) {
+      const int64_t n = plan.begin(c + 1, work) - plan.begin(c, work);
+      lo = std::min(lo, n);
+      hi = std::max(hi, n);
+    }
+    EXPECT_LE(hi - lo, 1) << work;
+    EXPECT_EQ(plan.begin(plan.ctas, work), work);
+  }
+  EXPECT_EQ(plan.key_tiles(0), 1);  // an empty sequence's tile writes its zeros
+  EXPECT_EQ(plan.key_tiles(64), 1);
+  EXPECT_EQ(plan.key_tiles(65), 2);
+}
+
+// On the H200: every resident CTA at the batched headline shapes and the long single
+// sequences, two tiles a CTA at (1, 4k); the ragged batch's ranges within a tile of each other
+// whatever its lengths; two CTAs an SM at D = 128 within the shared-memory budget.
+TEST(DecodeAttentionPersistent, PlanFillsTheH200AtTheHeadlineShapes) {
+  for (int64_t page : {16, 64}) {
+    for (auto [b, len, min_len] : headline_batches()) {
+      const Dims s = dims(b, len, page, 32, 8, 128, min_len);
+      const TileLinePlan plan = decode_attention::plan_v04(s, kH200Sms);
+      const int64_t slots = kH200Sms * PersistentGqaConfig::ctas_per_sm(s.d);
+      const int64_t work = decode_attention::tile_line_work(s, plan);
+      EXPECT_LE(plan.ctas, slots);
+      EXPECT_GE(work, plan.ctas * PersistentGqaConfig::kMinTilesPerCta - 1);
+      if (b == 1 && len == 4096) {
+        EXPECT_EQ(plan.ctas, 256) << "8 KV heads x 64 tiles, two a CTA";
+      } else {
+        EXPECT_EQ(plan.ctas, slots) << "b=" << b << " len=" << len;
+      }
+      // The workspace: two partial slots and a counter a CTA, whatever the batch.
+      EXPECT_EQ(plan.workspace_floats(s.rows(), s.d), 2 * plan.ctas * 16 * (s.d + 1) + plan.ctas);
+    }
+  }
+  // The ragged batch of 64 (100 .. 16k) on the line: segments and slots consistent.
+  const Dims ragged64 = dims(64, 16384, 16, 32, 8, 128, 100);
+  expect_consistent(decode_attention::context_lengths(ragged64),
+                    PersistentGqaConfig::row_groups(ragged64),
+                    decode_attention::plan_v04(ragged64, kH200Sms));
+  EXPECT_EQ(PersistentGqaConfig::ctas_per_sm(128), 2);
+  EXPECT_EQ(PersistentGqaConfig::ctas_per_sm(64), 3);
+  for (int64_t d : {64, 128, 256}) {
+    EXPECT_LE(PersistentGqaConfig::smem_bytes(d), 227 * 1024) << d;
+    // The warps' fp32 sum fits in Q's bytes it reuses.
+    EXPECT_GE(PersistentGqaConfig::q_bytes(d),
+              GqaMmaConfig::kRows * PersistentGqaConfig::red_stride(d) * 4);
+  }
 }

@@ -1,0 +1,431 @@
+// v04 persistent_balanced: v03's grouped-query tensor-core CTA on a persistent schedule that is
+// balanced over ragged lengths, in one launch. The batch's work is one line of 64-key tiles
+// ordered (sequence, row group, key tile), a row group being one m16 tile of a KV head's query
+// rows (TileLinePlan, split_kv_plan.hpp); each of up to one resident wave of CTAs takes an equal
+// contiguous range of it (to one tile), whatever the lengths. A CTA first finds where its range
+// starts: its threads sum the tiles of the lengths (a block scan of seq_lens), so the schedule
+// reads the lengths on the device and nothing is assumed about their order. It then streams its
+// range through one cp.async ring that does not drain between row groups: each thread fetches
+// the block-table entries of its rows one tile ahead (registers, no page-index buffer, no limit
+// on a chunk's length), and the warps run gqa_mma.cuh's stage (S and P V on mma.sync m16n8k16,
+// online softmax in registers) as v03 does. At the end of a row group's segment the four warps'
+// outputs are rescaled to the rows' common max and summed in one fp32 buffer (shared with Q's
+// tile, which is reloaded for the next segment); a row group inside the range is written to o
+// and lse directly, one that spans CTAs c_first .. c_last leaves its normalised fp32 partial and
+// lse in the CTA's slot, fences, and counts itself in on counter c_last; the CTA that arrives
+// last merges the partials by log-sum-exp in CTA order (the same bits whoever arrives last:
+// lse_merge.hpp's weights, every partial's loads in flight together) and resets the counter for
+// the next launch. No second kernel.
+// Changes from v03: one launch instead of the split kernel and merge_splits_kernel; the merge's
+// loads are independent (v03's merge walks a row's splits one dependent L2 load after another,
+// D / 32 elements a lane: 128 serial loads at 32 splits, 256 at 64, which fits the ~30 us above
+// the KV stream v03 measured at (1, 4k) and (1, 32k) and ~65 us at (1, 128k)); the work is cut in
+// key tiles balanced over the CTAs instead of chunks of whole sequences (B = 1, L = 4k: 256 CTAs
+// of two tiles; large batches: ranges of hundreds of tiles across row groups); the ring runs on
+// across row groups, so a CTA fills its pipeline once, not once a chunk; the block-table loads
+// of a tile are issued one tile early instead of before the first copy of each chunk.
+// Expected bottleneck: DRAM reads of K and V at the batched shapes and at long single sequences
+// (two CTAs an SM at D = 128, each with two 32 KiB stages in flight: 128 KiB an SM, over
+// Little's law's ~50 KiB); at B = 1 and short L, the latency chain of one launch: seq_lens, the
+// first table entries, the first stages, the segment's epilogue, the partial's fence and atomic,
+// the merge's loads (a row group at (1, 4k) spans ~33 CTAs).
+// Prediction (written before it ran; nothing is measured yet), Qwen3-8B heads (32 / 8, D = 128),
+// fraction of the read ceiling (4495 GB/s), pages 16 and 64 alike: (1, 4k) 6-9 us (0.42-0.62;
+// v03: 34.8 us); (1, 32k) 0.81-0.90 (33-37 us: the fixed ~4-7 us of start and merge weigh 12-20%
+// of a 30 us stream); (1, 128k) 0.91-0.95; (16, 8k) 0.90-0.94; (64, 4k) 0.91-0.95; (256, 2k)
+// 0.91-0.95 (each CTA crosses ~8 row groups: an epilogue of four barriers and a Q reload each);
+// the ragged batch of 64 (100 to 16k) 0.88-0.93.
+// Requirements: D = 64, 128 or 256 (v03's stages: 4 x 16, 3 x 32, 2 x 64 KiB; dynamic shared
+// memory above 48 KiB opted in); any group size and Qlen (row tiles of 16); any page size (the
+// HND pages of family.hpp, rows 16-byte aligned); the workspace of TileLinePlan::workspace_floats
+// (2 slots a CTA and a counter a CTA, zeroed when allocated; the counters are left at zero).
+#include <cuda_bf16.h>
+
+#include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/split_kv.cuh"
+#include "klab/device/lse_merge.hpp"
+#include "klab/device/occupancy.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::decode_attention {
+
+namespace {
+
+using Cfg = PersistentGqaConfig;
+using Gqa = GqaMmaConfig;
+constexpr int kBlockN = Gqa::kBlockN, kRows = Gqa::kRows, kThreads = Gqa::kThreads;
+constexpr int kWarps = Gqa::kWarps;
+static_assert(TileLinePlan::kSlotRows == kRows);
+
+/// Where v04 writes: o and lse for a row group inside one CTA's range, else the workspace.
+struct LineOut {
+  __nv_bfloat16* o;
+  float* lse;
+  float* ws_o;    ///< (slots, kRows, D) the segments' normalised fp32 partials
+  float* ws_lse;  ///< (slots, kRows) their natural-log lse
+  int* counters;  ///< (ctas) arrivals on the row group whose last tile is in CTA c's range
+  TileLinePlan plan;
+  int64_t batch;
+};
+
+LineOut line_out(__nv_bfloat16* o, float* lse, void* workspace, const TileLinePlan& plan, int64_t b,
+                 int64_t d) {
+  float* ws = static_cast<float*>(workspace);
+  float* ws_lse = ws + plan.slots() * kRows * d;
+  return {o, lse, ws, ws_lse, reinterpret_cast<int*>(ws_lse + plan.slots() * kRows), plan, b};
+}
+
+/// A position on the line: key tile k of row group grp of sequence bi (length len, `tiles` key
+/// tiles a row group), the sequence's first tile at line index seq_begin.
+struct LineCursor {
+  int64_t bi, len, tiles, seq_begin, k;
+  int grp;
+
+  __device__ __forceinline__ int64_t group_begin() const { return seq_begin + grp * tiles; }
+  __device__ __forceinline__ bool last_of_group() const { return k + 1 == tiles; }
+  __device__ __forceinline__ int hk(const GqaGeometry& g) const { return grp / g.row_tiles; }
+  __device__ __forceinline__ int row0(const GqaGeometry& g) const {
+    return (grp % g.row_tiles) * kRows;
+  }
+  /// The next tile of the line (the caller never steps past the end of the batch's last).
+  __device__ __forceinline__ void next(const int32_t* __restrict__ seq_lens, int groups,
+                                       const TileLinePlan& plan, int64_t batch) {
+    if (++k < tiles) return;
+    k = 0;
+    if (++grp < groups) return;
+    grp = 0;
+    seq_begin += groups * tiles;
+    if (++bi < batch) {
+      len = seq_lens[bi];
+      tiles = plan.key_tiles(len);
+    }
+  }
+};
+
+/// The last CTA to arrive on a split row group: its rows' partials from CTAs c_first .. c_last
+/// merged in CTA order (weights exp(lse_i - max), as lse_merge.hpp), written to o and lse.
+/// Pass 1: a warp per row, the largest lse and the weights' sum; pass 2: a float4 of a row per
+/// thread, every partial's loads independent (L2: other CTAs wrote them).
+template <int kD>
+__device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLinePlan& plan,
+                                                int64_t work, int64_t gb, int c_first, int c_last,
+                                                int64_t bi, int hk, int row0, const GqaGeometry& g,
+                                                float* s_m, float* s_s) {
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int rows = min(kRows, g.rows_per_head - row0), parts = c_last - c_first + 1;
+  const int64_t slot0 = plan.slot(c_first, gb, work);
+  auto slot_of = [&](int i) { return i == 0 ? slot0 : 2 * int64_t(c_first + i); };
+  for (int r = warp; r < rows; r += kWarps) {
+    float m = -INFINITY;
+    for (int i = lane; i < parts; i += 32)
+      m = fmaxf(m, __ldcg(out.ws_lse + slot_of(i) * kRows + r));
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+    float s = 0.f;
+    for (int i = lane; i < parts; i += 32)
+      s += device::lse_merge_scale(__ldcg(out.ws_lse + slot_of(i) * kRows + r), m);
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+    if (lane == 0) {
+      s_m[r] = m;
+      s_s[r] = s;
+    }
+  }
+  __syncthreads();
+  constexpr int kVec = kD / 4;
+  for (int e = tid; e < rows * kVec; e += kThreads) {
+    const int r = e / kVec, c4 = e % kVec;
+    const float m = s_m[r], s = s_s[r];
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+    for (int i = 0; i < parts; ++i) {
+      const int64_t sl = slot_of(i);
+      // An empty partial weighs 0 and holds O = 0: no branch, so the loads can all be in flight.
+      const float w = device::lse_merge_scale(__ldcg(out.ws_lse + sl * kRows + r), m);
+      const float4 v =
+          __ldcg(reinterpret_cast<const float4*>(out.ws_o + (sl * kRows + r) * kD) + c4);
+      x.x += w * v.x;
+      x.y += w * v.y;
+      x.z += w * v.z;
+      x.w += w * v.w;
+    }
+    const float inv = s > 0.f ? 1.f / s : 0.f;
+    const int64_t row = global_row(bi, hk, row0 + r, g);
+    const uint2 packed = make_uint2(device::pack2<__nv_bfloat16>(x.x * inv, x.y * inv),
+                                    device::pack2<__nv_bfloat16>(x.z * inv, x.w * inv));
+    *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = packed;
+    if (c4 == 0) out.lse[row] = s > 0.f ? m + logf(s) : -INFINITY;
+  }
+}
+
+// Grid: plan.ctas CTAs (CTA c >= the line's length in tiles exits). Dynamic shared memory:
+// kStages x (K tile, V tile) of kBlockN x kD bf16, then Q's kRows x kD bf16 tile, whose bytes
+// also hold the warps' summed fp32 outputs at a segment's end.
+template <int kD>
+__global__ void __launch_bounds__(kThreads)
+    persistent_gqa_kernel(const __nv_bfloat16* __restrict__ q,
+                          const __nv_bfloat16* __restrict__ k_cache,
+                          const __nv_bfloat16* __restrict__ v_cache,
+                          const int32_t* __restrict__ seq_lens,
+                          const int32_t* __restrict__ block_table, LineOut out, GqaGeometry g) {
+  constexpr int kStages = Gqa::stages(kD);
+  constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;
+  constexpr int kPasses = StageCopy<kD>::kPasses;
+  constexpr int kStride = static_cast<int>(Cfg::red_stride(kD));
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ float s_max[kWarps][kRows], s_sum[kWarps][kRows];
+  __shared__ int64_t s_scan[kWarps], s_found[2];
+  __shared__ int s_last;
+  unsigned char* s_q = smem + kStages * 2 * kTileBytes;
+  float* s_red = reinterpret_cast<float*>(s_q);  // (kRows, kStride) fp32, at a segment's end
+  const uint32_t s_kv = device::smem_addr(smem), sq = device::smem_addr(s_q);
+
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int groups = g.hkv * g.row_tiles;
+  const int64_t batch = out.batch;
+
+  // The line's length: each thread sums the tiles of a contiguous run of sequences, then an
+  // exclusive scan of the runs over the CTA.
+  const int64_t per = (batch + kThreads - 1) / kThreads;
+  const int64_t b_lo = min(batch, tid * per), b_hi = min(batch, b_lo + per);
+  int64_t mine = 0;
+  for (int64_t b = b_lo; b < b_hi; ++b) mine += out.plan.key_tiles(seq_lens[b]);
+  mine *= groups;
+  int64_t incl = mine;
+#pragma unroll
+  for (int off = 1; off < 32; off *= 2) {
+    const int64_t v = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += v;
+  }
+  if (lane == 31) s_scan[warp] = incl;
+  __syncthreads();
+  int64_t work = 0, excl = incl - mine;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    work += s_scan[w];
+    if (w < warp) excl += s_scan[w];
+  }
+  // Every range non-empty: at most one CTA a tile.
+  const TileLinePlan plan{static_cast<int>(min(int64_t(out.plan.ctas), work)), out.plan.tile};
+  const int c = static_cast<int>(blockIdx.x);
+  if (c >= plan.ctas) return;  // the whole CTA, after its only barrier so far
+  const int64_t t0 = plan.begin(c, work), n = plan.begin(c + 1, work) - t0;
+  // The run holding t0 finds its sequence.
+  if (excl <= t0 && t0 < excl + mine) {
+    int64_t at = excl;
+    for (int64_t b = b_lo; b < b_hi; ++b) {
+      const int64_t w = out.plan.key_tiles(seq_lens[b]) * groups;
+      if (t0 < at + w) {
+        s_found[0] = b;
+        s_found[1] = at;
+        break;
+      }
+      at += w;
+    }
+  }
+  __syncthreads();
+  LineCursor load_at;
+  load_at.bi = s_found[0];
+  load_at.seq_begin = s_found[1];
+  load_at.len = seq_lens[load_at.bi];
+  load_at.tiles = plan.key_tiles(load_at.len);
+  load_at.grp = static_cast<int>((t0 - load_at.seq_begin) / load_at.tiles);
+  load_at.k = (t0 - load_at.seq_begin) % load_at.tiles;
+  LineCursor use_at = load_at;  // the consumer's tile, kStages - 1 behind the loader's
+
+  // The loader: this thread's rows' block-table entries for the tile at load_at, fetched one
+  // tile before its copies are issued.
+  int32_t pages[kPasses];
+  auto fetch_pages = [&]() {
+    const int32_t* table = block_table + load_at.bi * g.max_pages;
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) {
+      const int64_t j = load_at.k * kBlockN + StageCopy<kD>::row(tid, k);
+      pages[k] = j < load_at.len ? __ldg(table + page_of(j, g)) : 0;
+    }
+  };
+  int64_t issued = 0;
+  auto issue_next = [&]() {
+    if (issued < n) {
+      const uint32_t sk = s_kv + static_cast<uint32_t>(issued % kStages) * 2 * kTileBytes;
+      const int hk = load_at.hk(g);
+      load_kv_stage<kD>(sk, sk + kTileBytes, k_cache, v_cache, tid, [&](int k, int r) -> int64_t {
+        const int64_t j = load_at.k * kBlockN + r;
+        return j < load_at.len ? kv_row_offset(pages[k], hk, j, g, kD) : -1;
+      });
+      if (++issued < n) {
+        load_at.next(seq_lens, groups, plan, batch);
+        fetch_pages();
+      }
+    }
+    device::cp_async_commit();
+  };
+
+  GqaWarpState<kD> state;
+  int64_t lim[2];
+  auto start_segment = [&]() {  // Q of use_at's row group; the caller's barrier publishes it
+    load_q_tile<kD>(sq, q, use_at.bi, use_at.hk(g), use_at.row0(g), g, tid);
+    row_limits(lim, lane, use_at.row0(g), use_at.len, use_at.len, g);
+    state.reset();
+  };
+
+  start_segment();
+  fetch_pages();
+#pragma unroll
+  for (int st = 0; st < kStages - 1; ++st) issue_next();
+
+  const int gr = lane / 4, tq = lane % 4;
+  for (int64_t i = 0; i < n; ++i) {
+    device::cp_async_wait<kStages - 2>();
+    __syncthreads();  // tile i landed for every thread; its slot's previous tile is consumed
+    issue_next();
+
+    const uint32_t sk = s_kv + static_cast<uint32_t>(i % kStages) * 2 * kTileBytes;
+    gqa_mma_stage<kD>(state, sq, sk, sk + kTileBytes, lane, warp * 16, use_at.k * kBlockN, lim,
+                      g.scale_log2);
+    if (!use_at.last_of_group() && i + 1 < n) {
+      use_at.next(seq_lens, groups, plan, batch);
+      continue;
+    }
+
+    // The segment ends: the warps' rows to the common max, summed warp by warp into s_red
+    // (Q's bytes: the barrier after the stats has every warp past its last read of Q).
+    store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
+    __syncthreads();
+    float f[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = gr + 8 * h;
+      float mx = -INFINITY;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+      f[h] = s_sum[warp][r] > 0.f ? exp2f(s_max[warp][r] - mx) : 0.f;
+    }
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      if (warp == w) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float* dst = s_red + (gr + 8 * h) * kStride + 2 * tq;
+#pragma unroll
+          for (int nt = 0; nt < kD / 8; ++nt) {
+            float2 v = make_float2(state.acc[nt][2 * h] * f[h], state.acc[nt][2 * h + 1] * f[h]);
+            if (w > 0) {
+              const float2 prev = *reinterpret_cast<const float2*>(dst + 8 * nt);
+              v.x += prev.x;
+              v.y += prev.y;
+            }
+            *reinterpret_cast<float2*>(dst + 8 * nt) = v;
+          }
+        }
+      }
+      __syncthreads();
+    }
+
+    // o = O / sum and lse = (max + log2 sum) ln 2, to o and lse or to this CTA's slot.
+    const int64_t gb = use_at.group_begin();
+    const int c_first = plan.cta_of(gb, work), c_last = plan.cta_of(gb + use_at.tiles - 1, work);
+    const bool whole = c_first == c_last;
+    const int64_t slot = plan.slot(c, gb, work);
+    const int hk = use_at.hk(g), row0 = use_at.row0(g);
+    for (int e = tid; e < kRows * kD; e += kThreads) {
+      const int r = e / kD, d = e % kD;
+      if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
+      float mx = -INFINITY, sum = 0.f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w)
+        if (s_sum[w][r] > 0.f) sum += s_sum[w][r] * exp2f(s_max[w][r] - mx);
+      const float x = sum > 0.f ? s_red[r * kStride + d] / sum : 0.f;
+      const float l = sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+      if (whole) {
+        const int64_t row = global_row(use_at.bi, hk, row0 + r, g);
+        out.o[row * kD + d] = __float2bfloat16(x);
+        if (d == 0) out.lse[row] = l;
+      } else {
+        out.ws_o[(slot * kRows + r) * kD + d] = x;
+        if (d == 0) out.ws_lse[slot * kRows + r] = l;
+      }
+    }
+    if (!whole) {
+      // The partial, then the arrival: stores, fence, barrier, one atomic; the last to arrive
+      // sees every partial through the others' fences and its own.
+      __threadfence();
+      __syncthreads();
+      if (tid == 0) s_last = atomicAdd(out.counters + c_last, 1) == c_last - c_first;
+      __syncthreads();
+      if (s_last) {
+        __threadfence();
+        merge_row_group<kD>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g, s_max[0],
+                            s_sum[0]);
+        if (tid == 0) out.counters[c_last] = 0;  // the next launch counts from zero again
+      }
+    }
+    __syncthreads();  // s_red, the stats and s_last are free again
+    if (i + 1 < n) {
+      use_at.next(seq_lens, groups, plan, batch);
+      start_segment();  // published by the next iteration's first barrier
+    }
+  }
+  device::cp_async_wait<0>();
+}
+
+/// v04's arguments, resolved once (prepare); operator() enqueues the one kernel.
+struct PersistentLaunch {
+  const __nv_bfloat16 *q, *k_cache, *v_cache;
+  const int32_t *seq_lens, *block_table;
+  LineOut out;
+  GqaGeometry g;
+  int64_t d;
+
+  template <int kD>
+  void enqueue(cudaStream_t stream) const {
+    constexpr int kSmem = static_cast<int>(Cfg::smem_bytes(kD));
+    device::opt_in_dynamic_smem<persistent_gqa_kernel<kD>>(kSmem);
+    persistent_gqa_kernel<kD><<<static_cast<unsigned>(out.plan.ctas), kThreads, kSmem, stream>>>(
+        q, k_cache, v_cache, seq_lens, block_table, out, g);
+    KLAB_CHECK_LAUNCH();
+  }
+  void operator()(cudaStream_t stream) const {
+    with_head_dim(d, [&]<int kD>() { enqueue<kD>(stream); });
+  }
+};
+
+TileLinePlan v04_plan(const Problem& p) { return plan_v04(dims_of(p), device_info().sm_count); }
+
+PersistentLaunch persistent_launch(const Problem& p, Buffers& b) {
+  const Dims s = dims_of(p);
+  const TileLinePlan plan = v04_plan(p);
+  return {b.ptr<const __nv_bfloat16>("q"),
+          b.ptr<const __nv_bfloat16>("k_cache"),
+          b.ptr<const __nv_bfloat16>("v_cache"),
+          b.ptr<const int32_t>("seq_lens"),
+          b.ptr<const int32_t>("block_table"),
+          line_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.b, s.d),
+          gqa_geometry(s),
+          s.d};
+}
+
+}  // namespace
+
+Variant gpu_v04_persistent_balanced() {
+  return split_kv_variant(
+      "v04_persistent_balanced",
+      "one launch: v03's tensor-core CTA over equal ranges of the batch's key tiles (a persistent "
+      "wave, one ring across row groups), split row groups merged by the last CTA to arrive",
+      persistent_launch, v04_plan, [](const Problem& p) {
+        const Dims s = dims_of(p);
+        // Line indices times the CTAs stay in int64 (cta_of); i32 row groups a sequence.
+        const int64_t groups = PersistentGqaConfig::row_groups(s);
+        if (groups > INT32_MAX / 2)
+          return Status::no("decode_attention.v04: hkv x row tiles above 2^30");
+        const double line = static_cast<double>(s.b) * static_cast<double>(groups) *
+                            static_cast<double>(TileLinePlan{}.key_tiles(s.len));
+        if (line * static_cast<double>(v04_plan(p).ctas) > 1e18)
+          return Status::no("decode_attention.v04: the tile line is too long for int64 indices");
+        return Status::yes();
+      });
+}
+
+}  // namespace klab::decode_attention
