@@ -74,6 +74,7 @@ Variant cpu_v00();
 Variant gpu_v01_materialised();
 Variant gpu_v02_tiled_online_softmax();
 Variant gpu_v03_fa2_mma();
+Variant gpu_v04_fa3_wgmma();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

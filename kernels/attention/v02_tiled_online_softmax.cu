@@ -257,18 +257,12 @@ PreparedLaunch prepare(const Problem& p, Buffers& b) { return prepare_tiled<V02R
 }  // namespace
 
 Variant gpu_v02_tiled_online_softmax() {
-  Variant v = gpu_variant_of(
+  Variant v = tiled_variant<prepare>(
       "attention.v02_tiled_online_softmax",
-      "FA1 on CUDA cores: 32-row query tiles, K/V tiles in shared memory, online softmax", 80,
-      {DType::bf16, DType::f16},
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) { prepare(p, b)(args.stream); });
-  v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs&) { return prepare(p, b); };
+      "FA1 on CUDA cores: 32-row query tiles, K/V tiles in shared memory, online softmax", 80);
   v.can_implement = [](const Problem& p) {
     const Dims s = dims_of(p);
-    if (s.d != 64 && s.d != 128 && s.d != 256)
-      return Status::no("attention.v02: d must be 64, 128 or 256");
-    if (s.hq > 65535) return Status::no("attention.v02: hq above 65535 (grid y)");
-    if (s.b > 65535) return Status::no("attention.v02: b above 65535 (grid z)");
+    if (Status st = tiled_limits("attention.v02", s); !st.ok()) return st;
     if (device::ceil_div(s.nq, V02Config<64>::kBlockM) > INT_MAX)
       return Status::no("attention.v02: more than 2^31 - 1 query tiles");
     return Status::yes();

@@ -39,6 +39,7 @@
 
 #include "kernels/attention/fa2_fragment.hpp"
 #include "kernels/attention/family.hpp"
+#include "kernels/attention/quad_softmax.cuh"
 #include "kernels/attention/tiled_launch.cuh"
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/cp_async.cuh"
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
 
   // Rows gr (r = 0) and gr + 8 (r = 1) of the warp: running max (log2 units), this lane's share
   // of the running sum, and O's accumulators (D tile nt: columns 8 nt + 2 gt, + 1).
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  QuadRow rows[2];
   float acc[C::kDTiles][4];
 #pragma unroll
   for (int nt = 0; nt < C::kDTiles; ++nt)
@@ -209,22 +210,17 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
 #pragma unroll
       for (int nt = 0; nt < C::kKeyTiles; ++nt)
         mx = fmaxf(mx, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float m_new = fmaxf(m[r], mx * g.scale_log2);
-      // A row with no visible key so far keeps m = -inf: subtract 0 instead (its p are 0).
-      const float m_use = m_new == -INFINITY ? 0.f : m_new;
-      const float alpha = exp2f(m[r] - m_use);
-      m[r] = m_new;
+      float m_use;
+      const float alpha = rows[r].rescale(quad_max(mx), g.scale_log2, m_use);
       float sum = 0.f;
 #pragma unroll
       for (int nt = 0; nt < C::kKeyTiles; ++nt)
 #pragma unroll
         for (int e = 2 * r; e < 2 * r + 2; ++e) {
-          s[nt][e] = exp2f(fmaf(s[nt][e], g.scale_log2, -m_use));
+          s[nt][e] = QuadRow::term(s[nt][e], g.scale_log2, m_use);
           sum += s[nt][e];
         }
-      l[r] = l[r] * alpha + sum;
+      rows[r].l = rows[r].l * alpha + sum;
 #pragma unroll
       for (int nt = 0; nt < C::kDTiles; ++nt) {
         acc[nt][2 * r] *= alpha;
@@ -271,13 +267,9 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
   float inv[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float sum = l[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const bool empty = sum == 0.f;
-    inv[r] = empty ? 0.f : 1.f / sum;
-    if (gt == 0 && row[r] < g.nq)
-      lse[(bi * g.hq + h) * g.nq + row[r]] = empty ? -INFINITY : (m[r] + log2f(sum)) * kLn2;
+    const QuadRow::Final f = rows[r].finish();
+    inv[r] = f.inv;
+    if (gt == 0 && row[r] < g.nq) lse[(bi * g.hq + h) * g.nq + row[r]] = f.lse;
   }
   if constexpr (kVec) {
     // Through the warp's own 16 rows of a swizzled (kBlockM, kD) tile in stage 0's space (after
@@ -332,19 +324,14 @@ PreparedLaunch prepare(const Problem& p, Buffers& b) { return prepare_tiled<V03R
 }  // namespace
 
 Variant gpu_v03_fa2_mma() {
-  Variant v = gpu_variant_of(
+  Variant v = tiled_variant<prepare>(
       "attention.v03_fa2_mma",
       "FA2 on mma.sync m16n8k16: 16 query rows per warp, Q and P in registers, swizzled "
       "double-buffered cp.async K/V, causal blocks skipped",
-      80, {DType::bf16, DType::f16},
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) { prepare(p, b)(args.stream); });
-  v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs&) { return prepare(p, b); };
+      80);
   v.can_implement = [](const Problem& p) {
     const Dims s = dims_of(p);
-    if (s.d != 64 && s.d != 128 && s.d != 256)
-      return Status::no("attention.v03: d must be 64, 128 or 256");
-    if (s.hq > 65535) return Status::no("attention.v03: hq above 65535 (grid y)");
-    if (s.b > 65535) return Status::no("attention.v03: b above 65535 (grid z)");
+    if (Status st = tiled_limits("attention.v03", s); !st.ok()) return st;
     if (device::ceil_div(s.nq, V03Config<64>::kBlockM) > INT_MAX)
       return Status::no("attention.v03: more than 2^31 - 1 query tiles");
     if (device::ceil_div(s.nkv, V03Config<256>::kBlockN) > INT_MAX)

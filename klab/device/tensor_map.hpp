@@ -60,4 +60,24 @@ inline CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, uin
   return map;
 }
 
+/// A 4-D tensor (dims innermost first; strides[i] bytes between steps of dimension i + 1) read
+/// in boxes of box[0] x .. x box[3] elements, laid out in shared memory innermost first.
+/// Requirements (checked by the driver): base 16-byte aligned, strides multiples of 16, box[0] *
+/// element size <= the swizzle span.
+inline CUtensorMap tensor_map_4d(const void* base, CUtensorMapDataType type,
+                                 const uint64_t (&dims)[4], const uint64_t (&strides)[3],
+                                 const uint32_t (&box)[4], CUtensorMapSwizzle swizzle) {
+  CUtensorMap map{};
+  const cuuint64_t d[4] = {dims[0], dims[1], dims[2], dims[3]};
+  const cuuint64_t s[3] = {strides[0], strides[1], strides[2]};
+  const cuuint32_t b[4] = {box[0], box[1], box[2], box[3]};
+  const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
+  const CUresult r = tensor_map_encoder()(
+      &map, type, 4, const_cast<void*>(base), d, s, b, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  KLAB_CHECK(r == CUDA_SUCCESS,
+             "cuTensorMapEncodeTiled (4-D) failed with CUresult " + std::to_string(int(r)));
+  return map;
+}
+
 }  // namespace klab::device

@@ -43,6 +43,18 @@ __device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_m
       : "memory");
 }
 
+/// tma_load_2d for a 4-D tensor map (tensor_map_4d): the box at element coordinates (x0:
+/// innermost .. x3), e.g. (column, head, token, batch) of a (B, N, H, D) array, so that a box of
+/// tokens stops at its batch's end (zeros past it) instead of running into the next batch.
+__device__ __forceinline__ void tma_load_4d(void* smem_dst, const void* tensor_map, int x0, int x1,
+                                            int x2, int x3, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, "
+      "{%2, %3, %4, %5}], [%6];" ::"r"(smem_addr(smem_dst)),
+      "l"(tensor_map), "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(smem_addr(bar))
+      : "memory");
+}
+
 /// tma_load_2d delivered to every CTA of the cluster whose bit is set in `cta_mask` (bit i: the
 /// CTA of rank i in the cluster), at the same shared-memory offset and completing on the
 /// mbarrier at the same offset in each of them: one read of global memory for several CTAs

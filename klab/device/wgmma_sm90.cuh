@@ -1,7 +1,8 @@
 #pragma once
 // Hopper (sm_90a) warpgroup matrix multiply-accumulate, wgmma.mma_async: the four warps of a
 // warpgroup (warpgroup_sm90.cuh) multiply a 64 x N x 16 block together, operands read from
-// shared memory through descriptors (wgmma_desc.hpp), accumulators in registers. Asynchronous:
+// shared memory through descriptors (wgmma_desc.hpp; wgmma_ss), or A from registers (wgmma_rs),
+// accumulators in registers. Asynchronous:
 // issue after wgmma_fence(), close with wgmma_commit_group(), read the accumulators after
 // wgmma_wait_group<...>() and wgmma_fence_operands().
 //
@@ -104,6 +105,63 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t desc_a, ui
 #endif
 }
 
+/// Keeps a wgmma's A registers (wgmma_rs) alive, unchanged, until this point: after the
+/// wgmma_wait_group that retires the instruction reading them, so that the compiler neither
+/// reuses them nor moves a write to them before it.
+__device__ __forceinline__ void wgmma_fence_operand(uint32_t& r) {
+  asm volatile("" : "+r"(r)::"memory");
+}
+
+// The register-A form: A's four registers follow the accumulators, then descriptor B, the
+// scale-d predicate and B's transpose immediate.
+#define KLAB_WGMMA_RS(SHAPE, TYPE, DREGS, A, B, SCALE, TB, ...)                                 \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE                                        \
+               ", 0;\nwgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " {" DREGS     \
+               "}, {" A "}, " B ", p, 1, 1, " TB ";\n}\n"                                       \
+               : __VA_ARGS__                                                                    \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(int(accumulate)), \
+                 "n"(kTransB))
+#define KLAB_WGMMA_RS_TYPED(SHAPE, DREGS, A, B, SCALE, TB, ...)        \
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)                      \
+    KLAB_WGMMA_RS(SHAPE, "bf16", DREGS, A, B, SCALE, TB, __VA_ARGS__); \
+  else                                                                 \
+    KLAB_WGMMA_RS(SHAPE, "f16", DREGS, A, B, SCALE, TB, __VA_ARGS__)
+
+/// d (+)= A * B for one m64nNk16 block with A from registers (PTX ISA, "Register Fragments",
+/// matrix A of wgmma .m64nNk16): warp w of the warpgroup holds rows 16w .. 16w + 15 of the 64 x
+/// 16 A as mma.sync m16n8k16's A fragment, lane l (g = l/4, t = l%4): a[0] (row g, k 2t, 2t+1),
+/// a[1] (row g+8, k 2t..), a[2] (row g, k 2t+8..), a[3] (row g+8, k 2t+8..), lower k in the low
+/// half. So a wgmma accumulator of 16-bit-rounded pairs is directly the A operand of the next
+/// product (FlashAttention 3's P V). B 16 x N in shared memory (desc_b); kTransB as wgmma_ss.
+/// The A registers must stay unchanged until the group completes (wgmma_fence_operand after the
+/// wait).
+template <int kN, class T, int kTransB = 0>
+__device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)[4],
+                                         uint64_t desc_b, bool accumulate) {
+  static_assert(kN == 64 || kN == 128 || kN == 256, "wgmma_rs: N in {64, 128, 256}");
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
+  static_assert(kTransB == 0 || kTransB == 1);
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (kN == 64) {
+    KLAB_WGMMA_RS_TYPED("m64n64k16", KLAB_WGMMA_D0, "%32,%33,%34,%35", "%36", "%37", "%38",
+                        KLAB_WGMMA_F32(0));
+  } else if constexpr (kN == 128) {
+    KLAB_WGMMA_RS_TYPED("m64n128k16", KLAB_WGMMA_D0 "," KLAB_WGMMA_D32, "%64,%65,%66,%67", "%68",
+                        "%69", "%70", KLAB_WGMMA_F32(0), KLAB_WGMMA_F32(32));
+  } else {
+    KLAB_WGMMA_RS_TYPED("m64n256k16",
+                        KLAB_WGMMA_D0 "," KLAB_WGMMA_D32 "," KLAB_WGMMA_D64 "," KLAB_WGMMA_D96,
+                        "%128,%129,%130,%131", "%132", "%133", "%134", KLAB_WGMMA_F32(0),
+                        KLAB_WGMMA_F32(32), KLAB_WGMMA_F32(64), KLAB_WGMMA_F32(96));
+  }
+#else
+  (void)d, (void)a, (void)desc_b, (void)accumulate;
+  __trap();
+#endif
+}
+
+#undef KLAB_WGMMA_RS_TYPED
+#undef KLAB_WGMMA_RS
 #undef KLAB_WGMMA_SS_TYPED
 #undef KLAB_WGMMA_SS
 #undef KLAB_WGMMA_F32

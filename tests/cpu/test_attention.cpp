@@ -13,9 +13,11 @@
 
 #include "kernels/attention/cudnn_sdpa_layout.hpp"
 #include "kernels/attention/fa2_fragment.hpp"
+#include "kernels/attention/fa3_tile.hpp"
 #include "kernels/attention/family.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/device/wgmma_fragment.hpp"
 #include "klab/harness/runner.hpp"
 
 using namespace klab;
@@ -403,6 +405,215 @@ TEST(AttentionFa2Fragments, TilesAreConflictFree) {
   check.template operator()<64>();
   check.template operator()<128>();
   check.template operator()<256>();
+}
+
+// ---- v04 (FA3 on wgmma): tiles, descriptors, the P operand, key blocks, tensor maps ----
+
+namespace {
+
+// Where wgmma reads element (mn, k) of the operand `desc` describes (tiles based at address 0),
+// by the PTX canonical layouts (wgmma_desc.hpp's model, held to the TMA's boxes in
+// test_device_encodings.cpp).
+uint32_t fa3_reads(uint64_t desc, bool mn_major, int mn, int k) {
+  const device::WgmmaDescFields f = device::wgmma_desc_decode(desc);
+  EXPECT_EQ(f.base_offset, 0u);
+  EXPECT_EQ(f.swizzle, device::WgmmaSwizzle::b128);
+  return device::wgmma_swizzled_offset(f.swizzle, mn_major, f.start, f.lbo, f.sbo, uint32_t(mn),
+                                       uint32_t(k));
+}
+
+template <int kD>
+void check_fa3_tiles() {
+  using Tiles = attention::fa3::Tiles<kD>;
+  using Q = typename Tiles::Q;
+  using KV = typename Tiles::KV;
+  constexpr int kBlockN = Tiles::kBlockN;
+  // S = Q K^T. A = Q, K-major: warpgroup wg's (row, k) of k-step kk is Q's (64 wg + row, 16 kk + k).
+  for (int wg = 0; wg < 2; ++wg)
+    for (int kk = 0; kk < kD / 16; ++kk)
+      for (int row = 0; row < 64; ++row)
+        for (int k = 0; k < 16; ++k)
+          ASSERT_EQ(fa3_reads(Q::desc_k_major(0, 64 * wg, kk), false, row, k),
+                    Q::offset(64 * wg + row, 16 * kk + k))
+              << "Q D " << kD << " wg " << wg << " kk " << kk << " row " << row << " k " << k;
+  // B = K^T, K-major: (n = key, k) of k-step kk is K's (key, 16 kk + k), all kBlockN keys.
+  for (int kk = 0; kk < kD / 16; ++kk)
+    for (int key = 0; key < kBlockN; ++key)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(fa3_reads(KV::desc_k_major(0, 0, kk), false, key, k),
+                  KV::offset(key, 16 * kk + k))
+            << "K D " << kD << " kk " << kk << " key " << key << " k " << k;
+  // O = P V. B = V, MN-major (transpose bit 1): (n = d, k) of key step ks is V's (16 ks + k, d),
+  // every d of the tile through one descriptor (LBO: the next panel of 64).
+  for (int ks = 0; ks < kBlockN / 16; ++ks)
+    for (int d = 0; d < kD; ++d)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(fa3_reads(KV::desc_mn_major(0, ks), true, d, k), KV::offset(16 * ks + k, d))
+            << "V D " << kD << " ks " << ks << " d " << d << " k " << k;
+  // A descriptor at a tile's shared-memory address reads the same offsets from there.
+  const uint32_t v1 = Tiles::v_tile(1);
+  EXPECT_EQ(fa3_reads(KV::desc_mn_major(v1, 1), true, 70 % kD, 9), v1 + KV::offset(25, 70 % kD));
+  // Every element of a tile has its own bytes; the tiles are 1024-byte aligned (TMA boxes with
+  // the 128-byte swizzle) and disjoint, and fit the block's shared memory with its barriers.
+  std::set<uint32_t> seen;
+  for (int r = 0; r < Tiles::kBlockM; ++r)
+    for (int c = 0; c < kD; ++c) seen.insert(Q::offset(r, c));
+  EXPECT_EQ(seen.size(), size_t(Tiles::kBlockM * kD));
+  EXPECT_EQ(*seen.rbegin(), Q::kBytes - 2);
+  seen.clear();
+  for (int r = 0; r < kBlockN; ++r)
+    for (int c = 0; c < kD; ++c) seen.insert(KV::offset(r, c));
+  EXPECT_EQ(seen.size(), size_t(kBlockN * kD));
+  EXPECT_EQ(*seen.rbegin(), KV::kBytes - 2);
+  for (int st = 0; st < Tiles::kStages; ++st) {
+    EXPECT_EQ(Tiles::k_tile(st) % 1024, 0u);
+    EXPECT_EQ(Tiles::v_tile(st) % 1024, 0u);
+    EXPECT_GE(Tiles::k_tile(st), st == 0 ? Q::kBytes : Tiles::v_tile(st - 1) + KV::kBytes);
+    EXPECT_EQ(Tiles::v_tile(st), Tiles::k_tile(st) + KV::kBytes);
+  }
+  EXPECT_EQ(Tiles::kBytes, Tiles::v_tile(Tiles::kStages - 1) + KV::kBytes);
+  EXPECT_LE(1024 + Tiles::kBytes + (1 + 3 * Tiles::kStages) * 8, 227u * 1024);
+}
+
+}  // namespace
+
+TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
+  check_fa3_tiles<64>();
+  check_fa3_tiles<128>();
+  check_fa3_tiles<256>();
+}
+
+// S's accumulators (wgmma_fragment.hpp: register i of thread t at (row, key)) become P's A
+// registers of key step ks: warp w's lane (g, t4) holds a0 (16w + g, 2 t4), a1 (+8 rows), a2 (+8
+// keys), a3 (+8, +8), two keys each, the lower key in the low half (wgmma_rs's A layout).
+TEST(AttentionFa3Tiles, ScoreAccumulatorsBecomeTheRegisterAOperand) {
+  auto check = [&]<int kN>() {
+    for (int t = 0; t < 128; ++t) {
+      float s[kN / 2];
+      for (int i = 0; i < kN / 2; ++i) {
+        const device::WgmmaAccCoord c = device::wgmma_acc_coord(t, i);
+        s[i] = float(c.row * kN + c.col);
+      }
+      const int w = t / 32, g = t % 32 / 4, t4 = t % 4;
+      for (int ks = 0; ks < kN / 16; ++ks) {
+        Pair a[4];
+        attention::fa3::p_operand<kN>(s, ks, a, [](float x, float y) {
+          return Pair{int(x), int(y)};
+        });
+        for (int j = 0; j < 4; ++j) {
+          const int row = 16 * w + g + 8 * (j % 2), key = 16 * ks + 2 * t4 + 8 * (j / 2);
+          ASSERT_EQ(a[j].lo, row * kN + key)
+              << "N " << kN << " t " << t << " ks " << ks << " a" << j;
+          ASSERT_EQ(a[j].hi, row * kN + key + 1) << "N " << kN << " t " << t << " ks " << ks;
+        }
+      }
+    }
+  };
+  check.template operator()<64>();
+  check.template operator()<128>();
+}
+
+// The causal skipping: a key block is visited exactly when some valid row of the query tile sees
+// one of its keys, and left unmasked only when every valid row sees all of its keys (which also
+// keeps the ragged end of the keys masked). Brute force over the family's own visible_keys.
+TEST(AttentionFa3Tiles, KeyBlocksVisitEveryVisibleKeyAndMaskOnlyCrossingBlocks) {
+  for (auto [bm, bn] : {std::pair{128, 128}, std::pair{128, 64}, std::pair{64, 32}})
+    for (int64_t nq : {1, 17, 127, 128, 129, 300, 1000})
+      for (int64_t nkv : {1, 64, 127, 128, 129, 300, 1000})
+        for (bool causal : {false, true}) {
+          const Dims s = dims(1, nq, nkv, 1, 1, 64, causal);
+          for (int64_t n0 = 0; n0 < nq; n0 += bm) {
+            const auto kb = attention::fa3::key_blocks(nq, nkv, causal, n0, bm, bn);
+            ASSERT_LE(kb.unmasked, kb.count);
+            const int64_t n_end = std::min<int64_t>(n0 + bm, nq);
+            for (int64_t jb = 0; jb * bn < nkv; ++jb) {
+              bool any = false, all = true;
+              for (int64_t n = n0; n < n_end; ++n)
+                for (int64_t j = jb * bn; j < (jb + 1) * bn; ++j) {
+                  const bool visible = j < nkv && j < s.visible_keys(n);
+                  any |= visible;
+                  all &= visible;
+                }
+              ASSERT_EQ(jb < kb.count, any) << nq << " " << nkv << " " << causal << " n0 " << n0
+                                            << " block " << jb << " (" << bm << ", " << bn << ")";
+              ASSERT_EQ(jb < kb.unmasked, all)
+                  << nq << " " << nkv << " " << causal << " n0 " << n0 << " block " << jb;
+            }
+          }
+        }
+  // Nq = Nkv = 8k causal, 128 x 128 tiles: 64 * 65 / 2 blocks instead of 64 * 64, 64 of them
+  // masked (one diagonal block a tile).
+  int64_t visited = 0, masked = 0;
+  for (int64_t n0 = 0; n0 < 8192; n0 += 128) {
+    const auto kb = attention::fa3::key_blocks(8192, 8192, true, n0, 128, 128);
+    visited += kb.count;
+    masked += kb.count - kb.unmasked;
+  }
+  EXPECT_EQ(visited, 64 * 65 / 2);
+  EXPECT_EQ(masked, 64);
+}
+
+// The 4-D tensor maps: coordinates (d, h, n, b) through the strides address the family's
+// (B, N, H, D) element; a box is one panel of the tile (the stage's transaction bytes); strides
+// are multiples of 16 (the TMA's rule) and nest.
+TEST(AttentionFa3Tiles, TokenMapsAddressTheFamilysArrays) {
+  for (const Dims& s : {dims(2, 129, 300, 4, 2, 64, true), dims(3, 1000, 1000, 5, 1, 128, false),
+                        dims(1, 17, 8192, 8, 2, 256, true)}) {
+    for (bool q : {true, false}) {
+      const int64_t n_len = q ? s.nq : s.nkv, heads = q ? s.hq : s.hkv;
+      const int rows = q ? 128 : (s.d == 256 ? 64 : 128);
+      const attention::fa3::TokenMap m = attention::fa3::token_map(s.b, n_len, heads, s.d, rows);
+      EXPECT_EQ(m.dims[0], uint64_t(s.d));
+      EXPECT_EQ(m.dims[1], uint64_t(heads));
+      EXPECT_EQ(m.dims[2], uint64_t(n_len));
+      EXPECT_EQ(m.dims[3], uint64_t(s.b));
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(m.strides[i] % 16, 0u);
+        EXPECT_GE(m.strides[i], (i == 0 ? 2 : m.strides[i - 1]) * m.dims[i]);
+      }
+      EXPECT_EQ(m.box[0] * 2, attention::fa3::kRowBytes);  // the 128-byte swizzle span
+      EXPECT_EQ(m.box[1], 1u);
+      EXPECT_EQ(m.box[2], uint32_t(rows));
+      EXPECT_EQ(m.box[3], 1u);
+      for (int64_t bi : {int64_t(0), s.b - 1})
+        for (int64_t n : {int64_t(0), n_len / 2, n_len - 1})
+          for (int64_t h : {int64_t(0), heads - 1})
+            for (int64_t d : {int64_t(0), int64_t(63), s.d - 1}) {
+              const uint64_t at = uint64_t(d) * 2 + uint64_t(h) * m.strides[0] +
+                                  uint64_t(n) * m.strides[1] + uint64_t(bi) * m.strides[2];
+              EXPECT_EQ(at, uint64_t(((bi * n_len + n) * heads + h) * s.d + d) * 2);
+            }
+    }
+  }
+  // A Q box and a K/V box deliver one panel of their tiles each.
+  static_assert(attention::fa3::Tiles<128>::Q::kPanelBytes == 128 * 64 * 2);
+  static_assert(attention::fa3::Tiles<256>::KV::kPanelBytes == 64 * 64 * 2);
+}
+
+// v04 is registered between v03 and the baselines; it refuses what the TMA cannot read (a
+// misaligned base) and head dimensions it has no tiles for, with reasons, and takes every
+// headline shape.
+TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
+  const Variant* v = family().find("attention.v04_fa3_wgmma");
+  if (!v) GTEST_SKIP() << "attention.v04_fa3_wgmma is not registered in this build (no CUDA)";
+  EXPECT_EQ(v->info.min_sm, 90);
+  const auto& ladder = family().ladder;
+  const auto at = [&](const char* id) {
+    return std::find_if(ladder.begin(), ladder.end(),
+                        [&](const Variant& x) { return x.info.id == id; }) -
+           ladder.begin();
+  };
+  EXPECT_EQ(at("attention.v04_fa3_wgmma"), at("attention.v03_fa2_mma") + 1);
+  const Status off =
+      v->can_implement(attention::problem(dims(1, 129, 129, 4, 4, 64, false), DType::bf16, 1));
+  EXPECT_NE(off.reason.find("16-byte"), std::string::npos) << off.reason;
+  const Status d96 =
+      v->can_implement(attention::problem(dims(1, 8, 8, 2, 2, 96, false), DType::bf16));
+  EXPECT_NE(d96.reason.find("64, 128 or 256"), std::string::npos) << d96.reason;
+  for (const Problem& p : family().headline) EXPECT_TRUE(v->can_implement(p).ok()) << p.str();
+  int refused = 0;
+  for (const Problem& p : family().awkward) refused += !v->can_implement(p).ok();
+  EXPECT_EQ(refused, 1) << "only the misaligned awkward shape";
 }
 
 // attention.baseline_cudnn's description of the family's tensors (cudnn_sdpa_layout.hpp), checked

@@ -1,0 +1,123 @@
+#pragma once
+// The shared-memory tiles, wgmma descriptors, key-block counts and tensor-map parameters of
+// attention v04 (FlashAttention 3's forward on wgmma and TMA), host-compilable so that the CPU
+// tests check them element by element (tests/cpu/test_attention.cpp).
+//
+// Tiles: Q (kBlockM, kD) and each stage's K and V (kBlockN, kD), row-major 16-bit elements as
+// kD / 64 panels of (rows, 64), one after another: a panel is one TMA box of 128-byte rows laid
+// out with CU_TENSOR_MAP_SWIZZLE_128B (16-byte chunk c of row r at chunk c ^ (r % 8),
+// swizzle.hpp), every panel on a 1024-byte boundary.
+// - S = Q K^T (m = query rows, n = keys, k = D): A = Q, B = K^T. Q's rows and K's rows (keys)
+//   both hold D contiguously: both operands are K-major (transpose bits 0), 8-row atoms 1024
+//   bytes apart (SBO); the k16 slice kk of D is 32 (kk % 4) bytes into the rows of panel kk / 4.
+// - O = P V (m = query rows, n = D, k = keys): A = P from registers, B = V. V's rows are keys (k)
+//   with D (n) contiguous: each k-row holds 128 bytes of n, an MN-major operand (transpose bit 1,
+//   as hgemm's row-major B): the next 64 of D a panel further (LBO = panel bytes), the next 8 keys
+//   an atom further (SBO = 1024); the k16 slice ks of keys starts 16 ks rows (2048 ks bytes) in.
+#include <cstdint>
+
+#include "klab/device/host_device.hpp"
+#include "klab/device/swizzle.hpp"
+#include "klab/device/wgmma_desc.hpp"
+
+namespace klab::attention::fa3 {
+
+inline constexpr uint32_t kRowBytes = 128, kAtomBytes = 8 * kRowBytes;
+inline constexpr int kPanelCols = 64;  // 16-bit elements of one 128-byte swizzle span
+inline constexpr auto kSwizzle = device::WgmmaSwizzle::b128;
+
+/// A (kRows, kD) tile of 16-bit elements as kD / 64 TMA panels of (kRows, 64).
+template <int kRows, int kD>
+struct PanelTile {
+  static constexpr int kPanels = kD / kPanelCols;
+  static constexpr uint32_t kPanelBytes = uint32_t(kRows) * kRowBytes;  // one TMA box
+  static constexpr uint32_t kBytes = kPanels * kPanelBytes;
+  static_assert(kD % kPanelCols == 0 && kRows % 8 == 0);
+
+  /// Where the TMA puts element (row, col) (bytes from the tile's start).
+  KLAB_HOST_DEVICE static constexpr uint32_t offset(int row, int col) {
+    return uint32_t(col / kPanelCols) * kPanelBytes +
+           device::swizzle_128b(uint32_t(row) * kRowBytes + uint32_t(col % kPanelCols) * 2);
+  }
+  /// K-major operand (A = Q, B = K^T): rows row0 (a multiple of 8) on, columns (k) 16 kk .. +15.
+  KLAB_HOST_DEVICE static constexpr uint64_t desc_k_major(uint32_t addr, int row0, int kk) {
+    return device::wgmma_desc_k_major(
+        addr + uint32_t(kk / 4) * kPanelBytes + uint32_t(row0) * kRowBytes + uint32_t(kk % 4) * 32,
+        kSwizzle, kAtomBytes);
+  }
+  /// MN-major B operand (V of O = P V): rows (k) 16 ks .. +15, every column (n) of the tile.
+  KLAB_HOST_DEVICE static constexpr uint64_t desc_mn_major(uint32_t addr, int ks) {
+    return device::wgmma_desc_mn_major(addr + uint32_t(ks) * 16 * kRowBytes, kSwizzle, kPanelBytes,
+                                       kAtomBytes);
+  }
+};
+
+/// v04's tiles for head dimension kD: kBlockM query rows (two consumer warpgroups of 64), key
+/// blocks of kBlockN, kStages (K, V) stages. Shared memory: Q, then the stages (K, V each).
+/// kD = 256 takes 64-key blocks: two 128-key stages would need 256 KiB beside Q's 64.
+template <int kD>
+struct Tiles {
+  static constexpr int kBlockM = 128, kBlockN = kD == 256 ? 64 : 128, kStages = 2;
+  using Q = PanelTile<kBlockM, kD>;
+  using KV = PanelTile<kBlockN, kD>;
+  static constexpr uint32_t kStageBytes = 2 * KV::kBytes;
+  static constexpr uint32_t kBytes = Q::kBytes + kStages * kStageBytes;
+  KLAB_HOST_DEVICE static constexpr uint32_t k_tile(int stage) {
+    return Q::kBytes + uint32_t(stage) * kStageBytes;
+  }
+  KLAB_HOST_DEVICE static constexpr uint32_t v_tile(int stage) {
+    return k_tile(stage) + KV::kBytes;
+  }
+};
+
+/// The key blocks (of block_n keys) that the query tile of rows n0 .. n0 + block_m - 1 visits:
+/// blocks 0 .. count - 1 (the ones past the last valid row's last visible key are skipped), of
+/// which blocks unmasked .. count - 1 cross the causal diagonal or the end of the keys and take
+/// the element-wise mask; blocks below unmasked are visible to every row of the tile.
+struct KeyBlocks {
+  int64_t count, unmasked;
+};
+
+KLAB_HOST_DEVICE constexpr KeyBlocks key_blocks(int64_t nq, int64_t nkv, bool causal, int64_t n0,
+                                                int block_m, int block_n) {
+  auto clamp_keys = [nkv](int64_t k) { return k < 0 ? 0 : (k > nkv ? nkv : k); };
+  int64_t keys = nkv, first_keys = nkv;  // keys of the last valid row; of the tile's first row
+  if (causal) {                          // row n sees keys j <= n + nkv - nq (bottom right)
+    const int64_t last_row = (n0 + block_m < nq ? n0 + block_m : nq) - 1;
+    keys = clamp_keys(last_row + nkv - nq + 1);
+    first_keys = clamp_keys(n0 + nkv - nq + 1);
+  }
+  return {(keys + block_n - 1) / block_n, first_keys / block_n};
+}
+
+/// A (B, N, H, D) tensor as v04's 4-D tensor map reads it: dims innermost first (D, H, N, B),
+/// strides in bytes between heads, tokens and batches, boxes of (64, 1, rows, 1): one panel of
+/// `rows` tokens of one head. Tokens past N arrive as zeros (the box stops at its batch's end).
+struct TokenMap {
+  uint64_t dims[4], strides[3];
+  uint32_t box[4];
+};
+
+KLAB_HOST_DEVICE constexpr TokenMap token_map(int64_t b, int64_t n, int64_t h, int64_t d, int rows,
+                                              int elem_bytes = 2) {
+  const uint64_t head = uint64_t(d) * uint64_t(elem_bytes), token = head * uint64_t(h);
+  return {{uint64_t(d), uint64_t(h), uint64_t(n), uint64_t(b)},
+          {head, token, token * uint64_t(n)},
+          {uint32_t(kPanelCols), 1, uint32_t(rows), 1}};
+}
+
+/// P's A registers for the 16-key step ks of O = P V, from S's wgmma accumulators s (kN / 2 a
+/// thread, wgmma_fragment.hpp's layout): S's n8 blocks 2 ks and 2 ks + 1 hold exactly the
+/// elements of the register-A fragment (wgmma_rs in wgmma_sm90.cuh); pack(x, y) rounds two floats
+/// into one register, x in the low half.
+template <int kN, class U, class Pack>
+KLAB_HOST_DEVICE constexpr void p_operand(const float (&s)[kN / 2], int ks, U (&a)[4],
+                                          Pack&& pack) {
+  const int i = 8 * ks;
+  a[0] = pack(s[i], s[i + 1]);
+  a[1] = pack(s[i + 2], s[i + 3]);
+  a[2] = pack(s[i + 4], s[i + 5]);
+  a[3] = pack(s[i + 6], s[i + 7]);
+}
+
+}  // namespace klab::attention::fa3
