@@ -107,6 +107,7 @@ def main():
             finally:
                 del q, k, v
             med = statistics.median(samples)
+            max_clock = ref.get("device", {}).get("max_sm_clock_mhz", 0)  # 0: unknown, none flagged
             qs = statistics.quantiles(samples, n=10)
             mad = statistics.median(abs(s - med) for s in samples)
             known = [c for c in clocks if c > 0]
@@ -116,7 +117,8 @@ def main():
                        median_ms=med, p10_ms=qs[0], p90_ms=qs[-1], mean_ms=statistics.fmean(samples),
                        rel_noise=1.4826 * mad / med, converged=True, rotation_sets=1,
                        sm_clock_mhz=[min(known, default=0), max(known, default=0)],
-                       throttled_samples=0, throttled=False,
+                       throttled_samples=sum(c < max_clock for c in known),
+                       throttled=any(c < max_clock for c in known),
                        tflops=ref["flops"] / (med * 1e-3) / 1e12,
                        gbps=ref["bytes"] / (med * 1e-3) / 1e9)
             if "ceiling" in ref:  # the same ceiling as klab's record of the problem

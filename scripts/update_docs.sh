@@ -125,6 +125,18 @@ grid=$res/2026-12-02_ac8ef08_hopper_v17_v18/grid
 rm -f docs/worklogs/gemm_hopper_grid.png.records.json
 "$klab" report "$grid"/bench_m_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-hopper-ac8ef08-square
+# Attention and decode attention: the first timed runs (de53735: v01-v03 and cuDNN; 6fda6f1: v03,
+# v04 and cuDNN, with PyTorch's SDPA timed by scripts/torch_sdpa.py in the same run).
+att0=$res/2026-12-02_de53735_attention_decode_first/bench
+att1=$res/2026-12-02_6fda6f1_fa3_decode_v04
+"$klab" report "$att1"/bench/bench_attention.json "$att1"/bench/torch_sdpa.json "$att1"/attn/bench_*.json \
+  --family attention --readme docs/worklogs/attention.md --section results-6fda6f1
+"$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
+  --readme docs/worklogs/attention.md --section results-de53735
+"$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-6fda6f1
+"$klab" report "$att0"/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-de53735
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

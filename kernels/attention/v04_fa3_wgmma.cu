@@ -31,7 +31,7 @@
 // Prediction (written before it ran), causal D = 128 bf16 H = 32 N = 8k on an H200: 380-480
 // TFLOP/s, i.e. 0.60-0.75x cuDNN's 646 (FA3's own ablation without ping-pong and intra-warpgroup
 // overlap is ~570 non-causal on the H100; causal tiles are shorter, and nothing here overlaps the
-// softmax on purpose). Not measured yet.
+// softmax on purpose). Measured: docs/worklogs/attention.md (2026-12-02_6fda6f1_fa3_decode_v04).
 // Requirements: sm_90a; D in {64, 128, 256} (D = 256 with 64-key blocks); Q, K, V and O 16-byte
 // aligned (TMA base addresses and row pitches; the harness's misaligned problems are refused);
 // hq and b up to 65535 (grid y, z).

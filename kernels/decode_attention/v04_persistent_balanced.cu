@@ -29,7 +29,7 @@
 // Little's law's ~50 KiB); at B = 1 and short L, the latency chain of one launch: seq_lens, the
 // first table entries, the first stages, the segment's epilogue, the partial's fence and atomic,
 // the merge's loads (a row group at (1, 4k) spans ~33 CTAs).
-// Prediction (written before it ran; nothing is measured yet), Qwen3-8B heads (32 / 8, D = 128),
+// Prediction (written before it ran; measured in docs/worklogs/decode.md), Qwen3-8B heads (32 / 8, D = 128),
 // fraction of the read ceiling (4495 GB/s), pages 16 and 64 alike: (1, 4k) 6-9 us (0.42-0.62;
 // v03: 34.8 us); (1, 32k) 0.81-0.90 (33-37 us: the fixed ~4-7 us of start and merge weigh 12-20%
 // of a 30 us stream); (1, 128k) 0.91-0.95; (16, 8k) 0.90-0.94; (64, 4k) 0.91-0.95; (256, 2k)
