@@ -14,10 +14,13 @@
 # Usage: scripts/measure_attention.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
 #   KLAB_ATTN_STEPS="check sanitize bench torch" selects steps (default: all). KLAB_ATTN_RUNGS: the
-#   rungs to bench (default: every GPU rung of both families but attention's materialised v01,
-#   which needs B*H*N^2*4 bytes). KLAB_MAX_TIME: seconds per benchmark (default 0.3), split
-#   between KLAB_ROUNDS interleaved rounds (default 3); KLAB_ATTN_BENCH_LIMIT: seconds per
-#   family's bench call (default 420). KLAB_CACHE_DIR: the ceilings cache.
+#   rungs to bench, separated by spaces or lines (default: every GPU rung of both families but
+#   attention's v01, which needs B*H*N^2*4 bytes, and v02 on CUDA cores, 39-78 ms a launch at the
+#   first two headline shapes in 2026-12-02_de53735's run, seconds at N = 32k). KLAB_MAX_TIME:
+#   seconds per benchmark (default 0.3), split between KLAB_ROUNDS interleaved rounds (default
+#   3); KLAB_ATTN_BENCH_LIMIT: seconds per family's bench call (default 420); a headline problem
+#   of attention takes ~50 s of host time for three rungs (6fda6f1's run). KLAB_CACHE_DIR: the
+#   ceilings cache.
 set -uo pipefail
 usage="usage: scripts/measure_attention.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
@@ -33,7 +36,9 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 
 # The GPU rungs (and baselines) of a family, as klab lists them.
 gpu_rungs() { "$klab" list "$1" | awk '$2 == "gpu" {print $1}'; }
-rungs=${KLAB_ATTN_RUNGS:-$( (gpu_rungs attention; gpu_rungs decode_attention) | grep -v '^attention.v01_materialised$')}
+# One rung a line (KLAB_ATTN_RUNGS may separate them by spaces).
+rungs=$(tr ' ' '\n' <<< "${KLAB_ATTN_RUNGS:-$( (gpu_rungs attention; gpu_rungs decode_attention) |
+  grep -vE '^attention\.(v01_materialised|v02_tiled_online_softmax)$')}" | grep -v '^$')
 {
   echo "# $(basename "$out")"
   echo
