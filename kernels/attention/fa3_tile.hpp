@@ -1,6 +1,6 @@
 #pragma once
 // The shared-memory tiles, wgmma descriptors, key-block counts and tensor-map parameters of
-// attention v04 (FlashAttention 3's forward on wgmma and TMA), host-compilable so that the CPU
+// attention v04 and v05 (FlashAttention 3's forward on wgmma and TMA), host-compilable so that the CPU
 // tests check them element by element (tests/cpu/test_attention.cpp).
 //
 // Tiles: Q (kBlockM, kD) and each stage's K and V (kBlockN, kD), row-major 16-bit elements as
@@ -52,12 +52,13 @@ struct PanelTile {
   }
 };
 
-/// v04's tiles for head dimension kD: kBlockM query rows (two consumer warpgroups of 64), key
-/// blocks of kBlockN, kStages (K, V) stages. Shared memory: Q, then the stages (K, V each).
-/// kD = 256 takes 64-key blocks: two 128-key stages would need 256 KiB beside Q's 64.
-template <int kD>
+/// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (two consumer warpgroups of
+/// 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05: 3 where they fit). Shared
+/// memory: Q, then the stages (K, V each). kD = 256 takes 64-key blocks: two 128-key stages
+/// would need 256 KiB beside Q's 64.
+template <int kD, int kStages_ = 2>
 struct Tiles {
-  static constexpr int kBlockM = 128, kBlockN = kD == 256 ? 64 : 128, kStages = 2;
+  static constexpr int kBlockM = 128, kBlockN = kD == 256 ? 64 : 128, kStages = kStages_;
   using Q = PanelTile<kBlockM, kD>;
   using KV = PanelTile<kBlockN, kD>;
   static constexpr uint32_t kStageBytes = 2 * KV::kBytes;
@@ -69,6 +70,14 @@ struct Tiles {
     return k_tile(stage) + KV::kBytes;
   }
 };
+
+/// The dynamic shared memory of an FA3 block with these tiles: up to 1023 bytes lost aligning
+/// the base to 1024, the tiles, then the mbarriers (Q's full; K's full, V's full and empty per
+/// stage).
+template <class TilesT>
+inline constexpr int kSmemBytes = 1024 + int(TilesT::kBytes) + (1 + 3 * TilesT::kStages) * 8;
+/// What one block may take on sm_90 (227 KiB).
+inline constexpr int kMaxSmemBytes = 227 * 1024;
 
 /// The key blocks (of block_n keys) that the query tile of rows n0 .. n0 + block_m - 1 visits:
 /// blocks 0 .. count - 1 (the ones past the last valid row's last visible key are skipped), of

@@ -46,6 +46,13 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// Arrives on hardware barrier `id` without waiting: counts this warp's threads towards the
+/// `threads` that complete it, so that other warps' named_barrier_sync(id, threads) may pass (the
+/// producer side of an ordering between warpgroups, e.g. attention v05's ping-pong).
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- wgmma ordering ----
 
 /// Orders this warpgroup's earlier register and shared-memory accesses before the wgmma that

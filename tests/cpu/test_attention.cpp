@@ -8,11 +8,15 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/cudnn_sdpa_layout.hpp"
 #include "kernels/attention/fa2_fragment.hpp"
+#include "kernels/attention/fa3_schedule.hpp"
 #include "kernels/attention/fa3_tile.hpp"
 #include "kernels/attention/family.hpp"
 #include "kernels/register.hpp"
@@ -422,9 +426,9 @@ uint32_t fa3_reads(uint64_t desc, bool mn_major, int mn, int k) {
                                        uint32_t(k));
 }
 
-template <int kD>
+template <int kD, int kStages = 2>
 void check_fa3_tiles() {
-  using Tiles = attention::fa3::Tiles<kD>;
+  using Tiles = attention::fa3::Tiles<kD, kStages>;
   using Q = typename Tiles::Q;
   using KV = typename Tiles::KV;
   constexpr int kBlockN = Tiles::kBlockN;
@@ -472,7 +476,9 @@ void check_fa3_tiles() {
     EXPECT_EQ(Tiles::v_tile(st), Tiles::k_tile(st) + KV::kBytes);
   }
   EXPECT_EQ(Tiles::kBytes, Tiles::v_tile(Tiles::kStages - 1) + KV::kBytes);
-  EXPECT_LE(1024 + Tiles::kBytes + (1 + 3 * Tiles::kStages) * 8, 227u * 1024);
+  EXPECT_EQ(attention::fa3::kSmemBytes<Tiles>,
+            1024 + int(Tiles::kBytes) + (1 + 3 * Tiles::kStages) * 8);
+  EXPECT_LE(attention::fa3::kSmemBytes<Tiles>, attention::fa3::kMaxSmemBytes);
 }
 
 }  // namespace
@@ -481,6 +487,9 @@ TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
   check_fa3_tiles<64>();
   check_fa3_tiles<128>();
   check_fa3_tiles<256>();
+  // v05's three-stage rings (D <= 128).
+  check_fa3_tiles<64, 3>();
+  check_fa3_tiles<128, 3>();
 }
 
 // S's accumulators (wgmma_fragment.hpp: register i of thread t at (row, key)) become P's A
@@ -590,20 +599,173 @@ TEST(AttentionFa3Tiles, TokenMapsAddressTheFamilysArrays) {
   static_assert(attention::fa3::Tiles<256>::KV::kPanelBytes == 64 * 64 * 2);
 }
 
-// v04 is registered between v03 and the baselines; it refuses what the TMA cannot read (a
-// misaligned base) and head dimensions it has no tiles for, with reasons, and takes every
-// headline shape.
-TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
-  const Variant* v = family().find("attention.v04_fa3_wgmma");
-  if (!v) GTEST_SKIP() << "attention.v04_fa3_wgmma is not registered in this build (no CUDA)";
-  EXPECT_EQ(v->info.min_sm, 90);
-  const auto& ladder = family().ladder;
-  const auto at = [&](const char* id) {
-    return std::find_if(ladder.begin(), ladder.end(),
-                        [&](const Variant& x) { return x.info.id == id; }) -
-           ladder.begin();
+// ---- v05 (FA3's overlaps): the ping-pong's named barriers, the rounds, the budgets ----
+
+namespace {
+
+// One consumer warpgroup's ping-pong operations for a tile of n key blocks, as v05's consumer
+// issues them (fa3_schedule.hpp): an opening arrive, then per round a wait, the round's wgmma, an
+// arrive. arrive_after_last: the wrong variant that also arrives after the last warpgroup's last
+// round (the model must catch it).
+struct PingPongOp {
+  enum Kind { kArrive, kSync, kIssue } kind;
+  int id_or_round;
+};
+std::vector<PingPongOp> pingpong_program(int wg, int n, bool arrive_after_last = false) {
+  namespace fa3 = attention::fa3;
+  std::vector<PingPongOp> ops;
+  if (fa3::pingpong_opens(wg)) ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg)});
+  for (int r = 0; r < n; ++r) {
+    ops.push_back({PingPongOp::kSync, fa3::pingpong_wait_id(wg)});
+    ops.push_back({PingPongOp::kIssue, r});
+    if (fa3::pingpong_arrives_after(wg, r, n) || arrive_after_last)
+      ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg)});
+  }
+  return ops;
+}
+
+// Runs both warpgroups' programs against a model of the hardware barriers (bar.sync waits until
+// the barrier's thread count is reached, bar.arrive adds its warps' threads without waiting; a
+// completed phase resets the count), stepping the warpgroups in the order `pick` chooses among
+// the runnable ones. Returns the (warpgroup, round) issue order; leftover: threads still counted
+// on some barrier at the end; stuck: whether a warpgroup never finished.
+struct PingPongRun {
+  std::vector<std::pair<int, int>> issued;
+  int leftover = 0;
+  bool stuck = false, phase_without_waiter = false;
+};
+PingPongRun run_pingpong(int n, unsigned seed, bool arrive_after_last = false) {
+  namespace fa3 = attention::fa3;
+  constexpr int kWgs = fa3::kConsumerWarpgroups, kWgThreads = 128;
+  std::vector<std::vector<PingPongOp>> prog;
+  for (int wg = 0; wg < kWgs; ++wg) prog.push_back(pingpong_program(wg, n, arrive_after_last));
+  std::vector<size_t> pc(kWgs, 0);
+  std::vector<bool> waiting(kWgs, false);
+  std::map<int, int> count;  // barrier id -> threads arrived in its current phase
+  PingPongRun run;
+  std::mt19937 rng(seed);
+  auto complete = [&](int id) {  // the phase completes: its waiters pass
+    count[id] = 0;
+    bool any = false;
+    for (int w = 0; w < kWgs; ++w)
+      if (waiting[w] && prog[w][pc[w]].id_or_round == id) waiting[w] = false, ++pc[w], any = true;
+    run.phase_without_waiter |= !any;
   };
-  EXPECT_EQ(at("attention.v04_fa3_wgmma"), at("attention.v03_fa2_mma") + 1);
+  for (;;) {
+    std::vector<int> runnable;
+    for (int w = 0; w < kWgs; ++w)
+      if (pc[w] < prog[w].size() && !waiting[w]) runnable.push_back(w);
+    if (runnable.empty()) break;
+    const int w = runnable[rng() % runnable.size()];
+    const PingPongOp op = prog[w][pc[w]];
+    if (op.kind == PingPongOp::kIssue) {
+      run.issued.push_back({w, op.id_or_round});
+      ++pc[w];
+    } else {
+      count[op.id_or_round] += kWgThreads;
+      if (op.kind == PingPongOp::kSync)
+        waiting[w] = true;
+      else
+        ++pc[w];
+      EXPECT_LE(count[op.id_or_round], fa3::kPingPongThreads);
+      if (count[op.id_or_round] == fa3::kPingPongThreads) complete(op.id_or_round);
+    }
+  }
+  for (int w = 0; w < kWgs; ++w) run.stuck |= pc[w] < prog[w].size();
+  for (const auto& [id, c] : count) run.leftover += c;
+  return run;
+}
+
+}  // namespace
+
+// The ping-pong: whatever order the warpgroups run in, their rounds reach the tensor pipe
+// alternately (wg 0's round r, wg 1's round r, wg 0's round r + 1, ...), every bar.sync meets
+// one arrive, and no barrier is left half-arrived when the block exits (a later block on the SM
+// would inherit it). The wrong variant that arrives after the last round leaves one behind.
+TEST(AttentionFa3Schedule, PingPongAlternatesTheConsumersAndBalancesItsBarriers) {
+  namespace fa3 = attention::fa3;
+  EXPECT_EQ(fa3::kPingPongBarrier0, 1);  // 0 is __syncthreads'
+  EXPECT_NE(fa3::pingpong_wait_id(0), fa3::pingpong_wait_id(1));
+  EXPECT_EQ(fa3::pingpong_arrive_id(0), fa3::pingpong_wait_id(1));
+  EXPECT_EQ(fa3::pingpong_arrive_id(1), fa3::pingpong_wait_id(0));
+  for (int wg = 0; wg < fa3::kConsumerWarpgroups; ++wg) EXPECT_LE(fa3::pingpong_wait_id(wg), 15);
+  EXPECT_EQ(fa3::kPingPongThreads % 32, 0);
+  for (int n = 1; n <= 7; ++n)
+    for (unsigned seed = 0; seed < 20; ++seed) {
+      const PingPongRun run = run_pingpong(n, seed);
+      ASSERT_FALSE(run.stuck) << "n " << n << " seed " << seed;
+      ASSERT_EQ(run.leftover, 0) << "n " << n << " seed " << seed;
+      ASSERT_FALSE(run.phase_without_waiter) << "n " << n << " seed " << seed;
+      ASSERT_EQ(run.issued.size(), size_t(2 * n));
+      for (int i = 0; i < 2 * n; ++i)
+        ASSERT_EQ(run.issued[i], std::make_pair(i % 2, i / 2)) << "n " << n << " seed " << seed;
+    }
+  const PingPongRun wrong = run_pingpong(3, 1, /*arrive_after_last*/ true);
+  EXPECT_NE(wrong.leftover, 0);
+}
+
+// The rounds inside a consumer: S of every block once, in ring order, P V of every block once,
+// each P_j V_j issued after S_{j+1} (so block j + 1's softmax runs under it) and after its own S
+// and softmax; the stage of block j goes back once P_j V_j is done, in block order.
+TEST(AttentionFa3Schedule, OverlapRoundsIssueEachProductOnceInOrder) {
+  namespace fa3 = attention::fa3;
+  for (int n = 1; n <= 6; ++n) {
+    std::vector<std::pair<char, int>> issued;  // ('S' | 'P', block)
+    for (int r = 0; r < n; ++r) {
+      const fa3::Round round = fa3::overlap_round(r);
+      issued.push_back({'S', round.s_block});
+      if (round.pv_block >= 0) issued.push_back({'P', round.pv_block});
+    }
+    issued.push_back({'P', n - 1});  // after the rounds
+    auto at = [&](char what, int block) {
+      const auto it = std::find(issued.begin(), issued.end(), std::make_pair(what, block));
+      EXPECT_EQ(std::count(issued.begin(), issued.end(), std::make_pair(what, block)), 1)
+          << what << block << " n " << n;
+      return it - issued.begin();
+    };
+    for (int j = 0; j < n; ++j) {
+      EXPECT_LT(at('S', j), at('P', j)) << "n " << n << " block " << j;
+      if (j > 0) {
+        EXPECT_LT(at('S', j - 1), at('S', j));
+        EXPECT_LT(at('P', j - 1), at('P', j));
+      }
+      if (j + 1 < n) {
+        EXPECT_LT(at('S', j + 1), at('P', j)) << "n " << n << " block " << j;
+      }
+    }
+    EXPECT_EQ(issued.size(), size_t(2 * n));
+  }
+}
+
+// The budgets. Registers: a consumer thread under setmaxnreg (two consumer warpgroups beside a
+// producer at 40: (512 - 40) / 2 rounded down to 8 = 232, pipeline_sm90.cuh) holds O, S and the
+// P in flight with room to spare at every D with v04's blocks; holding two S blocks at once (S_{j
+// + 1} issued before block j's softmax) would not fit at D = 128. Shared memory: three K/V stages
+// fit beside Q at D = 64 and 128, not at D = 256.
+TEST(AttentionFa3Schedule, OverlapFitsTheRegisterAndSharedMemoryBudgets) {
+  namespace fa3 = attention::fa3;
+  constexpr int kConsumerRegs = (16384 / 32 - 40) / 2 / 8 * 8;
+  static_assert(kConsumerRegs == 232);
+  EXPECT_EQ(fa3::overlap_live_registers(128, 128), 64 + 64 + 32);
+  EXPECT_EQ(fa3::overlap_live_registers(256, 64), 128 + 32 + 16);
+  EXPECT_TRUE(fa3::overlap_fits(64, fa3::Tiles<64>::kBlockN, kConsumerRegs));
+  EXPECT_TRUE(fa3::overlap_fits(128, fa3::Tiles<128>::kBlockN, kConsumerRegs));
+  EXPECT_TRUE(fa3::overlap_fits(256, fa3::Tiles<256>::kBlockN, kConsumerRegs));
+  const int two_s_blocks = 128 / 2 + 2 * (128 / 2) + 128 / 4;  // O, S_j, S_{j+1}, P
+  EXPECT_GT(two_s_blocks + fa3::kConsumerOverheadRegisters, kConsumerRegs);
+  EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<64, 3>>), fa3::kMaxSmemBytes);
+  EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<128, 3>>), fa3::kMaxSmemBytes);
+  EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<256, 3>>), fa3::kMaxSmemBytes);
+  EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<256, 2>>), fa3::kMaxSmemBytes);
+  EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<128, 4>>), fa3::kMaxSmemBytes);
+}
+
+namespace {
+
+// What an FA3 rung refuses and takes (RungRefusesWhatTheTmaCannotRead).
+void check_fa3_refusals(const Variant& v_ref) {
+  const Variant* v = &v_ref;
+  EXPECT_EQ(v->info.min_sm, 90);
   const Status off =
       v->can_implement(attention::problem(dims(1, 129, 129, 4, 4, 64, false), DType::bf16, 1));
   EXPECT_NE(off.reason.find("16-byte"), std::string::npos) << off.reason;
@@ -614,6 +776,30 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   int refused = 0;
   for (const Problem& p : family().awkward) refused += !v->can_implement(p).ok();
   EXPECT_EQ(refused, 1) << "only the misaligned awkward shape";
+}
+
+}  // namespace
+
+// v04 and v05 are registered in that order between v03 and the baselines; each refuses what the
+// TMA cannot read (a misaligned base) and head dimensions it has no tiles for, with reasons, and
+// takes every headline shape.
+TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
+  const auto& ladder = family().ladder;
+  const auto at = [&](const char* id) {
+    return std::find_if(ladder.begin(), ladder.end(),
+                        [&](const Variant& x) { return x.info.id == id; }) -
+           ladder.begin();
+  };
+  if (!family().find("attention.v04_fa3_wgmma"))
+    GTEST_SKIP() << "attention.v04_fa3_wgmma is not registered in this build (no CUDA)";
+  EXPECT_EQ(at("attention.v04_fa3_wgmma"), at("attention.v03_fa2_mma") + 1);
+  EXPECT_EQ(at("attention.v05_fa3_overlap"), at("attention.v04_fa3_wgmma") + 1);
+  for (const char* id : {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap"}) {
+    SCOPED_TRACE(id);
+    const Variant* v = family().find(id);
+    ASSERT_NE(v, nullptr);
+    check_fa3_refusals(*v);
+  }
 }
 
 // attention.baseline_cudnn's description of the family's tensors (cudnn_sdpa_layout.hpp), checked

@@ -1,0 +1,360 @@
+#pragma once
+// What the FlashAttention 3 rungs (v04_fa3_wgmma, v05_fa3_overlap) share: the block's
+// configuration and mbarriers, where a block sits in the problem, the producer warpgroup's TMA
+// loop, the consumers' pieces (the two GEMMs, the causal mask, the online softmax of one key
+// block, the epilogue), the block's role split, and the host side (tensor maps, the
+// enqueue-only launch, the refusals). A rung provides its consumer loop and its kernel; the
+// tiles, descriptors and the P mapping are in fa3_tile.hpp, checked on the CPU.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "kernels/attention/fa3_tile.hpp"
+#include "kernels/attention/family.hpp"
+#include "kernels/attention/quad_softmax.cuh"
+#include "kernels/attention/tiled_launch.cuh"
+#include "klab/core/cuda_check.hpp"
+#include "klab/device/launch.hpp"
+#include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/mma_sm80.cuh"
+#include "klab/device/occupancy.cuh"
+#include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/smem.cuh"
+#include "klab/device/tensor_map.hpp"
+#include "klab/device/tma_sm90.cuh"
+#include "klab/device/warpgroup_sm90.cuh"
+#include "klab/device/wgmma_fragment.hpp"
+#include "klab/device/wgmma_sm90.cuh"
+
+namespace klab::attention::fa3 {
+
+/// A block of two consumer warpgroups (setmaxnreg 232) and a producer warpgroup (40) over
+/// kStages (K, V) stages.
+template <int kD, int kStages_>
+struct Config : device::WarpSpecialized</*consumer warps*/ 8> {
+  using Tiles = fa3::Tiles<kD, kStages_>;
+  static constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
+  static constexpr int kStages = Tiles::kStages;
+  static constexpr int kSmemBytes = fa3::kSmemBytes<Tiles>;
+  static_assert(kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer warpgroup");
+  static_assert(kSmemBytes <= kMaxSmemBytes);
+};
+
+/// The ring's barriers, after the tiles.
+template <int kStages>
+struct Barriers {
+  uint64_t* full_q;
+  uint64_t* full_k;  // [kStages]
+  uint64_t* full_v;  // [kStages]
+  uint64_t* empty;   // [kStages]
+  __device__ explicit Barriers(unsigned char* at)
+      : full_q(reinterpret_cast<uint64_t*>(at)),
+        full_k(full_q + 1),
+        full_v(full_k + kStages),
+        empty(full_v + kStages) {}
+};
+
+/// Where a block sits in the problem (computed after setmaxnreg: ptxas keeps values that live
+/// across it in local memory).
+struct TileOf {
+  int64_t n0;  // the tile's first query row
+  int h, hk, bi;
+  KeyBlocks blocks;
+};
+
+template <int kBlockM, int kBlockN>
+__device__ __forceinline__ TileOf tile_of(const Geometry& g) {
+  const int64_t m_tiles = (g.nq + kBlockM - 1) / kBlockM;
+  // Causal grids run the longest tiles (the last query rows) first.
+  const int64_t m_tile = g.causal ? m_tiles - 1 - blockIdx.x : blockIdx.x;
+  TileOf t;
+  t.n0 = m_tile * kBlockM;
+  t.h = int(blockIdx.y);
+  t.hk = int(t.h / g.group);
+  t.bi = int(blockIdx.z);
+  t.blocks = key_blocks(g.nq, g.nkv, g.causal, t.n0, kBlockM, kBlockN);
+  return t;
+}
+
+/// The producer (one thread): Q's panels, then every visited key block's K and V panels (the
+/// last block first) into the ring, each stage once its consumers have handed it back.
+template <class C>
+__device__ __forceinline__ void produce(const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                        const CUtensorMap* v_map, unsigned char* smem,
+                                        const Barriers<C::kStages>& bars, const TileOf& t) {
+  using Tiles = typename C::Tiles;
+  using Q = typename Tiles::Q;
+  using KV = typename Tiles::KV;
+  if (t.blocks.count == 0) return;  // every row of the tile is empty: nothing to read
+  const int n0 = int(t.n0);
+  device::mbarrier_arrive_expect_tx(bars.full_q, Q::kBytes);
+#pragma unroll
+  for (int p = 0; p < Q::kPanels; ++p)
+    device::tma_load_4d(smem + p * Q::kPanelBytes, q_map, p * kPanelCols, t.h, n0, t.bi,
+                        bars.full_q);
+  device::RingSlot<C::kStages> slot;
+  for (int it = 0; it < int(t.blocks.count); ++it, slot = slot.next()) {
+    const int j0 = (int(t.blocks.count) - 1 - it) * C::kBlockN;
+    const int s = slot.index;
+    // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
+    device::mbarrier_wait(&bars.empty[s], slot.phase ^ 1u);
+    device::mbarrier_arrive_expect_tx(&bars.full_k[s], KV::kBytes);
+#pragma unroll
+    for (int p = 0; p < KV::kPanels; ++p)
+      device::tma_load_4d(smem + Tiles::k_tile(s) + p * KV::kPanelBytes, k_map, p * kPanelCols,
+                          t.hk, j0, t.bi, &bars.full_k[s]);
+    device::mbarrier_arrive_expect_tx(&bars.full_v[s], KV::kBytes);
+#pragma unroll
+    for (int p = 0; p < KV::kPanels; ++p)
+      device::tma_load_4d(smem + Tiles::v_tile(s) + p * KV::kPanelBytes, v_map, p * kPanelCols,
+                          t.hk, j0, t.bi, &bars.full_v[s]);
+  }
+}
+
+/// Issues S = Q K^T for consumer warpgroup wg over stage s's K: kD / 16 k-steps of m64 x kBlockN
+/// (the caller fences before and commits after).
+template <class C, class T, int kD>
+__device__ __forceinline__ void issue_s(float (&sc)[C::kBlockN / 2], uint32_t s_base, int wg,
+                                        int s) {
+  using Tiles = typename C::Tiles;
+#pragma unroll
+  for (int kk = 0; kk < kD / 16; ++kk)
+    device::wgmma_ss<C::kBlockN, T, /*A K-major*/ 0, /*B K-major*/ 0>(
+        sc, Tiles::Q::desc_k_major(s_base, 64 * wg, kk),
+        Tiles::KV::desc_k_major(s_base + Tiles::k_tile(s), 0, kk), kk > 0);
+}
+
+/// Issues O += P V over stage s's V: P the register A operand, kBlockN / 16 k-steps of m64 x kD.
+template <class C, class T, int kD>
+__device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
+                                         const uint32_t (&pa)[C::kBlockN / 16][4], uint32_t s_base,
+                                         int s) {
+  using Tiles = typename C::Tiles;
+#pragma unroll
+  for (int ks = 0; ks < C::kBlockN / 16; ++ks)
+    device::wgmma_rs<kD, T, /*B MN-major*/ 1>(
+        acc, pa[ks], Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
+}
+
+/// Keeps P's registers unchanged until the P V that reads them has been waited for.
+template <int kBlockN>
+__device__ __forceinline__ void fence_p(uint32_t (&pa)[kBlockN / 16][4]) {
+#pragma unroll
+  for (int ks = 0; ks < kBlockN / 16; ++ks)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) device::wgmma_fence_operand(pa[ks][e]);
+}
+
+/// This consumer thread's place: its two query rows (wgmma_acc_coord's rows of registers 0 and
+/// 2) and its lane in the rows' quad.
+struct ConsumerThread {
+  int tid, lane, quad;
+  int64_t row[2];
+  __device__ ConsumerThread(const TileOf& t, int wg)
+      : tid(device::warpgroup_thread()), lane(tid % 32), quad(lane % 4) {
+    row[0] = t.n0 + 64 * wg + device::wgmma_acc_coord(tid, 0).row;
+    row[1] = row[0] + 8;
+  }
+};
+
+/// Masks key block jb's scores past each row's last visible key (causal diagonal, end of keys).
+template <int kBlockN>
+__device__ __forceinline__ void mask_block(float (&sc)[kBlockN / 2], int jb,
+                                           const ConsumerThread& th, const Geometry& g) {
+  // The last visible key of each row relative to this lane's first column in the block,
+  // clamped to [-1, kBlockN]: column 8 (i / 4) + i % 2 of the lane is masked past it.
+  int last[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    int64_t lim = g.causal ? th.row[r] + g.causal_offset : g.nkv - 1;
+    lim = (lim < g.nkv - 1 ? lim : g.nkv - 1) - int64_t(jb) * kBlockN - 2 * th.quad;
+    last[r] = int(lim < -1 ? -1 : (lim > kBlockN ? kBlockN : lim));
+  }
+#pragma unroll
+  for (int i = 0; i < kBlockN / 2; ++i)
+    if (8 * (i / 4) + i % 2 > last[(i / 2) % 2]) sc[i] = -INFINITY;
+}
+
+/// The online softmax of one key block's scores in place (they become the terms of P); alpha[r]
+/// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by.
+template <int kBlockN>
+__device__ __forceinline__ void softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
+                                              float scale_log2, float (&alpha)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float mx = -INFINITY;
+#pragma unroll
+    for (int i = 2 * r; i < kBlockN / 2; i += 4) mx = fmaxf(mx, fmaxf(sc[i], sc[i + 1]));
+    float m_use;
+    alpha[r] = rows[r].rescale(quad_max(mx), scale_log2, m_use);
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 2 * r; i < kBlockN / 2; i += 4)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
+        sum += sc[i + e];
+      }
+    rows[r].l = rows[r].l * alpha[r] + sum;
+  }
+}
+
+/// O's rows times their alpha.
+template <int kD>
+__device__ __forceinline__ void rescale_o(float (&acc)[kD / 2], const float (&alpha)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+#pragma unroll
+    for (int i = 2 * r; i < kD / 2; i += 4) {
+      acc[i] *= alpha[r];
+      acc[i + 1] *= alpha[r];
+    }
+}
+
+/// P rounded into the register A operand of P V.
+template <int kBlockN, class T>
+__device__ __forceinline__ void p_registers(const float (&sc)[kBlockN / 2],
+                                            uint32_t (&pa)[kBlockN / 16][4]) {
+#pragma unroll
+  for (int ks = 0; ks < kBlockN / 16; ++ks)
+    p_operand<kBlockN>(sc, ks, pa[ks], [](float x, float y) { return device::pack2<T>(x, y); });
+}
+
+/// Epilogue: the rows' sums over their 4 lanes, O / l (0 for an empty row), lse.
+template <class T, int kD>
+__device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const QuadRow (&rows)[2],
+                                           const ConsumerThread& th, const TileOf& t,
+                                           T* __restrict__ o, float* __restrict__ lse,
+                                           const Geometry& g) {
+  float inv[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const QuadRow::Final f = rows[r].finish();
+    inv[r] = f.inv;
+    if (th.quad == 0 && th.row[r] < g.nq)
+      lse[(int64_t(t.bi) * g.hq + t.h) * g.nq + th.row[r]] = f.lse;
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (th.row[r] >= g.nq) continue;
+    T* dst = o + ((int64_t(t.bi) * g.nq + th.row[r]) * g.hq + t.h) * kD;
+#pragma unroll
+    for (int i = 2 * r; i < kD / 2; i += 4)
+      *reinterpret_cast<uint32_t*>(dst + device::wgmma_acc_coord(th.tid, i).col) =
+          device::pack2<T>(acc[i] * inv[r], acc[i + 1] * inv[r]);
+  }
+}
+
+/// The body of an FA3 block (x, y, z) = (query tile, query head, batch), 3 warpgroups: 2
+/// consumers, then the producer. consume(smem, bars, tile, wg) is the rung's consumer loop.
+template <class C, class Consume>
+__device__ __forceinline__ void run_block(const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                          const CUtensorMap* v_map, const Geometry& g,
+                                          Consume&& consume) {
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = device::align_shared<1024>(smem_raw);  // Q, then (K, V) per stage
+  const Barriers<C::kStages> bars(smem + C::Tiles::kBytes);
+  if (threadIdx.x == 0) {
+    device::mbarrier_init(bars.full_q, 1);  // the producer's arrive_expect_tx
+    for (int s = 0; s < C::kStages; ++s) {
+      device::mbarrier_init(&bars.full_k[s], 1);
+      device::mbarrier_init(&bars.full_v[s], 1);
+      device::mbarrier_init(&bars.empty[s], C::kConsumerWarps);  // lane 0 of each consumer warp
+    }
+    device::fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  const int wg = device::warpgroup_index();
+  if (wg == C::kConsumerWarps / 4) {  // the producer warpgroup: one thread issues every load
+    device::setmaxnreg_dec<C::kProducerRegs>();
+    if (threadIdx.x == C::kConsumers)
+      produce<C>(q_map, k_map, v_map, smem, bars, tile_of<C::kBlockM, C::kBlockN>(g));
+  } else {
+    device::setmaxnreg_inc<C::kConsumerRegs>();
+    consume(smem, bars, tile_of<C::kBlockM, C::kBlockN>(g), wg);
+  }
+}
+
+/// An FA3 rung's kernel: Rung provides kName, Config<kD> and consume<C, T, kD>(smem, bars, tile,
+/// wg, o, lse, geometry), its consumer warpgroups' loop.
+template <class Rung, class T, int kD>
+__global__ void __launch_bounds__(Rung::template Config<kD>::kThreads, 1)
+    kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
+           const __grid_constant__ CUtensorMap v_map, T* __restrict__ o, float* __restrict__ lse,
+           Geometry g) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
+  using C = typename Rung::template Config<kD>;
+  run_block<C>(&q_map, &k_map, &v_map, g,
+               [&](unsigned char* smem, const Barriers<C::kStages>& bars, const TileOf& t, int wg) {
+                 Rung::template consume<C, T, kD>(smem, bars, t, wg, o, lse, g);
+               });
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built for another architecture: fail loudly rather than leave O unwritten
+#endif
+}
+
+/// The 4-D tensor map of a (B, N, H, D) tensor in boxes of 64 x `rows` tokens (token_map).
+template <class T>
+CUtensorMap token_tensor_map(const T* base, int64_t b, int64_t n, int64_t h, int64_t d, int rows) {
+  const TokenMap m = token_map(b, n, h, d, rows, int(sizeof(T)));
+  return device::tensor_map_4d(base, device::tma_data_type<T>(), m.dims, m.strides, m.box,
+                               CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+/// Rung's enqueue-only launch for problem p on buffers b: its tensor maps built and its
+/// shared-memory opt-in done once.
+template <class Rung>
+PreparedLaunch prepare(const Problem& p, Buffers& b) {
+  const Dims s = dims_of(p);
+  return dispatch_tiled(
+      Rung::kName, p, b,
+      [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
+        using C = typename Rung::template Config<kD>;
+        KLAB_CHECK(t.vec16(),
+                   std::string(Rung::kName) + ": Q, K, V and O must be 16-byte aligned (TMA)");
+        constexpr auto kernel = fa3::kernel<Rung, T, kD>;
+        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
+        const CUtensorMap q_map = token_tensor_map(t.q, batch, s.nq, s.hq, kD, C::kBlockM);
+        const CUtensorMap k_map = token_tensor_map(t.k, batch, s.nkv, s.hkv, kD, C::kBlockN);
+        const CUtensorMap v_map = token_tensor_map(t.v, batch, s.nkv, s.hkv, kD, C::kBlockN);
+        const dim3 grid = tiled_grid(g, batch, C::kBlockM);
+        T* out = t.o;
+        float* lse = t.lse;
+        return PreparedLaunch([=](Stream stream) {
+          kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
+              q_map, k_map, v_map, out, lse, g);
+          KLAB_CHECK_LAUNCH();
+        });
+      });
+}
+
+/// What an FA3 rung refuses (name: its messages' prefix): the tiled rungs' limits, misaligned
+/// bases, coordinates and strides the TMA cannot express.
+inline Status can_implement(const std::string& name, const Problem& p) {
+  const Dims s = dims_of(p);
+  if (Status st = tiled_limits(name, s); !st.ok()) return st;
+  if (p.misalign % 8 != 0)
+    return Status::no(name + ": the TMA needs 16-byte aligned Q, K, V (misaligned base)");
+  if (s.nq > INT_MAX || s.nkv > INT_MAX)
+    return Status::no(name + ": nq or nkv above 2^31 - 1 (TMA coordinates)");
+  // The tensor maps' batch strides (N H D elements) must stay below 2^40 bytes.
+  if (std::max(s.nq * s.hq, s.nkv * s.hkv) * s.d * 2 >= (int64_t(1) << 40))
+    return Status::no(name + ": a batch of Q, K or V spans 2^40 bytes (TMA stride limit)");
+  return Status::yes();
+}
+
+/// Rung's variant: bf16 and f16 on sm_90a, its launch and prepare step prepare<Rung>.
+template <class Rung>
+Variant variant(std::string id, std::string summary) {
+  Variant v = tiled_variant<prepare<Rung>>(std::move(id), std::move(summary), 90);
+  v.can_implement = [](const Problem& p) { return can_implement(Rung::kName, p); };
+  return v;
+}
+
+}  // namespace klab::attention::fa3

@@ -1,0 +1,63 @@
+#pragma once
+// The issue order of attention v05 (FlashAttention 3's two overlaps), host-compilable so that the
+// CPU tests model it (tests/cpu/test_attention.cpp, AttentionFa3Schedule):
+//
+// - Rounds inside a consumer warpgroup (intra-warpgroup overlap). A tile visits n key blocks
+//   (in ring order 0 .. n - 1). Round 0 issues S_0 = Q K_0^T alone; round r (1 .. n - 1) issues
+//   S_r, then O += P_{r-1} V_{r-1}, waits for S_r only (wgmma.wait_group 1) and runs block r's
+//   softmax while P_{r-1} V_{r-1} is still on the tensor pipe; then it waits for that product,
+//   hands block r - 1's stage back and rescales O. The last P_{n-1} V_{n-1} follows the rounds.
+//   Live 32-bit registers a consumer thread holds through a softmax: O (kD / 2 floats), S_r
+//   (kBlockN / 2) and P_{r-1} (kBlockN / 4 packed pairs, read by the product in flight).
+// - Ping-pong between the two consumer warpgroups: before each round's wgmma a warpgroup waits
+//   on its own named barrier (bar.sync), after issuing it arrives on the other's (bar.arrive),
+//   so their rounds reach the tensor pipe alternately and one warpgroup's softmax runs while the
+//   other's GEMMs do. The last warpgroup opens the first round of the first one with one arrive
+//   before its rounds, and leaves out its arrive after its own last round, so that every bar.sync
+//   meets exactly one arrival set and no barrier is left half-arrived when the block exits.
+#include "klab/device/host_device.hpp"
+
+namespace klab::attention::fa3 {
+
+inline constexpr int kConsumerWarpgroups = 2;
+/// Hardware barrier ids of the ping-pong: consumer warpgroup wg waits on kPingPongBarrier0 + wg
+/// (barrier 0 is __syncthreads'); nothing else in the FA3 kernels uses a named barrier.
+inline constexpr int kPingPongBarrier0 = 1;
+/// Threads that complete one ping-pong barrier phase: the waiting warpgroup's 128 and the
+/// arriving one's 128.
+inline constexpr int kPingPongThreads = 2 * 128;
+
+/// The named barrier consumer warpgroup wg waits on before issuing a round's wgmma.
+KLAB_HOST_DEVICE constexpr int pingpong_wait_id(int wg) { return kPingPongBarrier0 + wg; }
+/// The named barrier wg arrives on after issuing them: the next warpgroup's.
+KLAB_HOST_DEVICE constexpr int pingpong_arrive_id(int wg) {
+  return kPingPongBarrier0 + (wg + 1) % kConsumerWarpgroups;
+}
+/// Whether wg arrives once before its first round (the last warpgroup, opening the first's).
+KLAB_HOST_DEVICE constexpr bool pingpong_opens(int wg) { return wg == kConsumerWarpgroups - 1; }
+/// Whether wg arrives after its round `round` of `rounds` (all but the last warpgroup's last).
+KLAB_HOST_DEVICE constexpr bool pingpong_arrives_after(int wg, int round, int rounds) {
+  return !(wg == kConsumerWarpgroups - 1 && round == rounds - 1);
+}
+
+/// What round r of a tile with n key blocks issues: S of block s_block (always), then P V of
+/// block pv_block (-1: none, round 0). The final P_{n-1} V_{n-1} is not part of a round.
+struct Round {
+  int s_block, pv_block;
+};
+KLAB_HOST_DEVICE constexpr Round overlap_round(int r) { return {r, r - 1}; }
+
+/// 32-bit registers a consumer thread keeps live through a softmax under the overlap (above).
+KLAB_HOST_DEVICE constexpr int overlap_live_registers(int d, int block_n) {
+  return d / 2 + block_n / 2 + block_n / 4;
+}
+/// An allowance for the rest of a consumer thread (row state, addresses, descriptors, the
+/// softmax's temporaries, loop state): the budget's assumption, which ptxas's report of no local
+/// memory for every instantiation is the check of.
+inline constexpr int kConsumerOverheadRegisters = 48;
+/// Whether the overlap fits a consumer thread's setmaxnreg budget `consumer_regs`.
+KLAB_HOST_DEVICE constexpr bool overlap_fits(int d, int block_n, int consumer_regs) {
+  return overlap_live_registers(d, block_n) + kConsumerOverheadRegisters <= consumer_regs;
+}
+
+}  // namespace klab::attention::fa3
