@@ -13,6 +13,8 @@ void register_hgemm(Registry& r);
 void register_attention(Registry& r);  // forward: O and log-sum-exp, GQA, causal
 /// Decode attention over a paged KV cache: ragged lengths, GQA, speculative tokens.
 void register_decode_attention(Registry& r);
+/// Residual add, RMSNorm and FP8 quantisation (per token or per 1 x 128 group), fused.
+void register_add_rmsnorm_quant(Registry& r);
 /// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
 void register_sabotage(Registry& r);
 

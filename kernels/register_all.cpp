@@ -71,6 +71,7 @@ Registry& registry() {
     register_hgemm(reg);
     register_attention(reg);
     register_decode_attention(reg);
+    register_add_rmsnorm_quant(reg);
     register_sabotage(reg);  // wrong or slow on purpose: klab doctor's exhibits
     return reg;
   }();
