@@ -128,6 +128,7 @@ int run_tune(const TuneOptions& o) {
   Progress progress(runnable, o.sampling.quiet);
   std::vector<Result> results;
   bool failed = false;
+  ProblemInputs shared;  // one problem: its inputs and reference made once for every configuration
   for (int i = 0; i < n; ++i) {
     const Variant& v = variants[static_cast<size_t>(i)];
     if (!why[static_cast<size_t>(i)].ok()) {
@@ -143,7 +144,7 @@ int run_tune(const TuneOptions& o) {
       continue;
     }
     progress.step(v.info.id + " " + t->configs[static_cast<size_t>(i)]);
-    results.push_back(run_variant(f, v, p, opt));
+    results.push_back(run_variant(f, v, p, opt, shared));
     const Result& r = results.back();
     failed |= r.status == "error" || (r.checked && !r.check.passed);
   }

@@ -167,6 +167,8 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
     std::vector<Result> fam;
     for (const Problem& p : problems[i]) {
       // Round k runs every variant once; only the first checks (merge_rounds keeps its check).
+      // The problem's inputs, reference and vendor outputs are made once, for all of them.
+      ProblemInputs shared;
       std::vector<std::vector<Result>> per(sel[i].variants.size());
       for (int k = 0; k < rounds; ++k) {
         RunOptions o = opt;
@@ -176,7 +178,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
           const Variant* v = sel[i].variants[j];
           progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)) +
                         (rounds > 1 ? " round " + std::to_string(k + 1) : ""));
-          per[j].push_back(run_variant(*sel[i].family, *v, p, o));
+          per[j].push_back(run_variant(*sel[i].family, *v, p, o, shared));
         }
       }
       for (auto& rs : per) {
@@ -277,10 +279,11 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
   Progress progress(static_cast<int>(blocks.size()), c.quiet);
   std::vector<Result> all;
   bool failed = false;
+  ProblemInputs shared;  // one problem: its inputs and reference made once for every block size
   for (int b : blocks) {
     progress.step(v->info.id + " block=" + std::to_string(b));
     opt.block_threads = b;
-    all.push_back(run_variant(*f, *v, p, opt));
+    all.push_back(run_variant(*f, *v, p, opt, shared));
     failed |= all.back().status == "error" || (all.back().checked && !all.back().check.passed);
   }
   std::cout << "\n## sweep " << v->info.id << " " << p.str() << "\n" << format_table(all, false);

@@ -21,12 +21,17 @@ namespace {
 
 constexpr double kU32 = 1.0 / (1 << 24);  // fp32 unit roundoff: scores, sums, accumulators
 
-// Host copy of a bf16/f16 tensor as fp32 (exact: both embed in fp32).
-std::vector<float> to_float(const Tensor& t) {
-  std::vector<float> out(static_cast<size_t>(t.spec.numel));
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < t.spec.numel; ++i) out[i] = static_cast<float>(t.host_at(i));
-  return out;
+// Row `row` (d elements) of a (.., d) input tensor as double: bf16 and f16 by their bits (exact).
+void load_row(const Tensor& t, int64_t row, int64_t d, double* out) {
+  const int64_t at = row * d;
+  const auto* bits = reinterpret_cast<const uint16_t*>(t.host.data()) + at;
+  if (t.spec.dtype == DType::bf16) {
+    for (int64_t i = 0; i < d; ++i) out[i] = bf16_bits_to_float(bits[i]);
+  } else if (t.spec.dtype == DType::f16) {
+    for (int64_t i = 0; i < d; ++i) out[i] = half_bits_to_float(bits[i]);
+  } else {
+    for (int64_t i = 0; i < d; ++i) out[i] = t.host_at(at + i);
+  }
 }
 
 // First-order error model of a rung that follows FlashAttention's arithmetic, for one output
@@ -68,18 +73,143 @@ ErrorModel error_model(const Problem& p) {
 // Score errors of the log-sum-exp: eta as above (its magnitude is A).
 double lse_score_eta(const Dims& s) { return 2 * static_cast<double>(s.d) * kU32 + 4 * kU32; }
 
+// The row's error magnitudes (error_model) from its fp64 reference.
+void finish_row(const Problem& p, AttentionRowReference& rr, int64_t nvis, RowReference& out) {
+  const int64_t d = dims_of(p).d;
+  // nvis == 0: O = 0 and lse = log(0) = -inf (FlashAttention 3's convention), magnitudes 0.
+  const ErrorModel em = error_model(p);
+  const double score_term = nvis > 0 ? std::expm1(em.c1 * rr.score_bound) : 0.0;
+  out.o = std::move(rr.o);
+  out.magnitude.resize(static_cast<size_t>(d));
+  for (int64_t i = 0; i < d; ++i)
+    out.magnitude[i] =
+        (em.c0 * rr.abs_mean[i] + score_term * rr.abs_mean[i] + em.c2 * rr.abs_sum[i]) / em.c0;
+  out.lse = rr.lse;
+  out.lse_magnitude = rr.score_bound;
+}
+
+// Query rows computed together: up to this many of one (batch, KV head).
+constexpr int kRowBlock = 8;
+
+// The fp64 reference of `count` query rows (flat ids r = (bi * nq + n) * hq + h) that share a
+// batch and a KV head. Each key and value row is read and converted once for all of them, and
+// their sums, independent, overlap (one row alone waits on every add of its own dot product).
+// Each row's arithmetic is attention_row_reference's, term for term and in its order: the same
+// bits. A row past its visible keys adds zeros (a weight 0 and an abs-sum mask 0), which leave
+// its sums as they are (none of them is -0).
+void reference_block(const Problem& p, const Buffers& b, const int64_t* rows, int count,
+                     RowReference* out) {
+  constexpr int R = kRowBlock;
+  const Dims s = dims_of(p);
+  const int64_t d = s.d, bi = rows[0] / (s.nq * s.hq), hk = rows[0] % s.hq / s.group();
+  const double scale = s.scale();
+  std::vector<double> row(static_cast<size_t>(d));
+  std::vector<double> q(static_cast<size_t>(d * R), 0.0);  // (D, R)
+  int64_t nvis[R] = {}, max_vis = 0;
+  for (int r = 0; r < count; ++r) {
+    const int64_t n = rows[r] / s.hq % s.nq;
+    nvis[r] = s.visible_keys(n);
+    max_vis = std::max(max_vis, nvis[r]);
+    load_row(b["q"], rows[r], d, row.data());
+    for (int64_t i = 0; i < d; ++i) q[i * R + r] = row[i];
+  }
+  const Tensor &kt = b["k"], &vt = b["v"];
+  auto kv_row = [&](int64_t j) { return (bi * s.nkv + j) * s.hkv + hk; };
+  std::vector<double> p_rows(static_cast<size_t>(max_vis * R), 0.0);  // (keys, R): scores, then p
+  double mx[R], amax[R] = {}, l[R] = {};
+  std::fill(mx, mx + R, -std::numeric_limits<double>::infinity());
+  for (int64_t j = 0; j < max_vis; ++j) {
+    load_row(kt, kv_row(j), d, row.data());
+    double dot[R] = {}, mag[R] = {};
+    for (int64_t i = 0; i < d; ++i)
+      for (int r = 0; r < R; ++r) {
+        const double t = q[i * R + r] * row[i];
+        dot[r] += t;
+        mag[r] += std::fabs(t);
+      }
+    for (int r = 0; r < R; ++r)
+      if (j < nvis[r]) {
+        p_rows[j * R + r] = scale * dot[r];
+        mx[r] = std::max(mx[r], p_rows[j * R + r]);
+        amax[r] = std::max(amax[r], scale * mag[r]);
+      }
+  }
+  for (int64_t j = 0; j < max_vis; ++j)  // safe softmax: the maximum subtracted before exp
+    for (int r = 0; r < R; ++r)
+      if (j < nvis[r]) l[r] += (p_rows[j * R + r] = std::exp(p_rows[j * R + r] - mx[r]));
+  // (D, R) each: the sums of o, of the weighted |v| and of |v|.
+  std::vector<double> acc(static_cast<size_t>(3 * d * R), 0.0);
+  double* o = acc.data();
+  double* abs_mean = o + d * R;
+  double* abs_sum = abs_mean + d * R;
+  for (int64_t j = 0; j < max_vis; ++j) {
+    load_row(vt, kv_row(j), d, row.data());
+    double w[R], seen[R];
+    for (int r = 0; r < R; ++r) {
+      w[r] = p_rows[j * R + r];  // 0 past the row's visible keys
+      seen[r] = j < nvis[r] ? 1.0 : 0.0;
+    }
+    for (int64_t i = 0; i < d; ++i) {
+      const double v = row[i], av = std::fabs(v);
+      for (int r = 0; r < R; ++r) {
+        o[i * R + r] += w[r] * v;
+        abs_mean[i * R + r] += w[r] * av;
+        abs_sum[i * R + r] += seen[r] * av;
+      }
+    }
+  }
+  for (int r = 0; r < count; ++r) {
+    AttentionRowReference rr;
+    rr.o.assign(static_cast<size_t>(d), 0.0);
+    rr.abs_mean.assign(rr.o.size(), 0.0);
+    rr.abs_sum.assign(rr.o.size(), 0.0);
+    if (nvis[r] == 0) {  // no key: O = 0 and lse = log(0) = -inf
+      rr.lse = -std::numeric_limits<double>::infinity();
+      rr.score_bound = 0;
+    } else {
+      for (int64_t i = 0; i < d; ++i) {
+        rr.o[i] = o[i * R + r] / l[r];
+        rr.abs_mean[i] = abs_mean[i * R + r] / l[r];
+        rr.abs_sum[i] = abs_sum[i * R + r] / l[r];
+      }
+      rr.lse = mx[r] + std::log(l[r]);
+      rr.score_bound = amax[r];
+    }
+    finish_row(p, rr, nvis[r], out[r]);
+  }
+}
+
 // The fp64 reference of the listed rows (flat query-row ids r = (bi * nq + n) * hq + h), each
-// computed once, in parallel: the shared core of the whole and the sampled references.
+// computed once, in parallel blocks of rows sharing a (batch, KV head), in query order (so that
+// a block's rows see similar numbers of keys): the shared core of the whole and the sampled
+// references.
 void reference_rows(const Problem& p, const Buffers& b, const std::vector<int64_t>& rows,
                     std::vector<RowReference>& out) {
   const Dims s = dims_of(p);
-  const std::vector<float> q = to_float(b["q"]), k = to_float(b["k"]), v = to_float(b["v"]);
+  auto group_of = [&](int64_t r) { return r / (s.nq * s.hq) * s.hkv + r % s.hq / s.group(); };
+  auto n_of = [&](int64_t r) { return r / s.hq % s.nq; };
+  std::vector<int64_t> order(rows.begin(), rows.end());
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return std::pair(group_of(x), n_of(x)) < std::pair(group_of(y), n_of(y));
+  });
+  std::vector<size_t> starts;  // each block's first position in `order`
+  for (size_t i = 0; i < order.size(); ++i)
+    if (starts.empty() || i - starts.back() == kRowBlock ||
+        group_of(order[i]) != group_of(order[starts.back()]))
+      starts.push_back(i);
+  starts.push_back(order.size());
   out.resize(rows.size());
-#pragma omp parallel for schedule(dynamic, 4)
-  for (int64_t i = 0; i < static_cast<int64_t>(rows.size()); ++i) {
-    const int64_t r = rows[i];
-    reference_row(p, q.data(), k.data(), v.data(), r / (s.nq * s.hq), (r / s.hq) % s.nq, r % s.hq,
-                  out[i]);
+#pragma omp parallel
+  {
+    std::vector<RowReference> block(kRowBlock);
+    const int64_t blocks = static_cast<int64_t>(starts.size()) - 1;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = 0; k < blocks; ++k) {
+      const int count = static_cast<int>(starts[k + 1] - starts[k]);
+      reference_block(p, b, order.data() + starts[k], count, block.data());
+      for (int r = 0; r < count; ++r)
+        out[row_position(rows, order[starts[k] + r])] = std::move(block[r]);
+    }
   }
 }
 
@@ -91,6 +221,7 @@ int64_t kv_numel(const Dims& s) { return checked_product({s.b, s.nkv, s.hkv, s.d
 // (A build step does not see the run's distribution; V follows it.)
 void build_amplified(Tensor& t, int64_t amp, uint64_t seed) {
   fill_random(t.host.data(), t.spec.dtype, t.spec.numel, Dist::normal, seed);
+#pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < t.spec.numel; ++i)
     store_from_double(t.host.data(), t.spec.dtype, i, static_cast<double>(amp) * t.host_at(i));
 }
@@ -180,6 +311,8 @@ double visible_pairs(const Dims& s) {
   return s.nq <= s.nkv ? nq * nkv - nq * nq / 2 : nkv * nkv / 2;
 }
 
+// One row alone, the arithmetic of attention_row_reference (reference_rows computes the same
+// bits in blocks of rows).
 void reference_row(const Problem& p, const float* q, const float* k, const float* v, int64_t bi,
                    int64_t n, int64_t h, RowReference& out) {
   const Dims s = dims_of(p);
@@ -196,16 +329,7 @@ void reference_row(const Problem& p, const float* q, const float* k, const float
   AttentionRowReference rr;
   std::vector<double> scores;
   attention_row_reference(qd.data(), d, s.scale(), nvis, row_of(k), row_of(v), rr, scores);
-  // nvis == 0: O = 0 and lse = log(0) = -inf (FlashAttention 3's convention), magnitudes 0.
-  const ErrorModel em = error_model(p);
-  const double score_term = nvis > 0 ? std::expm1(em.c1 * rr.score_bound) : 0.0;
-  out.o = std::move(rr.o);
-  out.magnitude.resize(static_cast<size_t>(d));
-  for (int64_t i = 0; i < d; ++i)
-    out.magnitude[i] =
-        (em.c0 * rr.abs_mean[i] + score_term * rr.abs_mean[i] + em.c2 * rr.abs_sum[i]) / em.c0;
-  out.lse = rr.lse;
-  out.lse_magnitude = rr.score_bound;
+  finish_row(p, rr, nvis, out);
 }
 
 void reference_all(const Problem& p, const Buffers& b, Reference& ref) {

@@ -99,6 +99,11 @@ json to_json(const Result& r) {
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.problem.layout.empty()) j["layout"] = r.problem.layout;
   if (r.block_threads) j["block_threads"] = r.block_threads;
+  if (!r.host_seconds.empty()) {
+    json h = json::object();
+    for (const auto& [phase, s] : r.host_seconds.phases) h[phase] = s;
+    j["host_seconds"] = h;
+  }
   if (r.checked) {
     j["check"] = check_json(r.check);
     if (r.vendor_checked) j["check"]["second_opinion"] = check_json(r.vendor_check);
@@ -154,6 +159,9 @@ Result result_from_json(const json& j) {
   r.block_threads = j.value("block_threads", 0);
   for (const char* key : {"device", "build"})
     if (j.contains(key)) r.machine[key] = j[key];
+  if (j.contains("host_seconds"))
+    for (const auto& [phase, s] : j["host_seconds"].items())
+      r.host_seconds.add(phase, s.get<double>());
   if (j.contains("check")) {
     r.checked = true;
     r.check = check_from_json(j["check"]);

@@ -7,6 +7,7 @@
 #include "klab/harness/check.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/family.hpp"
+#include "klab/harness/host_phases.hpp"
 
 namespace klab {
 
@@ -35,6 +36,9 @@ struct Result {
     double speedup = 0;  ///< baseline median / this median (>1: faster than the baseline)
   } baseline;
   int block_threads = 0;  ///< sweep knob (0: the rung's default)
+  /// Host wall seconds per phase of the run (inputs, upload, reference, ..., "total"); empty in
+  /// records written before it was kept.
+  HostSeconds host_seconds;
   std::string timestamp;
   /// The device and build a record was measured with ({"device", "build"}), kept when a record
   /// is read back so that rewriting it (klab report --plot) never restamps it with this machine.

@@ -4,11 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <random>
 
 #include "klab/core/errors.hpp"
 #include "klab/harness/ceilings.hpp"
+#include "klab/harness/host_phases.hpp"
 #include "klab/harness/sampling.hpp"
 
 #if KLAB_HAS_CUDA
@@ -28,6 +30,13 @@ Buffers make_host_buffers(const Family& f, const Problem& p) {
     t.host.resize(static_cast<size_t>(t.bytes()));
     b.tensors.push_back(std::move(t));
   }
+  return b;
+}
+
+// The tensors' specs only, no host copies (what device sets are made from).
+Buffers make_spec_buffers(const Family& f, const Problem& p) {
+  Buffers b;
+  for (auto& spec : f.tensors(p)) b.tensors.push_back(Tensor{spec, {}, nullptr});
   return b;
 }
 
@@ -94,29 +103,75 @@ uint64_t fresh_seed(const RunOptions& opt, int k) {
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
 }
 
-// ---- CPU variants: run on the host copies directly. ----
+// The inputs of check k (distribution d) of p: drawn on first use, then shared by every variant
+// of the problem (and every round).
+CheckInputs& inputs_for(const Family& f, const Problem& p, const RunOptions& opt, int k, Dist d,
+                        ProblemInputs& shared, HostSeconds& hs) {
+  const std::string key = f.name + " " + p.str() + " seed " + std::to_string(opt.seed);
+  if (shared.key != key) {
+    shared.checks.clear();
+    shared.outputs = Buffers();
+    shared.key = key;
+  }
+  if (shared.checks.size() <= static_cast<size_t>(k)) shared.checks.resize(k + 1);
+  std::unique_ptr<CheckInputs>& slot = shared.checks[k];
+  if (slot && slot->dist == d) return *slot;
+  PhaseTimer t(hs, "inputs");
+  auto in = std::make_unique<CheckInputs>();
+  in->dist = d;
+  in->seed = fresh_seed(opt, k);
+  in->host = make_host_buffers(f, p);
+  fill_inputs(in->host, d, in->seed);
+  slot = std::move(in);
+  return *slot;
+}
+
+const Reference& reference_for(const Family& f, const Problem& p, CheckInputs& in,
+                               HostSeconds& hs) {
+  if (!in.reference) {
+    PhaseTimer t(hs, "reference");
+    in.reference = reference_of(f, p, in.host, in.seed);
+  }
+  return *in.reference;
+}
+
+// ---- CPU variants: run on host copies of the shared inputs. ----
 void run_cpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
-             Result& r) {
+             ProblemInputs& shared, Result& r) {
+  HostSeconds& hs = r.host_seconds;
+  PhaseTimer prep(hs, "prepare");
   Buffers b = make_host_buffers(f, p);
   for (auto& t : b.tensors) t.data = t.host.data();
   const LaunchArgs args{nullptr, opt.block_threads};
   const PreparedLaunch launch = prepare_launch(v, p, b, args);  // the buffers stay put
+  prep.stop();
+  auto load = [&](const CheckInputs& in) {  // the variant may write its inouts: a copy
+    PhaseTimer t(hs, "upload");
+    for (size_t i = 0; i < b.tensors.size(); ++i)
+      if (b.tensors[i].spec.role != Role::output)
+        std::copy(in.host.tensors[i].host.begin(), in.host.tensors[i].host.end(),
+                  b.tensors[i].host.begin());
+  };
   if (opt.check) {
     r.checked = true;
     int k = 0;
     for (Dist d : opt.dists) {
-      const uint64_t seed = fresh_seed(opt, k++);
-      fill_inputs(b, d, seed);
-      const Reference ref = reference_of(f, p, b, seed);
+      CheckInputs& in = inputs_for(f, p, opt, k++, d, shared, hs);
+      load(in);
+      const Reference& ref = reference_for(f, p, in, hs);
+      PhaseTimer run(hs, "run");
       for (auto& t : b.tensors)
         if (t.spec.role == Role::output) fill_poison(t.host.data(), t.bytes());
       launch(args.stream);
+      run.stop();
+      PhaseTimer check(hs, "check");
       merge(r.check, compare_all(f, p, b, ref, f.tolerance(p)));
     }
   } else {
-    fill_inputs(b, opt.dists.front(), fresh_seed(opt, 0));
+    load(inputs_for(f, p, opt, 0, opt.dists.front(), shared, hs));
   }
   if (opt.bench) {
+    PhaseTimer t(hs, "timing");
     r.timing = bench_cpu([&] { launch(args.stream); }, opt.bench_cfg);
     r.timed = true;
   }
@@ -150,16 +205,20 @@ DeviceSet make_device_set(const Buffers& host, const Problem& p, size_t workspac
   return s;
 }
 
-void upload(const Buffers& host, Buffers& dev, cudaStream_t st) {
+// Inputs and inouts copied, outputs poisoned; with `inouts_only`, only the inouts copied (what a
+// launch may have changed: inputs are read only).
+void upload(const Buffers& host, Buffers& dev, cudaStream_t st, bool inouts_only = false) {
   for (size_t i = 0; i < host.tensors.size(); ++i) {
     const auto& h = host.tensors[i];
     auto& d = dev.tensors[i];
+    if (inouts_only && h.spec.role != Role::inout) continue;
     if (h.spec.role == Role::output)
       KLAB_CUDA_CHECK(cudaMemsetAsync(d.data, kPoisonByte, h.bytes(), st));
     else
       KLAB_CUDA_CHECK(
           cudaMemcpyAsync(d.data, h.host.data(), h.bytes(), cudaMemcpyHostToDevice, st));
   }
+  KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
 }
 
 // The vendor variant's outputs on the host inputs, as a (whole) reference.
@@ -186,14 +245,38 @@ Reference vendor_outputs(const Variant& vendor, const Problem& p, const Buffers&
   return ref;
 }
 
+const Reference& vendor_for(const Variant& vendor, const Problem& p, CheckInputs& in,
+                            const LaunchArgs& args, HostSeconds& hs) {
+  if (!in.vendor) {
+    PhaseTimer t(hs, "vendor");
+    in.vendor = vendor_outputs(vendor, p, in.host, args);
+  }
+  return *in.vendor;
+}
+
+// Host copies of the outputs only (what a variant's outputs are read back into).
+Buffers& output_scratch(ProblemInputs& shared, const Buffers& host) {
+  if (shared.outputs.tensors.empty())
+    for (const Tensor& h : host.tensors) {
+      Tensor t;
+      t.spec = h.spec;
+      if (t.is_output()) t.host.resize(static_cast<size_t>(t.bytes()));
+      shared.outputs.tensors.push_back(std::move(t));
+    }
+  return shared.outputs;
+}
+
 void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
-             Result& r) {
+             ProblemInputs& shared, Result& r) {
+  HostSeconds& hs = r.host_seconds;
+  PhaseTimer alloc(hs, "allocate");
   CudaStream stream;
   cudaStream_t st = stream.get();
   const LaunchArgs args{reinterpret_cast<Stream>(st), opt.block_threads};
-  Buffers host = make_host_buffers(f, p);
+  const Buffers specs = make_spec_buffers(f, p);
   const size_t ws_bytes = v.workspace_bytes ? v.workspace_bytes(p) : 0;
-  DeviceSet set0 = make_device_set(host, p, ws_bytes);
+  DeviceSet set0 = make_device_set(specs, p, ws_bytes);
+  alloc.stop();
   // Too large for the whole CPU reference: fp64 samples judge, and the vendor baseline's whole
   // output is a second, labelled comparison (skipped for the vendor variant itself).
   const Variant* vendor = nullptr;
@@ -205,25 +288,34 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
 
   int k = 0;
   for (Dist d : opt.check ? opt.dists : std::vector<Dist>{opt.dists.front()}) {
-    const uint64_t seed = fresh_seed(opt, k++);
-    fill_inputs(host, d, seed);
-    upload(host, set0.view, st);
-    KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+    CheckInputs& in = inputs_for(f, p, opt, k++, d, shared, hs);
+    {
+      PhaseTimer t(hs, "upload");
+      upload(in.host, set0.view, st);
+    }
     if (!opt.check) break;
-    const Reference ref = reference_of(f, p, host, seed);
-    Reference vendor_ref;
-    if (vendor) vendor_ref = vendor_outputs(*vendor, p, host, args);
-    prepare_launch(v, p, set0.view, args)(args.stream);
+    const Reference& ref = reference_for(f, p, in, hs);
+    const Reference* vendor_ref = vendor ? &vendor_for(*vendor, p, in, args, hs) : nullptr;
+    PhaseTimer prep(hs, "prepare");
+    const PreparedLaunch launch = prepare_launch(v, p, set0.view, args);
+    prep.stop();
+    PhaseTimer run(hs, "run");
+    launch(args.stream);
     KLAB_CHECK_LAUNCH();
     KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
-    for (size_t i = 0; i < host.tensors.size(); ++i)
-      if (host.tensors[i].is_output())
-        KLAB_CUDA_CHECK(cudaMemcpy(host.tensors[i].host.data(), set0.view.tensors[i].data,
-                                   host.tensors[i].bytes(), cudaMemcpyDeviceToHost));
+    run.stop();
+    PhaseTimer download(hs, "download");
+    Buffers& got = output_scratch(shared, in.host);
+    for (size_t i = 0; i < got.tensors.size(); ++i)
+      if (got.tensors[i].is_output())
+        KLAB_CUDA_CHECK(cudaMemcpy(got.tensors[i].host.data(), set0.view.tensors[i].data,
+                                   got.tensors[i].bytes(), cudaMemcpyDeviceToHost));
+    download.stop();
+    PhaseTimer check(hs, "check");
     r.checked = true;
-    merge(r.check, compare_all(f, p, host, ref, f.tolerance(p)));
-    if (vendor) {
-      CheckResult second = compare_all(f, p, host, vendor_ref, f.gpu_reference_tolerance(p), false);
+    merge(r.check, compare_all(f, p, got, ref, f.tolerance(p)));
+    if (vendor_ref) {
+      CheckResult second = compare_all(f, p, got, *vendor_ref, f.gpu_reference_tolerance(p), false);
       second.reference = "vendor " + vendor->info.id;
       if (!r.vendor_checked)
         r.vendor_check = second;
@@ -232,28 +324,35 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
       r.vendor_checked = true;
       r.check.passed = r.check.passed && second.passed;
     }
+    check.stop();
     // Restore the inputs of in-place tensors for the benchmark that follows.
-    upload(host, set0.view, st);
+    PhaseTimer t(hs, "upload");
+    upload(in.host, set0.view, st, /*inouts_only=*/true);
   }
 
   if (!opt.bench) return;
   // Rotate among input sets when the working set would otherwise stay in L2.
-  const int64_t ws = host.total_bytes();
+  PhaseTimer rot(hs, "allocate");
+  const int64_t ws = specs.total_bytes();
   const int64_t l2 = device_info().l2_bytes;
   int sets = 1;
   if (!opt.bench_cfg.hot && ws < l2)
     sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
   std::vector<DeviceSet> extra;
   for (int i = 1; i < sets; ++i) {
-    extra.push_back(make_device_set(host, p, ws_bytes));
-    for (size_t t = 0; t < host.tensors.size(); ++t)
+    extra.push_back(make_device_set(specs, p, ws_bytes));
+    for (size_t t = 0; t < specs.tensors.size(); ++t)
       KLAB_CUDA_CHECK(cudaMemcpyAsync(extra.back().view.tensors[t].data, set0.view.tensors[t].data,
-                                      host.tensors[t].bytes(), cudaMemcpyDeviceToDevice, st));
+                                      specs.tensors[t].bytes(), cudaMemcpyDeviceToDevice, st));
   }
   KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+  rot.stop();
   // Setup once per input set; the timed launches only enqueue.
+  PhaseTimer prep(hs, "prepare");
   std::vector<PreparedLaunch> launches{prepare_launch(v, p, set0.view, args)};
   for (auto& e : extra) launches.push_back(prepare_launch(v, p, e.view, args));
+  prep.stop();
+  PhaseTimer timing(hs, "timing");
   r.timing = bench_gpu(
       [&](int s) {
         launches[static_cast<size_t>(s)](args.stream);
@@ -263,6 +362,13 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   r.timed = true;
 }
 #endif
+
+void print_phases(const Result& r) {
+  for (const auto& [phase, s] : r.host_seconds.phases)
+    std::fprintf(stderr, "klab phases: %s %s %s: %-9s %8.3f s\n", r.variant.c_str(),
+                 r.problem.shape.str().c_str(), std::string(dtype_name(r.problem.dtype)).c_str(),
+                 phase.c_str(), s);
+}
 
 }  // namespace
 
@@ -289,6 +395,7 @@ Result merge_rounds(const Family& f, std::vector<Result> rounds) {
   if (rounds.size() == 1) return r;
   Timing& t = r.timing;
   for (size_t i = 1; i < rounds.size(); ++i) {
+    r.host_seconds.add(rounds[i].host_seconds);
     const Timing& o = rounds[i].timing;
     t.samples_ms.insert(t.samples_ms.end(), o.samples_ms.begin(), o.samples_ms.end());
     t.throttled_samples += o.throttled_samples;
@@ -307,6 +414,12 @@ Result merge_rounds(const Family& f, std::vector<Result> rounds) {
 }
 
 Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt) {
+  ProblemInputs shared;
+  return run_variant(f, v, p, opt, shared);
+}
+
+Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
+                   ProblemInputs& shared) {
   Result r;
   r.variant = v.info.id;
   r.family = f.name;
@@ -335,12 +448,13 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
       return r;
     }
   }
+  PhaseTimer total(r.host_seconds, "total");
   try {
     if (v.info.device == Device::cpu) {
-      run_cpu(f, v, p, opt, r);
+      run_cpu(f, v, p, opt, shared, r);
     } else {
 #if KLAB_HAS_CUDA
-      run_gpu(f, v, p, opt, r);
+      run_gpu(f, v, p, opt, shared, r);
 #endif
     }
     attach_throughput(f, r);
@@ -350,6 +464,8 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
     r.status = "error";
     r.reason = e.what();
   }
+  total.stop();
+  if (trace_phases()) print_phases(r);
   return r;
 }
 

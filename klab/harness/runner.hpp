@@ -1,6 +1,9 @@
 #pragma once
 // Runs one variant on one problem: inputs, check against the reference, benchmark, result.
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "klab/harness/registry.hpp"
@@ -18,9 +21,34 @@ struct RunOptions {
   int block_threads = 0;
 };
 
+/// One check's inputs and what is made from them, shared by every variant of a problem.
+struct CheckInputs {
+  Dist dist = Dist::normal;
+  uint64_t seed = 0;
+  Buffers host;                        ///< the inputs (and inouts) drawn; outputs' copies unused
+  std::optional<Reference> reference;  ///< the fp64 reference (whole or sampled), on first use
+  std::optional<Reference> vendor;     ///< the vendor baseline's whole outputs, on first use
+};
+
+/// What the variants of one problem share, made on first use and kept for the problem: the
+/// inputs of each check (one set per distribution, drawn once from its own seed), their fp64
+/// reference and the vendor baseline's whole output (Family::gpu_reference_variant). The CLI
+/// keeps one per problem across its variants and rounds, so that a problem's inputs are drawn,
+/// its reference computed and its vendor output made once, not once per variant and round; every
+/// variant is then judged on the same inputs against the same reference, as strictly as before.
+struct ProblemInputs {
+  std::string key;  ///< the family and problem the sets were made for (a new problem clears them)
+  std::vector<std::unique_ptr<CheckInputs>> checks;  ///< by check index (RunOptions::dists)
+  Buffers outputs;  ///< scratch: a GPU variant's outputs read back (host copies of outputs only)
+};
+
 /// Never throws for a variant's own failure: it is recorded in Result::status.
 /// Throws UsageError only for requests that are wrong (a GPU variant without a GPU).
+/// Host seconds per phase go to Result::host_seconds (and stderr with KLAB_TRACE_PHASES=1).
 Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt);
+/// The same, with the inputs, reference and vendor outputs of `shared` (made there on first use).
+Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
+                   ProblemInputs& shared);
 
 /// Fills Result::baseline for every record of the same problem: the first successful baseline
 /// variant on the same kind of device.
@@ -33,7 +61,7 @@ void attach_throughput(const Family& f, Result& r);
 /// variant of a problem runs once per round, so slow drifts of clock and power between the
 /// first variant and the last fall on all of them alike). The first round's record (its check,
 /// its setup) with every round's kept samples pooled and the statistics, clocks, dropped and
-/// throttled counts recomputed over them; the method names the rounds. A round that did not
+/// throttled counts recomputed over them; the method names the rounds; host seconds summed. A round that did not
 /// time (skipped, error) is the record returned: a variant fails as a whole.
 Result merge_rounds(const Family& f, std::vector<Result> rounds);
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -22,6 +24,7 @@
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/device/wgmma_fragment.hpp"
+#include "klab/harness/reference_attention.hpp"
 #include "klab/harness/runner.hpp"
 
 using namespace klab;
@@ -37,9 +40,8 @@ const Family& family() { return registry().family("attention"); }
 
 // Host buffers of p, every input element set by fn(tensor, b, n, h, i) (exactly representable
 // values only).
-template <class Fn>
-Buffers host_buffers(const Problem& p, Fn&& fn) {
-  const Dims s = attention::dims_of(p);
+// Host buffers of p, zeroed.
+Buffers zero_buffers(const Problem& p) {
   Buffers b;
   for (const TensorSpec& spec : family().tensors(p)) {
     Tensor t;
@@ -47,6 +49,13 @@ Buffers host_buffers(const Problem& p, Fn&& fn) {
     t.host.resize(static_cast<size_t>(t.bytes()));
     b.tensors.push_back(std::move(t));
   }
+  return b;
+}
+
+template <class Fn>
+Buffers host_buffers(const Problem& p, Fn&& fn) {
+  const Dims s = attention::dims_of(p);
+  Buffers b = zero_buffers(p);
   for (const char* name : {"q", "k", "v"}) {
     Tensor& t = b[name];
     const int64_t n_len = name[0] == 'q' ? s.nq : s.nkv, heads = name[0] == 'q' ? s.hq : s.hkv;
@@ -181,6 +190,40 @@ TEST(Attention, SampledRowsMatchTheWholeReference) {
   }
 }
 
+// The reference computes rows in blocks that share each key and value row; every row's bits are
+// those of the row computed alone (reference_row: the same terms in the same order), rows past
+// their visible keys (the causal mask), empty rows and magnitudes included.
+TEST(Attention, BlockedRowsMatchOneRowAtATime) {
+  for (bool causal : {true, false}) {
+    const Dims s = dims(2, 45, 23, 6, 2, 16, causal);  // 45 > 23: the first 22 rows are empty
+    const Problem p = attention::problem(s, DType::bf16);
+    Buffers b = host_buffers(p, [](char, int64_t, int64_t, int64_t, int64_t) { return 0.0; });
+    std::vector<float> f[3];
+    int t = 0;
+    for (const char* name : {"q", "k", "v"}) {
+      Tensor& x = b[name];
+      fill_random(x.host.data(), DType::bf16, x.spec.numel, Dist::heavy, name[0]);
+      for (int64_t e = 0; e < x.spec.numel; ++e) f[t].push_back(static_cast<float>(x.host_at(e)));
+      ++t;
+    }
+    const Reference r = whole(p, b);
+    for (int64_t bi = 0; bi < s.b; ++bi)
+      for (int64_t n = 0; n < s.nq; ++n)
+        for (int64_t h = 0; h < s.hq; ++h) {
+          attention::RowReference one;
+          attention::reference_row(p, f[0].data(), f[1].data(), f[2].data(), bi, n, h, one);
+          const int64_t li = (bi * s.hq + h) * s.nq + n;
+          EXPECT_EQ(lse_at(r, s, bi, n, h), one.lse) << bi << " " << n << " " << h;
+          EXPECT_EQ(r.at("lse").magnitude[li], one.lse_magnitude);
+          for (int64_t i = 0; i < s.d; ++i) {
+            const size_t oi = static_cast<size_t>(((bi * s.nq + n) * s.hq + h) * s.d + i);
+            ASSERT_EQ(r.at("o").value[oi], one.o[i]) << bi << " " << n << " " << h << " " << i;
+            ASSERT_EQ(r.at("o").magnitude[oi], one.magnitude[i]);
+          }
+        }
+  }
+}
+
 // FlashAttention's FLOP count: causal halves it at Nq = Nkv; Nq = 1 sees every key; Nq > Nkv
 // counts the visible triangle only.
 TEST(Attention, CountsFollowFlashAttention) {
@@ -250,6 +293,66 @@ TEST(Attention, ChecksPassTheCpuRungAndCatchWrongOnes) {
   }
   const Problem p = attention::problem(dims(1, 65, 65, 2, 1, 64, false), DType::bf16);
   EXPECT_FALSE(run_variant(f, log2_lse, p, opt).check.passed);
+}
+
+// The host cost of a sampled check at a headline shape (causal, N = 8192, H = 32, D = 128): the
+// inputs drawn and the sampled fp64 reference of both outputs, timed and printed, computed in
+// blocks of rows (the family's) and one row at a time from fp32 copies of the inputs (as it was
+// before the blocks), with the same bits. The sample's size and each row's work do not depend on
+// the batch, so b = 1 costs the reference of b = 4 with a quarter of the inputs. Disabled (a
+// minute on two cores): run with --gtest_also_run_disabled_tests --gtest_filter='*HostCost*'.
+TEST(Attention, DISABLED_HeadlineHostCost) {
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t0) {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
+  const Dims s = dims(1, 8192, 8192, 32, 32, 128, true);
+  const Problem p = attention::problem(s, DType::bf16);
+  ASSERT_TRUE(family().sampled(p));
+  auto t0 = clock::now();
+  Buffers b = zero_buffers(p);
+  uint64_t k = 0;
+  for (Tensor& t : b.tensors)
+    if (!t.is_output()) fill_random(t.host.data(), t.spec.dtype, t.spec.numel, Dist::normal, ++k);
+  std::printf("inputs (3 x %lld elements): %.2f s\n", static_cast<long long>(b["q"].spec.numel),
+              since(t0));
+  for (const char* out : {"o", "lse"}) {
+    const std::vector<int64_t> idx = sample_indices(family().output_grid(p, out), 7);
+    t0 = clock::now();
+    RefOutput at;
+    at.index = idx;
+    family().reference_at(p, b, out, idx, at);
+    const double blocked = since(t0);
+    // One row at a time: the rows of the sample, from fp32 copies of the inputs.
+    t0 = clock::now();
+    std::vector<float> f[3];
+    int t = 0;
+    for (const char* name : {"q", "k", "v"}) {
+      const Tensor& x = b[name];
+      f[t].resize(static_cast<size_t>(x.spec.numel));
+#pragma omp parallel for schedule(static)
+      for (int64_t e = 0; e < x.spec.numel; ++e) f[t][e] = static_cast<float>(x.host_at(e));
+      ++t;
+    }
+    const bool lse = out[0] == 'l';
+    const std::vector<int64_t> rows = sampled_rows(idx, [&](int64_t e) {
+      return lse ? (e % s.nq) * s.hq + e / s.nq : e / s.d;  // b = 1
+    });
+    std::vector<attention::RowReference> one(rows.size());
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int64_t i = 0; i < static_cast<int64_t>(rows.size()); ++i)
+      attention::reference_row(p, f[0].data(), f[1].data(), f[2].data(), 0, rows[i] / s.hq,
+                               rows[i] % s.hq, one[i]);
+    const double alone = since(t0);
+    std::printf(
+        "reference of %s (%zu sampled elements, %zu rows): %.2f s in blocks, %.2f s alone\n", out,
+        idx.size(), rows.size(), blocked, alone);
+    for (size_t i = 0; i < idx.size(); i += 97) {
+      const attention::RowReference& r =
+          one[row_position(rows, lse ? (idx[i] % s.nq) * s.hq + idx[i] / s.nq : idx[i] / s.d)];
+      ASSERT_EQ(at.value[i], lse ? r.lse : r.o[idx[i] % s.d]) << out << "[" << idx[i] << "]";
+    }
+  }
 }
 
 // ---- attention v03's shared-memory tiles and mma.sync fragments (kernels/attention/

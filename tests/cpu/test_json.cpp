@@ -53,6 +53,28 @@ TEST(Json, ResultRoundTrips) {
     EXPECT_TRUE(j.contains(k)) << k;
 }
 
+// Host seconds per phase round-trip; a record written before they were kept reads back without.
+TEST(Json, HostSecondsRoundTripAndOldRecordsReadWithout) {
+  Result r;
+  r.variant = "attention.v03_fa2_mma";
+  r.family = "attention";
+  r.problem.family = "attention";
+  r.problem.shape.dims = {{"b", 4}};
+  r.host_seconds.add("inputs", 1.5);
+  r.host_seconds.add("reference", 2.25);
+  r.host_seconds.add("inputs", 0.5);  // a phase run again adds to its entry
+  const nlohmann::json j = to_json(r);
+  ASSERT_TRUE(j.contains("host_seconds"));
+  EXPECT_DOUBLE_EQ(j["host_seconds"]["inputs"].get<double>(), 2.0);
+  const Result back = result_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_DOUBLE_EQ(back.host_seconds.at("inputs"), 2.0);
+  EXPECT_DOUBLE_EQ(back.host_seconds.at("reference"), 2.25);
+  nlohmann::json old = j;
+  old.erase("host_seconds");
+  EXPECT_TRUE(result_from_json(old).host_seconds.empty());
+  EXPECT_FALSE(to_json(result_from_json(old)).contains("host_seconds"));
+}
+
 // A record read back keeps the device and build it was measured with: rewriting it (klab report
 // --plot hands the plot script a rewritten file) must not restamp it with this machine.
 TEST(Json, RecordReadBackKeepsItsMachine) {

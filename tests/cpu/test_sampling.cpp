@@ -102,4 +102,29 @@ TEST(Sampling, WrongLastRowFailsAgainstSamples) {
   ASSERT_EQ(bad.status, "ok") << bad.reason;
   EXPECT_FALSE(bad.check.passed);
   EXPECT_EQ(bad.check.bad, p.dim("n"));  // the whole last row is sampled, and only it is wrong
+
+  // Variants of one problem share its inputs and sampled reference (ProblemInputs): made by the
+  // first run only, and the checks after it are as strict (the wrong rung still fails).
+  opt.dists = {Dist::normal, Dist::heavy};
+  ProblemInputs shared;
+  const Result first = run_variant(f, right, p, opt, shared);
+  EXPECT_TRUE(first.check.passed) << first.check.summary();
+  EXPECT_GT(first.host_seconds.at("total"), 0);
+  for (const char* phase : {"inputs", "reference", "check"}) {
+    bool seen = false;
+    for (const auto& [name, s] : first.host_seconds.phases) seen |= name == phase;
+    EXPECT_TRUE(seen) << phase;
+  }
+  ASSERT_EQ(shared.checks.size(), 2u);
+  const Buffers* drawn = &shared.checks[0]->host;
+  const Result again = run_variant(f, wrong, p, opt, shared);
+  EXPECT_FALSE(again.check.passed);
+  EXPECT_EQ(again.check.bad, 2 * p.dim("n"));  // the last row, under each distribution
+  for (const auto& [name, s] : again.host_seconds.phases)
+    EXPECT_TRUE(name != "inputs" && name != "reference") << name << " made again";
+  EXPECT_EQ(&shared.checks[0]->host, drawn);
+  const Result other =
+      run_variant(f, right, make_problem(f, "m=96,n=80,k=41", "bf16"), opt, shared);
+  EXPECT_TRUE(other.check.passed) << other.check.summary();
+  EXPECT_GT(other.host_seconds.at("inputs"), 0);  // a new problem draws its own
 }
