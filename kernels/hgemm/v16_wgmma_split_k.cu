@@ -18,8 +18,8 @@
 // Prediction (written before it ran): M = 16, N = 24576, K = 4096 bf16: B's 201 MB at 3.9-4.2
 // TB/s, 48-52 us, 62-68 TFLOP/s (cuBLASLt reads 4.1 TB/s there), 0.95-1.03x cuBLASLt; M = 64
 // the same time (the wgmma is the same m64 either way).
-// Measured (2026-12-02_9c2ca7a): 0.78x cuBLASLt at M = 16, N = 24576 (unbalanced: 192 CTAs on
-// 132 SMs), 0.68-0.93x elsewhere at M <= 64; docs/worklogs/gemm.md.
+// Measured (2026-12-02_9c2ca7a): below cuBLASLt at every M <= 64 shape, least at M = 16, N =
+// 24576 where 192 CTAs fall unevenly on 132 SMs; the numbers are in docs/worklogs/gemm.md.
 // Requirements: sm_90a (wgmma, TMA), M <= 64 (can_implement refuses larger M), 97 KiB of dynamic
 // shared memory a CTA; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers;
 // other problems run v05's kernel with element copies.

@@ -17,8 +17,8 @@
 // Prediction (written before it ran): M = 16, N = 24576, K = 4096: B's 201 MB at 3.9-4.2 TB/s,
 // 48-52 us (v16 62 us, cuBLASLt 48.6 us): 0.95-1.02x cuBLASLt; M = 16, N = K = 4096: 13-15 us
 // (v16 17.5, cuBLASLt 14.8): 0.98-1.12x.
-// Measured (2026-12-02_ac8ef08): slower than v16 at every M <= 64 shape (1.06x its time at M =
-// 16, N = 24576; 4.7x at M = 64, N = 6144): the prediction is refuted; docs/worklogs/gemm.md.
+// Measured (2026-12-02_ac8ef08): slower than v16 at every M <= 64 shape, the more so the larger
+// M: the prediction is refuted; the numbers are in docs/worklogs/gemm.md.
 // Requirements: sm_90a, M <= 64, 193 KiB of dynamic shared memory; the TMA path needs k % 8 ==
 // 0, n % 8 == 0 and 16-byte aligned pointers; other problems run v05's kernel with element copies.
 #include "kernels/hgemm/wgmma_mainloop_sm90.cuh"

@@ -21,8 +21,9 @@
 // wave): 27-30 us, 570-630 TFLOP/s (v14: 391, cuBLASLt 660); M = 128, N = K = 4096 with 4
 // splits: 12-15 us, 290-360 TFLOP/s (v14: 99, cuBLASLt 274); M = 128, N = 4096, K = 12288: 4
 // splits, 450-520 TFLOP/s (cuBLASLt 389); large shapes unchanged from v14 (the same kernel).
-// Measured (2026-12-02_ac8ef08): 0.89x cuBLASLt as the geometric mean over Qwen3-8B's 32
-// projection shapes (M = 1..16384); docs/worklogs/gemm.md.
+// Measured (2026-12-02_ac8ef08): below cuBLASLt as the geometric mean over Qwen3-8B's 32
+// projection shapes (M = 1..16384), above the best earlier rung; the generated grid table and its
+// geometric means are in docs/worklogs/gemm.md.
 // Requirements: sm_90a; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers;
 // other problems run v05's kernel with element copies.
 #include "kernels/hgemm/split_k_sm90.cuh"
