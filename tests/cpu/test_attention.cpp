@@ -38,8 +38,6 @@ Dims dims(int64_t b, int64_t nq, int64_t nkv, int64_t hq, int64_t hkv, int64_t d
 
 const Family& family() { return registry().family("attention"); }
 
-// Host buffers of p, every input element set by fn(tensor, b, n, h, i) (exactly representable
-// values only).
 // Host buffers of p, zeroed.
 Buffers zero_buffers(const Problem& p) {
   Buffers b;
@@ -52,6 +50,8 @@ Buffers zero_buffers(const Problem& p) {
   return b;
 }
 
+// Host buffers of p, every input element set by fn(tensor, b, n, h, i) (exactly representable
+// values only).
 template <class Fn>
 Buffers host_buffers(const Problem& p, Fn&& fn) {
   const Dims s = attention::dims_of(p);
@@ -192,36 +192,46 @@ TEST(Attention, SampledRowsMatchTheWholeReference) {
 
 // The reference computes rows in blocks that share each key and value row; every row's bits are
 // those of the row computed alone (reference_row: the same terms in the same order), rows past
-// their visible keys (the causal mask), empty rows and magnitudes included.
+// their visible keys (the causal mask, Nq > Nkv and Nq < Nkv), empty rows and magnitudes
+// included, for bf16 and f16 and amplified Q and K (amp = 8: scores far apart, weights that
+// underflow to 0).
 TEST(Attention, BlockedRowsMatchOneRowAtATime) {
-  for (bool causal : {true, false}) {
-    const Dims s = dims(2, 45, 23, 6, 2, 16, causal);  // 45 > 23: the first 22 rows are empty
-    const Problem p = attention::problem(s, DType::bf16);
-    Buffers b = host_buffers(p, [](char, int64_t, int64_t, int64_t, int64_t) { return 0.0; });
-    std::vector<float> f[3];
-    int t = 0;
-    for (const char* name : {"q", "k", "v"}) {
-      Tensor& x = b[name];
-      fill_random(x.host.data(), DType::bf16, x.spec.numel, Dist::heavy, name[0]);
-      for (int64_t e = 0; e < x.spec.numel; ++e) f[t].push_back(static_cast<float>(x.host_at(e)));
-      ++t;
-    }
-    const Reference r = whole(p, b);
-    for (int64_t bi = 0; bi < s.b; ++bi)
-      for (int64_t n = 0; n < s.nq; ++n)
-        for (int64_t h = 0; h < s.hq; ++h) {
-          attention::RowReference one;
-          attention::reference_row(p, f[0].data(), f[1].data(), f[2].data(), bi, n, h, one);
-          const int64_t li = (bi * s.hq + h) * s.nq + n;
-          EXPECT_EQ(lse_at(r, s, bi, n, h), one.lse) << bi << " " << n << " " << h;
-          EXPECT_EQ(r.at("lse").magnitude[li], one.lse_magnitude);
-          for (int64_t i = 0; i < s.d; ++i) {
-            const size_t oi = static_cast<size_t>(((bi * s.nq + n) * s.hq + h) * s.d + i);
-            ASSERT_EQ(r.at("o").value[oi], one.o[i]) << bi << " " << n << " " << h << " " << i;
-            ASSERT_EQ(r.at("o").magnitude[oi], one.magnitude[i]);
+  for (bool causal : {true, false})
+    for (auto [nq, nkv] : {std::pair<int64_t, int64_t>{45, 23}, {23, 45}})  // 45 > 23: 22 empty
+      for (DType dt : {DType::bf16, DType::f16})
+        for (int64_t amp : {1, 8}) {
+          const Dims s = Dims::of(2, nq, nkv, 6, 2, 16, causal, amp);
+          const Problem p = attention::problem(s, dt);
+          Buffers b = host_buffers(p, [](char, int64_t, int64_t, int64_t, int64_t) { return 0.0; });
+          std::vector<float> f[3];
+          int t = 0;
+          for (const char* name : {"q", "k", "v"}) {
+            Tensor& x = b[name];
+            fill_random(x.host.data(), dt, x.spec.numel, Dist::heavy, name[0]);
+            if (name[0] != 'v')  // as build_amplified: a power-of-two scaling, exact
+              for (int64_t e = 0; e < x.spec.numel; ++e)
+                store_from_double(x.host.data(), dt, e, static_cast<double>(amp) * x.host_at(e));
+            for (int64_t e = 0; e < x.spec.numel; ++e)
+              f[t].push_back(static_cast<float>(x.host_at(e)));
+            ++t;
           }
+          const Reference r = whole(p, b);
+          for (int64_t bi = 0; bi < s.b; ++bi)
+            for (int64_t n = 0; n < s.nq; ++n)
+              for (int64_t h = 0; h < s.hq; ++h) {
+                attention::RowReference one;
+                attention::reference_row(p, f[0].data(), f[1].data(), f[2].data(), bi, n, h, one);
+                const int64_t li = (bi * s.hq + h) * s.nq + n;
+                EXPECT_EQ(lse_at(r, s, bi, n, h), one.lse) << bi << " " << n << " " << h;
+                EXPECT_EQ(r.at("lse").magnitude[li], one.lse_magnitude);
+                for (int64_t i = 0; i < s.d; ++i) {
+                  const size_t oi = static_cast<size_t>(((bi * s.nq + n) * s.hq + h) * s.d + i);
+                  ASSERT_EQ(r.at("o").value[oi], one.o[i])
+                      << bi << " " << n << " " << h << " " << i;
+                  ASSERT_EQ(r.at("o").magnitude[oi], one.magnitude[i]);
+                }
+              }
         }
-  }
 }
 
 // FlashAttention's FLOP count: causal halves it at Nq = Nkv; Nq = 1 sees every key; Nq > Nkv
