@@ -34,6 +34,13 @@ inline Variant softmax_variant(
                         std::move(launch));
 }
 
+/// v05's kernels (v05_warp_rows.cu), which v06 runs wherever its word spans do not apply: rows of
+/// up to kSoftmaxWarpRowsMaxCols columns (warp_rows_fit says why longer ones are refused).
+constexpr int kSoftmaxWarpRowsMaxCols = 1024;
+template <class T>
+void launch_warp_rows(SoftmaxArgs<T> a, cudaStream_t st);
+Status warp_rows_fit(const Problem& p);
+
 /// One block per row: gridDim.x holds at most 2^31 - 1 rows.
 inline Status one_block_per_row(const Problem& p) {
   if (p.dim("rows") > 2147483647) return Status::no("more than 2^31 - 1 rows (one block per row)");

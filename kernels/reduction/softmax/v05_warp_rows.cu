@@ -40,7 +40,7 @@ namespace klab::reduction {
 
 namespace {
 
-constexpr int kMaxCols = 1024;  // 32 lanes x 32 fp32 values
+constexpr int kMaxCols = kSoftmaxWarpRowsMaxCols;  // 32 lanes x 32 fp32 values
 constexpr int kThreads = 256;
 
 template <int kLanes, class Op>
@@ -138,9 +138,11 @@ void launch_with(SoftmaxArgs<T> a, bool vector, cudaStream_t st) {
            0, st>>>(a);
 }
 
+}  // namespace
+
 /// The base kE (32 bytes of the dtype per lane, as fp32 values) and the rest of the dispatch.
 template <class T>
-void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
+void launch_warp_rows(SoftmaxArgs<T> a, cudaStream_t st) {
   constexpr int kN = device::Vec16<T>::kN;
   constexpr int kBase = 2 * kN;  // 8 f32, 16 bf16
   const bool vector = a.cols % kN == 0 && device::aligned16(a.x) && device::aligned16(a.y);
@@ -161,7 +163,10 @@ void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
     launch_with<T, 32, 32>(a, vector, st);
 }
 
-Status fits(const Problem& p) {
+template void launch_warp_rows(SoftmaxArgs<float>, cudaStream_t);
+template void launch_warp_rows(SoftmaxArgs<__nv_bfloat16>, cudaStream_t);
+
+Status warp_rows_fit(const Problem& p) {
   if (p.dim("cols") > kMaxCols)
     return Status::no("cols > " + std::to_string(kMaxCols) +
                       " (32 lanes x 32 values per row); v04 holds rows up to " +
@@ -169,17 +174,16 @@ Status fits(const Problem& p) {
   return Status::yes();
 }
 
-}  // namespace
-
 Variant softmax_v05_warp_rows() {
   Variant v = softmax_variant(
       "v05_warp_rows",
       "short rows (<= 1024): 2-32 lanes per row, several rows per warp, shuffles only",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) { dispatch(a, stream_of(args)); });
+        with_softmax_args(p, b,
+                          [&]<class T>(SoftmaxArgs<T> a) { launch_warp_rows(a, stream_of(args)); });
         KLAB_CHECK_LAUNCH();
       });
-  v.can_implement = fits;
+  v.can_implement = warp_rows_fit;
   return v;
 }
 
