@@ -19,53 +19,27 @@
 // Expected: the fastest forward on the H200 short of FlashAttention 3, the bar the ladder's FA3
 // rungs are measured against.
 // Requirements: D a multiple of 8 (cuDNN); 16-byte aligned bases; the rest as cuDNN decides.
-#include <cudnn.h>
-#include <cudnn_frontend.h>
-
 #include <cmath>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 
+#include "kernels/attention/cudnn_graph.hpp"
 #include "kernels/attention/cudnn_sdpa_layout.hpp"
 #include "kernels/attention/family.hpp"
-#include "klab/core/cuda_check.hpp"
-#include "klab/harness/device_info.hpp"
-
-/// cuDNN status check: throws klab::Error carrying file, line, the call text and cuDNN's message.
-#define KLAB_CUDNN_CHECK(call)                                                        \
-  do {                                                                                \
-    const cudnnStatus_t klab_st_ = (call);                                            \
-    if (klab_st_ != CUDNN_STATUS_SUCCESS)                                             \
-      ::klab::throw_error(__FILE__, __LINE__,                                         \
-                          std::string(#call) + ": " + cudnnGetErrorString(klab_st_)); \
-  } while (0)
 
 namespace klab::attention {
 
 namespace {
 
 namespace fe = cudnn_frontend;
-using TensorPtr = std::shared_ptr<fe::graph::Tensor_attributes>;
+using cudnn_graph::TensorPtr;
 
 constexpr int kMinSm = 80;  // cuDNN's fused SDPA needs sm_80 or newer
 
 // The tensors' ids in the graph's variant pack.
 enum Uid : int64_t { kQ = 1, kK, kV, kO, kStats };
-
-// Created on first use and never destroyed: cudnnDestroy at static-destruction time may run after
-// the CUDA context is gone.
-cudnnHandle_t handle() {
-  static const cudnnHandle_t h = [] {
-    cudnnHandle_t x = nullptr;
-    KLAB_CUDNN_CHECK(cudnnCreate(&x));
-    return x;
-  }();
-  return h;
-}
 
 struct Plan {
   std::shared_ptr<fe::graph::Graph> graph;  ///< built; null when cuDNN refused the problem
@@ -75,20 +49,13 @@ struct Plan {
 };
 
 TensorPtr tensor_of(fe::graph::Graph& g, const char* name, Uid uid, const SdpaTensor& t) {
-  return g.tensor(fe::graph::Tensor_attributes()
-                      .set_name(name)
-                      .set_uid(uid)
-                      .set_dim({t.dim.begin(), t.dim.end()})
-                      .set_stride({t.stride.begin(), t.stride.end()})
-                      .set_alignment(t.alignment));
+  return cudnn_graph::input(g, name, uid, {t.dim.begin(), t.dim.end()},
+                            {t.stride.begin(), t.stride.end()}, t.alignment);
 }
 
 void set_output(const TensorPtr& x, Uid uid, const SdpaTensor& t) {
-  x->set_output(true)
-      .set_uid(uid)
-      .set_dim({t.dim.begin(), t.dim.end()})
-      .set_stride({t.stride.begin(), t.stride.end()})
-      .set_alignment(t.alignment);
+  cudnn_graph::output(x, uid, {t.dim.begin(), t.dim.end()}, {t.stride.begin(), t.stride.end()},
+                      t.alignment);
 }
 
 // Builds p's graph and plan into `plan`; cuDNN's reason in plan.error when it refuses.
@@ -114,20 +81,7 @@ void build(const Problem& p, Plan& plan) {
   stats->set_data_type(fe::DataType_t::FLOAT);
   set_output(stats, kStats, l.stats);
 
-  auto failed = [&](const char* step, fe::error_t e) {  // get_message is not const
-    if (e.is_good()) return false;
-    plan.error = std::string(step) + ": " + e.get_message();
-    return true;
-  };
-  if (failed("validate", g->validate())) return;
-  if (failed("build_operation_graph", g->build_operation_graph(handle()))) return;
-  if (failed("create_execution_plans",
-             g->create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK})))
-    return;
-  if (failed("check_support", g->check_support(handle()))) return;
-  if (failed("build_plans", g->build_plans(handle(), fe::BuildPlanPolicy_t::HEURISTICS_CHOICE)))
-    return;
-  if (failed("get_workspace_size", g->get_workspace_size(plan.workspace_bytes))) return;
+  if (!cudnn_graph::build_plan(*g, plan.workspace_bytes, plan.error)) return;
   plan.graph = std::move(g);
 }
 
@@ -137,27 +91,7 @@ using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, boo
 const Plan& plan_for(const Problem& p) {
   const Dims s = dims_of(p);
   const Key key{s.b, s.nq, s.nkv, s.hq, s.hkv, s.d, s.causal, static_cast<int>(p.dtype)};
-  static std::mutex mu;
-  // Plans live for the process, like the handle, and are never destroyed: their descriptors'
-  // teardown at static-destruction time could run after the CUDA context is gone.
-  static auto& cache = *new std::map<Key, std::unique_ptr<Plan>>;
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return *it->second;
-  auto plan = std::make_unique<Plan>();
-  try {
-    build(p, *plan);
-  } catch (const std::exception& e) {  // the frontend throws on some failures (a missing library)
-    plan->graph.reset();
-    plan->error = e.what();
-  }
-  return *cache.emplace(key, std::move(plan)).first->second;
-}
-
-// Whether cuDNN can be asked at all: a GPU of the SM the baseline needs (otherwise the runner
-// reports the missing device or SM itself).
-bool device_can_plan() {
-  const DeviceInfo& d = device_info();
-  return d.present && d.sm() >= kMinSm;
+  return cudnn_graph::cached_plan<Plan>(key, [&p](Plan& plan) { build(p, plan); });
 }
 
 PreparedLaunch prepare(const Problem& p, Buffers& b) {
@@ -178,10 +112,7 @@ PreparedLaunch prepare(const Problem& p, Buffers& b) {
                                          {kStats, lse + l.stats.offset}});
   return [graph = plan.graph, pack, ws = b.workspace, s = dims_of(p), es, o = b["o"].data,
           lse](Stream stream) {
-    KLAB_CUDNN_CHECK(cudnnSetStream(handle(), reinterpret_cast<cudaStream_t>(stream)));
-    fe::error_t e = graph->execute(handle(), *pack, ws);
-    if (e.is_bad()) throw Error("cuDNN SDPA execute: " + e.get_message());
-    KLAB_CHECK_LAUNCH();
+    cudnn_graph::execute(*graph, *pack, ws, stream, "cuDNN SDPA");
     write_empty_rows(s, es, o, lse, stream);
   };
 }
@@ -198,12 +129,12 @@ Variant gpu_baseline_cudnn() {
   v.info.baseline = true;
   v.can_implement = [](const Problem& p) {
     if (Status st = sdpa_static_support(p); !st.ok()) return st;
-    if (!device_can_plan()) return Status::yes();
+    if (!cudnn_graph::device_can_plan(kMinSm)) return Status::yes();
     const Plan& plan = plan_for(p);
     return plan.graph ? Status::yes() : Status::no("cuDNN: " + plan.error);
   };
   v.workspace_bytes = [](const Problem& p) {
-    if (!device_can_plan()) return size_t(0);
+    if (!cudnn_graph::device_can_plan(kMinSm)) return size_t(0);
     return static_cast<size_t>(plan_for(p).workspace_bytes);
   };
   v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs&) { return prepare(p, b); };

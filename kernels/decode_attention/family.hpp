@@ -93,5 +93,12 @@ Variant gpu_v01_block_per_head();
 Variant gpu_v02_split_kv();
 Variant gpu_v03_gqa_mma();
 Variant gpu_v04_persistent_balanced();
+/// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
+Variant gpu_baseline_cudnn_paged();
+
+/// O = 0 and lse = -inf in every query row that sees no key (t < Qlen - seq_lens[b]), enqueued
+/// on `stream` (baseline_cudnn_paged_rows.cu): the rows cuDNN's paged SDPA leaves undefined.
+/// seq_lens, o and lse are device pointers; D a multiple of 8.
+void write_keyless_rows(const Dims& s, const int32_t* seq_lens, void* o, float* lse, Stream stream);
 
 }  // namespace klab::decode_attention

@@ -1,6 +1,7 @@
 // The decode_attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs
 // join once they pass the GPU tests on a device; v01_block_per_head.cu is built and waits for
-// that.
+// that. cuDNN's paged SDPA is built only where cuDNN and its frontend's headers were found
+// (sources.cmake).
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/register.hpp"
 
@@ -16,6 +17,9 @@ void register_decode_attention(Registry& r) {
     gpu_v02_split_kv(),
     gpu_v03_gqa_mma(),
     gpu_v04_persistent_balanced(),
+#if KLAB_HAS_CUDNN_FRONTEND
+    gpu_baseline_cudnn_paged(),
+#endif
 #endif
   };
   r.add(std::move(f));

@@ -1,6 +1,19 @@
 # The decode_attention family (paged KV cache). The GPU rungs are compiled (so CI checks them)
 # but join register.cpp's ladder only once they pass the GPU tests on a device.
+#
+# decode_attention.baseline_cudnn_paged runs cuDNN's paged SDPA through the frontend's C++ graph
+# API, built where attention's sources.cmake (included before this one) found cuDNN and the
+# frontend's headers (KLAB_ATTENTION_CUDNN_SRC non-empty; KLAB_HAS_CUDNN_FRONTEND is then defined
+# for register.cpp), with the same flags: a .cpp for the host side, a .cu for its row kernel.
+set(KLAB_DECODE_CUDNN_SRC "")
+if(KLAB_ATTENTION_CUDNN_SRC)
+  set(KLAB_DECODE_CUDNN_SRC baseline_cudnn_paged.cpp baseline_cudnn_paged_rows.cu)
+  set_source_files_properties(decode_attention/baseline_cudnn_paged.cpp PROPERTIES
+    COMPILE_OPTIONS "-isystem;${KLAB_CUDNN_FRONTEND_INCLUDE};-isystem;${KLAB_CUDNN_INCLUDE}"
+    COMPILE_DEFINITIONS "CUDNN_FRONTEND_SKIP_JSON_LIB")
+endif()
 klab_family(decode_attention
   HOST family.cpp cpu.cpp register.cpp
   CUDA v01_block_per_head.cu v02_split_kv.cu v03_gqa_mma.cu
-       v04_persistent_balanced.cu)
+       v04_persistent_balanced.cu
+       ${KLAB_DECODE_CUDNN_SRC})
