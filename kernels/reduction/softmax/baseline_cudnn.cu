@@ -12,15 +12,7 @@
 #include <string>
 
 #include "kernels/reduction/softmax/rung.cuh"
-
-/// cuDNN status check: throws klab::Error carrying file, line, the call text and cuDNN's message.
-#define KLAB_CUDNN_CHECK(call)                                                        \
-  do {                                                                                \
-    const cudnnStatus_t klab_st_ = (call);                                            \
-    if (klab_st_ != CUDNN_STATUS_SUCCESS)                                             \
-      ::klab::throw_error(__FILE__, __LINE__,                                         \
-                          std::string(#call) + ": " + cudnnGetErrorString(klab_st_)); \
-  } while (0)
+#include "klab/core/cudnn_check.hpp"
 
 namespace klab::reduction {
 
