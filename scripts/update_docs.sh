@@ -131,6 +131,13 @@ att0=$res/2026-12-02_de53735_attention_decode_first/bench
 att1=$res/2026-12-02_6fda6f1_fa3_decode_v04
 "$klab" report "$att1"/bench/bench_attention.json "$att1"/bench/torch_sdpa.json "$att1"/attn/bench_*.json \
   --family attention --readme docs/worklogs/attention.md --section results-6fda6f1
+# 16e327f's run: v05 (FA3's two overlaps) beside v04 and cuDNN at nine headline shapes; the first
+# timings of add_rmsnorm_quant (v01 against the unfused launches).
+att2=$res/2026-12-02_16e327f_fa3_v05_fused_first
+"$klab" report "$att2"/bench_attention.json --family attention --readme docs/worklogs/attention.md \
+  --section results-16e327f
+"$klab" report "$att2"/bench_add_rmsnorm_quant.json --family add_rmsnorm_quant \
+  --readme docs/worklogs/fused.md --section results-16e327f
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

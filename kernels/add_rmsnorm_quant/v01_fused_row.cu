@@ -3,23 +3,24 @@
 // Adds over the unfused baseline (three launches: add, rmsnorm, quantise): h and y never leave
 // the SM. Each thread loads kChunks 16-byte vectors of x and of the residual (vector c of the row
 // at thread c % blockDim, pass c / blockDim, so consecutive lanes touch consecutive 16 bytes),
-// adds in fp32, rounds h to bf16 and stores it (residual_out), keeps h in registers; the row's
-// sum of h^2 by warp shuffles and one shared-memory step (block_all_reduce); y = h * inv_rms *
-// weight in registers (the weight, 8 KiB, stays in L1/L2 across rows); then each slice's max |y|:
-// per token a second block reduction, per group a butterfly across the group's 16 lanes (1 x 128
-// = 16 vectors = 16 consecutive lanes); scale = max / 448, q = cvt.rn.satfinite.e4m3x2 of
-// y * 448 / max, stored 8 bytes per vector; the group's first lane stores its scale.
+// adds in fp32, rounds h to bf16 and stores it (residual_out), keeps h in registers; the weight's
+// vectors are loaded beside them (8 KiB, an L2 hit after the first rows), so no load follows a
+// barrier. The row's sum of h^2 by warp shuffles and one shared-memory step; per token the same
+// step also reduces max |h * w| (max |y| = inv_rms * max |h * w|), so a token costs one pair of
+// barriers. y = h * inv_rms * weight in registers; per group each slice's max |y| by a butterfly
+// across the group's 16 lanes (1 x 128 = 16 vectors = 16 consecutive lanes); scale = max / 448,
+// q = cvt.rn.satfinite.e4m3x2 of y * 448 / max, stored 8 bytes per vector; the group's first lane
+// stores its scale.
 // The launch shape: kChunks = 1, 2, 4 or 8 vectors per thread, the fewest that keep a block at
 // 256 threads or fewer (H = 4096: 2 vectors, 256 threads, 8 blocks per SM), 8 beyond that
 // (up to 512 threads: H = 32768).
 // Expected bottleneck: DRAM bandwidth at thousands of rows (7 bytes per element moved against
 // 7 flops); at 1-16 rows the launch and one block's serial latency (two loads, two block
 // reductions, the stores), about one DRAM round trip each.
-// Prediction (written before it ran; not measured yet): >= 90% of the copy ceiling at
-// 16384 x 4096 (>= 80% at 4096 tokens), both granularities within a few percent of each other;
-// >= 2x the unfused baseline at 1 and 16 tokens (one launch against three, each a DRAM round
-// trip), and >= 1.6x at 16384 tokens (the baseline moves h twice more and y twice: 13 bytes per
-// element against 7, less what L2 catches between its launches).
+// Prediction (written before it ran): >= 90% of the copy ceiling at 16384 x 4096 (>= 80% at 4096
+// tokens), both granularities within a few percent of each other; >= 2x the unfused baseline at 1
+// and 16 tokens, >= 1.6x at 16384. Measured, and the weight prefetch and single reduction added
+// after the first run: docs/worklogs/fused.md.
 // Requirements: hidden % 8 == 0 and <= 32768, aligned rows; group 0 or 8 x a power of two up to 256
 // (rung.cuh); sm_89 (the e4m3 conversion).
 #include "kernels/add_rmsnorm_quant/rung.cuh"
@@ -39,7 +40,7 @@ constexpr int max_threads() {
 
 template <int kChunks>
 __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
-  __shared__ float red[32];
+  __shared__ float red[64];
   const int64_t row = blockIdx.x;
   const int vectors = a.hidden / kVec;
   const int64_t base = row * a.hidden;
@@ -48,7 +49,17 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   bf16* gH = a.residual_out + base;
 
   float rY[kChunks][kVec];  // h, then y, then y * factor
-  float sum_sq = 0.f;
+  // The weight's vectors are loaded with x and the residual, so their latency (an L2 hit after
+  // the first row) overlaps the row's DRAM loads instead of following the sum-of-squares barrier.
+  // Not at 8 vectors a thread (H above 16384), where 32 more registers would spill.
+  constexpr bool kEarlyWeight = kChunks <= 4;
+  Vec16<bf16> rW[kChunks];
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    const int c = k * blockDim.x + threadIdx.x;
+    if (kEarlyWeight && c < vectors) rW[k] = device::load16(a.weight + c * kVec);
+  }
+  float sum_sq = 0.f, hw_max = 0.f;  // hw_max: max |h * w|, for a scale per token
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     const int c = k * blockDim.x + threadIdx.x;
@@ -63,21 +74,30 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
         h.v[i] = __float2bfloat16_rn(__bfloat162float(x.v[i]) + __bfloat162float(r.v[i]));
         rY[k][i] = __bfloat162float(h.v[i]);
         sum_sq += rY[k][i] * rY[k][i];
+        if constexpr (kEarlyWeight)
+          hw_max = fmaxf(hw_max, fabsf(rY[k][i] * __bfloat162float(rW[k].v[i])));
       }
       device::store16(gH + c * kVec, h);
     }
   }
-  sum_sq = reduction::block_all_reduce(sum_sq, reduction::SumOp{}, red);
+  // One pair of barriers for both of a token's reductions: max |y| = inv_rms * max |h * w|
+  // (inv_rms > 0), so the per-token maximum needs no second block reduction after the norm.
+  // It differs from the maximum of the rounded y by at most an ulp or two of fp32: the scale's
+  // tolerance covers it, and the quantiser saturates at 448 either way.
+  if (kEarlyWeight && a.group == 0)
+    reduction::block_all_reduce2(sum_sq, reduction::SumOp{}, hw_max, reduction::MaxOp{}, red);
+  else
+    sum_sq = reduction::block_all_reduce(sum_sq, reduction::SumOp{}, red);
   const float inv_rms = rsqrtf(sum_sq * a.inv_hidden + a.eps);
 
-  float amax[kChunks];  // of each vector's 8 values
+  float amax[kChunks];  // of each vector's 8 values (per group only)
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     const int c = k * blockDim.x + threadIdx.x;
     amax[k] = 0.f;
     if (c < vectors) {
       float w[kVec];
-      unpack8(device::load16(a.weight + c * kVec), w);
+      unpack8(kEarlyWeight ? rW[k] : device::load16(a.weight + c * kVec), w);
 #pragma unroll
       for (int i = 0; i < kVec; ++i) {
         rY[k][i] = rY[k][i] * inv_rms * w[i];
@@ -88,11 +108,14 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
 
   uint8_t* gQ = a.q + base;
   if (a.group == 0) {  // one scale per token
-    float m = 0.f;
+    float token_max = hw_max * inv_rms;
+    if constexpr (!kEarlyWeight) {  // a second block reduction, over the rounded y
+      token_max = 0.f;
 #pragma unroll
-    for (int k = 0; k < kChunks; ++k) m = fmaxf(m, amax[k]);
-    m = reduction::block_all_reduce(m, reduction::MaxOp{}, red);
-    const SliceScale s = slice_scale(m);
+      for (int k = 0; k < kChunks; ++k) token_max = fmaxf(token_max, amax[k]);
+      token_max = reduction::block_all_reduce(token_max, reduction::MaxOp{}, red);
+    }
+    const SliceScale s = slice_scale(token_max);
     if (threadIdx.x == 0) a.scales[row] = s.scale;
 #pragma unroll
     for (int k = 0; k < kChunks; ++k) {

@@ -41,6 +41,24 @@ __device__ __forceinline__ float block_all_reduce(float v, Op op, float* smem) {
   return v;
 }
 
+/// Two block_all_reduce at the price of one: `a` by OpA and `b` by OpB over the block, every thread
+/// gets both (one pair of barriers). `smem` holds 64 floats.
+template <class OpA, class OpB>
+__device__ __forceinline__ void block_all_reduce2(float& a, OpA op_a, float& b, OpB op_b,
+                                                  float* smem) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  a = warp_all_reduce(a, op_a);
+  b = warp_all_reduce(b, op_b);
+  if (lane == 0) {
+    smem[warp] = a;
+    smem[32 + warp] = b;
+  }
+  __syncthreads();
+  a = warp_all_reduce(lane < warps ? smem[lane] : OpA::kIdentity, op_a);
+  b = warp_all_reduce(lane < warps ? smem[32 + lane] : OpB::kIdentity, op_b);
+  __syncthreads();
+}
+
 /// A partial softmax normaliser (max, sum): the online-softmax state of klab/device.
 using device::MaxSum;
 
