@@ -32,7 +32,7 @@ void register_reduction(Registry& r) {
     softmax_v03_online(),
     softmax_v04_registers(),
     softmax_v05_warp_rows(),
-    softmax_v06_word_spans(),
+    softmax_v06_vector_spans(),
 #if KLAB_HAS_CUDNN
     softmax_baseline_cudnn(),
 #endif

@@ -23,6 +23,6 @@ klab_family(reduction
   CUDA reduce_sum/v01_smem_tree.cu reduce_sum/v02_warp_shuffle.cu reduce_sum/v03_vectorized.cu
        reduce_sum/baseline_cub.cu
        softmax/v01_naive.cu softmax/v02_block_row.cu softmax/v03_online.cu softmax/v04_registers.cu
-       softmax/v05_warp_rows.cu softmax/v06_word_spans.cu
+       softmax/v05_warp_rows.cu softmax/v06_vector_spans.cu
        ${KLAB_REDUCTION_CUDNN_CU}
   CUDA_LIBS ${KLAB_REDUCTION_CUDNN_LIB})

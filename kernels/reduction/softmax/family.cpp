@@ -124,6 +124,22 @@ Family make_softmax() {
                                                                           {65, 1025}})
       f.awkward.push_back(softmax_problem(r, c, t));
     f.awkward.push_back(softmax_problem(1001, 64, t, 1));
+    // v06's spans (rows off the vector width, read as whole 16-byte vectors across S rows; 99 x 33
+    // and 4099 x 255 above are odd, with a partial last span): cols = 2 mod 4 (S = 4 in bf16, 2 in
+    // f32; 2001 x 510 at 8 slots a lane), bf16 cols = 4 mod 8 (S = 2; 1001 x 1020 at 8 slots),
+    // each row count leaving a partial last span; 3 x 255, a matrix smaller than one span; rows
+    // shorter than a vector (a vector would touch more than two rows: v06 runs v05 there); and a
+    // misaligned base at 255 (v05's scalar path).
+    for (auto [r, c] : std::initializer_list<std::pair<int64_t, int64_t>>{{1001, 130},
+                                                                          {2001, 510},
+                                                                          {4097, 252},
+                                                                          {1001, 1020},
+                                                                          {3, 255},
+                                                                          {999, 5},
+                                                                          {1001, 6},
+                                                                          {1001, 7}})
+      f.awkward.push_back(softmax_problem(r, c, t));
+    f.awkward.push_back(softmax_problem(4099, 255, t, 1));
   }
   return f;
 }

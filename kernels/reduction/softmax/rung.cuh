@@ -34,7 +34,7 @@ inline Variant softmax_variant(
                         std::move(launch));
 }
 
-/// v05's kernels (v05_warp_rows.cu), which v06 runs wherever its word spans do not apply: rows of
+/// v05's kernels (v05_warp_rows.cu), which v06 runs wherever its vector spans do not apply: rows of
 /// up to kSoftmaxWarpRowsMaxCols columns (warp_rows_fit says why longer ones are refused).
 constexpr int kSoftmaxWarpRowsMaxCols = 1024;
 template <class T>
