@@ -10,10 +10,16 @@
 #             per family (bench_<family>.json, rewritten after every shape);
 #   torch     PyTorch's SDPA (flash and cuDNN back ends) at the problems of bench_attention.json,
 #             timed by scripts/torch_sdpa.py the same way (cold L2), into torch_sdpa.json: klab
-#             records, so `klab report` shows them beside the rungs (needs python3 with torch).
+#             records, so `klab report` shows them beside the rungs (needs python3 with torch);
+#   memory    assignment 5's table: `klab memory` of attention's v01, v03, v04, v05 and cuDNN at
+#             causal B = 1, Hq = Hkv = 32, D = 128, bf16, N = 1k to 64k (one allocation, prepare
+#             and synchronised run each, no timing; v01 is refused where its scores do not fit),
+#             into memory_attention.json. Not a default step: its time on the device is not
+#             measured yet (KLAB_ATTN_MEMORY_LIMIT: seconds, default 400).
 # Usage: scripts/measure_attention.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
-#   KLAB_ATTN_STEPS="check sanitize bench torch" selects steps (default: all). KLAB_ATTN_RUNGS: the
+#   KLAB_ATTN_STEPS="check sanitize bench torch" selects steps (default: those four; add memory
+#   for the memory table). KLAB_ATTN_RUNGS: the
 #   rungs to bench, separated by spaces or lines (default: every GPU rung of both families but
 #   attention's v01, which needs B*H*N^2*4 bytes, and v02 on CUDA cores, 39-78 ms a launch at the
 #   first two headline shapes in 2026-12-02_de53735's run, seconds at N = 32k). KLAB_MAX_TIME:
@@ -82,6 +88,18 @@ if has torch && [ -f "$out/bench_attention.json" ]; then
   timeout "${KLAB_ATTN_BENCH_LIMIT:-420}" python3 "$(dirname "$0")/torch_sdpa.py" "$out/bench_attention.json" \
     "$out/torch_sdpa.json" --max-time "$max_time" > "$out/torch_sdpa.txt" 2>&1 || status=1
   tail -n 30 "$out/torch_sdpa.txt" | tee -a "$out/summary.txt"
+fi
+if has memory; then
+  # The rungs as klab lists them (cuDNN's only where it was built), one --shape per N.
+  mem_rungs=$(gpu_rungs attention | grep -E '^attention\.(v01|v03|v04|v05|baseline_cudnn)' | tr '\n' ' ')
+  shapes=()
+  for n in 1024 2048 4096 8192 16384 32768 65536; do
+    shapes+=(--shape "b=1,nq=$n,nkv=$n,hq=32,hkv=32,d=128,causal=1")
+  done
+  log "memory: $mem_rungs at causal N = 1k..64k"
+  timeout "${KLAB_ATTN_MEMORY_LIMIT:-400}" "$klab" memory $mem_rungs "${shapes[@]}" --dtype bf16 \
+    --quiet --json "$out/memory_attention.json" > "$out/memory_attention.txt" 2>&1 || status=1
+  tail -n 50 "$out/memory_attention.txt" | tee -a "$out/summary.txt"
 fi
 log "done (status $status)"
 echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"

@@ -144,6 +144,14 @@ att2=$res/2026-12-02_16e327f_fa3_v05_fused_first
   --readme docs/worklogs/decode.md --section results-6fda6f1
 "$klab" report "$att0"/bench_decode_attention.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-de53735
+# Assignment 5's memory table (issue 14, item 4): `klab memory` of attention's v01, v03-v05 and
+# cuDNN at causal N = 1k..64k (scripts/measure_attention.sh, step memory), from the newest run
+# that holds one (the last by folder name: date first); no committed run has one yet.
+mem=$(find "$res" -name memory_attention.json 2>/dev/null | sort | tail -n 1 || true)
+if [ -f "$mem" ]; then
+  "$klab" report "$mem" --memory --family attention --readme docs/worklogs/attention.md \
+    --section memory-assignment5
+fi
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

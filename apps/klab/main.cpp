@@ -97,11 +97,14 @@ int main(int argc, char** argv) {
   report->add_option("--section", report_section,
                      "with --readme: the <!-- klab:NAME:begin/end --> section to replace "
                      "(default: results; another name keeps a second run's table apart)");
+  bool report_memory = false;
+  report->add_flag("--memory", report_memory,
+                   "the device memory table (klab memory's records): tensors, workspace, peak");
 
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
                    klab::cli::add_scaling_command, klab::cli::add_tune_command,
-                   klab::cli::add_profile_report_command})
+                   klab::cli::add_profile_report_command, klab::cli::add_memory_command})
     add(app, extra);
 
   if (argc > 1 && argv[1][0] != '-') {
@@ -135,7 +138,7 @@ int main(int argc, char** argv) {
     if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
-                                   max_delta, report_families, report_section);
+                                   max_delta, report_families, report_section, report_memory);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

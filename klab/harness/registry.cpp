@@ -3,10 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
+#include "klab/harness/device_memory.hpp"
 
 namespace klab {
 
@@ -87,7 +87,9 @@ void validate_problem(const Family& f, const Problem& p) {
 
 void check_fits_in_memory(const Family& f, const Problem& p) {
   // Host: a copy of every tensor, and the fp64 reference (value and magnitude, 16 bytes per
-  // output element) unless the problem is judged by samples. Device: every tensor once.
+  // output element) unless the problem is judged by samples. Device: every tensor once, against
+  // the whole device (a variant's workspace against its free memory is refused when it runs:
+  // refuse_before_allocation, runner.hpp).
   double host = 0, device = 0;
   const bool sampled = f.sampled(p);
   for (const auto& t : f.tensors(p)) {
@@ -95,19 +97,15 @@ void check_fits_in_memory(const Family& f, const Problem& p) {
     host += bytes + (t.role != Role::input && !sampled ? 16.0 * double(t.numel) : 0.0);
     device += bytes;
   }
-  auto gib = [](double b) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GiB", b / double(1 << 30));
-    return std::string(buf);
-  };
   const double host_mem = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (host_mem > 0 && host > host_mem)
-    throw UsageError(p.str() + " needs " + gib(host) + " of host memory (inputs, outputs and " +
-                     "reference); this machine has " + gib(host_mem));
+    throw UsageError(p.str() + " needs " + format_gib(host) +
+                     " of host memory (inputs, outputs and reference); this machine has " +
+                     format_gib(host_mem));
   const DeviceInfo& d = device_info();
   if (d.present && d.global_mem_bytes > 0 && device > double(d.global_mem_bytes))
-    throw UsageError(p.str() + " needs " + gib(device) + " of device memory; " + d.name + " has " +
-                     gib(double(d.global_mem_bytes)));
+    throw UsageError(p.str() + " needs " + format_gib(device) + " of device memory; " + d.name +
+                     " has " + format_gib(double(d.global_mem_bytes)));
 }
 
 Problem make_problem(const Family& f, std::string_view shape_text, std::string_view dtype_text,

@@ -49,6 +49,27 @@ CheckResult check_from_json(const json& c) {
   return r;
 }
 
+json memory_json(const DeviceMemory& m) {
+  json j = {{"tensors", m.tensors},
+            {"workspace", m.workspace},
+            {"needed", m.needed()},
+            {"method", m.method}};
+  if (m.peak_measured) j["peak_measured"] = *m.peak_measured;
+  if (m.free >= 0) j["free"] = m.free;
+  return j;
+}
+
+DeviceMemory memory_from_json(const json& j) {
+  DeviceMemory m;
+  m.tensors = j.value("tensors", int64_t{0});
+  m.workspace = j.value("workspace", int64_t{0});
+  m.free = j.value("free", int64_t{-1});
+  m.method = j.value("method", std::string());
+  if (j.contains("peak_measured") && j["peak_measured"].is_number())
+    m.peak_measured = j["peak_measured"].get<int64_t>();
+  return m;
+}
+
 }  // namespace
 
 std::string now_iso8601() {
@@ -104,6 +125,7 @@ json to_json(const Result& r) {
     for (const auto& [phase, s] : r.host_seconds.phases) h[phase] = s;
     j["host_seconds"] = h;
   }
+  if (r.device_memory) j["device_memory"] = memory_json(*r.device_memory);
   if (r.checked) {
     j["check"] = check_json(r.check);
     if (r.vendor_checked) j["check"]["second_opinion"] = check_json(r.vendor_check);
@@ -162,6 +184,7 @@ Result result_from_json(const json& j) {
   if (j.contains("host_seconds"))
     for (const auto& [phase, s] : j["host_seconds"].items())
       r.host_seconds.add(phase, s.get<double>());
+  if (j.contains("device_memory")) r.device_memory = memory_from_json(j["device_memory"]);
   if (j.contains("check")) {
     r.checked = true;
     r.check = check_from_json(j["check"]);

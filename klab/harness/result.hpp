@@ -1,11 +1,13 @@
 #pragma once
 // One result record per (variant, problem, mode), as JSON.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "klab/harness/bench.hpp"
 #include "klab/harness/check.hpp"
 #include "klab/harness/device_info.hpp"
+#include "klab/harness/device_memory.hpp"
 #include "klab/harness/family.hpp"
 #include "klab/harness/host_phases.hpp"
 
@@ -36,6 +38,9 @@ struct Result {
     double speedup = 0;  ///< baseline median / this median (>1: faster than the baseline)
   } baseline;
   int block_threads = 0;  ///< sweep knob (0: the rung's default)
+  /// GPU records: the tensors, the workspace and the measured peak (klab/harness/device_memory.hpp);
+  /// empty for CPU records, records without a device, and records written before it was kept.
+  std::optional<DeviceMemory> device_memory;
   /// Host wall seconds per phase of the run (inputs, upload, reference, ..., "total"); empty in
   /// records written before it was kept.
   HostSeconds host_seconds;

@@ -10,6 +10,7 @@
 
 #include "klab/core/errors.hpp"
 #include "klab/harness/ceilings.hpp"
+#include "klab/harness/device_memory.hpp"
 #include "klab/harness/host_phases.hpp"
 #include "klab/harness/sampling.hpp"
 
@@ -269,14 +270,16 @@ Buffers& output_scratch(ProblemInputs& shared, const Buffers& host) {
 void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
              ProblemInputs& shared, Result& r) {
   HostSeconds& hs = r.host_seconds;
-  PhaseTimer alloc(hs, "allocate");
+  PhaseTimer setup(hs, "allocate");
   CudaStream stream;
   cudaStream_t st = stream.get();
   const LaunchArgs args{reinterpret_cast<Stream>(st), opt.block_threads};
   const Buffers specs = make_spec_buffers(f, p);
   const size_t ws_bytes = v.workspace_bytes ? v.workspace_bytes(p) : 0;
-  DeviceSet set0 = make_device_set(specs, p, ws_bytes);
-  alloc.stop();
+  if (!r.device_memory) r.device_memory.emplace();
+  r.device_memory->tensors = tensor_bytes(f, p);
+  r.device_memory->workspace = static_cast<int64_t>(ws_bytes);
+  setup.stop();
   // Too large for the whole CPU reference: fp64 samples judge, and the vendor baseline's whole
   // output is a second, labelled comparison (skipped for the vendor variant itself).
   const Variant* vendor = nullptr;
@@ -285,6 +288,34 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
     KLAB_CHECK(vendor != nullptr,
                f.name + ": gpu_reference_variant '" + f.gpu_reference_variant + "' not registered");
   }
+  if (opt.check) {
+    // The first check's inputs, reference and vendor output are made before memory is watched:
+    // the vendor baseline's run, and what its library keeps, is not this variant's memory.
+    CheckInputs& in = inputs_for(f, p, opt, 0, opt.dists.front(), shared, hs);
+    reference_for(f, p, in, hs);
+    if (vendor) vendor_for(*vendor, p, in, args, hs);
+  }
+
+  PhaseTimer alloc(hs, "allocate");
+  MemoryWatch watch;  // before the harness allocates
+  DeviceSet set0 = make_device_set(specs, p, ws_bytes);
+  alloc.stop();
+  DeviceMemory& mem = *r.device_memory;
+  mem.free = watch.free_before();
+  mem.method = watch.known() ? std::string(kPeakMethod) : "the device's memory could not be read";
+  // The memory samples around the variant's first run on set0: after allocation and prepare, and
+  // after the run, synchronised.
+  bool measured = false;
+  auto run_first = [&](const PreparedLaunch& launch) {
+    if (!measured) watch.sample();
+    launch(args.stream);
+    KLAB_CHECK_LAUNCH();
+    KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+    if (measured) return;
+    watch.sample();
+    measured = true;
+    if (watch.known()) mem.peak_measured = watch.peak_rise();
+  };
 
   int k = 0;
   for (Dist d : opt.check ? opt.dists : std::vector<Dist>{opt.dists.front()}) {
@@ -293,17 +324,21 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
       PhaseTimer t(hs, "upload");
       upload(in.host, set0.view, st);
     }
-    if (!opt.check) break;
-    const Reference& ref = reference_for(f, p, in, hs);
-    const Reference* vendor_ref = vendor ? &vendor_for(*vendor, p, in, args, hs) : nullptr;
+    const Reference* ref = opt.check ? &reference_for(f, p, in, hs) : nullptr;
+    const Reference* vendor_ref = ref && vendor ? &vendor_for(*vendor, p, in, args, hs) : nullptr;
     PhaseTimer prep(hs, "prepare");
     const PreparedLaunch launch = prepare_launch(v, p, set0.view, args);
     prep.stop();
     PhaseTimer run(hs, "run");
-    launch(args.stream);
-    KLAB_CHECK_LAUNCH();
-    KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+    run_first(launch);
     run.stop();
+    if (!ref) {
+      // No check: the variant ran once for the record's memory (a warm-up to a benchmark); the
+      // benchmark starts from the inputs.
+      PhaseTimer t(hs, "upload");
+      upload(in.host, set0.view, st, /*inouts_only=*/true);
+      break;
+    }
     PhaseTimer download(hs, "download");
     Buffers& got = output_scratch(shared, in.host);
     for (size_t i = 0; i < got.tensors.size(); ++i)
@@ -313,7 +348,7 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
     download.stop();
     PhaseTimer check(hs, "check");
     r.checked = true;
-    merge(r.check, compare_all(f, p, got, ref, f.tolerance(p)));
+    merge(r.check, compare_all(f, p, got, *ref, f.tolerance(p)));
     if (vendor_ref) {
       CheckResult second = compare_all(f, p, got, *vendor_ref, f.gpu_reference_tolerance(p), false);
       second.reference = "vendor " + vendor->info.id;
@@ -372,6 +407,41 @@ void print_phases(const Result& r) {
 
 }  // namespace
 
+Status refuse_before_allocation(const Family& f, const Variant& v, const Problem& p,
+                                const DeviceInfo& d, Result& r) {
+  const bool takes_dtype =
+      std::find(v.info.dtypes.begin(), v.info.dtypes.end(), p.dtype) != v.info.dtypes.end();
+  if (v.info.device == Device::cpu || !takes_dtype) return can_run(v, p);
+  if (!d.present) {
+    const Status st = can_run(v, p);  // the rung's own reason first
+    return st.ok() ? Status::no(d.absent_reason) : st;
+  }
+  if (d.sm() < v.info.min_sm)
+    return Status::no("needs sm_" + std::to_string(v.info.min_sm) + ", device is sm_" +
+                      std::to_string(d.sm()));
+  // Before the rung's own can_implement: the harness allocates, and it can say how much memory
+  // is missing (a rung that refuses for memory, as attention's v01 does, says less). A workspace
+  // that cannot be computed for this problem leaves the decision to can_implement.
+  std::optional<DeviceMemory> need;
+  try {
+    need = memory_need(f, v, p);
+  } catch (const std::exception&) {
+  }
+  if (need) {
+    const DeviceMemoryInfo now = device_memory_now();
+    if (now.known) need->free = now.free;
+    need->method = "not run";
+    r.device_memory = need;
+    if (Status fit = fits_in_free_memory(*need, now); !fit.ok()) {
+      r.device_memory->method =
+          "refused before allocation: tensors + workspace above the device's free memory "
+          "(cudaMemGetInfo)";
+      return fit;
+    }
+  }
+  return can_run(v, p);
+}
+
 void attach_throughput(const Family& f, Result& r) {
   if (!r.timed || r.timing.stats.median <= 0) return;
   const double s = r.timing.stats.median * 1e-3;
@@ -429,24 +499,10 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
   r.counts = f.counts(p);
   r.block_threads = opt.block_threads;
   r.timestamp = now_iso8601();
-  if (const Status st = can_run(v, p); !st.ok()) {
+  if (const Status st = refuse_before_allocation(f, v, p, device_info(), r); !st.ok()) {
     r.status = "skipped";
     r.reason = st.reason;
     return r;
-  }
-  if (v.info.device == Device::gpu) {
-    const DeviceInfo& d = device_info();
-    if (!d.present) {
-      r.status = "skipped";
-      r.reason = d.absent_reason;
-      return r;
-    }
-    if (d.sm() < v.info.min_sm) {
-      r.status = "skipped";
-      r.reason =
-          "needs sm_" + std::to_string(v.info.min_sm) + ", device is sm_" + std::to_string(d.sm());
-      return r;
-    }
   }
   PhaseTimer total(r.host_seconds, "total");
   try {

@@ -50,6 +50,15 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
 Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
                    ProblemInputs& shared);
 
+/// The refusals decided before anything is allocated, each one line (Result::reason): a dtype
+/// the variant does not take; for a GPU variant, no device or too old a one (`d`: device_info()
+/// in run_variant, a made-up one in tests), then tensors + workspace above the device's free
+/// memory ("does not fit: needs X GiB (...), Y GiB free", through device_memory_now()), then the
+/// variant's own can_implement. For a GPU variant on a device it fills r.device_memory's tensors,
+/// workspace and free memory (nothing measured yet).
+Status refuse_before_allocation(const Family& f, const Variant& v, const Problem& p,
+                                const DeviceInfo& d, Result& r);
+
 /// Fills Result::baseline for every record of the same problem: the first successful baseline
 /// variant on the same kind of device.
 void attach_baselines(std::vector<Result>& results);

@@ -293,3 +293,70 @@ TEST(Cli, ProfileReportRendersSassRecords) {
   EXPECT_NE(text2.find("| 48 | 6 | 3 | 55 of 1024 (5.4%) |"), std::string::npos) << text2;
   EXPECT_NE(text2.find("| 74 | 4 | 1 | - |"), std::string::npos) << text2;
 }
+
+// klab report --memory renders the device memory records (klab memory's) as a table into a
+// README section; records without device memory are no such table; klab memory's bad requests
+// are one line before any GPU work, and without a GPU it says so.
+TEST(Cli, ReportRendersTheMemoryTable) {
+  const std::string dir = ::testing::TempDir();
+  const std::string json = dir + "/klab_mem.json", readme = dir + "/klab_mem.md",
+                    plain = dir + "/klab_mem_plain.json";
+  write_file(
+      json,
+      R"([{"variant":"attention.v01_materialised","family":"attention",)"
+      R"("problem":"b=1,nq=1024,nkv=1024,hq=32,hkv=32,d=128,causal=1,amp=1","dtype":"bf16",)"
+      R"("status":"ok","timestamp":"2026-12-03T00:00:00Z","flops":1,"bytes":1,)"
+      R"("device_memory":{"tensors":33685504,"workspace":134217728,"peak_measured":169869312,)"
+      R"("free":149000000000,"method":"a test's method"}},)"
+      R"({"variant":"attention.v01_materialised","family":"attention",)"
+      R"("problem":"b=1,nq=65536,nkv=65536,hq=32,hkv=32,d=128,causal=1,amp=1","dtype":"bf16",)"
+      R"("status":"skipped","reason":"does not fit: needs 514.0 GiB (tensors 2.0 GiB + workspace )"
+      R"(512.0 GiB), 139.0 GiB free","timestamp":"2026-12-03T00:00:00Z","flops":1,"bytes":1,)"
+      R"("device_memory":{"tensors":2155872256,"workspace":549755813888,"method":"refused"}}])");
+  write_file(readme, "a\n<!-- klab:memory:begin -->\nOLD\n<!-- klab:memory:end -->\nz\n");
+  const Out o = klab("report " + json + " --memory --readme " + readme + " --section memory");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = read_file(readme);
+  EXPECT_EQ(text.find("OLD"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 32.1 MiB | 128.0 MiB | 162.0 MiB | 5.04x | 129.9 MiB |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("skipped: does not fit: needs 514.0 GiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("from 2 record(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("a test's method"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("z\n"), text.size() - 2) << "the rest of the file stays";
+
+  write_file(plain,
+             R"([{"variant":"vector_add.v03_vectorized","family":"vector_add","problem":"n=1024",)"
+             R"("dtype":"f32","status":"ok","timestamp":"2026-01-01T00:00:00Z","flops":1024,)"
+             R"("bytes":12288,"mode":"cold","samples_ms":[0.5],"median_ms":0.5}])");
+  const Out none = klab("report " + plain + " --memory");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no records with device memory"), std::string::npos) << none.err;
+  EXPECT_EQ(klab("report " + json + " --memory --plot x.png").code, 2);
+}
+
+TEST(Cli, MemoryRefusesBadRequestsInOneLine) {
+  std::vector<std::pair<std::string, std::string>> cases{
+      {"memory", "targets is required"},
+      {"memory vector_add --shape ''", "shape is empty"},
+      {"memory vector_add.v00_cpu --shape n=8", "runs on the CPU"}};
+#if KLAB_HAS_CUDA  // a family's GPU rungs are registered only in the CUDA build
+  cases.push_back({"memory vector_add --shape m=8", "lacks dimension"});
+  cases.push_back({"memory vector_add --layout bhnd", "--layout needs --shape"});
+#else
+  cases.push_back({"memory vector_add --shape n=8", "has no GPU variants"});
+#endif
+  for (const auto& [args, expect] : cases) {
+    const Out o = klab(args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.err;
+    EXPECT_EQ(lines(o.err), 1) << args << "\n" << o.err;
+    EXPECT_NE(o.err.find(expect), std::string::npos) << args << "\n" << o.err;
+  }
+#if KLAB_HAS_CUDA
+  const Out probe = klab("memory vector_add.v01_naive --shape n=8");
+  if (probe.err.find("needs a GPU") == std::string::npos) GTEST_SKIP() << "a GPU is present";
+  EXPECT_EQ(probe.code, 2);
+  EXPECT_EQ(lines(probe.err), 1) << probe.err;
+#endif
+}
