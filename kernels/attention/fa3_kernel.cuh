@@ -1,10 +1,11 @@
 #pragma once
-// What the FlashAttention 3 rungs (v04_fa3_wgmma, v05_fa3_overlap) share: the block's
-// configuration and mbarriers, where a block sits in the problem, the producer warpgroup's TMA
-// loop, the consumers' pieces (the two GEMMs, the causal mask, the online softmax of one key
-// block, the epilogue), the block's role split, and the host side (tensor maps, the
-// enqueue-only launch, the refusals). A rung provides its consumer loop and its kernel; the
-// tiles, descriptors and the P mapping are in fa3_tile.hpp, checked on the CPU.
+// What the FlashAttention 3 rungs (v04_fa3_wgmma, v05_fa3_overlap, v06_fa3_persistent) share:
+// the block's configuration and mbarriers, where a tile sits in the problem, the producer's TMA
+// loads (Q, and a tile's K and V in kv_step's order), the consumers' pieces (the two GEMMs, the
+// causal mask, the online softmax of one key block, the epilogue), the block's role split, and
+// the host side (tensor maps, the enqueue-only launch, the refusals). A rung provides its
+// consumer loop and its kernel; the tiles, descriptors and the P mapping are in fa3_tile.hpp,
+// the load order in fa3_schedule.hpp, both checked on the CPU.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/attention/fa3_schedule.hpp"
 #include "kernels/attention/fa3_tile.hpp"
 #include "kernels/attention/family.hpp"
 #include "kernels/attention/quad_softmax.cuh"
@@ -34,29 +36,54 @@
 namespace klab::attention::fa3 {
 
 /// A block of two consumer warpgroups (setmaxnreg 232) and a producer warpgroup (40) over
-/// kStages (K, V) stages.
-template <int kD, int kStages_>
+/// kStages (K, V) stages; kKvLag: how many blocks the producer's V loads trail its K loads
+/// (fa3_schedule.hpp's kv_step).
+template <int kD, int kStages_, int kKvLag_ = 0>
 struct Config : device::WarpSpecialized</*consumer warps*/ 8> {
   using Tiles = fa3::Tiles<kD, kStages_>;
   static constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
   static constexpr int kStages = Tiles::kStages;
+  static constexpr int kKvLag = kKvLag_;
   static constexpr int kSmemBytes = fa3::kSmemBytes<Tiles>;
   static_assert(kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer warpgroup");
   static_assert(kSmemBytes <= kMaxSmemBytes);
+  static_assert(kScratchBytes >= 16 + 4 * kConsumerWarps, "a pin word per consumer warp");
 };
 
-/// The ring's barriers, after the tiles.
+/// The ring's barriers, after the tiles, and the persistent rung's tile index after them.
 template <int kStages>
 struct Barriers {
   uint64_t* full_q;
-  uint64_t* full_k;  // [kStages]
-  uint64_t* full_v;  // [kStages]
-  uint64_t* empty;   // [kStages]
+  uint64_t* empty_q;  // only the persistent rung reloads Q
+  uint64_t* full_k;   // [kStages]
+  uint64_t* full_v;   // [kStages]
+  uint64_t* empty_k;  // [kStages]
+  uint64_t* empty_v;  // [kStages]
+  int* tile;          // [4] the tile whose Q full_q's phase delivers (persistent rung)
+  float* pin;         // [consumer warps] device::keep_before_wgmma_wait's words
   __device__ explicit Barriers(unsigned char* at)
       : full_q(reinterpret_cast<uint64_t*>(at)),
-        full_k(full_q + 1),
+        empty_q(full_q + 1),
+        full_k(empty_q + 1),
         full_v(full_k + kStages),
-        empty(full_v + kStages) {}
+        empty_k(full_v + kStages),
+        empty_v(empty_k + kStages),
+        tile(reinterpret_cast<int*>(empty_v + kStages)),
+        pin(reinterpret_cast<float*>(empty_v + kStages + 2)) {}
+
+  /// Thread 0 initialises them (the caller then synchronises the block): full barriers take the
+  /// producer's arrive_expect_tx, empty ones one arrival from lane 0 of each consumer warp.
+  __device__ void init(int consumer_warps) const {
+    device::mbarrier_init(full_q, 1);
+    device::mbarrier_init(empty_q, consumer_warps);
+    for (int s = 0; s < kStages; ++s) {
+      device::mbarrier_init(&full_k[s], 1);
+      device::mbarrier_init(&full_v[s], 1);
+      device::mbarrier_init(&empty_k[s], consumer_warps);
+      device::mbarrier_init(&empty_v[s], consumer_warps);
+    }
+    device::fence_mbarrier_init();
+  }
 };
 
 /// Where a block sits in the problem (computed after setmaxnreg: ptxas keeps values that live
@@ -67,53 +94,97 @@ struct TileOf {
   KeyBlocks blocks;
 };
 
+/// Query tile m_tile of query head h, batch bi.
+template <int kBlockM, int kBlockN>
+__device__ __forceinline__ TileOf tile_at(const Geometry& g, int64_t m_tile, int h, int bi) {
+  TileOf t;
+  t.n0 = m_tile * kBlockM;
+  t.h = h;
+  t.hk = int(h / g.group);
+  t.bi = bi;
+  t.blocks = key_blocks(g.nq, g.nkv, g.causal, t.n0, kBlockM, kBlockN);
+  return t;
+}
+
 template <int kBlockM, int kBlockN>
 __device__ __forceinline__ TileOf tile_of(const Geometry& g) {
   const int64_t m_tiles = (g.nq + kBlockM - 1) / kBlockM;
   // Causal grids run the longest tiles (the last query rows) first.
   const int64_t m_tile = g.causal ? m_tiles - 1 - blockIdx.x : blockIdx.x;
-  TileOf t;
-  t.n0 = m_tile * kBlockM;
-  t.h = int(blockIdx.y);
-  t.hk = int(t.h / g.group);
-  t.bi = int(blockIdx.z);
-  t.blocks = key_blocks(g.nq, g.nkv, g.causal, t.n0, kBlockM, kBlockN);
-  return t;
+  return tile_at<kBlockM, kBlockN>(g, m_tile, int(blockIdx.y), int(blockIdx.z));
 }
 
-/// The producer (one thread): Q's panels, then every visited key block's K and V panels (the
-/// last block first) into the ring, each stage once its consumers have handed it back.
+/// The producer's place in the K and V rings (they advance separately: v05's V trails its K).
+template <int kStages>
+struct KvRing {
+  device::RingSlot<kStages> k, v;
+};
+
+/// The producer (one thread): Q's panels of tile t, arriving on full_q (expecting its bytes).
+template <class C>
+__device__ __forceinline__ void load_q(const CUtensorMap* q_map, unsigned char* smem,
+                                       const Barriers<C::kStages>& bars, const TileOf& t) {
+  using Q = typename C::Tiles::Q;
+  device::mbarrier_arrive_expect_tx(bars.full_q, Q::kBytes);
+#pragma unroll
+  for (int p = 0; p < Q::kPanels; ++p)
+    device::tma_load_4d(smem + p * Q::kPanelBytes, q_map, p * kPanelCols, t.h, int(t.n0), t.bi,
+                        bars.full_q);
+}
+
+/// The producer (one thread): one (kBlockN, kD) panel tile of key block jb (K or V) into ring
+/// slot `at`, once its consumers have handed the slot back.
+template <class C>
+__device__ __forceinline__ void load_kv(const CUtensorMap* map, unsigned char* smem,
+                                        uint32_t tile_offset, uint64_t* full, uint64_t* empty,
+                                        device::RingSlot<C::kStages>& at, const TileOf& t, int jb) {
+  using KV = typename C::Tiles::KV;
+  // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
+  device::mbarrier_wait(&empty[at.index], at.phase ^ 1u);
+  device::mbarrier_arrive_expect_tx(&full[at.index], KV::kBytes);
+#pragma unroll
+  for (int p = 0; p < KV::kPanels; ++p)
+    device::tma_load_4d(smem + tile_offset + p * KV::kPanelBytes, map, p * kPanelCols, t.hk,
+                        jb * C::kBlockN, t.bi, &full[at.index]);
+  at = at.next();
+}
+
+/// The producer (one thread): every visited key block's K and V panels of tile t (the last
+/// block first), in kv_step's order for C::kKvLag, continuing the rings at `ring`.
+template <class C>
+__device__ __forceinline__ void load_tile_kv(const CUtensorMap* k_map, const CUtensorMap* v_map,
+                                             unsigned char* smem, const Barriers<C::kStages>& bars,
+                                             const TileOf& t, KvRing<C::kStages>& ring) {
+  using Tiles = typename C::Tiles;
+  const int n = int(t.blocks.count);
+  for (int j = 0; j < kv_steps(n, C::kKvLag); ++j) {
+    const KvStep step = kv_step(j, n, C::kKvLag);
+    if (step.k_block >= 0)
+      load_kv<C>(k_map, smem, Tiles::k_tile(ring.k.index), bars.full_k, bars.empty_k, ring.k, t,
+                 n - 1 - step.k_block);
+    if (step.v_block >= 0)
+      load_kv<C>(v_map, smem, Tiles::v_tile(ring.v.index), bars.full_v, bars.empty_v, ring.v, t,
+                 n - 1 - step.v_block);
+  }
+}
+
+/// The producer of a one-tile block (one thread): Q's panels, then every visited key block's K
+/// and V panels (the last block first) into the ring, each slot once its consumers have handed
+/// it back.
 template <class C>
 __device__ __forceinline__ void produce(const CUtensorMap* q_map, const CUtensorMap* k_map,
                                         const CUtensorMap* v_map, unsigned char* smem,
                                         const Barriers<C::kStages>& bars, const TileOf& t) {
-  using Tiles = typename C::Tiles;
-  using Q = typename Tiles::Q;
-  using KV = typename Tiles::KV;
   if (t.blocks.count == 0) return;  // every row of the tile is empty: nothing to read
-  const int n0 = int(t.n0);
-  device::mbarrier_arrive_expect_tx(bars.full_q, Q::kBytes);
-#pragma unroll
-  for (int p = 0; p < Q::kPanels; ++p)
-    device::tma_load_4d(smem + p * Q::kPanelBytes, q_map, p * kPanelCols, t.h, n0, t.bi,
-                        bars.full_q);
-  device::RingSlot<C::kStages> slot;
-  for (int it = 0; it < int(t.blocks.count); ++it, slot = slot.next()) {
-    const int j0 = (int(t.blocks.count) - 1 - it) * C::kBlockN;
-    const int s = slot.index;
-    // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
-    device::mbarrier_wait(&bars.empty[s], slot.phase ^ 1u);
-    device::mbarrier_arrive_expect_tx(&bars.full_k[s], KV::kBytes);
-#pragma unroll
-    for (int p = 0; p < KV::kPanels; ++p)
-      device::tma_load_4d(smem + Tiles::k_tile(s) + p * KV::kPanelBytes, k_map, p * kPanelCols,
-                          t.hk, j0, t.bi, &bars.full_k[s]);
-    device::mbarrier_arrive_expect_tx(&bars.full_v[s], KV::kBytes);
-#pragma unroll
-    for (int p = 0; p < KV::kPanels; ++p)
-      device::tma_load_4d(smem + Tiles::v_tile(s) + p * KV::kPanelBytes, v_map, p * kPanelCols,
-                          t.hk, j0, t.bi, &bars.full_v[s]);
-  }
+  load_q<C>(q_map, smem, bars, t);
+  KvRing<C::kStages> ring;
+  load_tile_kv<C>(k_map, v_map, smem, bars, t, ring);
+}
+
+/// Lane 0 of each consumer warp hands a ring slot (or Q) back: every wgmma of the warp that read
+/// it has been waited for.
+__device__ __forceinline__ void release(uint64_t* empty, int lane) {
+  if (lane == 0) device::mbarrier_arrive(empty);
 }
 
 /// Issues S = Q K^T for consumer warpgroup wg over stage s's K: kD / 16 k-steps of m64 x kBlockN
@@ -151,13 +222,14 @@ __device__ __forceinline__ void fence_p(uint32_t (&pa)[kBlockN / 16][4]) {
 }
 
 /// This consumer thread's place: its two query rows (wgmma_acc_coord's rows of registers 0 and
-/// 2) and its lane in the rows' quad.
+/// 2) and its lane in the rows' quad. Rows are 32-bit (can_implement keeps nq and nkv below
+/// 2^31): every register counts at D = 256.
 struct ConsumerThread {
   int tid, lane, quad;
-  int64_t row[2];
+  int row[2];
   __device__ ConsumerThread(const TileOf& t, int wg)
       : tid(device::warpgroup_thread()), lane(tid % 32), quad(lane % 4) {
-    row[0] = t.n0 + 64 * wg + device::wgmma_acc_coord(tid, 0).row;
+    row[0] = int(t.n0) + 64 * wg + device::wgmma_acc_coord(tid, 0).row;
     row[1] = row[0] + 8;
   }
 };
@@ -168,12 +240,14 @@ __device__ __forceinline__ void mask_block(float (&sc)[kBlockN / 2], int jb,
                                            const ConsumerThread& th, const Geometry& g) {
   // The last visible key of each row relative to this lane's first column in the block,
   // clamped to [-1, kBlockN]: column 8 (i / 4) + i % 2 of the lane is masked past it.
+  // 32-bit: row + nkv - nq lies in (-2^31, nkv) for nq, nkv below 2^31 (can_implement).
+  const int last_key = int(g.nkv) - 1;
   int last[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    int64_t lim = g.causal ? th.row[r] + g.causal_offset : g.nkv - 1;
-    lim = (lim < g.nkv - 1 ? lim : g.nkv - 1) - int64_t(jb) * kBlockN - 2 * th.quad;
-    last[r] = int(lim < -1 ? -1 : (lim > kBlockN ? kBlockN : lim));
+    int lim = g.causal ? th.row[r] + int(g.causal_offset) : last_key;
+    lim = min(lim, last_key) - jb * kBlockN - 2 * th.quad;
+    last[r] = lim < -1 ? -1 : (lim > kBlockN ? kBlockN : lim);
   }
 #pragma unroll
   for (int i = 0; i < kBlockN / 2; ++i)
@@ -250,35 +324,40 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const Qua
   }
 }
 
-/// The body of an FA3 block (x, y, z) = (query tile, query head, batch), 3 warpgroups: 2
-/// consumers, then the producer. consume(smem, bars, tile, wg) is the rung's consumer loop.
-template <class C, class Consume>
-__device__ __forceinline__ void run_block(const CUtensorMap* q_map, const CUtensorMap* k_map,
-                                          const CUtensorMap* v_map, const Geometry& g,
-                                          Consume&& consume) {
+/// An FA3 block's setup and role split, 3 warpgroups (2 consumers, then the producer): the
+/// shared tiles and barriers, then produce(smem, bars) on the producer's one thread (after
+/// setmaxnreg_dec) and consume(smem, bars, wg) on each consumer warpgroup (after setmaxnreg_inc).
+template <class C, class Produce, class Consume>
+__device__ __forceinline__ void split_roles(Produce&& produce, Consume&& consume) {
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = device::align_shared<1024>(smem_raw);  // Q, then (K, V) per stage
+  unsigned char* smem = device::align_shared<1024>(smem_raw);  // Q, then the K and V slots
   const Barriers<C::kStages> bars(smem + C::Tiles::kBytes);
-  if (threadIdx.x == 0) {
-    device::mbarrier_init(bars.full_q, 1);  // the producer's arrive_expect_tx
-    for (int s = 0; s < C::kStages; ++s) {
-      device::mbarrier_init(&bars.full_k[s], 1);
-      device::mbarrier_init(&bars.full_v[s], 1);
-      device::mbarrier_init(&bars.empty[s], C::kConsumerWarps);  // lane 0 of each consumer warp
-    }
-    device::fence_mbarrier_init();
-  }
+  if (threadIdx.x == 0) bars.init(C::kConsumerWarps);
   __syncthreads();
 
   const int wg = device::warpgroup_index();
   if (wg == C::kConsumerWarps / 4) {  // the producer warpgroup: one thread issues every load
     device::setmaxnreg_dec<C::kProducerRegs>();
-    if (threadIdx.x == C::kConsumers)
-      produce<C>(q_map, k_map, v_map, smem, bars, tile_of<C::kBlockM, C::kBlockN>(g));
+    if (threadIdx.x == C::kConsumers) produce(smem, bars);
   } else {
     device::setmaxnreg_inc<C::kConsumerRegs>();
-    consume(smem, bars, tile_of<C::kBlockM, C::kBlockN>(g), wg);
+    consume(smem, bars, wg);
   }
+}
+
+/// The body of a one-tile FA3 block (x, y, z) = (query tile, query head, batch).
+/// consume(smem, bars, tile, wg) is the rung's consumer loop.
+template <class C, class Consume>
+__device__ __forceinline__ void run_block(const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                          const CUtensorMap* v_map, const Geometry& g,
+                                          Consume&& consume) {
+  split_roles<C>(
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars) {
+        produce<C>(q_map, k_map, v_map, smem, bars, tile_of<C::kBlockM, C::kBlockN>(g));
+      },
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars, int wg) {
+        consume(smem, bars, tile_of<C::kBlockM, C::kBlockN>(g), wg);
+      });
 }
 
 /// An FA3 rung's kernel: Rung provides kName, Config<kD> and consume<C, T, kD>(smem, bars, tile,
@@ -307,6 +386,19 @@ CUtensorMap token_tensor_map(const T* base, int64_t b, int64_t n, int64_t h, int
                                CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
+/// Q's, K's and V's tensor maps for tiles C (built once, in prepare).
+struct TensorMaps {
+  CUtensorMap q, k, v;
+};
+template <class C, class T>
+TensorMaps tensor_maps(const char* name, const Tensors<T>& t, const Dims& s, int64_t batch) {
+  KLAB_CHECK(t.vec16(), std::string(name) + ": Q, K, V and O must be 16-byte aligned (TMA)");
+  constexpr int kD = C::Tiles::Q::kPanels * kPanelCols;
+  return {token_tensor_map(t.q, batch, s.nq, s.hq, kD, C::kBlockM),
+          token_tensor_map(t.k, batch, s.nkv, s.hkv, kD, C::kBlockN),
+          token_tensor_map(t.v, batch, s.nkv, s.hkv, kD, C::kBlockN)};
+}
+
 /// Rung's enqueue-only launch for problem p on buffers b: its tensor maps built and its
 /// shared-memory opt-in done once.
 template <class Rung>
@@ -316,19 +408,15 @@ PreparedLaunch prepare(const Problem& p, Buffers& b) {
       Rung::kName, p, b,
       [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
         using C = typename Rung::template Config<kD>;
-        KLAB_CHECK(t.vec16(),
-                   std::string(Rung::kName) + ": Q, K, V and O must be 16-byte aligned (TMA)");
+        const TensorMaps m = tensor_maps<C>(Rung::kName, t, s, batch);
         constexpr auto kernel = fa3::kernel<Rung, T, kD>;
         device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
-        const CUtensorMap q_map = token_tensor_map(t.q, batch, s.nq, s.hq, kD, C::kBlockM);
-        const CUtensorMap k_map = token_tensor_map(t.k, batch, s.nkv, s.hkv, kD, C::kBlockN);
-        const CUtensorMap v_map = token_tensor_map(t.v, batch, s.nkv, s.hkv, kD, C::kBlockN);
         const dim3 grid = tiled_grid(g, batch, C::kBlockM);
         T* out = t.o;
         float* lse = t.lse;
         return PreparedLaunch([=](Stream stream) {
           kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
-              q_map, k_map, v_map, out, lse, g);
+              m.q, m.k, m.v, out, lse, g);
           KLAB_CHECK_LAUNCH();
         });
       });
@@ -341,8 +429,9 @@ inline Status can_implement(const std::string& name, const Problem& p) {
   if (Status st = tiled_limits(name, s); !st.ok()) return st;
   if (p.misalign % 8 != 0)
     return Status::no(name + ": the TMA needs 16-byte aligned Q, K, V (misaligned base)");
-  if (s.nq > INT_MAX || s.nkv > INT_MAX)
-    return Status::no(name + ": nq or nkv above 2^31 - 1 (TMA coordinates)");
+  // TMA coordinates and the consumers' 32-bit rows and keys, a tile past the end included.
+  if (s.nq > INT_MAX - 256 || s.nkv > INT_MAX - 256)
+    return Status::no(name + ": nq or nkv above 2^31 - 257 (TMA coordinates, 32-bit rows)");
   // The tensor maps' batch strides (N H D elements) must stay below 2^40 bytes.
   if (std::max(s.nq * s.hq, s.nkv * s.hkv) * s.d * 2 >= (int64_t(1) << 40))
     return Status::no(name + ": a batch of Q, K or V spans 2^40 bytes (TMA stride limit)");

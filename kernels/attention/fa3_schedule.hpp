@@ -15,6 +15,18 @@
 //   other's GEMMs do. The last warpgroup opens the first round of the first one with one arrive
 //   before its rounds, and leaves out its arrive after its own last round, so that every bar.sync
 //   meets exactly one arrival set and no barrier is left half-arrived when the block exits.
+// - The K/V ring (v04 and v05 alike: a stage's K and V have their own full and empty barriers).
+//   The producer's step j of a tile loads K of block j, then V of block j - lag: lag 0 is v04's
+//   order (K_j, V_j: its block j reads both), lag 1 v05's (K_j, V_{j-1}: the order round j reads
+//   them in). v05 hands K_j back as soon as S_j is done (after wait_group 1), V_{j-1} after its
+//   P V (wait_group 0); v04 hands both back after its P V. With K back a round before V, the
+//   producer can load K_{j+2} while P_{j-1} V_{j-1} and block j's softmax still run, and with V
+//   one block behind K its loads come in the order the rounds read them: at D = 256 (two stages)
+//   every load is issued at least a round before the S or P V that reads it (v05's first form,
+//   one empty barrier per stage handed back after P V, left no load ahead there: block j + 1's K
+//   could only load once round j was over).
+#include <cstdint>
+
 #include "klab/device/host_device.hpp"
 
 namespace klab::attention::fa3 {
@@ -46,6 +58,18 @@ struct Round {
   int s_block, pv_block;
 };
 KLAB_HOST_DEVICE constexpr Round overlap_round(int r) { return {r, r - 1}; }
+
+/// What the producer loads at step j (0 .. kv_steps - 1) of a tile of n key blocks, in visit
+/// order (-1: nothing): K of block k_block, then V of block v_block.
+struct KvStep {
+  int k_block, v_block;
+};
+KLAB_HOST_DEVICE constexpr int kv_steps(int n, int lag) { return n == 0 ? 0 : n + lag; }
+KLAB_HOST_DEVICE constexpr KvStep kv_step(int j, int n, int lag) {
+  return {j < n ? j : -1, j >= lag && j - lag < n ? j - lag : -1};
+}
+/// v05's order: V one block behind K.
+inline constexpr int kOverlapKvLag = 1;
 
 /// 32-bit registers a consumer thread keeps live through a softmax under the overlap (above).
 KLAB_HOST_DEVICE constexpr int overlap_live_registers(int d, int block_n) {

@@ -71,11 +71,20 @@ struct Tiles {
   }
 };
 
-/// The dynamic shared memory of an FA3 block with these tiles: up to 1023 bytes lost aligning
-/// the base to 1024, the tiles, then the mbarriers (Q's full; K's full, V's full and empty per
-/// stage).
+/// The mbarriers after the tiles: Q's full and empty, then per stage K's full, V's full, K's
+/// empty and V's empty (a stage's K and V go back separately: v05 hands K back once S has read
+/// it, V once P V has).
 template <class TilesT>
-inline constexpr int kSmemBytes = 1024 + int(TilesT::kBytes) + (1 + 3 * TilesT::kStages) * 8;
+inline constexpr int kBarrierCount = 2 + 4 * TilesT::kStages;
+/// Words after the mbarriers: the persistent rung's tile (query tile, head, batch and a spare
+/// word) and one word per consumer warp that pins its softmax ahead of a wgmma wait
+/// (fa3_kernel.cuh's Barriers).
+inline constexpr int kScratchBytes = 4 * 4 + 8 * 4;
+/// The dynamic shared memory of an FA3 block with these tiles: up to 1023 bytes lost aligning
+/// the base to 1024, the tiles, the mbarriers and the scratch words.
+template <class TilesT>
+inline constexpr int kSmemBytes = 1024 +
+                                  int(TilesT::kBytes) + kBarrierCount<TilesT> * 8 + kScratchBytes;
 /// What one block may take on sm_90 (227 KiB).
 inline constexpr int kMaxSmemBytes = 227 * 1024;
 

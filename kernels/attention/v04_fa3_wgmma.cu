@@ -4,7 +4,8 @@
 // - a producer warpgroup gives its registers back (setmaxnreg 40) and one of its threads issues
 //   every TMA load: Q once, then per key block the K and V tiles into a ring of two stages, each
 //   with its own "full" mbarrier for K and for V (S = Q K^T may start while V still lands) and
-//   one "empty" mbarrier that the consumers' warps arrive on once the block's P V has read it;
+//   "empty" mbarriers for K and for V that the consumers' warps both arrive on once the block's
+//   P V has read the stage (v05 hands K back earlier);
 // - two consumer warpgroups (setmaxnreg 232) each own 64 of the rows for the whole pass. Per key
 //   block: S = Q K^T by wgmma m64nNk16 with both operands in 128-byte-swizzled shared memory
 //   (N = kBlockN keys, D / 16 k-steps), the online softmax on S's accumulator registers (the row
@@ -101,8 +102,9 @@ struct V04 {
       device::wgmma_wait_group<0>();
       device::wgmma_fence_operands(acc);
       fa3::fence_p<kBlockN>(pa);
-      // Every wgmma of this warp that read the stage is done: one arrival per warp.
-      if (th.lane == 0) device::mbarrier_arrive(&bars.empty[s]);
+      // Every wgmma of this warp that read the stage is done: one arrival per warp on each.
+      fa3::release(&bars.empty_k[s], th.lane);
+      fa3::release(&bars.empty_v[s], th.lane);
     }
     fa3::store_rows<T, kD>(acc, rows, th, t, o, lse, g);
   }

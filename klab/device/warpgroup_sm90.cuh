@@ -75,4 +75,14 @@ __device__ __forceinline__ void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
+/// Keeps the register work that `value` depends on ahead of the next wgmma_wait_group: a store
+/// of it to this thread's own shared-memory word (`slot`, a shared address nobody reads). ptxas
+/// moves WARPGROUP.DEPBAR up past independent ALU work (attention v05's softmax under its P V
+/// went below the wait for that P V: no overlap), but not past a memory access, and the store
+/// cannot issue before its operand exists. One store a call; give each writer its own word so
+/// that no two threads write one (racecheck).
+__device__ __forceinline__ void keep_before_wgmma_wait(uint32_t slot, float value) {
+  asm volatile("st.shared.f32 [%0], %1;" ::"r"(slot), "f"(value) : "memory");
+}
+
 }  // namespace klab::device

@@ -590,7 +590,7 @@ void check_fa3_tiles() {
   }
   EXPECT_EQ(Tiles::kBytes, Tiles::v_tile(Tiles::kStages - 1) + KV::kBytes);
   EXPECT_EQ(attention::fa3::kSmemBytes<Tiles>,
-            1024 + int(Tiles::kBytes) + (1 + 3 * Tiles::kStages) * 8);
+            1024 + int(Tiles::kBytes) + (2 + 4 * Tiles::kStages) * 8 + 16 + 8 * 4);
   EXPECT_LE(attention::fa3::kSmemBytes<Tiles>, attention::fa3::kMaxSmemBytes);
 }
 
@@ -747,11 +747,16 @@ struct PingPongRun {
   int leftover = 0;
   bool stuck = false, phase_without_waiter = false;
 };
+PingPongRun run_pingpong_programs(std::vector<std::vector<PingPongOp>> prog, unsigned seed);
 PingPongRun run_pingpong(int n, unsigned seed, bool arrive_after_last = false) {
+  std::vector<std::vector<PingPongOp>> prog;
+  for (int wg = 0; wg < attention::fa3::kConsumerWarpgroups; ++wg)
+    prog.push_back(pingpong_program(wg, n, arrive_after_last));
+  return run_pingpong_programs(prog, seed);
+}
+PingPongRun run_pingpong_programs(std::vector<std::vector<PingPongOp>> prog, unsigned seed) {
   namespace fa3 = attention::fa3;
   constexpr int kWgs = fa3::kConsumerWarpgroups, kWgThreads = 128;
-  std::vector<std::vector<PingPongOp>> prog;
-  for (int wg = 0; wg < kWgs; ++wg) prog.push_back(pingpong_program(wg, n, arrive_after_last));
   std::vector<size_t> pc(kWgs, 0);
   std::vector<bool> waiting(kWgs, false);
   std::map<int, int> count;  // barrier id -> threads arrived in its current phase
@@ -848,6 +853,129 @@ TEST(AttentionFa3Schedule, OverlapRoundsIssueEachProductOnceInOrder) {
     }
     EXPECT_EQ(issued.size(), size_t(2 * n));
   }
+}
+
+namespace {
+
+// A model of the FA3 rungs' K/V ring in consumer ticks, three a round: a round's wgmma issue
+// (it needs its loads issued), its wait_group 1 (S done), its wait_group 0 (P V done). The
+// producer issues its loads in program order (kv_step), each as soon as the slot's previous
+// occupant (the same kind's block `stages` earlier) has been handed back, never before the load
+// ahead of it in its order. Both consumers run in lockstep (the later one releases a slot: the
+// model's one consumer stands for it). A consumer stalls at a tick whose loads are not issued.
+// lead: ticks between a load's issue and the tick that needs it (3 = a whole round ahead; 0: the
+// consumer waits the load's whole latency).
+enum class RingRelease {
+  kSplit,  // v05: K after its S (wait_group 1), V after its P V (wait_group 0)
+  kJoint,  // v05's first form: K and V of a block after its P V
+};
+struct RingRun {
+  int min_lead = 1 << 30;  // over the loads after the first lap of the ring
+  int stalls = 0;
+  bool deadlock = false;
+};
+// v05's rounds over n key blocks: round 0 issues S_0; round r >= 1 issues S_r and P_{r-1} V_{r-1};
+// the last P V is a round of its own.
+// A consumer tick: the loads it needs issued, the ones it hands back. Loads are (kind: 0 K,
+// 1 V, 2 Q; block or tile).
+struct RingTick {
+  std::vector<std::pair<int, int>> needs, releases;
+};
+// Runs the ticks against the producer's loads in order; a load of kind k replaces the one lap(k)
+// before it in its ring.
+template <class Lap>
+RingRun run_ticks(const std::vector<RingTick>& ticks, const std::vector<std::pair<int, int>>& loads,
+                  Lap&& lap) {
+  std::map<std::pair<int, int>, int> issued_at, released_at;
+  size_t next_load = 0, tick = 0;
+  RingRun run;
+  for (int time = 0; tick < ticks.size(); ++time) {
+    if (time > 100 * int(ticks.size())) {
+      run.deadlock = true;
+      break;
+    }
+    // The producer: every load whose slot is free, in order.
+    while (next_load < loads.size()) {
+      const auto [kind, id] = loads[next_load];
+      if (id >= lap(kind) && !released_at.count({kind, id - lap(kind)})) break;
+      issued_at[loads[next_load++]] = time;
+    }
+    // The consumer: the next tick, if its loads are issued.
+    bool ready = true;
+    for (const auto& need : ticks[tick].needs) ready &= issued_at.count(need) > 0;
+    if (!ready) {
+      ++run.stalls;
+      continue;
+    }
+    for (const auto& need : ticks[tick].needs)
+      if (need.second >= lap(need.first))
+        run.min_lead = std::min(run.min_lead, time - issued_at[need]);
+    for (const auto& rel : ticks[tick].releases) released_at[rel] = time;
+    ++tick;
+  }
+  return run;
+}
+
+RingRun run_ring(int n, int stages, int lag, RingRelease release) {
+  namespace fa3 = attention::fa3;
+  std::vector<RingTick> ticks;
+  for (int r = 0; r <= n; ++r) {
+    RingTick issue, wait1, wait0;
+    if (r < n) issue.needs.push_back({0, r});
+    if (r > 0) issue.needs.push_back({1, r - 1});
+    if (release == RingRelease::kSplit) {
+      if (r < n) wait1.releases.push_back({0, r});
+    } else if (r > 0) {
+      wait0.releases.push_back({0, r - 1});
+    }
+    if (r > 0) wait0.releases.push_back({1, r - 1});
+    ticks.insert(ticks.end(), {issue, wait1, wait0});
+  }
+  std::vector<std::pair<int, int>> loads;  // producer program order
+  for (int j = 0; j < fa3::kv_steps(n, lag); ++j) {
+    const fa3::KvStep st = fa3::kv_step(j, n, lag);
+    if (st.k_block >= 0) loads.push_back({0, st.k_block});
+    if (st.v_block >= 0) loads.push_back({1, st.v_block});
+  }
+  return run_ticks(ticks, loads, [stages](int) { return stages; });
+}
+
+}  // namespace
+
+// The K/V ring's load-ahead. v05 hands K back after its S and V after its P V and loads V one
+// block behind K: every load after the first lap is issued at least a round (3 ticks) before the
+// wgmma that reads it, at two stages (D = 256) as at three. v05's first form (one release per
+// stage after P V) had at two stages a lead of 0: block j + 1's K issued when round j + 1
+// needs it, so a consumer waits a load's whole latency every round.
+TEST(AttentionFa3Schedule, SplitReleaseKeepsEveryLoadARoundAhead) {
+  namespace fa3 = attention::fa3;
+  for (int n : {3, 4, 8, 17})
+    for (int stages : {2, 3}) {
+      const RingRun run = run_ring(n, stages, fa3::kOverlapKvLag, RingRelease::kSplit);
+      ASSERT_FALSE(run.deadlock) << "n " << n << " stages " << stages;
+      EXPECT_EQ(run.stalls, 0) << "n " << n << " stages " << stages;
+      EXPECT_GE(run.min_lead, 3) << "n " << n << " stages " << stages;
+    }
+  const RingRun joint = run_ring(8, 2, fa3::kOverlapKvLag, RingRelease::kJoint);
+  ASSERT_FALSE(joint.deadlock);
+  EXPECT_LT(joint.min_lead, 3);
+  // The producer's steps load every block's K and V once, K_j before V_j.
+  for (int lag : {0, 1})
+    for (int n : {0, 1, 2, 5}) {
+      std::vector<int> k_seen, v_seen;
+      for (int j = 0; j < fa3::kv_steps(n, lag); ++j) {
+        const fa3::KvStep st = fa3::kv_step(j, n, lag);
+        if (st.k_block >= 0) k_seen.push_back(st.k_block);
+        if (st.v_block >= 0) {
+          EXPECT_NE(std::find(k_seen.begin(), k_seen.end(), st.v_block), k_seen.end());
+          v_seen.push_back(st.v_block);
+        }
+      }
+      std::vector<int> all(n);
+      for (int j = 0; j < n; ++j) all[j] = j;
+      EXPECT_EQ(k_seen, all) << "lag " << lag << " n " << n;
+      EXPECT_EQ(v_seen, all) << "lag " << lag << " n " << n;
+    }
 }
 
 // The budgets. Registers: a consumer thread under setmaxnreg (two consumer warpgroups beside a

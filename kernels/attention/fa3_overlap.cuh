@@ -1,0 +1,135 @@
+#pragma once
+// The consumer side of FA3's two overlaps (attention v05, and v06 which runs it on a persistent
+// schedule): one consumer warpgroup's pass over one tile in rounds, its softmax of block j under
+// its own P_{j-1} V_{j-1} (wgmma.wait_group 1), its rounds alternated with the other consumer's
+// by the ping-pong's named barriers, K handed back once S has read it and V once P V has
+// (fa3_schedule.hpp holds the order, modelled on the CPU).
+#include "kernels/attention/fa3_kernel.cuh"
+#include "kernels/attention/fa3_schedule.hpp"
+
+namespace klab::attention::fa3 {
+
+/// The ping-pong's wait before a round's wgmma.
+__device__ __forceinline__ void pingpong_wait(int wg) {
+  device::named_barrier_sync(pingpong_wait_id(wg), kPingPongThreads);
+}
+/// The ping-pong's arrive on the other warpgroup's barrier after a round's wgmma (and the last
+/// warpgroup's opening one).
+__device__ __forceinline__ void pingpong_arrive(int wg) {
+  device::named_barrier_arrive(pingpong_arrive_id(wg), kPingPongThreads);
+}
+
+/// How a consumer's tiles meet the ping-pong. kPerTile (v05, one tile a block): every tile
+/// opens and closes its own alternation (pingpong_arrives_after). Across tiles (v06): the
+/// alternation runs on from one tile's rounds to the next's, opened once a block and closed once
+/// when the consumers leave (pingpong_closes).
+enum class PingPong { kPerTile, kAcrossTiles };
+
+/// The consumer's place in the K/V ring: the slot of the next key block it reads (K and V of a
+/// block share a slot index and lap; only their barriers differ).
+template <int kStages>
+using ConsumerRing = device::RingSlot<kStages>;
+
+/// Consumer warpgroup wg's pass over tile t (rows n0 + 64 wg .. + 63): its rounds (Q already
+/// landed), its O rows and their lse. ring: where the tile's first key block sits, advanced past
+/// its last. kReleaseQ: hand Q back (empty_q) once the tile's last S is done (v06 reloads Q for
+/// the next tile under this one's last P V and epilogue).
+template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ>
+__device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
+                                             const TileOf& t, int wg,
+                                             ConsumerRing<C::kStages>& ring, T* __restrict__ o,
+                                             float* __restrict__ lse, const Geometry& g) {
+  static_assert(C::kKvLag == kOverlapKvLag, "the producer's order is the rounds' (K_j, V_{j-1})");
+  constexpr int kBlockN = C::kBlockN;
+  const ConsumerThread th(t, wg);
+  const uint32_t s_base = device::smem_addr(smem);
+  const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
+  const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
+  // Round `round` of the tile's n: whether wg arrives on the other's barrier after it.
+  auto pass = [&](int round) {
+    if (kPingPong == PingPong::kAcrossTiles || pingpong_arrives_after(wg, round, n))
+      pingpong_arrive(wg);
+  };
+
+  QuadRow rows[2];    // the two rows' running max (log2 units) and this lane's share of the sum
+  float acc[kD / 2];  // O: 64 x kD over the warpgroup
+#pragma unroll
+  for (int i = 0; i < kD / 2; ++i) acc[i] = 0.f;
+
+  if (n > 0) {              // both consumers see the same n: the ping-pong's barriers stay balanced
+    float sc[kBlockN / 2];  // S of the block being softmaxed
+    uint32_t pa[kBlockN / 16][4];  // P of the block before it, the A operand in flight
+    if (kPingPong == PingPong::kPerTile && pingpong_opens(wg)) pingpong_arrive(wg);
+
+    // Round 0: S of the first block visited (the last key block), alone.
+    ConsumerRing<C::kStages> prev = ring;
+    device::mbarrier_wait(&bars.full_k[prev.index], prev.phase);
+    pingpong_wait(wg);
+    device::wgmma_fence();
+    issue_s<C, T, kD>(sc, s_base, wg, prev.index);
+    device::wgmma_commit_group();
+    pass(0);
+    device::wgmma_wait_group<0>();
+    device::wgmma_fence_operands(sc);
+    release(&bars.empty_k[prev.index], th.lane);  // S_0 has read K_0
+    if (kReleaseQ && n == 1) release(bars.empty_q, th.lane);
+    {
+      const int jb = n - 1;
+      if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
+      float alpha[2];  // O is still 0: nothing to rescale
+      softmax_block<kBlockN>(sc, rows, g.scale_log2, alpha);
+      p_registers<kBlockN, T>(sc, pa);
+    }
+
+    // Rounds 1 .. n - 1: S of this block, P V of the one before, this block's softmax under it.
+    for (int it = 1; it < n; ++it) {
+      const ConsumerRing<C::kStages> cur = prev.next();
+      const int jb = n - 1 - it;
+      device::mbarrier_wait(&bars.full_k[cur.index], cur.phase);
+      device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
+      pingpong_wait(wg);
+      device::wgmma_fence();
+      issue_s<C, T, kD>(sc, s_base, wg, cur.index);
+      device::wgmma_commit_group();
+      issue_pv<C, T, kD>(acc, pa, s_base, prev.index);
+      device::wgmma_commit_group();
+      pass(it);
+
+      device::wgmma_wait_group<1>();  // S done; P V may still run
+      device::wgmma_fence_operands(sc);
+      // K of this block is read: the producer may refill its slot under this round.
+      release(&bars.empty_k[cur.index], th.lane);
+      if (kReleaseQ && it == n - 1) release(bars.empty_q, th.lane);
+      if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
+      float alpha[2];
+      softmax_block<kBlockN>(sc, rows, g.scale_log2, alpha);
+      // The row sums need every exponential of the block: stored, they hold the whole softmax
+      // above the wait below (ptxas would otherwise run it after P V is done).
+      if (th.lane == 0) device::keep_before_wgmma_wait(pin, rows[0].l + rows[1].l);
+
+      device::wgmma_wait_group<0>();  // P V done: O may be rescaled, P and V's slot reused
+      device::wgmma_fence_operands(acc);
+      fence_p<kBlockN>(pa);
+      release(&bars.empty_v[prev.index], th.lane);
+      rescale_o<kD>(acc, alpha);
+      p_registers<kBlockN, T>(sc, pa);
+      prev = cur;
+    }
+
+    // The last block's P V, outside the ping-pong.
+    device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
+    device::wgmma_fence();
+    issue_pv<C, T, kD>(acc, pa, s_base, prev.index);
+    device::wgmma_commit_group();
+    device::wgmma_wait_group<0>();
+    device::wgmma_fence_operands(acc);
+    fence_p<kBlockN>(pa);
+    release(&bars.empty_v[prev.index], th.lane);
+    ring = prev.next();
+  } else if (kReleaseQ) {
+    release(bars.empty_q, th.lane);  // no S reads this tile's Q
+  }
+  store_rows<T, kD>(acc, rows, th, t, o, lse, g);
+}
+
+}  // namespace klab::attention::fa3
