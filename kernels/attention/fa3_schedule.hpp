@@ -25,6 +25,15 @@
 //   every load is issued at least a round before the S or P V that reads it (v05's first form,
 //   one empty barrier per stage handed back after P V, left no load ahead there: block j + 1's K
 //   could only load once round j was over).
+// - The persistent rung (v06): one block per SM walks a line of tiles (query tile, query head,
+//   batch). The line is cut into sections of consecutive (batch, head) pairs whose K and V fit
+//   half the L2 together; inside a section the tiles go by query tile, the last (longest key
+//   range, under the causal mask the heaviest) first, the section's pairs fastest. So the blocks
+//   at work at any time read the K and V of one section (each pair's K and V come from DRAM about
+//   once), and each block takes the next tile off an atomic counter when it finishes one: the
+//   longest tiles are started first and the short ones fill the end (longest processing time
+//   first), whatever each tile's time turns out to be. Ping-pong across tiles: the alternation
+//   runs on from one tile to the next (opened once a block, closed once when the consumers leave).
 #include <cstdint>
 
 #include "klab/device/host_device.hpp"
@@ -51,6 +60,10 @@ KLAB_HOST_DEVICE constexpr bool pingpong_opens(int wg) { return wg == kConsumerW
 KLAB_HOST_DEVICE constexpr bool pingpong_arrives_after(int wg, int round, int rounds) {
   return !(wg == kConsumerWarpgroups - 1 && round == rounds - 1);
 }
+/// Across tiles (v06) every round is followed by an arrive, and the first warpgroup, the one the
+/// opening arrive was for, waits once more when the consumers leave: the last warpgroup's arrive
+/// after its last round is that wait's.
+KLAB_HOST_DEVICE constexpr bool pingpong_closes(int wg) { return wg == 0; }
 
 /// What round r of a tile with n key blocks issues: S of block s_block (always), then P V of
 /// block pv_block (-1: none, round 0). The final P_{n-1} V_{n-1} is not part of a round.
@@ -82,6 +95,37 @@ inline constexpr int kConsumerOverheadRegisters = 48;
 /// Whether the overlap fits a consumer thread's setmaxnreg budget `consumer_regs`.
 KLAB_HOST_DEVICE constexpr bool overlap_fits(int d, int block_n, int consumer_regs) {
   return overlap_live_registers(d, block_n) + kConsumerOverheadRegisters <= consumer_regs;
+}
+
+/// The persistent rung's line of tiles (see above). Pairs p = bi * heads + h (query heads of one
+/// KV head adjacent); `section` pairs a section (the last may be shorter).
+struct TileLine {
+  int64_t m_tiles, heads, batch, section;
+
+  struct Tile {
+    int64_t m_tile;
+    int h, bi;
+  };
+  KLAB_HOST_DEVICE constexpr int64_t pairs() const { return heads * batch; }
+  KLAB_HOST_DEVICE constexpr int64_t tiles() const { return m_tiles * pairs(); }
+  /// Tile t of the line (0 <= t < tiles()).
+  KLAB_HOST_DEVICE constexpr Tile at(int64_t t) const {
+    const int64_t per_section = section * m_tiles;
+    const int64_t sec = t / per_section, first = sec * section;
+    const int64_t size = pairs() - first < section ? pairs() - first : section;
+    const int64_t u = t - sec * per_section;
+    const int64_t p = first + u % size;
+    return {m_tiles - 1 - u / size, int(p % heads), int(p / heads)};
+  }
+};
+
+/// Pairs a section: as many as have their K and V (nkv x d x 2 tensors of elem_bytes, shared by
+/// the group query heads of a KV head) in l2_budget bytes, at least 1, at most all.
+KLAB_HOST_DEVICE constexpr int64_t section_pairs(int64_t l2_budget, int64_t nkv, int64_t d,
+                                                 int64_t elem_bytes, int64_t group, int64_t pairs) {
+  const int64_t kv_head = nkv * d * 2 * elem_bytes;
+  const int64_t fit = kv_head > 0 ? l2_budget * group / kv_head : pairs;
+  return fit < 1 ? 1 : (fit > pairs ? pairs : fit);
 }
 
 }  // namespace klab::attention::fa3

@@ -76,6 +76,7 @@ Variant gpu_v02_tiled_online_softmax();
 Variant gpu_v03_fa2_mma();
 Variant gpu_v04_fa3_wgmma();
 Variant gpu_v05_fa3_overlap();
+Variant gpu_v06_fa3_persistent();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

@@ -17,6 +17,7 @@ void register_attention(Registry& r) {
     gpu_v03_fa2_mma(),
     gpu_v04_fa3_wgmma(),
     gpu_v05_fa3_overlap(),
+    gpu_v06_fa3_persistent(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -978,6 +978,198 @@ TEST(AttentionFa3Schedule, SplitReleaseKeepsEveryLoadARoundAhead) {
     }
 }
 
+// ---- v06 (persistent): the line of tiles, its scheduling, the ring and ping-pong across tiles ----
+
+namespace {
+
+// One consumer warpgroup's ping-pong across a persistent block's tiles (v06): the opening arrive
+// once, every round followed by an arrive, the closing wait once. close: the wrong variant
+// without it when false.
+std::vector<PingPongOp> pingpong_line_program(int wg, const std::vector<int>& tiles,
+                                              bool close = true) {
+  namespace fa3 = attention::fa3;
+  std::vector<PingPongOp> ops;
+  if (fa3::pingpong_opens(wg)) ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg)});
+  int round = 0;
+  for (int n : tiles)
+    for (int r = 0; r < n; ++r) {
+      ops.push_back({PingPongOp::kSync, fa3::pingpong_wait_id(wg)});
+      ops.push_back({PingPongOp::kIssue, round++});
+      ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg)});
+    }
+  if (close && fa3::pingpong_closes(wg))
+    ops.push_back({PingPongOp::kSync, fa3::pingpong_wait_id(wg)});
+  return ops;
+}
+
+// The longest makespan of `workers` blocks taking the tiles of weights w in line order: each
+// next tile to the block that is free first (the atomic counter: ties to the lowest block, as
+// any order), or block b the tiles b, b + workers, ... (a static stride).
+double makespan(const std::vector<double>& w, int workers, bool dynamic) {
+  std::vector<double> busy(workers, 0.0);
+  for (size_t t = 0; t < w.size(); ++t) {
+    const size_t b = dynamic ? size_t(std::min_element(busy.begin(), busy.end()) - busy.begin())
+                             : t % size_t(workers);
+    busy[b] += w[t];
+  }
+  return *std::max_element(busy.begin(), busy.end());
+}
+
+}  // namespace
+
+// The line: every (query tile, head, batch) once; sections of consecutive (batch, head) pairs,
+// their K and V within the L2 budget; inside a section the query tiles from the last (under the
+// causal mask, the one with the most key blocks) down, the section's pairs fastest.
+TEST(AttentionFa3Persistent, LineVisitsEveryTileOnceHeaviestFirstInSections) {
+  namespace fa3 = attention::fa3;
+  for (auto [m_tiles, heads, batch, section] :
+       {std::array<int64_t, 4>{32, 32, 8, 16}, {5, 3, 2, 4}, {7, 1, 1, 1}, {3, 4, 5, 20}}) {
+    const fa3::TileLine line{m_tiles, heads, batch, std::min(section, heads * batch)};
+    std::set<std::array<int64_t, 3>> seen;
+    int64_t prev_section = -1, prev_m = 0;
+    for (int64_t t = 0; t < line.tiles(); ++t) {
+      const fa3::TileLine::Tile c = line.at(t);
+      ASSERT_GE(c.m_tile, 0);
+      ASSERT_LT(c.m_tile, m_tiles);
+      ASSERT_LT(c.h, heads);
+      ASSERT_LT(c.bi, batch);
+      seen.insert({c.m_tile, c.h, c.bi});
+      const int64_t pair = int64_t(c.bi) * heads + c.h, sec = pair / line.section;
+      ASSERT_GE(sec, prev_section) << "sections one after another, t " << t;
+      if (sec == prev_section) {
+        ASSERT_LE(c.m_tile, prev_m) << "heaviest first, t " << t;
+      }
+      prev_section = sec;
+      prev_m = c.m_tile;
+    }
+    EXPECT_EQ(int64_t(seen.size()), line.tiles());
+  }
+  // Section sizes: N = 4k, D = 128, bf16: 2 MiB of K and V a head, 16 heads in 32 MiB; grouped
+  // query heads share theirs (group 4: 64); never 0, never more than every pair.
+  EXPECT_EQ(fa3::section_pairs(32 << 20, 4096, 128, 2, 1, 256), 16);
+  EXPECT_EQ(fa3::section_pairs(32 << 20, 4096, 128, 2, 4, 256), 64);
+  EXPECT_EQ(fa3::section_pairs(32 << 20, 1 << 20, 256, 2, 1, 8), 1);
+  EXPECT_EQ(fa3::section_pairs(32 << 20, 16, 64, 2, 1, 12), 12);
+}
+
+// Scheduling the line (N = 4k causal, 128 x 128 tiles: tile weights are key blocks plus a few
+// blocks' worth of fixed cost, 132 blocks): the counter's makespan is within one tile of a
+// perfect split, and beats a static stride over the same line. Lightest-first (the wrong order)
+// ends with heavy tiles and misses that bound.
+TEST(AttentionFa3Persistent, CounterOverHeaviestFirstBalancesTheBlocks) {
+  namespace fa3 = attention::fa3;
+  const int64_t nq = 4096, m_tiles = nq / 128, heads = 32, batch = 8;
+  const fa3::TileLine line{m_tiles, heads, batch,
+                           fa3::section_pairs(32 << 20, nq, 128, 2, 1, heads * batch)};
+  std::vector<double> heavy_first, light_first;
+  double total = 0, heaviest = 0;
+  for (int64_t t = 0; t < line.tiles(); ++t) {
+    const auto kb = fa3::key_blocks(nq, nq, true, line.at(t).m_tile * 128, 128, 128);
+    const double w = double(kb.count) + 3.0;
+    heavy_first.push_back(w);
+    total += w;
+    heaviest = std::max(heaviest, w);
+  }
+  // The same sections, each walked from its lightest tile.
+  const int64_t per_section = line.section * m_tiles;
+  for (int64_t first = 0; first < line.tiles(); first += per_section)
+    for (int64_t t = std::min(line.tiles(), first + per_section) - 1; t >= first; --t)
+      light_first.push_back(heavy_first[size_t(t)]);
+  const int blocks = 132;
+  const double ideal = total / blocks;
+  const double dynamic = makespan(heavy_first, blocks, true);
+  EXPECT_LE(dynamic, ideal + heaviest);
+  EXPECT_LE(dynamic, makespan(heavy_first, blocks, false));
+  EXPECT_GT(makespan(light_first, blocks, true), dynamic);
+}
+
+// The ring across a persistent block's tiles (v06): Q goes back after a tile's last S, and the
+// producer's order per tile (Q, then kv_step's K and V, the ring running on across tiles) issues
+// the next tile's Q and first K at least a round ahead, under the tile's last P V and epilogue.
+// Ticks as in run_ring, plus an epilogue tick a tile. Wrong variants: Q back after the last P V
+// (q_after_pv), or the next tile's Q issued before this tile's last V (q_before_last_v).
+namespace {
+RingRun run_line_ring(const std::vector<int>& tiles, int stages, bool q_after_pv = false,
+                      bool q_before_last_v = false) {
+  namespace fa3 = attention::fa3;
+  constexpr int kQ = 2;
+  std::vector<RingTick> ticks;
+  std::vector<std::pair<int, int>> loads;
+  int base = 0;  // blocks of the tiles before
+  for (int i = 0; i < int(tiles.size()); ++i) {
+    const int n = tiles[i];
+    for (int r = 0; r <= n; ++r) {
+      RingTick issue, wait1, wait0;
+      if (r == 0) issue.needs.push_back({kQ, i});
+      if (r < n) issue.needs.push_back({0, base + r});
+      if (r > 0) issue.needs.push_back({1, base + r - 1});
+      if (r < n) wait1.releases.push_back({0, base + r});
+      if (r == n - 1 && !q_after_pv) wait1.releases.push_back({kQ, i});
+      if (r > 0) wait0.releases.push_back({1, base + r - 1});
+      if (r == n && q_after_pv) wait0.releases.push_back({kQ, i});
+      ticks.insert(ticks.end(), {issue, wait1, wait0});
+    }
+    ticks.push_back({});           // the epilogue
+    if (q_before_last_v && i > 0)  // this tile's Q ahead of the previous tile's last V
+      loads.insert(loads.end() - 1, {kQ, i});
+    else
+      loads.push_back({kQ, i});
+    for (int j = 0; j < fa3::kv_steps(n, fa3::kOverlapKvLag); ++j) {
+      const fa3::KvStep st = fa3::kv_step(j, n, fa3::kOverlapKvLag);
+      if (st.k_block >= 0) loads.push_back({0, base + st.k_block});
+      if (st.v_block >= 0) loads.push_back({1, base + st.v_block});
+    }
+    base += n;
+  }
+  return run_ticks(ticks, loads, [stages](int kind) { return kind == kQ ? 1 : stages; });
+}
+}  // namespace
+
+TEST(AttentionFa3Persistent, NextTilesQAndKLoadUnderTheLastPvAndEpilogue) {
+  for (int stages : {2, 3})
+    for (const std::vector<int>& tiles :
+         {std::vector<int>{4, 4, 4}, {8, 3, 1, 5}, {1, 1, 1, 1}, {17, 2, 9}}) {
+      const RingRun run = run_line_ring(tiles, stages);
+      ASSERT_FALSE(run.deadlock) << "stages " << stages;
+      EXPECT_EQ(run.stalls, 0) << "stages " << stages;
+      EXPECT_GE(run.min_lead, 3) << "stages " << stages;
+    }
+  const std::vector<int> tiles{6, 6, 6};
+  const RingRun late_q = run_line_ring(tiles, 2, /*q_after_pv*/ true);
+  ASSERT_FALSE(late_q.deadlock);
+  EXPECT_LT(late_q.min_lead, 3);
+  const RingRun early_q = run_line_ring(tiles, 2, false, /*q_before_last_v*/ true);
+  ASSERT_FALSE(early_q.deadlock);
+  EXPECT_LT(early_q.min_lead, 3);
+}
+
+// The ping-pong across tiles: the rounds of every tile alternate between the warpgroups as one
+// sequence (tiles of 0 rounds included), every bar.sync meets one arrive and nothing is left
+// half-arrived when the block exits; without the closing wait one arrive is left behind.
+TEST(AttentionFa3Persistent, PingPongRunsOnAcrossTilesAndClosesOnce) {
+  namespace fa3 = attention::fa3;
+  for (const std::vector<int>& tiles :
+       {std::vector<int>{}, {0}, {3}, {2, 0, 5, 1}, {1, 1, 1}, {7, 4}})
+    for (unsigned seed = 0; seed < 20; ++seed) {
+      std::vector<std::vector<PingPongOp>> prog;
+      for (int wg = 0; wg < fa3::kConsumerWarpgroups; ++wg)
+        prog.push_back(pingpong_line_program(wg, tiles));
+      const PingPongRun run = run_pingpong_programs(prog, seed);
+      int rounds = 0;
+      for (int n : tiles) rounds += n;
+      ASSERT_FALSE(run.stuck) << "seed " << seed;
+      ASSERT_EQ(run.leftover, 0) << "seed " << seed;
+      ASSERT_FALSE(run.phase_without_waiter) << "seed " << seed;
+      ASSERT_EQ(run.issued.size(), size_t(2 * rounds));
+      for (int i = 0; i < 2 * rounds; ++i)
+        ASSERT_EQ(run.issued[i], std::make_pair(i % 2, i / 2)) << "seed " << seed;
+    }
+  std::vector<std::vector<PingPongOp>> open_end;
+  for (int wg = 0; wg < fa3::kConsumerWarpgroups; ++wg)
+    open_end.push_back(pingpong_line_program(wg, {2, 3}, /*close*/ false));
+  EXPECT_NE(run_pingpong_programs(open_end, 3).leftover, 0);
+}
+
 // The budgets. Registers: a consumer thread under setmaxnreg (two consumer warpgroups beside a
 // producer at 40: (512 - 40) / 2 rounded down to 8 = 232, pipeline_sm90.cuh) holds O, S and the
 // P in flight with room to spare at every D with v04's blocks; holding two S blocks at once (S_{j
@@ -1021,7 +1213,7 @@ void check_fa3_refusals(const Variant& v_ref) {
 
 }  // namespace
 
-// v04 and v05 are registered in that order between v03 and the baselines; each refuses what the
+// v04, v05 and v06 are registered in that order between v03 and the baselines; each refuses what the
 // TMA cannot read (a misaligned base) and head dimensions it has no tiles for, with reasons, and
 // takes every headline shape.
 TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
@@ -1035,7 +1227,13 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
     GTEST_SKIP() << "attention.v04_fa3_wgmma is not registered in this build (no CUDA)";
   EXPECT_EQ(at("attention.v04_fa3_wgmma"), at("attention.v03_fa2_mma") + 1);
   EXPECT_EQ(at("attention.v05_fa3_overlap"), at("attention.v04_fa3_wgmma") + 1);
-  for (const char* id : {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap"}) {
+  EXPECT_EQ(at("attention.v06_fa3_persistent"), at("attention.v05_fa3_overlap") + 1);
+  ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
+  const Variant& v06 = *family().find("attention.v06_fa3_persistent");
+  ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
+  EXPECT_GE(v06.workspace_bytes(family().headline.front()), 2 * sizeof(int));
+  for (const char* id :
+       {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap", "attention.v06_fa3_persistent"}) {
     SCOPED_TRACE(id);
     const Variant* v = family().find(id);
     ASSERT_NE(v, nullptr);
