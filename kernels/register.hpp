@@ -15,6 +15,8 @@ void register_attention(Registry& r);  // forward: O and log-sum-exp, GQA, causa
 void register_decode_attention(Registry& r);
 /// Residual add, RMSNorm and FP8 quantisation (per token or per 1 x 128 group), fused.
 void register_add_rmsnorm_quant(Registry& r);
+/// Qwen3's QK-norm, rotary embedding and the paged KV cache write, fused.
+void register_qk_norm_rope_cache(Registry& r);
 /// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
 void register_sabotage(Registry& r);
 

@@ -72,6 +72,7 @@ Registry& registry() {
     register_attention(reg);
     register_decode_attention(reg);
     register_add_rmsnorm_quant(reg);
+    register_qk_norm_rope_cache(reg);
     register_sabotage(reg);  // wrong or slow on purpose: klab doctor's exhibits
     return reg;
   }();

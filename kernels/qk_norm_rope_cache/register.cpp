@@ -1,0 +1,20 @@
+// The qk_norm_rope_cache ladder, in order. Adding a rung: one file plus one line here.
+#include "kernels/qk_norm_rope_cache/family.hpp"
+#include "kernels/register.hpp"
+
+namespace klab {
+
+void register_qk_norm_rope_cache(Registry& r) {
+  using namespace qk_norm_rope_cache;
+  Family f = make_qk_norm_rope_cache();
+  f.ladder = {
+    cpu_v00(),
+#if KLAB_HAS_CUDA
+    gpu_v01_fused(),
+    gpu_baseline_unfused(),  // the unfused sequence of klab launches: the fused rung's baseline
+#endif
+  };
+  r.add(std::move(f));
+}
+
+}  // namespace klab
