@@ -144,7 +144,11 @@ std::vector<Problem> awkward() {
     v.push_back(shape(4, 300, 16, 8, 2, 128, /*min_len*/ 1, 0, qlen));
   v.push_back(shape(2, 1000, 16, 10, 2, 256, /*min_len*/ 3, 0, 5));  // group 5, D = 256, Qlen 5
   v.push_back(shape(1, 131072, 128, 8, 1));                          // the longest context
-  v.push_back(shape(32, 4000, 16, 32, 2, 128, /*min_len*/ 100));     // sampled rows judge
+  // Pages of one token over ranges of many tiles a CTA (the persistent rungs' ring in its steady
+  // state with 64 page indices a tile), row groups switching inside a CTA's range, an empty slot
+  // (a one-tile segment) and speculative tokens.
+  v.push_back(shape(6, 32768, 1, 8, 2, 128, /*min_len*/ 2000, /*empty*/ 1, /*qlen*/ 3));
+  v.push_back(shape(32, 4000, 16, 32, 2, 128, /*min_len*/ 100));  // sampled rows judge
   return v;
 }
 

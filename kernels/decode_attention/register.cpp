@@ -17,6 +17,7 @@ void register_decode_attention(Registry& r) {
     gpu_v02_split_kv(),
     gpu_v03_gqa_mma(),
     gpu_v04_persistent_balanced(),
+    gpu_v05_staged_page_indices(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

@@ -99,15 +99,60 @@ inline int64_t tile_line_work(const Dims& s, const TileLinePlan& plan) {
   return w * PersistentGqaConfig::row_groups(s);
 }
 
-/// v04: every resident CTA (SMs x CTAs an SM), fewer when the batch has under kMinTilesPerCta
-/// tiles a CTA (B = 1, L = 4k: 512 tiles, 256 CTAs of two tiles).
-inline TileLinePlan plan_v04(const Dims& s, int sm_count) {
-  using Cfg = PersistentGqaConfig;
+/// A persistent rung's line on the device: every resident CTA (SMs x Cfg's CTAs an SM), fewer
+/// when the batch has under Cfg::kMinTilesPerCta tiles a CTA (B = 1, L = 4k: 512 tiles, 256
+/// CTAs of two tiles).
+template <class Cfg>
+TileLinePlan plan_tile_line(const Dims& s, int sm_count) {
   TileLinePlan plan{1, GqaMmaConfig::kBlockN};
   const int64_t slots = std::max(1, sm_count) * Cfg::ctas_per_sm(s.d);
   const int64_t want = (tile_line_work(s, plan) + Cfg::kMinTilesPerCta - 1) / Cfg::kMinTilesPerCta;
   plan.ctas = static_cast<int>(std::clamp<int64_t>(want, 1, slots));
   return plan;
+}
+
+/// v04's line on its shared-memory budget.
+inline TileLinePlan plan_v04(const Dims& s, int sm_count) {
+  return plan_tile_line<PersistentGqaConfig>(s, sm_count);
+}
+
+}  // namespace klab::decode_attention
+
+namespace klab::decode_attention {
+
+/// v05's geometry: v04's CTA on v04's line, with the ring's page indices staged in shared memory
+/// (PageIndexRing: kSlots x kEntries i32 and each slot's tile description), two Q tiles (the next
+/// segment's Q is fetched by cp.async with the ring, into the tile the segment before it used),
+/// and the warps' outputs summed at a segment's end through the stage the segment's last tile
+/// just freed (warps x kRows x D fp32 = one stage's bytes exactly), not through Q's bytes.
+struct StagedPageConfig {
+  using Gqa = GqaMmaConfig;
+  using Ring = PageIndexRing;
+  static constexpr int64_t kMinTilesPerCta = PersistentGqaConfig::kMinTilesPerCta;
+  static constexpr int64_t kTileMetaBytes = 16;  // a slot's (first key, length, KV head, page)
+  static constexpr int64_t kStaticSmem = 2 * Gqa::kWarps * Gqa::kRows * 4 + 128;
+
+  static constexpr int64_t q_tile_bytes(int64_t d) { return Gqa::kRows * d * 2; }
+  static constexpr int64_t ring_bytes() {
+    return Ring::kSlots * (Ring::kEntries * 4 + kTileMetaBytes);
+  }
+  static constexpr int64_t smem_bytes(int64_t d) {
+    return Gqa::stages(d) * Gqa::stage_bytes(d) + 2 * q_tile_bytes(d) + ring_bytes();
+  }
+  /// The warps' fp32 outputs of one m16 tile: what the freed stage holds at a segment's end.
+  static constexpr int64_t reduction_bytes(int64_t d) {
+    return int64_t(Gqa::kWarps) * Gqa::kRows * d * 4;
+  }
+  static constexpr int64_t ctas_per_sm(int64_t d) {
+    return std::max<int64_t>(
+        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+  }
+};
+
+/// v05: v04's plan (every resident CTA, fewer when the batch has under two tiles a CTA) on
+/// v05's shared-memory budget.
+inline TileLinePlan plan_v05(const Dims& s, int sm_count) {
+  return plan_tile_line<StagedPageConfig>(s, sm_count);
 }
 
 }  // namespace klab::decode_attention

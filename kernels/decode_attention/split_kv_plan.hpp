@@ -119,3 +119,39 @@ struct TileLinePlan {
 };
 
 }  // namespace klab::decode_attention
+
+namespace klab::decode_attention {
+
+/// v05's ring of page indices: the block-table entries of tile t of a CTA's range (its t-th tile,
+/// counted from the range's start) land in shared-memory slot slot(t) by cp.async in the commit
+/// group that carries tile t - lead's K/V (the prologue's group for t < lead). Tile t's copies
+/// are issued at iteration t - (stages - 1), after the wait that completes the groups up to that
+/// iteration's tile and a barrier, so lead = stages - 1 is the least that has its indices in
+/// shared memory by then: no global load on the copies' critical path. In the loop a slot is
+/// fetched again (tile t + kSlots) kSlots - lead iterations after its copies read it, so
+/// kSlots > lead; in the prologue the first stages - 1 tiles' copies and the fetches of the
+/// next stages - 1 tiles' indices share one interval between barriers, so the slots must hold
+/// lead + stages - 1 tiles: 6 at 4 stages (D = 64), hence 8. A 64-key tile spans at most
+/// kEntries pages (P = 1). The CPU tests replay the kernel's order of waits,
+/// barriers, copies and slot reuse with these constants.
+struct PageIndexRing {
+  static constexpr int kSlots = 8;     ///< slots of page indices (a power of two)
+  static constexpr int kEntries = 64;  ///< page indices a tile of 64 keys spans at most
+
+  /// Tiles between a tile's index fetch and its K/V copies, for a ring of `stages` K/V stages.
+  KLAB_HOST_DEVICE static constexpr int lead(int stages) { return stages - 1; }
+  KLAB_HOST_DEVICE static constexpr int slot(int64_t t) { return static_cast<int>(t % kSlots); }
+  /// The first page (a block-table column) of key tile k.
+  KLAB_HOST_DEVICE static constexpr int64_t first_page(int64_t k, int64_t tile, int64_t page) {
+    return k * tile / page;
+  }
+  /// The block-table columns of key tile k that hold keys below len: first_page .. + entries - 1
+  /// (0 for an empty tile: an empty sequence's tile reads no index).
+  KLAB_HOST_DEVICE static constexpr int entries(int64_t k, int64_t tile, int64_t page,
+                                                int64_t len) {
+    const int64_t j0 = k * tile, j1 = std::min(len, j0 + tile);  // keys [j0, j1)
+    return j1 > j0 ? static_cast<int>((j1 - 1) / page - j0 / page + 1) : 0;
+  }
+};
+
+}  // namespace klab::decode_attention

@@ -43,7 +43,7 @@
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
-#include "klab/device/lse_merge.hpp"
+#include "kernels/decode_attention/tile_line.cuh"
 #include "klab/device/occupancy.cuh"
 #include "klab/harness/device_info.hpp"
 
@@ -56,107 +56,6 @@ using Gqa = GqaMmaConfig;
 constexpr int kBlockN = Gqa::kBlockN, kRows = Gqa::kRows, kThreads = Gqa::kThreads;
 constexpr int kWarps = Gqa::kWarps;
 static_assert(TileLinePlan::kSlotRows == kRows);
-
-/// Where v04 writes: o and lse for a row group inside one CTA's range, else the workspace.
-struct LineOut {
-  __nv_bfloat16* o;
-  float* lse;
-  float* ws_o;    ///< (slots, kRows, D) the segments' normalised fp32 partials
-  float* ws_lse;  ///< (slots, kRows) their natural-log lse
-  int* counters;  ///< (ctas) arrivals on the row group whose last tile is in CTA c's range
-  TileLinePlan plan;
-  int64_t batch;
-};
-
-LineOut line_out(__nv_bfloat16* o, float* lse, void* workspace, const TileLinePlan& plan, int64_t b,
-                 int64_t d) {
-  float* ws = static_cast<float*>(workspace);
-  float* ws_lse = ws + plan.slots() * kRows * d;
-  return {o, lse, ws, ws_lse, reinterpret_cast<int*>(ws_lse + plan.slots() * kRows), plan, b};
-}
-
-/// A position on the line: key tile k of row group grp of sequence bi (length len, `tiles` key
-/// tiles a row group), the sequence's first tile at line index seq_begin.
-struct LineCursor {
-  int64_t bi, len, tiles, seq_begin, k;
-  int grp;
-
-  __device__ __forceinline__ int64_t group_begin() const { return seq_begin + grp * tiles; }
-  __device__ __forceinline__ bool last_of_group() const { return k + 1 == tiles; }
-  __device__ __forceinline__ int hk(const GqaGeometry& g) const { return grp / g.row_tiles; }
-  __device__ __forceinline__ int row0(const GqaGeometry& g) const {
-    return (grp % g.row_tiles) * kRows;
-  }
-  /// The next tile of the line (the caller never steps past the end of the batch's last).
-  __device__ __forceinline__ void next(const int32_t* __restrict__ seq_lens, int groups,
-                                       const TileLinePlan& plan, int64_t batch) {
-    if (++k < tiles) return;
-    k = 0;
-    if (++grp < groups) return;
-    grp = 0;
-    seq_begin += groups * tiles;
-    if (++bi < batch) {
-      len = seq_lens[bi];
-      tiles = plan.key_tiles(len);
-    }
-  }
-};
-
-/// The last CTA to arrive on a split row group: its rows' partials from CTAs c_first .. c_last
-/// merged in CTA order (weights exp(lse_i - max), as lse_merge.hpp), written to o and lse.
-/// Pass 1: a warp per row, the largest lse and the weights' sum; pass 2: a float4 of a row per
-/// thread, every partial's loads independent (L2: other CTAs wrote them).
-template <int kD>
-__device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLinePlan& plan,
-                                                int64_t work, int64_t gb, int c_first, int c_last,
-                                                int64_t bi, int hk, int row0, const GqaGeometry& g,
-                                                float* s_m, float* s_s) {
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  const int rows = min(kRows, g.rows_per_head - row0), parts = c_last - c_first + 1;
-  const int64_t slot0 = plan.slot(c_first, gb, work);
-  auto slot_of = [&](int i) { return i == 0 ? slot0 : 2 * int64_t(c_first + i); };
-  for (int r = warp; r < rows; r += kWarps) {
-    float m = -INFINITY;
-    for (int i = lane; i < parts; i += 32)
-      m = fmaxf(m, __ldcg(out.ws_lse + slot_of(i) * kRows + r));
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-    float s = 0.f;
-    for (int i = lane; i < parts; i += 32)
-      s += device::lse_merge_scale(__ldcg(out.ws_lse + slot_of(i) * kRows + r), m);
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
-    if (lane == 0) {
-      s_m[r] = m;
-      s_s[r] = s;
-    }
-  }
-  __syncthreads();
-  constexpr int kVec = kD / 4;
-  for (int e = tid; e < rows * kVec; e += kThreads) {
-    const int r = e / kVec, c4 = e % kVec;
-    const float m = s_m[r], s = s_s[r];
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 8
-    for (int i = 0; i < parts; ++i) {
-      const int64_t sl = slot_of(i);
-      // An empty partial weighs 0 and holds O = 0: no branch, so the loads can all be in flight.
-      const float w = device::lse_merge_scale(__ldcg(out.ws_lse + sl * kRows + r), m);
-      const float4 v =
-          __ldcg(reinterpret_cast<const float4*>(out.ws_o + (sl * kRows + r) * kD) + c4);
-      x.x += w * v.x;
-      x.y += w * v.y;
-      x.z += w * v.z;
-      x.w += w * v.w;
-    }
-    const float inv = s > 0.f ? 1.f / s : 0.f;
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    const uint2 packed = make_uint2(device::pack2<__nv_bfloat16>(x.x * inv, x.y * inv),
-                                    device::pack2<__nv_bfloat16>(x.z * inv, x.w * inv));
-    *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = packed;
-    if (c4 == 0) out.lse[row] = s > 0.f ? m + logf(s) : -INFINITY;
-  }
-}
 
 // Grid: plan.ctas CTAs (CTA c >= the line's length in tiles exits). Dynamic shared memory:
 // kStages x (K tile, V tile) of kBlockN x kD bf16, then Q's kRows x kD bf16 tile, whose bytes
@@ -184,53 +83,12 @@ __global__ void __launch_bounds__(kThreads)
   const int groups = g.hkv * g.row_tiles;
   const int64_t batch = out.batch;
 
-  // The line's length: each thread sums the tiles of a contiguous run of sequences, then an
-  // exclusive scan of the runs over the CTA.
-  const int64_t per = (batch + kThreads - 1) / kThreads;
-  const int64_t b_lo = min(batch, tid * per), b_hi = min(batch, b_lo + per);
-  int64_t mine = 0;
-  for (int64_t b = b_lo; b < b_hi; ++b) mine += out.plan.key_tiles(seq_lens[b]);
-  mine *= groups;
-  int64_t incl = mine;
-#pragma unroll
-  for (int off = 1; off < 32; off *= 2) {
-    const int64_t v = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += v;
-  }
-  if (lane == 31) s_scan[warp] = incl;
-  __syncthreads();
-  int64_t work = 0, excl = incl - mine;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    work += s_scan[w];
-    if (w < warp) excl += s_scan[w];
-  }
-  // Every range non-empty: at most one CTA a tile.
-  const TileLinePlan plan{static_cast<int>(min(int64_t(out.plan.ctas), work)), out.plan.tile};
+  LineRange range;
+  if (!find_line_range(seq_lens, out, groups, s_scan, s_found, range)) return;  // whole CTA
+  const TileLinePlan plan = range.plan;
+  const int64_t work = range.work, n = range.n;
   const int c = static_cast<int>(blockIdx.x);
-  if (c >= plan.ctas) return;  // the whole CTA, after its only barrier so far
-  const int64_t t0 = plan.begin(c, work), n = plan.begin(c + 1, work) - t0;
-  // The run holding t0 finds its sequence.
-  if (excl <= t0 && t0 < excl + mine) {
-    int64_t at = excl;
-    for (int64_t b = b_lo; b < b_hi; ++b) {
-      const int64_t w = out.plan.key_tiles(seq_lens[b]) * groups;
-      if (t0 < at + w) {
-        s_found[0] = b;
-        s_found[1] = at;
-        break;
-      }
-      at += w;
-    }
-  }
-  __syncthreads();
-  LineCursor load_at;
-  load_at.bi = s_found[0];
-  load_at.seq_begin = s_found[1];
-  load_at.len = seq_lens[load_at.bi];
-  load_at.tiles = plan.key_tiles(load_at.len);
-  load_at.grp = static_cast<int>((t0 - load_at.seq_begin) / load_at.tiles);
-  load_at.k = (t0 - load_at.seq_begin) % load_at.tiles;
+  LineCursor load_at = range.at;
   LineCursor use_at = load_at;  // the consumer's tile, kStages - 1 behind the loader's
 
   // The loader: this thread's rows' block-table entries for the tile at load_at, fetched one
@@ -348,20 +206,9 @@ __global__ void __launch_bounds__(kThreads)
         if (d == 0) out.ws_lse[slot * kRows + r] = l;
       }
     }
-    if (!whole) {
-      // The partial, then the arrival: stores, fence, barrier, one atomic; the last to arrive
-      // sees every partial through the others' fences and its own.
-      __threadfence();
-      __syncthreads();
-      if (tid == 0) s_last = atomicAdd(out.counters + c_last, 1) == c_last - c_first;
-      __syncthreads();
-      if (s_last) {
-        __threadfence();
-        merge_row_group<kD>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g, s_max[0],
-                            s_sum[0]);
-        if (tid == 0) out.counters[c_last] = 0;  // the next launch counts from zero again
-      }
-    }
+    if (!whole)  // the arrival and, in the last CTA to arrive, the merge
+      arrive_and_merge<kD, 8>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g, &s_last,
+                              s_max[0], s_sum[0]);
     __syncthreads();  // s_red, the stats and s_last are free again
     if (i + 1 < n) {
       use_at.next(seq_lens, groups, plan, batch);

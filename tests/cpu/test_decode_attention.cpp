@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "kernels/decode_attention/family.hpp"
@@ -717,5 +719,207 @@ TEST(DecodeAttentionPersistent, PlanFillsTheH200AtTheHeadlineShapes) {
     // The warps' fp32 sum fits in Q's bytes it reuses.
     EXPECT_GE(PersistentGqaConfig::q_bytes(d),
               GqaMmaConfig::kRows * PersistentGqaConfig::red_stride(d) * 4);
+  }
+}
+
+// ---- v05: v04's line with the ring's page indices staged in shared memory ----
+
+namespace {
+
+using decode_attention::PageIndexRing;
+using decode_attention::StagedPageConfig;
+
+// Replays staged_page_kernel's order (v05_staged_page_indices.cu) for a range of tiles cut into
+// segments of the given lengths, with `stages` K/V stages, a ring of `slots` index slots and the
+// indices fetched `lead` tiles ahead: the prologue's group (Q of segment 0, the first lead
+// tiles' indices) waited for and published; then the first stages - 1 tiles' copies, group g
+// carrying tile g's K/V and tile g + lead's indices (and the Q of the segment that tile opens,
+// when the warps are in the segment before it); iteration i waits for groups <= i, passes a
+// barrier, issues group i + stages - 1, works on tile i and, at a segment's end, sums the warps
+// through tile i's stage. Returns the first thing the kernel relies on that does not hold (empty
+// when all do): a tile's indices and its segment's Q complete and published when read; no slot
+// or stage written while something may still read it.
+std::string replay_staged_ring(int stages, const std::vector<int>& segment_tiles, int lead,
+                               int slots) {
+  std::vector<int> seg_of;  // the segment of each tile
+  for (size_t s = 0; s < segment_tiles.size(); ++s)
+    for (int k = 0; k < segment_tiles[s]; ++k) seg_of.push_back(static_cast<int>(s));
+  const int n = static_cast<int>(seg_of.size());
+  auto opens = [&](int t) { return t == 0 || seg_of[t] != seg_of[t - 1]; };
+  // Reads and writes are stamped with the barrier that follows them: the prologue's copies and
+  // fetches after its barrier come before iteration 0's (stamp 0), iteration i's before
+  // iteration i + 1's (stamp i + 1). A write stamped w may replace what a read stamped r used
+  // only when r < w (a barrier between). Groups: -1 is the prologue's.
+  struct Slot {
+    int tile = -1, group = -2, read_at = -1;
+  };
+  std::vector<Slot> ring(static_cast<size_t>(slots));
+  std::map<int, int> q_group;  // segment -> group of its Q fetched ahead (-1: the prologue's)
+  int use_seg = 0, q_fetched = 0, tab = 0, kv = 0;
+  std::string bad;
+  auto fail = [&](const std::string& what) {
+    if (bad.empty()) bad = what;
+  };
+  auto fetch = [&](int group, int stamp) {
+    if (tab >= n) return;
+    Slot& s = ring[static_cast<size_t>(tab % slots)];
+    if (s.tile >= 0 && s.read_at < 0)
+      fail("tile " + std::to_string(s.tile) + "'s indices replaced before its copies read them");
+    if (s.tile >= 0 && s.read_at >= stamp)
+      fail("tile " + std::to_string(s.tile) + "'s indices replaced while its copies read them");
+    s = {tab, group, -1};
+    if (opens(tab) && seg_of[tab] == use_seg + 1 && q_fetched < seg_of[tab]) {
+      q_fetched = seg_of[tab];
+      q_group[q_fetched] = group;
+    }
+    ++tab;
+  };
+  auto issue_kv = [&](int complete_through, int stamp) {
+    if (kv >= n) return;
+    Slot& s = ring[static_cast<size_t>(kv % slots)];
+    if (s.tile != kv) fail("tile " + std::to_string(kv) + "'s indices not in its slot");
+    if (s.group > complete_through)
+      fail("tile " + std::to_string(kv) + "'s indices read while in flight");
+    s.read_at = stamp;
+    ++kv;
+  };
+  q_group[0] = -1;
+  for (int t = 0; t < lead; ++t) fetch(-1, -1);
+  for (int st = 0; st < stages - 1; ++st) {  // after wait_group 0 and the prologue's barrier
+    issue_kv(-1, 0);
+    fetch(st, 0);
+  }
+  for (int i = 0; i < n; ++i) {
+    // wait_group stages - 2: groups <= i complete; the barrier publishes them.
+    issue_kv(i, i + 1);
+    fetch(i + stages - 1, i + 1);
+    const int s = seg_of[i];
+    if (s != use_seg) fail("tile " + std::to_string(i) + " worked on in the wrong segment");
+    const bool ends = i + 1 == n || seg_of[i + 1] != s;
+    // The warps' sum goes through tile i's stage: no copy in flight may target it.
+    for (int t = i + 1; ends && t < kv; ++t)
+      if (t % stages == i % stages) fail("tile " + std::to_string(t) + " lands in the sum's stage");
+    if (ends && i + 1 < n) {
+      // The switch: a Q fetched ahead (q_fetched == the new segment) must be in a group that
+      // iteration i + 1's wait completes; otherwise the kernel loads it here.
+      ++use_seg;
+      if (q_fetched == use_seg && q_group[use_seg] > i + 1)
+        fail("segment " + std::to_string(use_seg) + "'s Q read while in flight");
+    }
+  }
+  return bad;
+}
+
+std::string replay_staged_ring(int stages, const std::vector<int>& segment_tiles) {
+  return replay_staged_ring(stages, segment_tiles, PageIndexRing::lead(stages),
+                            PageIndexRing::kSlots);
+}
+
+const std::vector<std::vector<int>>& ring_segment_cases() {
+  static const std::vector<std::vector<int>> cases = {{1},
+                                                      {2},
+                                                      {3},
+                                                      {64},
+                                                      {1, 1, 1, 1, 1},
+                                                      {2, 1, 3, 1, 1, 5},
+                                                      {5, 32, 32, 7},
+                                                      {1, 2, 3, 4, 5, 6, 7, 8},
+                                                      {15, 1, 1, 16},
+                                                      {4, 4, 4, 4, 4, 4}};
+  return cases;
+}
+
+}  // namespace
+
+TEST(DecodeAttentionStaged, PageIndexRingHoldsEveryPageATileSpans) {
+  for (int64_t page : {1, 2, 3, 5, 16, 17, 63, 64, 100, 128, 4096}) {
+    for (int64_t len : {0, 1, 15, 16, 17, 63, 64, 65, 1000, 4097, 131072}) {
+      const int64_t tiles = TileLinePlan{1, 64}.key_tiles(len);
+      for (int64_t k = 0; k < tiles; ++k) {
+        const int e = PageIndexRing::entries(k, 64, page, len);
+        const int64_t p0 = PageIndexRing::first_page(k, 64, page);
+        ASSERT_LE(e, PageIndexRing::kEntries) << page << " " << len << " " << k;
+        std::set<int64_t> pages;
+        for (int64_t j = k * 64; j < std::min(len, k * 64 + 64); ++j) {
+          const int64_t idx = j / page - p0;  // the kernel's pages[page_of(j) - page0]
+          ASSERT_GE(idx, 0);
+          ASSERT_LT(idx, e) << "page " << page << " len " << len << " key " << j;
+          pages.insert(j / page);
+        }
+        EXPECT_EQ(static_cast<int64_t>(pages.size()), e) << "no index fetched in vain";
+        // Every fetched column exists in the block table (its width: the longest's pages).
+        if (e > 0) {
+          EXPECT_LE(p0 + e, (len + page - 1) / page);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(PageIndexRing::entries(0, 64, 16, 0), 0);  // an empty sequence reads no index
+}
+
+TEST(DecodeAttentionStaged, RingReadsLandedIndicesAndReusesNothingLive) {
+  for (int64_t d : {64, 128, 256}) {
+    const int stages = GqaMmaConfig::stages(d);
+    for (const std::vector<int>& segs : ring_segment_cases())
+      EXPECT_EQ(replay_staged_ring(stages, segs), "")
+          << "d " << d << ", " << segs.size() << " segments from " << segs[0] << " tiles";
+  }
+}
+
+// The replay can fail: a lead one short of stages - 1 reads indices in flight; a ring of lead
+// slots replaces indices while copies read them, and one of 2 (stages - 1) - 1 slots does so in
+// the prologue (its copies and fetches share one barrier interval).
+TEST(DecodeAttentionStaged, ReplayCatchesAShortLeadOrASmallRing) {
+  const std::vector<int> segs = {5, 32, 32, 7};
+  for (int stages : {3, 4}) {
+    const int lead = PageIndexRing::lead(stages);
+    EXPECT_NE(replay_staged_ring(stages, segs, lead - 1, PageIndexRing::kSlots), "") << stages;
+    EXPECT_NE(replay_staged_ring(stages, segs, lead, lead), "") << stages;
+  }
+  EXPECT_NE(replay_staged_ring(4, segs, 3, 4), "");  // 4 stages need 6 slots
+}
+
+// Shared memory: two CTAs an SM at D = 128 (as v04), the warps' fp32 sum exactly one stage.
+TEST(DecodeAttentionStaged, SharedMemoryBudget) {
+  for (int64_t d : {64, 128, 256}) {
+    EXPECT_LE(StagedPageConfig::smem_bytes(d), 227 * 1024) << d;
+    EXPECT_LE(StagedPageConfig::reduction_bytes(d), GqaMmaConfig::stage_bytes(d)) << d;
+  }
+  EXPECT_EQ(StagedPageConfig::ctas_per_sm(128), 2);
+  EXPECT_EQ(StagedPageConfig::ctas_per_sm(64), 3);
+  EXPECT_EQ(StagedPageConfig::ctas_per_sm(256), 1);
+}
+
+// The split of each headline shape on the H200: the CTAs, the tiles a CTA, and how many CTAs a
+// row group spans (its partials, merged by the last to arrive): the worklog's arithmetic.
+TEST(DecodeAttentionStaged, PlanAtTheHeadlineShapes) {
+  struct Want {
+    int64_t b, len, min_len;
+    int ctas;
+    int64_t max_parts;  // the most CTAs one row group spans
+  };
+  for (int64_t page : {16, 64}) {
+    for (const Want& w :
+         {Want{1, 4096, 0, 256, 32}, Want{1, 32768, 0, 264, 33}, Want{1, 131072, 0, 264, 33},
+          Want{16, 8192, 0, 264, 3}, Want{64, 4096, 0, 264, 2}, Want{256, 2048, 0, 264, 2},
+          Want{64, 16384, 100, 264, 4}}) {
+      const Dims s = dims(w.b, w.len, page, 32, 8, 128, w.min_len);
+      const TileLinePlan plan = decode_attention::plan_v05(s, kH200Sms);
+      SCOPED_TRACE(testing::Message() << "b " << w.b << " len " << w.len << " page " << page);
+      EXPECT_EQ(plan.ctas, w.ctas);
+      const int64_t work = decode_attention::tile_line_work(s, plan);
+      const int64_t groups = PersistentGqaConfig::row_groups(s);
+      int64_t begin = 0, max_parts = 0;
+      for (int64_t l : decode_attention::context_lengths(s))
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          const int64_t end = begin + plan.key_tiles(l);
+          max_parts = std::max<int64_t>(max_parts,
+                                        plan.cta_of(end - 1, work) - plan.cta_of(begin, work) + 1);
+          begin = end;
+        }
+      EXPECT_EQ(begin, work);
+      EXPECT_EQ(max_parts, w.max_parts);
+      expect_consistent(decode_attention::context_lengths(s), groups, plan);
+    }
   }
 }
