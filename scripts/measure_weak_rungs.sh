@@ -11,7 +11,9 @@
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
 #   KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache; an earlier run's cache, e.g. the
 #   OUTDIR/cache of scripts/h200.sh, skips measuring them again: the < 3 minutes assume it).
-#   KLAB_MAX_TIME: seconds per benchmark (default 0.5).
+#   KLAB_MAX_TIME: seconds per benchmark (default 0.5), split between KLAB_ROUNDS interleaved
+#   rounds (default 3). KLAB_SOFTMAX_RUNGS: the softmax rungs at the short-row shapes (default
+#   v04_registers v05_warp_rows v06_vector_spans; those not registered are left out).
 set -uo pipefail
 usage="usage: scripts/measure_weak_rungs.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
@@ -39,7 +41,7 @@ log "ceilings (cached in $KLAB_CACHE_DIR)"
 timeout 300 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
 
 log "klab check: the new rungs at headline + awkward shapes"
-timeout 150 "$klab" check softmax.v05_warp_rows maxpool.v03_vector_rows \
+timeout 150 "$klab" check $(pick softmax v05_warp_rows v06_vector_spans) maxpool.v03_vector_rows \
   grayscale.v06_gray_bulk_sm90 --quiet --json "$out/check.json" > "$out/check.txt" 2>&1 || status=1
 python3 - "$out/check.json" <<'EOF' | tee -a "$out/summary.txt"
 import json, sys
@@ -54,6 +56,9 @@ for r in bad:
           c.get("first_mismatches", [])[:3])
 EOF
 
+# The short-row softmax rungs timed side by side (those registered), in interleaved rounds.
+softmax_rungs=${KLAB_SOFTMAX_RUNGS:-v04_registers v05_warp_rows v06_vector_spans}
+rounds=${KLAB_ROUNDS:-3}
 bench() {  # NAME FAMILY "RUNG..." [klab options]: one klab bench, JSON to OUTDIR/bench_NAME.json
   local name=$1 fam=$2 rungs=$3
   shift 3
@@ -63,13 +68,16 @@ bench() {  # NAME FAMILY "RUNG..." [klab options]: one klab bench, JSON to OUTDI
 }
 # Softmax at the short-row goal shapes only (v05 refuses the 4096-column headline).
 for shape in rows=4194304,cols=64 rows=2097152,cols=128 rows=1048576,cols=255; do
-  bench "softmax_${shape##*=}_f32" softmax "v04_registers v05_warp_rows baseline_cudnn" \
-    --shape "$shape" --dtype f32
+  bench "softmax_${shape##*=}_f32" softmax "$softmax_rungs baseline_cudnn" \
+    --shape "$shape" --dtype f32 --rounds "$rounds"
   # cuDNN's softmax baseline takes f32 only: no x-baseline column in bf16.
-  bench "softmax_${shape##*=}_bf16" softmax "v04_registers v05_warp_rows" --shape "$shape" --dtype bf16
+  bench "softmax_${shape##*=}_bf16" softmax "$softmax_rungs" --shape "$shape" --dtype bf16 \
+    --rounds "$rounds"
 done
-bench maxpool_bf16 maxpool "v02_vertical_strip v03_vector_rows baseline_cudnn" --dtype bf16
-bench grayscale grayscale "v03_vectorized v04_vectorized_ilp v06_gray_bulk_sm90 baseline_cub"
+bench maxpool_bf16 maxpool "v02_vertical_strip v03_vector_rows baseline_cudnn" --dtype bf16 \
+  --rounds "$rounds"
+bench grayscale grayscale "v03_vectorized v04_vectorized_ilp v06_gray_bulk_sm90 baseline_cub" \
+  --rounds "$rounds"
 
 log "table"
 python3 - "$out"/bench_*.json <<'EOF' | tee -a "$out/summary.txt"

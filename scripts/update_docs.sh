@@ -138,6 +138,20 @@ att2=$res/2026-12-02_16e327f_fa3_v05_fused_first
   --section results-16e327f
 "$klab" report "$att2"/bench_add_rmsnorm_quant.json --family add_rmsnorm_quant \
   --readme docs/worklogs/fused.md --section results-16e327f
+# 5f71ea9's run: attention v05 (K/V split release) and v06 beside cuDNN; decode v03 and v05 beside
+# cuDNN's paged SDPA; both fused families against their unfused launches.
+run3=$res/2026-12-02_5f71ea9_frontier_first
+"$klab" report "$run3"/bench_attention.json --family attention --readme docs/worklogs/attention.md \
+  --section results-5f71ea9
+"$klab" report "$run3"/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-5f71ea9
+"$klab" report "$run3"/bench_add_rmsnorm_quant.json --family add_rmsnorm_quant \
+  --readme docs/worklogs/fused.md --section results-5f71ea9-arq
+"$klab" report "$run3"/bench_qk_norm_rope_cache.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-5f71ea9-qk
+# 18aeb7d's run (issue 12's first-half run): softmax v06_vector_spans at the short-row shapes.
+"$klab" report "$res"/2026-12-02_18aeb7d_issue12_first_half/weak/bench_softmax_*.json \
+  --family softmax --readme docs/worklogs/softmax.md --section results-18aeb7d
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

@@ -2,10 +2,10 @@
 // cp.async.bulk), kStages tiles deep, each stage completing on an mbarrier; threads compute from
 // shared memory and store 16-byte vectors.
 // Adds over v03/v04: loads no longer occupy threads or registers — one thread issues a tile's
-// copy and the engine keeps (kStages - 1) x 16 KiB of inputs in flight per block, a deep, regular
+// copy and the engine keeps (kStages - 1) x 8 KiB per input in flight per block, a deep, regular
 // read stream (the approach CUB's DeviceTransform takes on Hopper).
 // Expected bottleneck: DRAM bandwidth, at the copy ceiling; the per-tile block barrier is the
-// overhead (one per 16 KiB of inputs).
+// overhead (one per 8 KiB per input).
 // Requirements: sm_90; 16-byte aligned pointers (else v02's path). Map ops only (not grayscale).
 #include "kernels/elementwise/rung.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
@@ -20,17 +20,11 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kStages = 4;
-// Bytes per input per stage: 16 KiB of inputs a stage in all (one input: 4 x 16-byte vectors per
-// thread; two inputs: 2 each), so every map pays its per-tile wait, proxy fence and block barrier
-// once per 16 KiB read. (Until 16e327f one input had 8 KiB stages, half the bytes per barrier of
-// two inputs', and relu trailed vector_add against their ceilings: kernels/elementwise/README.md.)
-template <int kIn>
-constexpr int kTileBytesOf = 16384 / kIn;
+constexpr int kTileBytes = 8192;  // per input per stage: 2 x 16-byte vectors per thread
 
 template <class Op, class T, int kIn>
 __global__ void __launch_bounds__(kThreads) bulk_map(Op op, MapArgs<T, kIn> a) {
   using V = device::Vec16<T>;
-  constexpr int kTileBytes = kTileBytesOf<kIn>;
   constexpr int kTile = kTileBytes / sizeof(T);  // elements per tile
   constexpr int kVecs = kTileBytes / 16;
   extern __shared__ __align__(128) unsigned char smem[];  // [kStages][kIn][kTileBytes]
@@ -93,7 +87,6 @@ __global__ void __launch_bounds__(kThreads) bulk_map(Op op, MapArgs<T, kIn> a) {
 
 template <class Op, class T, int kIn>
 void launch_bulk(Op op, MapArgs<T, kIn> a, cudaStream_t stream) {
-  constexpr int kTileBytes = kTileBytesOf<kIn>;
   constexpr int kSmem = kStages * kIn * kTileBytes;
   static const bool configured = [] {
     KLAB_CUDA_CHECK(cudaFuncSetAttribute(bulk_map<Op, T, kIn>,
