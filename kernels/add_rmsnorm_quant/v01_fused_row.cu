@@ -38,7 +38,7 @@ constexpr int max_threads() {
   return kChunks < 8 ? 256 : 512;
 }
 
-template <int kChunks>
+template <int kChunks, bool kLatency>
 __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   __shared__ float red[64];
   const int64_t row = blockIdx.x;
@@ -49,10 +49,13 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   bf16* gH = a.residual_out + base;
 
   float rY[kChunks][kVec];  // h, then y, then y * factor
-  // The weight's vectors are loaded with x and the residual, so their latency (an L2 hit after
-  // the first row) overlaps the row's DRAM loads instead of following the sum-of-squares barrier.
-  // Not at 8 vectors a thread (H above 16384), where 32 more registers would spill.
-  constexpr bool kEarlyWeight = kChunks <= 4;
+  // Latency form (few rows, kLatency): the weight's vectors are loaded with x and the residual, so
+  // their latency overlaps the row's DRAM loads instead of following the sum-of-squares barrier,
+  // and a token's maximum joins that barrier pair. It costs registers (H = 4096: 54 against 44,
+  // 4 blocks an SM against 5), which lost more than it gained once rows fill the GPU
+  // (docs/worklogs/fused.md), so the bandwidth form loads the weight after the barrier. Never at
+  // 8 vectors a thread (H above 16384), where 32 more registers would spill.
+  constexpr bool kEarlyWeight = kLatency && kChunks <= 4;
   Vec16<bf16> rW[kChunks];
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
@@ -157,9 +160,17 @@ Shape launch_shape(int hidden) {
   return {8, 512};
 }
 
+// Rows below this take the latency form: fewer than one block per SM, where no other block hides
+// a row's dependent steps.
+constexpr int64_t kLatencyRows = 132;
+
 template <int kChunks>
 void launch_fused(const Args& a, int threads, cudaStream_t stream) {
-  fused_row<kChunks><<<static_cast<unsigned>(a.tokens), threads, 0, stream>>>(a);
+  const unsigned grid = static_cast<unsigned>(a.tokens);
+  if (a.tokens < kLatencyRows)
+    fused_row<kChunks, true><<<grid, threads, 0, stream>>>(a);
+  else
+    fused_row<kChunks, false><<<grid, threads, 0, stream>>>(a);
 }
 
 }  // namespace
