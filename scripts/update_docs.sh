@@ -149,6 +149,8 @@ run3=$res/2026-12-02_5f71ea9_frontier_first
   --readme docs/worklogs/fused.md --section results-5f71ea9-arq
 "$klab" report "$run3"/bench_qk_norm_rope_cache.json --family qk_norm_rope_cache \
   --readme docs/worklogs/fused.md --section results-5f71ea9-qk
+"$klab" report "$res"/2026-12-02_98f891c_add_rmsnorm_quant_two_forms/bench_add_rmsnorm_quant.json \
+  --family add_rmsnorm_quant --readme docs/worklogs/fused.md --section results-98f891c
 # 18aeb7d's run (issue 12's first-half run): softmax v06_vector_spans at the short-row shapes.
 "$klab" report "$res"/2026-12-02_18aeb7d_issue12_first_half/weak/bench_softmax_*.json \
   --family softmax --readme docs/worklogs/softmax.md --section results-18aeb7d
