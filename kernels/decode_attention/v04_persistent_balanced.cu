@@ -44,7 +44,7 @@
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tile_line.cuh"
-#include "klab/device/occupancy.cuh"
+#include "kernels/decode_attention/tile_line_launch.cuh"
 #include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
@@ -218,40 +218,17 @@ __global__ void __launch_bounds__(kThreads)
   device::cp_async_wait<0>();
 }
 
-/// v04's arguments, resolved once (prepare); operator() enqueues the one kernel.
-struct PersistentLaunch {
-  const __nv_bfloat16 *q, *k_cache, *v_cache;
-  const int32_t *seq_lens, *block_table;
-  LineOut out;
-  GqaGeometry g;
-  int64_t d;
-
+/// v04's kernel and its shared-memory budget: the rest of the launch is tile_line_launch.cuh's.
+struct PersistentRung {
+  using Cfg = PersistentGqaConfig;
   template <int kD>
-  void enqueue(cudaStream_t stream) const {
-    constexpr int kSmem = static_cast<int>(Cfg::smem_bytes(kD));
-    device::opt_in_dynamic_smem<persistent_gqa_kernel<kD>>(kSmem);
-    persistent_gqa_kernel<kD><<<static_cast<unsigned>(out.plan.ctas), kThreads, kSmem, stream>>>(
-        q, k_cache, v_cache, seq_lens, block_table, out, g);
-    KLAB_CHECK_LAUNCH();
-  }
-  void operator()(cudaStream_t stream) const {
-    with_head_dim(d, [&]<int kD>() { enqueue<kD>(stream); });
-  }
+  static constexpr auto kernel = persistent_gqa_kernel<kD>;
 };
 
 TileLinePlan v04_plan(const Problem& p) { return plan_v04(dims_of(p), device_info().sm_count); }
 
-PersistentLaunch persistent_launch(const Problem& p, Buffers& b) {
-  const Dims s = dims_of(p);
-  const TileLinePlan plan = v04_plan(p);
-  return {b.ptr<const __nv_bfloat16>("q"),
-          b.ptr<const __nv_bfloat16>("k_cache"),
-          b.ptr<const __nv_bfloat16>("v_cache"),
-          b.ptr<const int32_t>("seq_lens"),
-          b.ptr<const int32_t>("block_table"),
-          line_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.b, s.d),
-          gqa_geometry(s),
-          s.d};
+TileLineLaunch<PersistentRung> persistent_launch(const Problem& p, Buffers& b) {
+  return tile_line_launch<PersistentRung>(p, b, v04_plan(p));
 }
 
 }  // namespace

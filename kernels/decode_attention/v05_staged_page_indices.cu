@@ -33,7 +33,7 @@
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tile_line.cuh"
-#include "klab/device/occupancy.cuh"
+#include "kernels/decode_attention/tile_line_launch.cuh"
 #include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
@@ -270,40 +270,17 @@ __global__ void __launch_bounds__(kThreads)
   device::cp_async_wait<0>();
 }
 
-/// v05's arguments, resolved once (prepare); operator() enqueues the one kernel.
-struct StagedLaunch {
-  const __nv_bfloat16 *q, *k_cache, *v_cache;
-  const int32_t *seq_lens, *block_table;
-  LineOut out;
-  GqaGeometry g;
-  int64_t d;
-
+/// v05's kernel and its shared-memory budget: the rest of the launch is tile_line_launch.cuh's.
+struct StagedRung {
+  using Cfg = StagedPageConfig;
   template <int kD>
-  void enqueue(cudaStream_t stream) const {
-    constexpr int kSmem = static_cast<int>(Cfg::smem_bytes(kD));
-    device::opt_in_dynamic_smem<staged_page_kernel<kD>>(kSmem);
-    staged_page_kernel<kD><<<static_cast<unsigned>(out.plan.ctas), kThreads, kSmem, stream>>>(
-        q, k_cache, v_cache, seq_lens, block_table, out, g);
-    KLAB_CHECK_LAUNCH();
-  }
-  void operator()(cudaStream_t stream) const {
-    with_head_dim(d, [&]<int kD>() { enqueue<kD>(stream); });
-  }
+  static constexpr auto kernel = staged_page_kernel<kD>;
 };
 
 TileLinePlan v05_plan(const Problem& p) { return plan_v05(dims_of(p), device_info().sm_count); }
 
-StagedLaunch staged_launch(const Problem& p, Buffers& b) {
-  const Dims s = dims_of(p);
-  const TileLinePlan plan = v05_plan(p);
-  return {b.ptr<const __nv_bfloat16>("q"),
-          b.ptr<const __nv_bfloat16>("k_cache"),
-          b.ptr<const __nv_bfloat16>("v_cache"),
-          b.ptr<const int32_t>("seq_lens"),
-          b.ptr<const int32_t>("block_table"),
-          line_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.b, s.d),
-          gqa_geometry(s),
-          s.d};
+TileLineLaunch<StagedRung> staged_launch(const Problem& p, Buffers& b) {
+  return tile_line_launch<StagedRung>(p, b, v05_plan(p));
 }
 
 }  // namespace

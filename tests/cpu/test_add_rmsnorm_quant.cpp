@@ -13,6 +13,7 @@
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/runner.hpp"
+#include "tests/cpu/sampled_reference_check.hpp"
 
 using namespace klab;
 using add_rmsnorm_quant::Dims;
@@ -172,18 +173,8 @@ TEST(AddRmsnormQuant, SampledReferenceMatchesTheWhole) {
         p, [](int64_t r, int64_t i) { return std::cos(0.37 * static_cast<double>(r * 997 + i)); },
         [](int64_t r, int64_t i) { return std::sin(0.11 * static_cast<double>(r + 3 * i)); },
         [](int64_t i) { return 0.5 + std::fabs(std::sin(static_cast<double>(i))); });
-    const Reference ref = whole(p, b);
-    for (const char* out : {"residual_out", "q", "scales"}) {
-      const int64_t n = static_cast<int64_t>(ref.at(out).value.size());
-      std::vector<int64_t> index;
-      for (int64_t e = 0; e < n; e += 7) index.push_back(e);
-      index.push_back(n - 1);
-      RefOutput sampled;
-      f.reference_at(p, b, out, index, sampled);
-      ASSERT_EQ(sampled.value.size(), index.size());
-      for (size_t k = 0; k < index.size(); ++k)
-        EXPECT_EQ(sampled.value[k], ref.at(out).value[index[k]]) << out << " " << index[k];
-    }
+    tests::expect_sampled_reference_matches_whole(f, p, b, whole(p, b),
+                                                  {"residual_out", "q", "scales"}, 7);
   }
 }
 

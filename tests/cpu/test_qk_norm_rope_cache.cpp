@@ -19,6 +19,7 @@
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/runner.hpp"
+#include "tests/cpu/sampled_reference_check.hpp"
 
 using namespace klab;
 using qk_norm_rope_cache::Dims;
@@ -232,21 +233,8 @@ TEST(QkNormRopeCache, SampledReferenceMatchesTheWhole) {
   for (const Problem& p :
        {shape(37, 8, 2, 64, 16, 3, 300, 4, 2), shape(29, 10, 2, 128, 1, 2, 5000)}) {
     const Buffers b = host_buffers(p, 21);
-    const Reference ref = whole(p, b);
-    for (const char* out : {"q_out", "k_cache", "v_cache"}) {
-      const int64_t n = static_cast<int64_t>(ref.at(out).value.size());
-      std::vector<int64_t> index;
-      for (int64_t e = 0; e < n; e += 5) index.push_back(e);
-      index.push_back(n - 1);
-      RefOutput sampled;
-      f.reference_at(p, b, out, index, sampled);
-      ASSERT_EQ(sampled.value.size(), index.size());
-      const bool mag = !ref.at(out).magnitude.empty();
-      for (size_t k = 0; k < index.size(); ++k) {
-        EXPECT_EQ(sampled.value[k], ref.at(out).value[index[k]]) << out << " " << index[k];
-        EXPECT_EQ(sampled.magnitude[k], mag ? ref.at(out).magnitude[index[k]] : 0.0) << out;
-      }
-    }
+    tests::expect_sampled_reference_matches_whole(f, p, b, whole(p, b),
+                                                  {"q_out", "k_cache", "v_cache"}, 5);
   }
 }
 
