@@ -20,8 +20,9 @@ Variant gpu_v01_naive(Op op);
 Variant gpu_v02_grid_stride(Op op);
 Variant gpu_v03_vectorized(Op op);
 Variant gpu_v04_vectorized_ilp(Op op);
-Variant gpu_v05_bulk_copy_sm90(Op op);  // map ops only
-Variant gpu_v06_gray_bulk_sm90();       // grayscale only
+Variant gpu_v05_bulk_copy_sm90(Op op);   // map ops only
+Variant gpu_v06_gray_bulk_sm90();        // grayscale only
+Variant gpu_v07_bulk_tiles_sm90(Op op);  // map ops only
 Variant gpu_baseline_cub(Op op);
 
 /// "vector_add", "saxpy", ...

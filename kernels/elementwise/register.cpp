@@ -19,8 +19,9 @@ void register_elementwise(Registry& r) {
     f.ladder.push_back(gpu_v02_grid_stride(op));
     f.ladder.push_back(gpu_v03_vectorized(op));
     f.ladder.push_back(gpu_v04_vectorized_ilp(op));
-    if (op != Op::grayscale) f.ladder.push_back(gpu_v05_bulk_copy_sm90(op));  // map ops only
-    if (op == Op::grayscale) f.ladder.push_back(gpu_v06_gray_bulk_sm90());    // grayscale only
+    if (op != Op::grayscale) f.ladder.push_back(gpu_v05_bulk_copy_sm90(op));   // map ops only
+    if (op == Op::grayscale) f.ladder.push_back(gpu_v06_gray_bulk_sm90());     // grayscale only
+    if (op != Op::grayscale) f.ladder.push_back(gpu_v07_bulk_tiles_sm90(op));  // map ops only
     f.ladder.push_back(gpu_baseline_cub(op));
 #endif
     const std::vector<Variant> cpu_rungs = cpu::ladder(f.name);  // after v00, before the GPU rungs

@@ -7,6 +7,7 @@
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/dispatch.cuh"
 #include "klab/device/launch.hpp"
+#include "klab/device/vec.cuh"
 
 namespace klab::elementwise {
 
@@ -51,5 +52,23 @@ inline cudaStream_t stream_of(const LaunchArgs& a) {
 
 /// The grid-stride launcher (v02); the vectorised rungs fall back to it for misaligned pointers.
 void launch_grid_stride(Op op, const Problem& p, Buffers& b, const LaunchArgs& args);
+
+/// A map-op rung on Hopper's bulk copies (v05, v07): `launch(op_functor, MapArgs, stream)` runs
+/// when every tensor is 16-byte aligned, v02's grid-stride path otherwise; its tile fixes the
+/// block size (not sweepable).
+template <class Launch>
+Variant bulk_map_variant(Op op, const std::string& rung, const std::string& summary,
+                         Launch launch) {
+  Variant v = gpu_variant(
+      op, rung, summary, [op, launch](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        for (const auto& t : b.tensors)
+          if (!device::aligned16(t.data)) return launch_grid_stride(op, p, b, args);
+        with_map_args(op, p, b, [&](auto f, auto a) { launch(f, a, stream_of(args)); });
+        KLAB_CHECK_LAUNCH();
+      });
+  v.info.min_sm = 90;
+  v.info.sweepable = false;
+  return v;
+}
 
 }  // namespace klab::elementwise

@@ -105,17 +105,9 @@ void launch_bulk(Op op, MapArgs<T, kIn> a, cudaStream_t stream) {
 }  // namespace
 
 Variant gpu_v05_bulk_copy_sm90(Op op) {
-  Variant v = gpu_variant(
-      op, "v05_bulk_copy_sm90", "TMA bulk copies into a 4-stage shared-memory pipeline (sm_90)",
-      [op](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        for (const auto& t : b.tensors)
-          if (!device::aligned16(t.data)) return launch_grid_stride(op, p, b, args);
-        with_map_args(op, p, b, [&](auto f, auto a) { launch_bulk(f, a, stream_of(args)); });
-        KLAB_CHECK_LAUNCH();
-      });
-  v.info.min_sm = 90;
-  v.info.sweepable = false;  // the tile shape fixes the block size
-  return v;
+  return bulk_map_variant(op, "v05_bulk_copy_sm90",
+                          "TMA bulk copies into a 4-stage shared-memory pipeline (sm_90)",
+                          [](auto f, auto a, cudaStream_t s) { launch_bulk(f, a, s); });
 }
 
 }  // namespace klab::elementwise

@@ -23,6 +23,7 @@ Variant softmax_v03_online();
 Variant softmax_v04_registers();
 Variant softmax_v05_warp_rows();
 Variant softmax_v06_vector_spans();
+Variant softmax_v07_staged_rows();
 Variant softmax_baseline_cudnn();
 
 /// Largest row v04 keeps in registers: 1024 threads x 32 fp32 values.

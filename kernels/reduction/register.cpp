@@ -33,6 +33,7 @@ void register_reduction(Registry& r) {
     softmax_v04_registers(),
     softmax_v05_warp_rows(),
     softmax_v06_vector_spans(),
+    softmax_v07_staged_rows(),
 #if KLAB_HAS_CUDNN
     softmax_baseline_cudnn(),
 #endif

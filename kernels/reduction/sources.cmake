@@ -24,5 +24,6 @@ klab_family(reduction
        reduce_sum/baseline_cub.cu
        softmax/v01_naive.cu softmax/v02_block_row.cu softmax/v03_online.cu softmax/v04_registers.cu
        softmax/v05_warp_rows.cu softmax/v06_vector_spans.cu
+       softmax/v07_staged_rows.cu
        ${KLAB_REDUCTION_CUDNN_CU}
   CUDA_LIBS ${KLAB_REDUCTION_CUDNN_LIB})

@@ -140,6 +140,12 @@ Family make_softmax() {
                                                                           {1001, 7}})
       f.awkward.push_back(softmax_problem(r, c, t));
     f.awkward.push_back(softmax_problem(4099, 255, t, 1));
+    // v07's staged rows (129 to 256 columns off the vector width; 4099 x 255, 1001 x 130 and
+    // 3 x 255 above reach them too): the shortest row it takes, an even length off the vector
+    // width with a tile of one row left over, and a matrix of fewer rows than a tile, odd ones.
+    for (auto [r, c] :
+         std::initializer_list<std::pair<int64_t, int64_t>>{{1001, 129}, {17, 250}, {5, 201}})
+      f.awkward.push_back(softmax_problem(r, c, t));
   }
   return f;
 }

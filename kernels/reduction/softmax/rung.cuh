@@ -41,6 +41,11 @@ template <class T>
 void launch_warp_rows(SoftmaxArgs<T> a, cudaStream_t st);
 Status warp_rows_fit(const Problem& p);
 
+/// v06's launch (v06_vector_spans.cu), which v07 runs wherever its staged rows do not apply: the
+/// vector spans where they apply, v05's kernels elsewhere.
+template <class T>
+void launch_vector_spans(SoftmaxArgs<T> a, cudaStream_t st);
+
 /// One block per row: gridDim.x holds at most 2^31 - 1 rows.
 inline Status one_block_per_row(const Problem& p) {
   if (p.dim("rows") > 2147483647) return Status::no("more than 2^31 - 1 rows (one block per row)");

@@ -359,8 +359,10 @@ void dispatch_slots(SoftmaxArgs<T> a, int slots, cudaStream_t st) {
   }
 }
 
+}  // namespace
+
 template <class T>
-void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
+void launch_vector_spans(SoftmaxArgs<T> a, cudaStream_t st) {
   constexpr int kN = device::Vec16<T>::kN;
   static_assert(kMaxSlots == 8, "dispatch_slots instantiates 1..8");
   if (!spans::span_path_applies(a.cols, kN, kMaxSlots) || !device::aligned16(a.x) ||
@@ -377,14 +379,16 @@ void dispatch(SoftmaxArgs<T> a, cudaStream_t st) {
   }
 }
 
-}  // namespace
+template void launch_vector_spans(SoftmaxArgs<float>, cudaStream_t);
+template void launch_vector_spans(SoftmaxArgs<__nv_bfloat16>, cudaStream_t);
 
 Variant softmax_v06_vector_spans() {
   Variant v = softmax_variant(
       "v06_vector_spans",
       "v05, with rows off the vector width read and written as 16-byte vectors across row spans",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        with_softmax_args(p, b, [&]<class T>(SoftmaxArgs<T> a) { dispatch(a, stream_of(args)); });
+        with_softmax_args(
+            p, b, [&]<class T>(SoftmaxArgs<T> a) { launch_vector_spans(a, stream_of(args)); });
         KLAB_CHECK_LAUNCH();
       });
   v.can_implement = warp_rows_fit;

@@ -1,0 +1,304 @@
+// v07 staged rows: rows of 129 to 255 (bf16) or 256 (f32) columns that no 16-byte vector
+// divides (255, 250, 130, ...) pass through shared memory, so that neither the loads nor the
+// arithmetic see where a row starts inside a vector.
+//  - A block of 4 warps owns tiles of 16 rows; the tile's bytes (16 * cols elements: a multiple
+//    of 16 bytes) are copied global -> shared with 16-byte cp.async, no registers held, while the
+//    block computes the tile before (two buffers, one resident wave of blocks striding over the
+//    tiles).
+//  - Each warp takes 4 rows of the tile at once (four independent chains for the shuffles), one
+//    row across the 32 lanes: lane q holds the row's 32-bit words q, q + 32, ... (8 elements),
+//    read from shared memory without bank conflicts (a row's words are consecutive). In bf16 a
+//    row of odd length starts half way into a word every other row: the halves of a lane's words
+//    that belong to the neighbouring rows are replaced by -inf with one LOP3 a word (masks
+//    computed once per lane: the two parities are the only two layouts), so the max (two bf16 a
+//    HMNMX2), the exponentials and the sums run on every element without a select.
+//  - The outputs go back into the same buffer (after a barrier: every row's reads are done) as
+//    whole words: a word two rows share is stored by the lane ending the first row, with the
+//    second row's half fetched by a shuffle. They leave as 16-byte vector stores.
+// Adds over v06: v06 reads these rows as 16-byte vectors straight into registers and pays, per
+// element, the selects that place each vector's elements in its two rows (about 26 instructions
+// an element at 255 bf16, 128 registers, 25% occupancy: docs/worklogs/softmax.md). Here the row
+// layout is resolved by the shared-memory addresses: about 10 instructions an element (a LOP3 per
+// word, the max per two, unpack, subtract, scale, ex2, add, multiply, pack per element, the
+// shuffles per row).
+// Expected bottleneck: DRAM bandwidth: 16 KiB of shared memory a block (32 KiB in f32), one
+// 8 KiB tile in flight per block while the other is computed.
+// Requirements: 16-byte aligned x and y; cols in (128, 255] for bf16, (128, 256] for f32, not a
+// multiple of the vector width (others run v06: its vector spans or v05's kernels).
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/reduction/softmax/rung.cuh"
+#include "klab/device/cp_async.cuh"
+#include "klab/device/occupancy.cuh"
+#include "klab/device/smem.cuh"
+#include "klab/device/vec.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::reduction {
+
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kWarps = kThreads / 32;
+constexpr int kRowsPerWarp = 4;                   // rows a warp carries at once
+constexpr int kTileRows = kWarps * kRowsPerWarp;  // 16
+constexpr int kLaneElems = 8;                     // elements of a row a lane holds
+constexpr int kMaxCols = 32 * kLaneElems;         // 256
+constexpr float kLog2e = 1.44269504088896341f;
+
+template <class T>
+struct Staging {
+  static constexpr int kWordElems = 4 / sizeof(T);        // elements in a 32-bit word: 2 or 1
+  static constexpr int kWords = kLaneElems / kWordElems;  // words of a row a lane holds
+  static constexpr int kChunks = kTileRows * kMaxCols * sizeof(T) / 16;  // the largest tile
+  static constexpr uint32_t kNegInf = sizeof(T) == 2 ? 0xff80ff80u : 0xff800000u;
+};
+
+/// Whether v07's staged rows take rows of `cols` elements: not a whole number of vectors (v05
+/// reads those as vectors), longer than 128 (shorter rows would leave lanes idle: v06's spans
+/// take them), and no more than 32 lanes' words (in bf16 a row of odd length that starts half
+/// way into a word spans (cols + 1) / 2 + 1 words).
+template <class T>
+bool staged_rows_apply(const SoftmaxArgs<T>& a) {
+  constexpr int kN = device::Vec16<T>::kN;
+  const int64_t words = sizeof(T) == 2 ? (a.cols + 2) / 2 : a.cols;
+  return a.cols % kN != 0 && a.cols > kMaxCols / 2 && words <= 32 * Staging<T>::kWords &&
+         device::aligned16(a.x) && device::aligned16(a.y);
+}
+
+__device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
+/// exp2(t) for t <= 0 with results below 2^-126 flushed to zero (v06's exp_shifted_ftz, in
+/// base 2: the caller has already scaled by log2(e)).
+__device__ __forceinline__ float ex2_ftz(float t) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t));
+  return r;
+}
+
+template <class T>
+__device__ __forceinline__ float word_element(uint32_t w, int h) {
+  if constexpr (sizeof(T) == 4) return __uint_as_float(w);
+  return __uint_as_float(h == 0 ? w << 16 : w & 0xffff0000u);  // bf16: an fp32's high half
+}
+
+template <class T>
+__device__ __forceinline__ float word_max(const uint32_t (&w)[Staging<T>::kWords]) {
+  constexpr int kWords = Staging<T>::kWords;
+  if constexpr (sizeof(T) == 2) {  // two bf16 a HMNMX2, then the two halves
+    __nv_bfloat162 m = *reinterpret_cast<const __nv_bfloat162*>(&w[0]);
+#pragma unroll
+    for (int k = 1; k < kWords; ++k)
+      m = __hmax2(m, *reinterpret_cast<const __nv_bfloat162*>(&w[k]));
+    uint32_t u;
+    memcpy(&u, &m, sizeof(u));
+    return fmaxf(word_element<T>(u, 0), word_element<T>(u, 1));
+  } else {
+    float m = __uint_as_float(w[0]);
+#pragma unroll
+    for (int k = 1; k < kWords; ++k) m = fmaxf(m, __uint_as_float(w[k]));
+    return m;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ uint32_t pack_word(float lo, float hi) {
+  if constexpr (sizeof(T) == 4) return __float_as_uint(lo);
+  const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);  // .x = lo: the low half
+  uint32_t u;
+  memcpy(&u, &h, sizeof(u));
+  return u;
+}
+
+/// kOddCols (bf16 only): cols is odd, so a tile's row rr starts half way into a word when rr is
+/// odd (tiles start on even rows); otherwise every row starts on a word.
+template <class T, bool kOddCols>
+__global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a) {
+  using S = Staging<T>;
+  constexpr int kWords = S::kWords, kWE = S::kWordElems;
+  constexpr int kParities = kOddCols ? 2 : 1;
+  __shared__ __align__(16) uint4 tile[2][S::kChunks];
+
+  const int cols = static_cast<int>(a.cols);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t tiles = (a.rows + kTileRows - 1) / kTileRows;
+  const int64_t tile_elems = int64_t(kTileRows) * cols;
+
+  // keep[p][k]: the bits of this lane's word k (the row's word lane + 32 k) that hold the row's
+  // elements, for a row starting on a word (p = 0) or on a word's high half (p = 1).
+  uint32_t keep[kParities][kWords];
+#pragma unroll
+  for (int p = 0; p < kParities; ++p)
+#pragma unroll
+    for (int k = 0; k < kWords; ++k) {
+      const int first = (lane + 32 * k) * kWE - p;  // the word's first element, in the row
+      if constexpr (sizeof(T) == 2)
+        keep[p][k] =
+            (first >= 0 && first < cols ? 0x0000ffffu : 0u) | (first + 1 < cols ? 0xffff0000u : 0u);
+      else
+        keep[p][k] = first < cols ? 0xffffffffu : 0u;
+    }
+
+  auto tile_bytes = [&](int64_t t) {
+    const int64_t rows_here = a.rows - t * kTileRows;
+    return static_cast<int>((rows_here < kTileRows ? rows_here : kTileRows) * cols * sizeof(T));
+  };
+  auto issue = [&](int64_t t, int b) {  // the tile's bytes, the last chunk zero-filled
+    const int bytes = tile_bytes(t);
+    const char* src = reinterpret_cast<const char*>(a.x + t * tile_elems);
+    for (int c = threadIdx.x; 16 * c < bytes; c += kThreads)
+      device::cp_async_16_first(device::smem_addr(&tile[b][c]), src + 16 * c,
+                                bytes - 16 * c < 16 ? bytes - 16 * c : 16);
+  };
+
+  int b = 0;
+  if (blockIdx.x < tiles) issue(blockIdx.x, 0);
+  device::cp_async_commit();
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x, b ^= 1) {
+    device::cp_async_wait<0>();
+    __syncthreads();  // tile t is in tile[b]; every thread is done with tile[b ^ 1]
+    if (t + gridDim.x < tiles) issue(t + gridDim.x, b ^ 1);
+    device::cp_async_commit();
+
+    const int bytes = tile_bytes(t);
+    const int rows_here = bytes / (cols * int(sizeof(T)));
+    const uint32_t base = device::smem_addr(&tile[b][0]);
+
+    // Read and mask this warp's rows; rows past the matrix's end read nothing (zeros).
+    uint32_t w[kRowsPerWarp][kWords];
+    uint32_t row_addr[kRowsPerWarp];  // the byte address of this lane's word 0 of each row
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const int rr = warp * kRowsPerWarp + i;
+      const int p = kOddCols ? (i & 1) : 0;  // rr's parity: warp * 4 is even
+      row_addr[i] = base + 4 * ((rr * cols) / kWE + lane);
+      const bool live = rr < rows_here;
+#pragma unroll
+      for (int k = 0; k < kWords; ++k) {
+        const uint32_t m = keep[p][k];
+        const uint32_t v = live && m != 0 ? ld_shared_u32(row_addr[i] + 128 * k) : 0u;
+        w[i][k] = (v & m) | (S::kNegInf & ~m);
+      }
+    }
+
+    float mx[kRowsPerWarp];
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) mx[i] = word_max<T>(w[i]);
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2)
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; ++i)
+        mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], off));
+
+    // exp(x - max) in base 2 (masked elements: exp(-inf) = 0), and the row sums.
+    float e[kRowsPerWarp][kLaneElems], s[kRowsPerWarp];
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      s[i] = 0.f;
+#pragma unroll
+      for (int k = 0; k < kWords; ++k)
+#pragma unroll
+        for (int h = 0; h < kWE; ++h) {
+          const float x = word_element<T>(w[i][k], h);
+          s[i] += (e[i][k * kWE + h] = ex2_ftz((x - mx[i]) * kLog2e));
+        }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2)
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; ++i) s[i] += __shfl_xor_sync(0xffffffffu, s[i], off);
+
+    // The outputs, as whole words. With odd cols, rows 4w + 1 and 4w + 3 start half way into a
+    // word whose low half ends rows 4w and 4w + 2 (4 rows are an even number of elements: a
+    // warp's rows share words with no other warp's): that word is stored once, by the lane that
+    // ends the even row, with the odd row's half fetched from lane 0 by a shuffle.
+    uint32_t o[kRowsPerWarp][kWords];
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const float inv = 1.f / s[i];
+#pragma unroll
+      for (int k = 0; k < kWords; ++k)
+        o[i][k] = pack_word<T>(e[i][k * kWE] * inv, e[i][k * kWE + kWE - 1] * inv);
+    }
+    if constexpr (kOddCols) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; i += 2) {
+        const uint32_t next_first = __shfl_sync(0xffffffffu, o[i + 1][0], 0);
+#pragma unroll
+        for (int k = 0; k < kWords; ++k)
+          o[i][k] = (o[i][k] & keep[0][k]) | (next_first & ~keep[0][k]);
+      }
+    }
+    __syncthreads();  // every row's words are read: the outputs may overwrite shared words
+#pragma unroll
+    for (int i = 0; i < kRowsPerWarp; ++i) {
+      const int rr = warp * kRowsPerWarp + i;
+      if (rr >= rows_here) continue;  // warp-uniform
+      const int p = kOddCols ? (i & 1) : 0;
+#pragma unroll
+      for (int k = 0; k < kWords; ++k) {
+        // Words past the row's end are not stored, nor an odd row's first (stored with the row
+        // before). When the matrix ends on an even row, its last word's other half lies past the
+        // matrix: stored here, never copied out.
+        if (keep[p][k] != 0 && !(p == 1 && k == 0 && lane == 0))
+          st_shared_u32(row_addr[i] + 128 * k, o[i][k]);
+      }
+    }
+    __syncthreads();  // the tile's outputs are in tile[b]
+
+    char* dst = reinterpret_cast<char*>(a.y + t * tile_elems);
+    for (int c = threadIdx.x; 16 * c < bytes; c += kThreads) {
+      const uint4 v = device::ld_shared_v4(device::smem_addr(&tile[b][c]));
+      if (16 * c + 16 <= bytes) {
+        *reinterpret_cast<uint4*>(dst + 16 * c) = v;
+      } else {  // the matrix's last, partial chunk, 2 bytes at a time
+        const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          if (16 * c + 2 * j < bytes)
+            reinterpret_cast<uint16_t*>(dst + 16 * c)[j] = uint16_t(words[j / 2] >> (16 * (j % 2)));
+      }
+    }
+  }
+}
+
+template <class T>
+void launch_staged_rows(SoftmaxArgs<T> a, cudaStream_t st) {
+  if (!staged_rows_apply(a)) return launch_vector_spans(a, st);
+  const int64_t tiles = (a.rows + kTileRows - 1) / kTileRows;
+  auto run = [&](auto kernel) {
+    kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, tiles * kThreads, kThreads),
+             kThreads, 0, st>>>(a);
+  };
+  if (sizeof(T) == 2 && a.cols % 2 != 0)
+    run(staged_rows_softmax<T, sizeof(T) == 2>);
+  else
+    run(staged_rows_softmax<T, false>);
+}
+
+}  // namespace
+
+Variant softmax_v07_staged_rows() {
+  Variant v = softmax_variant(
+      "v07_staged_rows",
+      "v06, with rows of 129-256 off the vector width staged through shared memory by cp.async",
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        with_softmax_args(
+            p, b, [&]<class T>(SoftmaxArgs<T> a) { launch_staged_rows(a, stream_of(args)); });
+        KLAB_CHECK_LAUNCH();
+      });
+  v.can_implement = warp_rows_fit;
+  return v;
+}
+
+}  // namespace klab::reduction
