@@ -18,15 +18,6 @@ __device__ __forceinline__ void cp_async_16(uint32_t sdst, const void* gsrc, boo
                : "memory");
 }
 
-/// 16-byte global -> shared copy (.cg) of which only the first `src_bytes` (0 to 16) are read;
-/// the rest of the 16 destination bytes are zero-filled: the last, partial chunk of a region
-/// whose length is not a multiple of 16 bytes. Both addresses 16-byte aligned.
-__device__ __forceinline__ void cp_async_16_first(uint32_t sdst, const void* gsrc, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sdst), "l"(gsrc),
-               "r"(src_bytes)
-               : "memory");
-}
-
 /// 4-byte global -> shared copy (.ca: the only cache mode that takes sizes below 16), zero-filled
 /// when `valid` is false. Lets a copy land anywhere in shared memory, e.g. transposed.
 __device__ __forceinline__ void cp_async_4(uint32_t sdst, const void* gsrc, bool valid) {

@@ -1,30 +1,30 @@
-// v07 staged rows: rows of 129 to 255 (bf16) or 256 (f32) columns that no 16-byte vector
-// divides (255, 250, 130, ...) pass through shared memory, so that neither the loads nor the
-// arithmetic see where a row starts inside a vector.
+// v07 staged rows: bf16 rows of 129 to 255 columns that no 16-byte vector divides (255, 250,
+// 130, ...) are read through shared memory, so that neither the loads nor the arithmetic see
+// where a row starts inside a vector.
 //  - A block of 4 warps owns tiles of 16 rows; the tile's bytes (16 * cols elements: a multiple
-//    of 16 bytes) are copied global -> shared with 16-byte cp.async, no registers held, while the
-//    block computes the tile before (two buffers, one resident wave of blocks striding over the
-//    tiles).
+//    of 16 bytes) are copied global -> shared with 16-byte cp.async, no registers held, two
+//    tiles ahead of the one computed (a ring of three buffers, one barrier a tile; one resident
+//    wave of blocks strides over the tiles).
 //  - Each warp takes 4 rows of the tile at once (four independent chains for the shuffles), one
 //    row across the 32 lanes: lane q holds the row's 32-bit words q, q + 32, ... (8 elements),
-//    read from shared memory without bank conflicts (a row's words are consecutive). In bf16 a
-//    row of odd length starts half way into a word every other row: the halves of a lane's words
-//    that belong to the neighbouring rows are replaced by -inf with one LOP3 a word (masks
-//    computed once per lane: the two parities are the only two layouts), so the max (two bf16 a
-//    HMNMX2), the exponentials and the sums run on every element without a select.
-//  - The outputs go back into the same buffer (after a barrier: every row's reads are done) as
-//    whole words: a word two rows share is stored by the lane ending the first row, with the
-//    second row's half fetched by a shuffle. They leave as 16-byte vector stores.
+//    read from shared memory without bank conflicts (a row's words are consecutive). A row of odd
+//    length starts half way into a word every other row: the halves of a lane's words that
+//    belong to the neighbouring rows are replaced by -inf with one LOP3 a word (masks computed
+//    once per lane: the two parities are the only two layouts), so the max (two bf16 a HMNMX2),
+//    the exponentials and the sums run on every element without a select.
+//  - The outputs go from registers straight to global memory as whole 32-bit words (a word's
+//    place in the tile is its place in y): a word two rows share is stored by the lane ending the
+//    first row, with the second row's half fetched by a shuffle.
 // Adds over v06: v06 reads these rows as 16-byte vectors straight into registers and pays, per
 // element, the selects that place each vector's elements in its two rows (about 26 instructions
 // an element at 255 bf16, 128 registers, 25% occupancy: docs/worklogs/softmax.md). Here the row
-// layout is resolved by the shared-memory addresses: about 10 instructions an element (a LOP3 per
-// word, the max per two, unpack, subtract, scale, ex2, add, multiply, pack per element, the
-// shuffles per row).
-// Expected bottleneck: DRAM bandwidth: 16 KiB of shared memory a block (32 KiB in f32), one
-// 8 KiB tile in flight per block while the other is computed.
-// Requirements: 16-byte aligned x and y; cols in (128, 255] for bf16, (128, 256] for f32, not a
-// multiple of the vector width (others run v06: its vector spans or v05's kernels).
+// layout is resolved by the shared-memory addresses.
+// Expected bottleneck: DRAM bandwidth: 24 KiB of shared memory a block, two 8 KiB tiles in
+// flight per block while a third is computed.
+// f32 rows run v06: the first version of this rung measured 74.7% of copy there against v06's
+// 89.2% (worklog). The kernel itself is written for either dtype.
+// Requirements: 16-byte aligned x and y; bf16 cols in (128, 255], not a multiple of 8 (others
+// run v06: its vector spans or v05's kernels).
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -47,6 +47,7 @@ constexpr int kRowsPerWarp = 4;                   // rows a warp carries at once
 constexpr int kTileRows = kWarps * kRowsPerWarp;  // 16
 constexpr int kLaneElems = 8;                     // elements of a row a lane holds
 constexpr int kMaxCols = 32 * kLaneElems;         // 256
+constexpr int kStages = 3;                        // tiles in shared memory: 2 in flight
 constexpr float kLog2e = 1.44269504088896341f;
 
 template <class T>
@@ -73,9 +74,6 @@ __device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
   uint32_t v;
   asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
   return v;
-}
-__device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v) {
-  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
 
 /// exp2(t) for t <= 0 with results below 2^-126 flushed to zero (v06's exp_shifted_ftz, in
@@ -127,7 +125,7 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
   using S = Staging<T>;
   constexpr int kWords = S::kWords, kWE = S::kWordElems;
   constexpr int kParities = kOddCols ? 2 : 1;
-  __shared__ __align__(16) uint4 tile[2][S::kChunks];
+  __shared__ __align__(16) uint4 tile[kStages][S::kChunks];
 
   const int cols = static_cast<int>(a.cols);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -153,21 +151,36 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
     const int64_t rows_here = a.rows - t * kTileRows;
     return static_cast<int>((rows_here < kTileRows ? rows_here : kTileRows) * cols * sizeof(T));
   };
-  auto issue = [&](int64_t t, int b) {  // the tile's bytes, the last chunk zero-filled
+  auto issue = [&](int64_t t, int b) {  // tile t into tile[b]
     const int bytes = tile_bytes(t);
     const char* src = reinterpret_cast<const char*>(a.x + t * tile_elems);
-    for (int c = threadIdx.x; 16 * c < bytes; c += kThreads)
-      device::cp_async_16_first(device::smem_addr(&tile[b][c]), src + 16 * c,
-                                bytes - 16 * c < 16 ? bytes - 16 * c : 16);
+    for (int c = threadIdx.x; 16 * c < bytes; c += kThreads) {
+      if (16 * c + 16 <= bytes) {
+        device::cp_async_16(device::smem_addr(&tile[b][c]), src + 16 * c, true);
+      } else {  // the matrix's last, partial chunk: element by element (16 bytes would overrun x)
+        const T* from = reinterpret_cast<const T*>(src + 16 * c);
+        T* to = reinterpret_cast<T*>(&tile[b][c]);
+        for (int j = 0; j < 16 / int(sizeof(T)); ++j)
+          to[j] = 16 * c + j * int(sizeof(T)) < bytes ? from[j] : T(0.f);
+      }
+    }
   };
 
+  // A ring of kStages buffers: tile i of this block in tile[i % kStages], tiles i + 1 and i + 2
+  // in flight while i is computed. One barrier a tile: after it, tile i has landed for every
+  // thread and every thread is done reading tile i - 1, whose buffer receives tile i + 2.
+  const int64_t stride = gridDim.x;
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) {
+    if (blockIdx.x + i * stride < tiles) issue(blockIdx.x + i * stride, i);
+    device::cp_async_commit();
+  }
   int b = 0;
-  if (blockIdx.x < tiles) issue(blockIdx.x, 0);
-  device::cp_async_commit();
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x, b ^= 1) {
-    device::cp_async_wait<0>();
-    __syncthreads();  // tile t is in tile[b]; every thread is done with tile[b ^ 1]
-    if (t + gridDim.x < tiles) issue(t + gridDim.x, b ^ 1);
+  for (int64_t t = blockIdx.x; t < tiles; t += stride, b = b + 1 == kStages ? 0 : b + 1) {
+    device::cp_async_wait<kStages - 2>();  // this thread's copies of tile t have landed
+    __syncthreads();
+    const int64_t ahead = t + (kStages - 1) * stride;
+    if (ahead < tiles) issue(ahead, b == 0 ? kStages - 1 : b - 1);
     device::cp_async_commit();
 
     const int bytes = tile_bytes(t);
@@ -239,34 +252,28 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
           o[i][k] = (o[i][k] & keep[0][k]) | (next_first & ~keep[0][k]);
       }
     }
-    __syncthreads();  // every row's words are read: the outputs may overwrite shared words
+    // Straight to global memory: a word's place in the tile is its place in y (the tile starts
+    // on 16 bytes), so each lane stores whole 32-bit words, 128 bytes a warp instruction. In the
+    // matrix's last tile a word may run past its end (the last row's other half): that half
+    // is left out.
+    auto* yw = reinterpret_cast<uint32_t*>(a.y + t * tile_elems);
+    const bool last_tile = t + 1 == tiles;
 #pragma unroll
     for (int i = 0; i < kRowsPerWarp; ++i) {
       const int rr = warp * kRowsPerWarp + i;
       if (rr >= rows_here) continue;  // warp-uniform
       const int p = kOddCols ? (i & 1) : 0;
+      const int w0 = (rr * cols) / kWE + lane;  // this lane's word 0 of the row, in the tile
 #pragma unroll
       for (int k = 0; k < kWords; ++k) {
         // Words past the row's end are not stored, nor an odd row's first (stored with the row
-        // before). When the matrix ends on an even row, its last word's other half lies past the
-        // matrix: stored here, never copied out.
-        if (keep[p][k] != 0 && !(p == 1 && k == 0 && lane == 0))
-          st_shared_u32(row_addr[i] + 128 * k, o[i][k]);
-      }
-    }
-    __syncthreads();  // the tile's outputs are in tile[b]
-
-    char* dst = reinterpret_cast<char*>(a.y + t * tile_elems);
-    for (int c = threadIdx.x; 16 * c < bytes; c += kThreads) {
-      const uint4 v = device::ld_shared_v4(device::smem_addr(&tile[b][c]));
-      if (16 * c + 16 <= bytes) {
-        *reinterpret_cast<uint4*>(dst + 16 * c) = v;
-      } else {  // the matrix's last, partial chunk, 2 bytes at a time
-        const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          if (16 * c + 2 * j < bytes)
-            reinterpret_cast<uint16_t*>(dst + 16 * c)[j] = uint16_t(words[j / 2] >> (16 * (j % 2)));
+        // before).
+        if (keep[p][k] == 0 || (p == 1 && k == 0 && lane == 0)) continue;
+        const int wi = w0 + 32 * k;
+        if (!last_tile || (wi + 1) * kWE <= bytes / int(sizeof(T)))
+          yw[wi] = o[i][k];
+        else  // bf16: the word's low half is the matrix's last element
+          reinterpret_cast<uint16_t*>(yw + wi)[0] = uint16_t(o[i][k]);
       }
     }
   }
@@ -274,16 +281,21 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
 
 template <class T>
 void launch_staged_rows(SoftmaxArgs<T> a, cudaStream_t st) {
-  if (!staged_rows_apply(a)) return launch_vector_spans(a, st);
-  const int64_t tiles = (a.rows + kTileRows - 1) / kTileRows;
-  auto run = [&](auto kernel) {
-    kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, tiles * kThreads, kThreads),
-             kThreads, 0, st>>>(a);
-  };
-  if (sizeof(T) == 2 && a.cols % 2 != 0)
-    run(staged_rows_softmax<T, sizeof(T) == 2>);
-  else
-    run(staged_rows_softmax<T, false>);
+  if constexpr (sizeof(T) != 2) {  // f32 rows run v06 (worklog: faster there)
+    launch_vector_spans(a, st);
+  } else {
+    if (!staged_rows_apply(a)) return launch_vector_spans(a, st);
+    const int64_t tiles = (a.rows + kTileRows - 1) / kTileRows;
+    auto run = [&](auto kernel) {
+      kernel<<<device::grid_resident_wave(device_info().sm_count, kernel, tiles * kThreads,
+                                          kThreads),
+               kThreads, 0, st>>>(a);
+    };
+    if (a.cols % 2 != 0)
+      run(staged_rows_softmax<T, true>);
+    else
+      run(staged_rows_softmax<T, false>);
+  }
 }
 
 }  // namespace
