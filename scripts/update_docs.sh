@@ -154,6 +154,13 @@ run3=$res/2026-12-02_5f71ea9_frontier_first
 # 18aeb7d's run (issue 12's first-half run): softmax v06_vector_spans at the short-row shapes.
 "$klab" report "$res"/2026-12-02_18aeb7d_issue12_first_half/weak/bench_softmax_*.json \
   --family softmax --readme docs/worklogs/softmax.md --section results-18aeb7d
+# b83dec2's run (issue 12's first-half run, ceilings measured in it): softmax v07 at the short-row
+# shapes; the elementwise map rungs with v07 at their headline shapes.
+"$klab" report "$res"/2026-12-02_b83dec2_issue12_run/weak/bench_softmax_*.json \
+  --family softmax --readme docs/worklogs/softmax.md --section results-b83dec2
+"$klab" report "$res"/2026-12-02_b83dec2_issue12_run/run/run_{relu,vector_add,saxpy}.json \
+  --family relu --family vector_add --family saxpy --readme kernels/elementwise/README.md \
+  --section results-b83dec2
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
