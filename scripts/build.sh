@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds klab (preset "default": CUDA, sm_90a; "cpu-only" without CUDA).
 set -euo pipefail
+source "$(dirname "$0")/path.sh"
 cd "$(dirname "$0")/.."
 preset=${KLAB_PRESET:-default}
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH

@@ -2,6 +2,7 @@
 # Installs what klab needs to build and test, and does nothing when all of it is there.
 # Debian packages by name; a current CMake and matplotlib from PyPI when missing.
 set -euo pipefail
+source "$(dirname "$0")/path.sh"
 
 need_apt=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

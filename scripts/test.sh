@@ -2,6 +2,7 @@
 # Sets up, builds everything (CUDA included) and runs every test. GPU tests report "skipped"
 # (exit 77) on a machine without a GPU.
 set -euo pipefail
+source "$(dirname "$0")/path.sh"
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # Format first (docs/design.md: .clang-format, 100 columns): a file that is not formatted fails here.
