@@ -123,9 +123,13 @@ __device__ __forceinline__ void consume_line(unsigned char* smem,
   for (;;) {
     device::mbarrier_wait(bars.full_q, q_phase);
     const volatile int* box = bars.tile;
-    const int m_tile = box[0];
+    const int m_tile = box[0], h = box[1], bi = box[2];
+    // Every lane's reads of the box before its lane 0 hands Q back (empty_q), after which the
+    // producer rewrites the box: lane 0's arrive alone does not order the other lanes' reads
+    // (compute-sanitizer racecheck reported the read and the next tile's write as a race).
+    __syncwarp();
     if (m_tile == kNoTile) break;
-    const fa3::TileOf t = fa3::tile_at<C::kBlockM, C::kBlockN>(g, m_tile, box[1], box[2]);
+    const fa3::TileOf t = fa3::tile_at<C::kBlockM, C::kBlockN>(g, m_tile, h, bi);
     fa3::consume_tile<C, T, kD, fa3::PingPong::kAcrossTiles, /*release Q*/ true>(smem, bars, t, wg,
                                                                                  ring, o, lse, g);
     q_phase ^= 1u;
