@@ -19,7 +19,11 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
                   "with --shape: the tensors' layout, where a family has several");
   cmd->add_option("--misalign", c.misalign,
                   "with --shape: shift every base pointer by this many elements (>= 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            return !v.empty() && v[0] == '-' ? "must be >= 0, got " + v : "";
+          },
+          "INT >= 0"));
   cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)");
   cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
