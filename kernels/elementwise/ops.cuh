@@ -1,6 +1,7 @@
 #pragma once
 // The elementwise operations, as functors every rung applies lane by lane in fp32.
 #include "klab/device/dispatch.cuh"
+#include "klab/device/vec.cuh"
 
 namespace klab::elementwise {
 
@@ -37,6 +38,23 @@ __device__ __forceinline__ T apply_at(const Op& op, const MapArgs<T, kIn>& a, in
     return from_float<T>(op(to_float(a.in[0][i])));
   else
     return from_float<T>(op(to_float(a.in[0][i]), to_float(a.in[1][i])));
+}
+
+/// op applied lane by lane to kIn 16-byte vectors (the vectorised and bulk-copy rungs' body).
+template <class Op, class T, int kIn>
+__device__ __forceinline__ device::Vec16<T> apply_vec16(const Op& op,
+                                                        const device::Vec16<T> (&in)[kIn]) {
+  using device::from_float;
+  using device::to_float;
+  device::Vec16<T> out;
+#pragma unroll
+  for (int e = 0; e < device::Vec16<T>::kN; ++e) {
+    if constexpr (kIn == 1)
+      out.v[e] = from_float<T>(op(to_float(in[0].v[e])));
+    else
+      out.v[e] = from_float<T>(op(to_float(in[0].v[e]), to_float(in[1].v[e])));
+  }
+  return out;
 }
 
 // RGB -> gray (ITU-R BT.601 weights), interleaved RGB f32 in, one f32 per pixel out.

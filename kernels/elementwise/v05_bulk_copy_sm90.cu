@@ -63,16 +63,7 @@ __global__ void __launch_bounds__(kThreads) bulk_map(Op op, MapArgs<T, kIn> a) {
       V in[kIn];
 #pragma unroll
       for (int k = 0; k < kIn; ++k) in[k] = device::load16(stage_ptr(s, k) + v * V::kN);
-      V r;
-#pragma unroll
-      for (int e = 0; e < V::kN; ++e) {
-        if constexpr (kIn == 1)
-          r.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
-        else
-          r.v[e] =
-              device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
-      }
-      device::store16(out + v * V::kN, r);
+      device::store16(out + v * V::kN, apply_vec16(op, in));
     }
     // Stage s is refilled next iteration by the copy engine: order these generic-proxy reads
     // before that async-proxy write.

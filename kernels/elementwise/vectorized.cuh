@@ -17,18 +17,7 @@ __global__ void vectorized_map(Op op, MapArgs<T, kIn> a) {
   constexpr int kN = V::kN;
   const int64_t n_vec = a.n / kN;
   const int64_t chunk = int64_t(blockDim.x) * kUnroll;
-  auto compute = [&](const V(&in)[kIn]) {
-    V out;
-#pragma unroll
-    for (int e = 0; e < kN; ++e) {
-      if constexpr (kIn == 1)
-        out.v[e] = device::from_float<T>(op(device::to_float(in[0].v[e])));
-      else
-        out.v[e] =
-            device::from_float<T>(op(device::to_float(in[0].v[e]), device::to_float(in[1].v[e])));
-    }
-    return out;
-  };
+  auto compute = [&](const V(&in)[kIn]) { return apply_vec16(op, in); };
   for (int64_t base = blockIdx.x * chunk; base < n_vec; base += int64_t(gridDim.x) * chunk) {
     if (base + chunk <= n_vec) {
       V in[kUnroll][kIn];
