@@ -108,15 +108,25 @@ inline int token_block_threads(const Args& a, int heads, int max_threads = kMaxT
 /// Shared memory of the token's table: D / 2 cos, then D / 2 sin (fp32).
 inline size_t rope_table_bytes(const Args& a) { return static_cast<size_t>(a.d) * sizeof(float); }
 
-/// The token's cos and sin for its D / 2 pairs into sRope (cos at [0, D/2), sin at [D/2, D)), by
-/// the block's threads in turn; the caller synchronises before reading it.
+/// Where pair i's cos sits in the table (its sin: D / 2 further). Lane l of a head's group rotates
+/// pairs 8 l .. 8 l + 7, four (a float4) at a time: quarter q of lane l's pairs is the float4 at
+/// (q * lanes + l) * 4, so the 8 lanes reading quarter q read 32 consecutive words, one per bank
+/// (the order by pair, 8 l + 4 q, put lanes l and l + 4 on the same banks: a 2-way conflict on
+/// every read, 51% of the load wavefronts in 98f891c's profile of v01).
+__host__ __device__ inline int rope_slot(int i, int half) {
+  const int lanes = half / kVec, l = i / kVec, j = i % kVec;
+  return ((j / 4) * lanes + l) * 4 + j % 4;
+}
+
+/// The token's cos and sin for its D / 2 pairs into sRope (cos in [0, D/2), sin in [D/2, D), each
+/// at rope_slot), by the block's threads in turn; the caller synchronises before reading it.
 __device__ __forceinline__ void fill_rope_table(float* sRope, int32_t pos, int d) {
   const int half = d / 2;
   for (int i = threadIdx.x; i < half; i += blockDim.x) {
     float s, c;
     sincospif(static_cast<float>(rope_half_turns(pos, i, d)), &s, &c);
-    sRope[i] = c;
-    sRope[half + i] = s;
+    sRope[rope_slot(i, half)] = c;
+    sRope[half + rope_slot(i, half)] = s;
   }
 }
 
@@ -175,13 +185,14 @@ __device__ __forceinline__ void rms_normalise(HalfPair& x, const HeadVectors& w,
 }
 
 /// Rotate-half in place: pair (8 lane + j, D/2 + 8 lane + j) by the table's angle of that pair,
-/// four pairs (one float4 of cos, one of sin) at a time.
+/// four pairs (one float4 of cos, one of sin, at rope_slot) at a time.
 __device__ __forceinline__ void rotate(HalfPair& y, const float* sRope, int lane, int half) {
-  const float4* c4 = reinterpret_cast<const float4*>(sRope + lane * kVec);
-  const float4* s4 = reinterpret_cast<const float4*>(sRope + half + lane * kVec);
+  const int lanes = half / kVec;
+  const float4* c4 = reinterpret_cast<const float4*>(sRope + rope_slot(lane * kVec, half));
+  const float4* s4 = reinterpret_cast<const float4*>(sRope + half + rope_slot(lane * kVec, half));
 #pragma unroll
   for (int q = 0; q < 2; ++q) {
-    const float4 cq = c4[q], sq = s4[q];
+    const float4 cq = c4[q * lanes], sq = s4[q * lanes];  // quarter q: rope_slot(8 lane + 4 q)
     const float c[4] = {cq.x, cq.y, cq.z, cq.w}, s[4] = {sq.x, sq.y, sq.z, sq.w};
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
