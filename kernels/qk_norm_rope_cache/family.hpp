@@ -123,5 +123,6 @@ Family make_qk_norm_rope_cache();
 Variant cpu_v00();
 Variant gpu_baseline_unfused();
 Variant gpu_v01_fused();
+Variant gpu_v02_token_ring();
 
 }  // namespace klab::qk_norm_rope_cache

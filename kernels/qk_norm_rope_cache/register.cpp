@@ -11,6 +11,7 @@ void register_qk_norm_rope_cache(Registry& r) {
     cpu_v00(),
 #if KLAB_HAS_CUDA
     gpu_v01_fused(),
+    gpu_v02_token_ring(),
     gpu_baseline_unfused(),  // the unfused sequence of klab launches: the fused rung's baseline
 #endif
   };

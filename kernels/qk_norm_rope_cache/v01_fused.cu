@@ -38,7 +38,6 @@ __global__ void __launch_bounds__(kThreads, 3) fused_token(Args a) {
   const int64_t slot = a.slots[t];
   // KV head h of the token's slot sits h pages' head strides (P x D) after head 0.
   const int64_t kv_base = slot >= 0 ? pool_offset(slot, 0, a.hkv, a.page, a.d) : 0;
-  const int64_t kv_stride = int64_t(a.page) * a.d;
   const bf16* gX = a.qkv + t * heads * a.d;  // (Hq + 2 Hkv, D)
   // A head is read and written when it is a q head, or the token has a slot.
   auto live = [&](int h) { return h < heads && (h < a.hq || slot >= 0); };
@@ -61,16 +60,7 @@ __global__ void __launch_bounds__(kThreads, 3) fused_token(Args a) {
       unpack(x.lo, y.lo);
       unpack(x.hi, y.hi);
     }
-    if (on && h >= a.hq + a.hkv)  // v: unchanged (bf16 -> fp32 -> bf16 is exact)
-      store_head(a.v_cache + kv_base + (h - a.hq - a.hkv) * kv_stride, lane, half, y);
-    // The norm's weight for this lane's elements (every block reads it: L1/L2). Every lane
-    // normalises, v heads and idle groups too: the group's sum shuffles across the warp.
-    rms_normalise(y, load_head(h < a.hq ? a.q_weight : a.k_weight, lane, half), a);
-    if (!on || h >= a.hq + a.hkv) continue;
-    rotate(y, sRope, lane, half);
-    store_head(
-        h < a.hq ? a.q_out + (t * a.hq + h) * a.d : a.k_cache + kv_base + (h - a.hq) * kv_stride,
-        lane, half, y);
+    finish_head(a, y, h, on, t, kv_base, sRope, lane);
   }
 }
 

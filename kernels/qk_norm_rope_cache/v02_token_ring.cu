@@ -1,0 +1,132 @@
+// v02 token ring (sm_90): v01's per-head steps, but a resident wave of blocks walks the tokens,
+// and a token's whole qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B)
+// arrives in shared memory by one TMA bulk copy, issued two tokens ahead into a ring of two rows.
+// The token's rope table is filled one token ahead (into the other of two tables), and its slot
+// and position are loaded one token ahead, so the barrier each token still needs (the row and
+// table it read are rewritten after it) waits on no load and no sincos.
+// Adds over v01: v01 is one block a token. Each block issues its 12 KiB of loads, fills the table
+// (the phase in fp64, sincospif) and waits at a barrier before any head rotates; the profile of
+// 98f891c's run put its stalls on long_scoreboard (29%) and that barrier (20%), at 3 blocks an SM
+// and 51-57% of DRAM peak (57.5% / 61.8% of copy at 4096 / 16384 tokens; 58.1% / 62.4% with the
+// conflict-free table of dcac884). Here the loads of the next token are in flight while a token is
+// normalised, rotated and stored, with no registers held for them.
+// Expected bottleneck: DRAM bandwidth at thousands of tokens; at 1-16 tokens, as v01, the launch
+// and one token's chain (now through the copy engine).
+// Requirements: those of rung.cuh; sm_90; two rows and two tables within the block's shared
+// memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
+#include "kernels/qk_norm_rope_cache/rung.cuh"
+#include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/occupancy.cuh"
+#include "klab/device/tma_sm90.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::qk_norm_rope_cache {
+
+namespace {
+
+constexpr int kThreads = 384;  // Qwen3-8B's 48 heads x 8 lanes in one pass, as v01
+constexpr int kStages = 2;     // rows in shared memory: this token's and the next one's
+constexpr size_t kMaxSmem = 200 * 1024;
+
+/// Shared memory of the ring: kStages rows of `heads` x d bf16 and as many tables of d floats.
+size_t ring_smem_bytes(int64_t heads, int64_t d) {
+  return kStages * (size_t(heads) * d * sizeof(bf16) + size_t(d) * sizeof(float));
+}
+
+__global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
+  extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
+  __shared__ uint64_t full[kStages];
+  const int heads = a.heads(), half = a.d / 2;
+  const int row_elems = heads * a.d;  // a multiple of 16: 16-byte aligned rows
+  const uint32_t row_bytes = uint32_t(row_elems) * sizeof(bf16);
+  bf16* rows = reinterpret_cast<bf16*>(smem);
+  float* tables = reinterpret_cast<float*>(smem + kStages * row_bytes);  // (kStages, D)
+  const int lanes = a.lanes(), lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
+  const int groups = blockDim.x / lanes;
+  const int64_t stride = gridDim.x;
+
+  auto issue = [&](int64_t t, int s) {  // thread 0: token t's row into stage s
+    device::mbarrier_arrive_expect_tx(&full[s], row_bytes);
+    device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) device::mbarrier_init(&full[s], 1);
+    device::fence_mbarrier_init();
+    for (int s = 0; s < kStages; ++s)
+      if (blockIdx.x + s * stride < a.tokens) issue(blockIdx.x + s * stride, s);
+  }
+  int64_t t = blockIdx.x;  // < tokens: the grid is at most one block a token
+  fill_rope_table(tables, a.positions[t], a.d);
+  int64_t slot = a.slots[t];
+  __syncthreads();  // the barriers are initialised; the first token's table is filled
+
+  int s = 0;
+  uint32_t phase = 0;
+  for (; t < a.tokens; t += stride) {
+    // KV head h of the token's slot sits h pages' head strides (P x D) after head 0.
+    const int64_t kv_base = slot >= 0 ? pool_offset(slot, 0, a.hkv, a.page, a.d) : 0;
+    const int64_t next = t + stride;
+    const int32_t next_pos = next < a.tokens ? a.positions[next] : 0;  // in flight meanwhile
+    const int64_t next_slot = next < a.tokens ? a.slots[next] : -1;
+    const bf16* sx = rows + s * row_elems;
+    const float* table = tables + s * a.d;
+    device::mbarrier_wait(&full[s], phase);
+
+    for (int base = 0; base < heads; base += groups) {  // the same trip count in every thread
+      const int h = base + group;
+      // A head is written when it is a q head, or the token has a slot.
+      const bool on = h < heads && (h < a.hq || slot >= 0);
+      HalfPair y{};
+      if (on) {
+        const HeadVectors x = load_head(sx + h * a.d, lane, half);
+        unpack(x.lo, y.lo);
+        unpack(x.hi, y.hi);
+      }
+      finish_head(a, y, h, on, t, kv_base, table, lane);
+    }
+
+    if (next < a.tokens) fill_rope_table(tables + (s ^ 1) * a.d, next_pos, a.d);
+    // This thread's reads of stage s before the copy engine's next write into it.
+    device::fence_proxy_async_shared();
+    __syncthreads();  // stage s and its table are free; the next token's table is filled
+    if (threadIdx.x == 0 && t + kStages * stride < a.tokens) issue(t + kStages * stride, s);
+    slot = next_slot;
+    s ^= 1;
+    if (s == 0) phase ^= 1u;
+  }
+}
+
+}  // namespace
+
+Variant gpu_v02_token_ring() {
+  Variant v = rung_variant(
+      "v02_token_ring",
+      "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy two "
+      "tokens ahead, its rope table one token ahead",
+      [](const Problem& p, Buffers& b, const LaunchArgs& la) {
+        const Args a = args_of(p, b);
+        const size_t smem = ring_smem_bytes(a.heads(), a.d);
+        device::opt_in_dynamic_smem<token_ring>(static_cast<int>(kMaxSmem));
+        const int threads = token_block_threads(a, a.heads(), kThreads);
+        const int64_t resident =
+            device::resident_wave(device_info().sm_count, token_ring, threads, smem);
+        const auto grid = static_cast<unsigned>(std::min<int64_t>(resident, a.tokens));
+        if (grid == 0) return;  // no token
+        token_ring<<<grid, threads, smem, stream_of(la)>>>(a);
+        KLAB_CHECK_LAUNCH();
+      });
+  v.info.min_sm = 90;
+  const auto base = v.can_implement;
+  v.can_implement = [base](const Problem& p) {
+    if (Status s = base(p); !s.ok()) return s;
+    const Dims d = dims_of(p);
+    if (ring_smem_bytes(d.hq + 2 * d.hkv, d.d) > kMaxSmem)
+      return Status::no("qk_norm_rope_cache.v02_token_ring: two qkv rows of " +
+                        std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
+                        " do not fit in 200 KiB of shared memory");
+    return Status::yes();
+  };
+  return v;
+}
+
+}  // namespace klab::qk_norm_rope_cache
