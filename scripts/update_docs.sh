@@ -154,6 +154,9 @@ run3=$res/2026-12-02_5f71ea9_frontier_first
 # 18aeb7d's run (issue 12's first-half run): softmax v06_vector_spans at the short-row shapes.
 "$klab" report "$res"/2026-12-02_18aeb7d_issue12_first_half/weak/bench_softmax_*.json \
   --family softmax --readme docs/worklogs/softmax.md --section results-18aeb7d
+# 98f891c's run: add_rmsnorm_quant v01's two forms and the unfused baseline, in the family README.
+"$klab" report "$res"/2026-12-02_98f891c_add_rmsnorm_quant_two_forms/bench_add_rmsnorm_quant.json \
+  --family add_rmsnorm_quant --readme kernels/add_rmsnorm_quant/README.md
 # dcac884's run: qk_norm_rope_cache v01 and its unfused baseline with the conflict-free rope table.
 "$klab" report "$res"/2026-12-02_dcac884_qk_rope_table/bench_qk.json --family qk_norm_rope_cache \
   --readme kernels/qk_norm_rope_cache/README.md
