@@ -44,4 +44,16 @@ KLAB_HOST_DEVICE inline double rope_half_turns(int32_t pos, int i, int d) {
   return a - 2.0 * ::rint(0.5 * a);  // exact: 2 rint(a / 2) is within 1 of a
 }
 
+/// The table's layout on the GPU (rung.cuh): where pair i's cos sits among the token's D / 2
+/// (its sin: D / 2 further). Lane l of a head's group of D / 16 lanes rotates pairs 8 l .. 8 l + 7,
+/// four (a float4) at a time: quarter q of lane l's pairs is the float4 at (q * lanes + l) * 4,
+/// so the 8 lanes reading quarter q read 32 consecutive words, one per bank (the order by pair,
+/// 8 l + 4 q, put lanes l and l + 4 on the same banks: a 2-way conflict on every read, 51% of the
+/// load wavefronts in 98f891c's profile of v01). A permutation of [0, D / 2) (CPU tests).
+KLAB_HOST_DEVICE inline int rope_slot(int i, int half) {
+  constexpr int kPairsPerLane = 8;  // rung.cuh's kVec
+  const int lanes = half / kPairsPerLane, l = i / kPairsPerLane, j = i % kPairsPerLane;
+  return ((j / 4) * lanes + l) * 4 + j % 4;
+}
+
 }  // namespace klab::qk_norm_rope_cache

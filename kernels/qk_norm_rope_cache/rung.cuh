@@ -108,18 +108,8 @@ inline int token_block_threads(const Args& a, int heads, int max_threads = kMaxT
 /// Shared memory of the token's table: D / 2 cos, then D / 2 sin (fp32).
 inline size_t rope_table_bytes(const Args& a) { return static_cast<size_t>(a.d) * sizeof(float); }
 
-/// Where pair i's cos sits in the table (its sin: D / 2 further). Lane l of a head's group rotates
-/// pairs 8 l .. 8 l + 7, four (a float4) at a time: quarter q of lane l's pairs is the float4 at
-/// (q * lanes + l) * 4, so the 8 lanes reading quarter q read 32 consecutive words, one per bank
-/// (the order by pair, 8 l + 4 q, put lanes l and l + 4 on the same banks: a 2-way conflict on
-/// every read, 51% of the load wavefronts in 98f891c's profile of v01).
-__host__ __device__ inline int rope_slot(int i, int half) {
-  const int lanes = half / kVec, l = i / kVec, j = i % kVec;
-  return ((j / 4) * lanes + l) * 4 + j % 4;
-}
-
 /// The token's cos and sin for its D / 2 pairs into sRope (cos in [0, D/2), sin in [D/2, D), each
-/// at rope_slot), by the block's threads in turn; the caller synchronises before reading it.
+/// at rope_slot, rope.hpp), by the block's threads in turn; the caller synchronises before reading it.
 __device__ __forceinline__ void fill_rope_table(float* sRope, int32_t pos, int d) {
   const int half = d / 2;
   for (int i = threadIdx.x; i < half; i += blockDim.x) {

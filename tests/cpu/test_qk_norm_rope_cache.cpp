@@ -170,6 +170,25 @@ TEST(QkNormRopeCache, ReducedPhaseMatchesTheAngle) {
 // one sequence ends at context - 1. slot_mapping: slot = table[seq][pos / P] * P + pos % P from
 // the block table of the same seed (pages from the pool, none shared), every slot distinct,
 // exactly `skip` tokens at -1.
+// The GPU table's layout: a permutation of the D / 2 slots, and each lane's quarter (four pairs
+// 8 l + 4 q ..) one aligned float4 at (q * lanes + l) * 4, so that the 8 lanes of a quarter read
+// 32 consecutive words.
+TEST(QkNormRopeCache, RopeTableSlotsArePermutationOfQuarters) {
+  for (int d : {16, 32, 64, 128, 256, 512}) {
+    const int half = d / 2, lanes = half / 8;
+    std::vector<int> seen(static_cast<size_t>(half), 0);
+    for (int i = 0; i < half; ++i) {
+      const int s = qk_norm_rope_cache::rope_slot(i, half);
+      ASSERT_GE(s, 0);
+      ASSERT_LT(s, half);
+      ++seen[static_cast<size_t>(s)];
+      const int l = i / 8, q = (i % 8) / 4;
+      EXPECT_EQ(s, (q * lanes + l) * 4 + i % 4) << "d " << d << " pair " << i;
+    }
+    for (int s = 0; s < half; ++s) EXPECT_EQ(seen[static_cast<size_t>(s)], 1) << "d " << d;
+  }
+}
+
 TEST(QkNormRopeCache, BuiltPositionsAndSlotsAreValid) {
   for (const Problem& p :
        {shape(1000, 8, 2, 64, 16, 7, 5000, 13), shape(17, 4, 1, 64, 1, 3, 17),
