@@ -109,7 +109,8 @@ inline int token_block_threads(const Args& a, int heads, int max_threads = kMaxT
 inline size_t rope_table_bytes(const Args& a) { return static_cast<size_t>(a.d) * sizeof(float); }
 
 /// The token's cos and sin for its D / 2 pairs into sRope (cos in [0, D/2), sin in [D/2, D), each
-/// at rope_slot, rope.hpp), by the block's threads in turn; the caller synchronises before reading it.
+/// at rope_slot, rope.hpp), by the block's threads in turn; the caller synchronises before
+/// reading it.
 __device__ __forceinline__ void fill_rope_table(float* sRope, int32_t pos, int d) {
   const int half = d / 2;
   for (int i = threadIdx.x; i < half; i += blockDim.x) {
