@@ -21,8 +21,6 @@
 
 namespace klab {
 
-namespace {
-
 Buffers make_host_buffers(const Family& f, const Problem& p) {
   Buffers b;
   for (auto& spec : f.tensors(p)) {
@@ -33,6 +31,8 @@ Buffers make_host_buffers(const Family& f, const Problem& p) {
   }
   return b;
 }
+
+namespace {
 
 // The tensors' specs only, no host copies (what device sets are made from).
 Buffers make_spec_buffers(const Family& f, const Problem& p) {

@@ -59,6 +59,10 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
 Status refuse_before_allocation(const Family& f, const Variant& v, const Problem& p,
                                 const DeviceInfo& d, Result& r);
 
+/// Host buffers of every tensor of p (f.tensors), sized and zeroed, with no device copies; `data`
+/// is left null (callers that hand the buffers to host code point it at `host`).
+Buffers make_host_buffers(const Family& f, const Problem& p);
+
 /// Fills Result::baseline for every record of the same problem: the first successful baseline
 /// variant on the same kind of device.
 void attach_baselines(std::vector<Result>& results);

@@ -32,14 +32,8 @@ Buffers host_buffers(const Problem& p, const std::function<double(int64_t, int64
                      const std::function<double(int64_t, int64_t)>& fr,
                      const std::function<double(int64_t)>& fw) {
   const Dims s = add_rmsnorm_quant::dims_of(p);
-  Buffers b;
-  for (const TensorSpec& spec : family().tensors(p)) {
-    Tensor t;
-    t.spec = spec;
-    t.host.resize(static_cast<size_t>(t.bytes()));
-    t.data = t.host.data();
-    b.tensors.push_back(std::move(t));
-  }
+  Buffers b = make_host_buffers(family(), p);
+  for (Tensor& t : b.tensors) t.data = t.host.data();
   for (int64_t r = 0; r < s.tokens; ++r)
     for (int64_t i = 0; i < s.hidden; ++i) {
       store_from_double(b["x"].host.data(), DType::bf16, r * s.hidden + i, fx(r, i));

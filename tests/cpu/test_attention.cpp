@@ -40,13 +40,7 @@ const Family& family() { return registry().family("attention"); }
 
 // Host buffers of p, zeroed.
 Buffers zero_buffers(const Problem& p) {
-  Buffers b;
-  for (const TensorSpec& spec : family().tensors(p)) {
-    Tensor t;
-    t.spec = spec;
-    t.host.resize(static_cast<size_t>(t.bytes()));
-    b.tensors.push_back(std::move(t));
-  }
+  Buffers b = make_host_buffers(family(), p);
   return b;
 }
 

@@ -42,13 +42,7 @@ constexpr double kGarbage = 1000;  // every pool element no sequence owns
 template <class Fq, class Fk, class Fv>
 Buffers host_buffers(const Problem& p, uint64_t seed, Fq&& fq, Fk&& fk, Fv&& fv) {
   const Dims s = decode_attention::dims_of(p);
-  Buffers b;
-  for (const TensorSpec& spec : family().tensors(p)) {
-    Tensor t;
-    t.spec = spec;
-    t.host.resize(static_cast<size_t>(t.bytes()));
-    b.tensors.push_back(std::move(t));
-  }
+  Buffers b = make_host_buffers(family(), p);
   for (Tensor& t : b.tensors)
     if (t.spec.build) t.spec.build(b, t, seed + t.spec.name.size());
   for (const char* name : {"k_cache", "v_cache"})

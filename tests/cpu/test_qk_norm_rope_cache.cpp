@@ -37,14 +37,8 @@ Problem shape(int64_t tokens, int64_t hq, int64_t hkv, int64_t d, int64_t page, 
 // Host buffers of p: every input drawn or built from `seed` as a check does it (the run's
 // distribution: normal).
 Buffers host_buffers(const Problem& p, uint64_t seed) {
-  Buffers b;
-  for (const TensorSpec& spec : family().tensors(p)) {
-    Tensor t;
-    t.spec = spec;
-    t.host.resize(static_cast<size_t>(t.bytes()));
-    t.data = t.host.data();
-    b.tensors.push_back(std::move(t));
-  }
+  Buffers b = make_host_buffers(family(), p);
+  for (Tensor& t : b.tensors) t.data = t.host.data();
   uint64_t k = 0;
   for (Tensor& t : b.tensors)
     if (++k, t.spec.role != Role::output && !t.spec.build)
