@@ -22,7 +22,7 @@
 // Expected bottleneck: DRAM bandwidth: 24 KiB of shared memory a block, two 8 KiB tiles in
 // flight per block while a third is computed.
 // f32 rows run v06: the first version of this rung measured 74.7% of copy there against v06's
-// 89.2% (worklog). The kernel itself is written for either dtype.
+// 89.2% (worklog); the kernel is bf16's alone.
 // Requirements: 16-byte aligned x and y; bf16 cols in (128, 255], not a multiple of 8 (others
 // run v06: its vector spans or v05's kernels).
 #include <cuda_bf16.h>
@@ -50,23 +50,19 @@ constexpr int kMaxCols = 32 * kLaneElems;         // 256
 constexpr int kStages = 3;                        // tiles in shared memory: 2 in flight
 constexpr float kLog2e = 1.44269504088896341f;
 
-template <class T>
-struct Staging {
-  static constexpr int kWordElems = 4 / sizeof(T);        // elements in a 32-bit word: 2 or 1
-  static constexpr int kWords = kLaneElems / kWordElems;  // words of a row a lane holds
-  static constexpr int kChunks = kTileRows * kMaxCols * sizeof(T) / 16;  // the largest tile
-  static constexpr uint32_t kNegInf = sizeof(T) == 2 ? 0xff80ff80u : 0xff800000u;
-};
+using bf16 = __nv_bfloat16;
+constexpr int kWE = 2;                                  // bf16 elements in a 32-bit word
+constexpr int kWords = kLaneElems / kWE;                // words of a row a lane holds
+constexpr int kChunks = kTileRows * kMaxCols * 2 / 16;  // 16-byte chunks of the largest tile
+constexpr uint32_t kNegInf = 0xff80ff80u;               // two bf16 -inf
 
 /// Whether v07's staged rows take rows of `cols` elements: not a whole number of vectors (v05
 /// reads those as vectors), longer than 128 (shorter rows would leave lanes idle: v06's spans
 /// take them), and no more than 32 lanes' words (in bf16 a row of odd length that starts half
 /// way into a word spans (cols + 1) / 2 + 1 words).
-template <class T>
-bool staged_rows_apply(const SoftmaxArgs<T>& a) {
-  constexpr int kN = device::Vec16<T>::kN;
-  const int64_t words = sizeof(T) == 2 ? (a.cols + 2) / 2 : a.cols;
-  return a.cols % kN != 0 && a.cols > kMaxCols / 2 && words <= 32 * Staging<T>::kWords &&
+bool staged_rows_apply(const SoftmaxArgs<bf16>& a) {
+  const int64_t words = (a.cols + 2) / 2;
+  return a.cols % device::Vec16<bf16>::kN != 0 && a.cols > kMaxCols / 2 && words <= 32 * kWords &&
          device::aligned16(a.x) && device::aligned16(a.y);
 }
 
@@ -84,48 +80,35 @@ __device__ __forceinline__ float ex2_ftz(float t) {
   return r;
 }
 
-template <class T>
+/// Element h (0: the low half) of a word of two bf16, as fp32 (a bf16 is an fp32's high half).
 __device__ __forceinline__ float word_element(uint32_t w, int h) {
-  if constexpr (sizeof(T) == 4) return __uint_as_float(w);
-  return __uint_as_float(h == 0 ? w << 16 : w & 0xffff0000u);  // bf16: an fp32's high half
+  return __uint_as_float(h == 0 ? w << 16 : w & 0xffff0000u);
 }
 
-template <class T>
-__device__ __forceinline__ float word_max(const uint32_t (&w)[Staging<T>::kWords]) {
-  constexpr int kWords = Staging<T>::kWords;
-  if constexpr (sizeof(T) == 2) {  // two bf16 a HMNMX2, then the two halves
-    __nv_bfloat162 m = *reinterpret_cast<const __nv_bfloat162*>(&w[0]);
+/// The largest of a lane's words' elements: two bf16 a HMNMX2, then the two halves.
+__device__ __forceinline__ float word_max(const uint32_t (&w)[kWords]) {
+  __nv_bfloat162 m = *reinterpret_cast<const __nv_bfloat162*>(&w[0]);
 #pragma unroll
-    for (int k = 1; k < kWords; ++k)
-      m = __hmax2(m, *reinterpret_cast<const __nv_bfloat162*>(&w[k]));
-    uint32_t u;
-    memcpy(&u, &m, sizeof(u));
-    return fmaxf(word_element<T>(u, 0), word_element<T>(u, 1));
-  } else {
-    float m = __uint_as_float(w[0]);
-#pragma unroll
-    for (int k = 1; k < kWords; ++k) m = fmaxf(m, __uint_as_float(w[k]));
-    return m;
-  }
+  for (int k = 1; k < kWords; ++k) m = __hmax2(m, *reinterpret_cast<const __nv_bfloat162*>(&w[k]));
+  uint32_t u;
+  memcpy(&u, &m, sizeof(u));
+  return fmaxf(word_element(u, 0), word_element(u, 1));
 }
 
-template <class T>
 __device__ __forceinline__ uint32_t pack_word(float lo, float hi) {
-  if constexpr (sizeof(T) == 4) return __float_as_uint(lo);
   const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);  // .x = lo: the low half
   uint32_t u;
   memcpy(&u, &h, sizeof(u));
   return u;
 }
 
-/// kOddCols (bf16 only): cols is odd, so a tile's row rr starts half way into a word when rr is
-/// odd (tiles start on even rows); otherwise every row starts on a word.
-template <class T, bool kOddCols>
-__global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a) {
-  using S = Staging<T>;
-  constexpr int kWords = S::kWords, kWE = S::kWordElems;
+/// kOddCols: cols is odd, so a tile's row rr starts half way into a word when rr is odd (tiles
+/// start on even rows); otherwise every row starts on a word.
+template <bool kOddCols>
+__global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<bf16> a) {
+  using T = bf16;
   constexpr int kParities = kOddCols ? 2 : 1;
-  __shared__ __align__(16) uint4 tile[kStages][S::kChunks];
+  __shared__ __align__(16) uint4 tile[kStages][kChunks];
 
   const int cols = static_cast<int>(a.cols);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -140,11 +123,8 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
 #pragma unroll
     for (int k = 0; k < kWords; ++k) {
       const int first = (lane + 32 * k) * kWE - p;  // the word's first element, in the row
-      if constexpr (sizeof(T) == 2)
-        keep[p][k] =
-            (first >= 0 && first < cols ? 0x0000ffffu : 0u) | (first + 1 < cols ? 0xffff0000u : 0u);
-      else
-        keep[p][k] = first < cols ? 0xffffffffu : 0u;
+      keep[p][k] =
+          (first >= 0 && first < cols ? 0x0000ffffu : 0u) | (first + 1 < cols ? 0xffff0000u : 0u);
     }
 
   auto tile_bytes = [&](int64_t t) {
@@ -200,13 +180,13 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
       for (int k = 0; k < kWords; ++k) {
         const uint32_t m = keep[p][k];
         const uint32_t v = live && m != 0 ? ld_shared_u32(row_addr[i] + 128 * k) : 0u;
-        w[i][k] = (v & m) | (S::kNegInf & ~m);
+        w[i][k] = (v & m) | (kNegInf & ~m);
       }
     }
 
     float mx[kRowsPerWarp];
 #pragma unroll
-    for (int i = 0; i < kRowsPerWarp; ++i) mx[i] = word_max<T>(w[i]);
+    for (int i = 0; i < kRowsPerWarp; ++i) mx[i] = word_max(w[i]);
 #pragma unroll
     for (int off = 16; off > 0; off /= 2)
 #pragma unroll
@@ -222,7 +202,7 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
       for (int k = 0; k < kWords; ++k)
 #pragma unroll
         for (int h = 0; h < kWE; ++h) {
-          const float x = word_element<T>(w[i][k], h);
+          const float x = word_element(w[i][k], h);
           s[i] += (e[i][k * kWE + h] = ex2_ftz((x - mx[i]) * kLog2e));
         }
     }
@@ -241,7 +221,7 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
       const float inv = 1.f / s[i];
 #pragma unroll
       for (int k = 0; k < kWords; ++k)
-        o[i][k] = pack_word<T>(e[i][k * kWE] * inv, e[i][k * kWE + kWE - 1] * inv);
+        o[i][k] = pack_word(e[i][k * kWE] * inv, e[i][k * kWE + 1] * inv);
     }
     if constexpr (kOddCols) {
 #pragma unroll
@@ -272,7 +252,7 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<T> a
         const int wi = w0 + 32 * k;
         if (!last_tile || (wi + 1) * kWE <= bytes / int(sizeof(T)))
           yw[wi] = o[i][k];
-        else  // bf16: the word's low half is the matrix's last element
+        else  // the word's low half is the matrix's last element
           reinterpret_cast<uint16_t*>(yw + wi)[0] = uint16_t(o[i][k]);
       }
     }
@@ -292,9 +272,9 @@ void launch_staged_rows(SoftmaxArgs<T> a, cudaStream_t st) {
                kThreads, 0, st>>>(a);
     };
     if (a.cols % 2 != 0)
-      run(staged_rows_softmax<T, true>);
+      run(staged_rows_softmax<true>);
     else
-      run(staged_rows_softmax<T, false>);
+      run(staged_rows_softmax<false>);
   }
 }
 
