@@ -7,6 +7,7 @@
 
 #include "apps/klab/cli.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/core/text_table.hpp"
 
 namespace klab::cli {
 
@@ -79,31 +80,11 @@ std::string format_table(const std::vector<Result>& results, bool markdown) {
                                       "GB/s",    "% ceiling", "x baseline", "SM MHz", "check"};
   std::vector<std::vector<std::string>> rows{head};
   for (const auto& r : results) rows.push_back(row(r));
-  std::vector<size_t> w(head.size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  std::string out;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const auto& r = rows[k];
-    if (markdown) {
-      out += "|";
-      for (size_t i = 0; i < r.size(); ++i) out += " " + r[i] + " |";
-      out += "\n";
-      if (k == 0) {
-        out += "|";
-        for (size_t i = 0; i < r.size(); ++i) out += i >= 2 && i <= 7 ? "---:|" : "---|";
-        out += "\n";
-      }
-    } else {
-      for (size_t i = 0; i < r.size(); ++i) {
-        const bool right = i >= 2 && i <= 8;
-        out += right ? fmt::format("{:>{}}", r[i], w[i]) : fmt::format("{:<{}}", r[i], w[i]);
-        out += i + 1 < r.size() ? "  " : "";
-      }
-      out += "\n";
-    }
-  }
-  return out;
+  // Numbers right-aligned; the clock column too in text, left in markdown (as the tables in the
+  // worklogs have it).
+  std::vector<bool> right(head.size(), false);
+  for (size_t i = 2; i <= (markdown ? 7u : 8u); ++i) right[i] = true;
+  return render_table(rows, markdown, right);
 }
 
 void write_json(const std::vector<Result>& results, const std::string& path) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "klab/core/text_table.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/result.hpp"
 
@@ -58,35 +59,6 @@ std::string note_of(const Result& r) {
   if (r.status == "error") return "ERROR: " + r.reason;
   if (!r.device_memory->peak_measured) return "not measured";
   return "";
-}
-
-std::string render(const std::vector<std::vector<std::string>>& rows, bool markdown,
-                   const std::vector<bool>& right) {
-  std::vector<size_t> w(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  std::string out;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    const auto& r = rows[k];
-    if (markdown) {
-      out += "|";
-      for (const auto& c : r) out += " " + c + " |";
-      out += "\n";
-      if (k == 0) {
-        out += "|";
-        for (size_t i = 0; i < r.size(); ++i) out += right[i] ? "---:|" : "---|";
-        out += "\n";
-      }
-      continue;
-    }
-    for (size_t i = 0; i < r.size(); ++i) {
-      const std::string pad(w[i] - r[i].size(), ' ');
-      out += right[i] ? pad + r[i] : r[i] + (i + 1 < r.size() ? pad : "");
-      out += i + 1 < r.size() ? "  " : "";
-    }
-    out += "\n";
-  }
-  return out;
 }
 
 }  // namespace
@@ -169,7 +141,7 @@ std::string memory_table(const std::vector<Result>& results, bool markdown) {
     row.push_back(note_of(r));
     rows.push_back(std::move(row));
   }
-  return render(rows, markdown, {false, false, true, true, true, true, true, false});
+  return render_table(rows, markdown, {false, false, true, true, true, true, true, false});
 }
 
 std::string memory_by_problem(const std::vector<Result>& results) {
@@ -204,7 +176,7 @@ std::string memory_by_problem(const std::vector<Result>& results) {
   }
   std::vector<bool> right(rows[0].size(), true);
   right[0] = false;
-  return render(rows, true, right);
+  return render_table(rows, true, right);
 }
 
 }  // namespace klab
