@@ -122,12 +122,16 @@ __device__ __forceinline__ void consume_line(unsigned char* smem,
   uint32_t q_phase = 0;
   for (;;) {
     device::mbarrier_wait(bars.full_q, q_phase);
+    // Lane 0 alone reads the box and hands its words to the warp: lane 0 is the thread that
+    // later hands Q back (empty_q), after which the producer rewrites the box, so every read of
+    // it is ordered before that rewrite by the reader's own arrive. (With every lane reading and
+    // a __syncwarp before lane 0's arrive, compute-sanitizer racecheck reported the other lanes'
+    // reads and the next tile's write as a race.)
     const volatile int* box = bars.tile;
-    const int m_tile = box[0], h = box[1], bi = box[2];
-    // Every lane's reads of the box before its lane 0 hands Q back (empty_q), after which the
-    // producer rewrites the box: lane 0's arrive alone does not order the other lanes' reads
-    // (compute-sanitizer racecheck reported the read and the next tile's write as a race).
-    __syncwarp();
+    const bool lane0 = threadIdx.x % 32 == 0;
+    const int m_tile = __shfl_sync(~0u, lane0 ? box[0] : 0, 0);
+    const int h = __shfl_sync(~0u, lane0 ? box[1] : 0, 0);
+    const int bi = __shfl_sync(~0u, lane0 ? box[2] : 0, 0);
     if (m_tile == kNoTile) break;
     const fa3::TileOf t = fa3::tile_at<C::kBlockM, C::kBlockN>(g, m_tile, h, bi);
     fa3::consume_tile<C, T, kD, fa3::PingPong::kAcrossTiles, /*release Q*/ true>(smem, bars, t, wg,
