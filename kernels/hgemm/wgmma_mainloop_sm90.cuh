@@ -169,21 +169,19 @@ __device__ __forceinline__ void mma_wgmma_stage(float (&acc)[kMmas][Stage::kBloc
   }
 }
 
-/// A consumer warpgroup's k-loop over the next k_tiles stages of the ring (slot: where it stands,
-/// advanced past them; ring: the stages' shared-memory address): acc += its kMmas m64 blocks of A
-/// (from m64_first) @ B, wgmma groups of one stage each, the previous one still in flight while
-/// the next is issued. release(stage) runs in every thread once the group that read the stage
-/// has completed; on return every group has.
-template <class Stage, class T, int kStages, int kMmas, class Release>
-__device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::kBlockN / 2],
-                                                     uint32_t ring, uint64_t* full,
-                                                     device::RingSlot<kStages>& slot, int k_tiles,
-                                                     int m64_first, Release&& release) {
+/// A consumer warpgroup's k-loop over the next k_tiles stages of a ring (slot: where it stands,
+/// advanced past them): for each stage, once full, mma(stage index) issues its wgmmas as one
+/// group, the previous group still in flight while the next is issued; release(stage index)
+/// runs in every thread once the group that read the stage has completed. On return every group
+/// has (none when k_tiles is 0: nothing is waited for or released).
+template <int kStages, class Mma, class Release>
+__device__ __forceinline__ void consume_wgmma_ring(uint64_t* full, device::RingSlot<kStages>& slot,
+                                                   int k_tiles, Mma&& mma, Release&& release) {
   device::RingSlot<kStages> prev;
   for (int kt = 0; kt < k_tiles; ++kt) {
     device::mbarrier_wait(&full[slot.index], slot.phase);
     device::wgmma_fence();
-    mma_wgmma_stage<Stage, T>(acc, ring + slot.index * Stage::kBytes, m64_first);
+    mma(slot.index);
     device::wgmma_commit_group();
     device::wgmma_wait_group<1>();  // k-tile kt - 1's group is done: hand its stage back
     if (kt > 0) release(prev.index);
@@ -191,7 +189,19 @@ __device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::
     slot = slot.next();
   }
   device::wgmma_wait_group<0>();
-  release(prev.index);
+  if (k_tiles > 0) release(prev.index);
+}
+
+/// consume_wgmma_ring over a ring of Stage: acc += its kMmas m64 blocks of A (from m64_first) @
+/// B for each stage (ring: the stages' shared-memory address).
+template <class Stage, class T, int kStages, int kMmas, class Release>
+__device__ __forceinline__ void consume_wgmma_stages(float (&acc)[kMmas][Stage::kBlockN / 2],
+                                                     uint32_t ring, uint64_t* full,
+                                                     device::RingSlot<kStages>& slot, int k_tiles,
+                                                     int m64_first, Release&& release) {
+  consume_wgmma_ring(
+      full, slot, k_tiles,
+      [&](int s) { mma_wgmma_stage<Stage, T>(acc, ring + s * Stage::kBytes, m64_first); }, release);
 #pragma unroll
   for (int i = 0; i < kMmas; ++i) device::wgmma_fence_operands(acc[i]);
 }

@@ -37,6 +37,17 @@ __device__ __forceinline__ uint32_t map_shared_rank(const void* smem_ptr, uint32
   return out;
 }
 
+/// Four floats from the shared::cluster address `addr` (map_shared_rank: a peer CTA's shared
+/// memory, 16-byte aligned), e.g. a partial result the peer wrote before a cluster_sync().
+__device__ __forceinline__ float4 ld_shared_cluster_f32x4(uint32_t addr) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+
 /// One arrival on the mbarrier `bar` of the cluster's CTA of rank `rank` (this CTA's own rank
 /// too), e.g. a consumer handing a stage back to every producer that multicasts into it. Release
 /// at CTA scope, as a local arrive: it orders this thread's own shared-memory accesses, enough

@@ -37,11 +37,15 @@ __device__ __forceinline__ void wgmma_fence_operands(float (&d)[kN]) {
 /// The widths wgmma_ss is instantiated for: the instruction takes any multiple of 8 up to 256,
 /// but each width is its own asm text (below), so only the ones kernels use are spelled out.
 template <int kN>
-inline constexpr bool kWgmmaWidthSupported = kN == 64 || kN == 128 || kN == 192 || kN == 256;
+inline constexpr bool kWgmmaWidthSupported =
+    kN == 8 || kN == 16 || kN == 32 || kN == 64 || kN == 128 || kN == 192 || kN == 256;
 
 // The asm text of one wgmma: N/2 accumulator registers (their names, 32 at a time, and their
 // operands d[i]), then descriptor A, descriptor B, the scale-d predicate and the two transpose
 // immediates, whose operand numbers follow the accumulators'.
+#define KLAB_WGMMA_D0_4 "%0,%1,%2,%3"
+#define KLAB_WGMMA_D0_8 KLAB_WGMMA_D0_4 ",%4,%5,%6,%7"
+#define KLAB_WGMMA_D0_16 KLAB_WGMMA_D0_8 ",%8,%9,%10,%11,%12,%13,%14,%15"
 #define KLAB_WGMMA_D0                                      \
   "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
   "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
@@ -79,11 +83,20 @@ inline constexpr bool kWgmmaWidthSupported = kN == 64 || kN == 128 || kN == 192 
 template <int kN, class T, int kTransA = 0, int kTransB = 0>
 __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b,
                                          bool accumulate) {
-  static_assert(kWgmmaWidthSupported<kN>, "wgmma_ss: N in {64, 128, 192, 256}");
+  static_assert(kWgmmaWidthSupported<kN>, "wgmma_ss: N in {8, 16, 32, 64, 128, 192, 256}");
   static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
   static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1));
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr (kN == 64) {
+  if constexpr (kN == 8) {  // the narrow widths: skinny products (tokens as N)
+    KLAB_WGMMA_SS_TYPED("m64n8k16", KLAB_WGMMA_D0_4, "%4", "%5", "%6", "%7", "%8",
+                        KLAB_WGMMA_F4(0));
+  } else if constexpr (kN == 16) {
+    KLAB_WGMMA_SS_TYPED("m64n16k16", KLAB_WGMMA_D0_8, "%8", "%9", "%10", "%11", "%12",
+                        KLAB_WGMMA_F4(0), KLAB_WGMMA_F4(4));
+  } else if constexpr (kN == 32) {
+    KLAB_WGMMA_SS_TYPED("m64n32k16", KLAB_WGMMA_D0_16, "%16", "%17", "%18", "%19", "%20",
+                        KLAB_WGMMA_F4(0), KLAB_WGMMA_F4(4), KLAB_WGMMA_F4(8), KLAB_WGMMA_F4(12));
+  } else if constexpr (kN == 64) {
     KLAB_WGMMA_SS_TYPED("m64n64k16", KLAB_WGMMA_D0, "%32", "%33", "%34", "%35", "%36",
                         KLAB_WGMMA_F32(0));
   } else if constexpr (kN == 128) {
@@ -170,6 +183,9 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[kN / 2], const uint32_t (&a)
 #undef KLAB_WGMMA_D64
 #undef KLAB_WGMMA_D32
 #undef KLAB_WGMMA_D0
+#undef KLAB_WGMMA_D0_16
+#undef KLAB_WGMMA_D0_8
+#undef KLAB_WGMMA_D0_4
 
 /// wgmma_ss for one m64n64k16 bf16 block (the first form this file held).
 template <int kTransA = 0, int kTransB = 0>

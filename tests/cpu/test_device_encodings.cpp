@@ -15,6 +15,7 @@
 #include "klab/device/wgmma_fragment.hpp"
 #include "kernels/hgemm/split_k_plan.hpp"
 #include "kernels/hgemm/stream_k_plan.hpp"
+#include "kernels/hgemm/swap_ab_stage.hpp"
 #include "kernels/hgemm/wgmma_stage_sm90.hpp"
 #include "kernels/hgemm/wgmma_store_sm90.hpp"
 
@@ -246,10 +247,57 @@ TEST(WgmmaDescriptor, HgemmStagesAreReadWhereTheTmaWroteThem) {
   check_wgmma_stage<64, 192>();
 }
 
+// v19's swapped operands: B's panels as wgmma's A (MN-major, M = 64 columns of B), the tokens
+// as its B (K-major, N = kTok rows of A).
+template <int kBlocks, int kTok>
+void check_swap_ab_stage() {
+  using Stage = klab::hgemm::SwapAbStage<kBlocks, kTok>;
+  for (int j = 0; j < kBlocks; ++j)
+    for (int kk = 0; kk < Stage::kBlockK / 16; ++kk)
+      for (int col = 0; col < 64; ++col)
+        for (int k = 0; k < 16; ++k)
+          ASSERT_EQ(wgmma_reads(Stage::desc_b(0, j, kk), true, col, k),
+                    Stage::offset_b(16 * kk + k, 64 * j + col))
+              << "B block " << j << " kk " << kk << " col " << col << " k " << k;
+  for (int kk = 0; kk < Stage::kBlockK / 16; ++kk)
+    for (int tok = 0; tok < kTok; ++tok)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(wgmma_reads(Stage::desc_a(0, kk), false, tok, k),
+                  Stage::offset_a(tok, 16 * kk + k))
+            << "A kk " << kk << " tok " << tok << " k " << k;
+  std::set<uint32_t> seen;
+  for (int k = 0; k < 64; ++k)
+    for (int n = 0; n < Stage::kBlockN; ++n) seen.insert(Stage::offset_b(k, n));
+  for (int tok = 0; tok < kTok; ++tok)
+    for (int k = 0; k < 64; ++k) seen.insert(Stage::offset_a(tok, k));
+  EXPECT_EQ(seen.size(), size_t(Stage::kBlockN * 64 + kTok * 64));
+  EXPECT_EQ(*seen.rbegin(), Stage::kBytes - 2);
+}
+
+TEST(WgmmaDescriptor, SwapAbStagesAreReadWhereTheTmaWroteThem) {
+  check_swap_ab_stage<1, 16>();
+  check_swap_ab_stage<3, 16>();
+  check_swap_ab_stage<1, 64>();
+  check_swap_ab_stage<3, 64>();
+  check_swap_ab_stage<2, 8>();
+}
+
+TEST(SwapAbPlan, EntriesFillOneWaveAtQwenShapes) {
+  using namespace klab::hgemm;
+  // Each of the grid's weights gets the entry that gives the 132 SMs one CTA each.
+  EXPECT_EQ(v19_entry(24576, 4096, 132), 0);  // 128 slabs of 192
+  EXPECT_EQ(v19_entry(4096, 4096, 132), 1);   // 64 slabs of 64 x 2 splits
+  EXPECT_EQ(v19_entry(4096, 12288, 132), 1);
+  EXPECT_EQ(v19_entry(6144, 4096, 132), 2);  // 32 slabs of 192 x 4 splits
+  EXPECT_EQ(v19_tokens(1), 16);
+  EXPECT_EQ(v19_tokens(16), 16);
+  EXPECT_EQ(v19_tokens(17), 64);
+}
+
 // ---- wgmma accumulator fragment ----
 
 TEST(WgmmaFragment, AccumulatorsCoverTheTileOnce) {
-  for (int n : {64, 128, 192, 256}) {
+  for (int n : {8, 16, 32, 64, 128, 192, 256}) {
     std::vector<int> count(size_t(64 * n), 0);
     for (int t = 0; t < 128; ++t)
       for (int i = 0; i < n / 2; ++i) {

@@ -1,0 +1,91 @@
+#pragma once
+// The shared-memory stage of hgemm's swapped-operand weight-streaming rung (v19, M <= 64), the
+// descriptors that read it, and how the rung divides the weight among CTAs. v19 computes
+// C^T = B^T A^T: the weight B (K x N, N contiguous) is wgmma's A operand, 64 of its columns per
+// m64 block, and the M <= 64 rows of A (the tokens) are wgmma's N, 8 to 64 wide. One stage holds
+// one k-tile of 64: kBlocks panels of B, each the TMA's (64 n, 64 k-rows) box with
+// CU_TENSOR_MAP_SWIZZLE_128B (128-byte rows of N: an MN-major operand, the "transposed A"), then
+// A's (64 k, kTok rows) box, K-major (rows past M arrive as zeros). Host-and-device constexpr:
+// the CPU tests decode these descriptors and check, element by element, that wgmma reads each
+// operand where the TMA put it.
+#include <cstdint>
+
+#include "klab/device/swizzle.hpp"
+#include "klab/device/wgmma_desc.hpp"
+
+namespace klab::hgemm {
+
+template <int kBlocks_, int kTok_>
+struct SwapAbStage {
+  static constexpr int kBlocks = kBlocks_, kTok = kTok_;  // m64 blocks of B's columns; tokens
+  static constexpr int kBlockN = 64 * kBlocks, kBlockK = 64;
+  static constexpr uint32_t kRowBytes = 128, kAtomBytes = 8 * kRowBytes;
+  static constexpr uint32_t kPanelBytes = kBlockK * kRowBytes;  // one (64 k, 64 n) box of B
+  static constexpr uint32_t kBytesB = kBlocks * kPanelBytes, kBytesA = kTok * kRowBytes;
+  static constexpr uint32_t kBytes = kBytesB + kBytesA;
+  static constexpr auto kSwizzle = device::WgmmaSwizzle::b128;
+  static_assert(kTok == 8 || kTok == 16 || kTok == 32 || kTok == 64, "wgmma N: 8 to 64 tokens");
+  static_assert(kBytes % 1024 == 0, "stages on 1024-byte boundaries (the 128-byte swizzle atom)");
+
+  /// Where the TMA puts B(k, n) and A(tok, k) (bytes from the stage's start).
+  static constexpr uint32_t offset_b(int k, int n) {
+    return uint32_t(n / 64) * kPanelBytes +
+           device::swizzle_128b(uint32_t(k) * kRowBytes + uint32_t(n % 64) * 2);
+  }
+  static constexpr uint32_t offset_a(int tok, int k) {
+    return kBytesB + device::swizzle_128b(uint32_t(tok) * kRowBytes + uint32_t(k) * 2);
+  }
+
+  /// wgmma's A: B's columns 64 j .. 64 j + 63 (its M) x k-rows 16 kk .. 16 kk + 15, MN-major:
+  /// one panel, the next 8 k-rows an atom further (SBO); LBO (the next 64 of M) is never used.
+  static constexpr uint64_t desc_b(uint32_t stage_addr, int j, int kk) {
+    return device::wgmma_desc_mn_major(
+        stage_addr + uint32_t(j) * kPanelBytes + uint32_t(kk) * 16 * kRowBytes, kSwizzle,
+        kPanelBytes, kAtomBytes);
+  }
+  /// wgmma's B: the kTok tokens (its N) x k 16 kk .. 16 kk + 15, K-major: 8-row atoms packed,
+  /// the k16 slice 32 bytes into each 128-byte row.
+  static constexpr uint64_t desc_a(uint32_t stage_addr, int kk) {
+    return device::wgmma_desc_k_major(stage_addr + kBytesB + uint32_t(kk) * 32, kSwizzle,
+                                      kAtomBytes);
+  }
+};
+
+/// v19's entries: kBlocks m64 blocks of B's columns per CTA (a slab of 64 kBlocks), K split
+/// `splits` ways over a cluster of that many CTAs, which sum their partials in rank order
+/// through distributed shared memory (deterministic). Index = position (append only).
+struct SwapAbEntry {
+  int blocks, splits;
+};
+inline constexpr SwapAbEntry kV19Entries[] = {
+    {3, 1},  // 0: 192-column slabs, whole K: N = 24576 is 128 CTAs
+    {1, 2},  // 1: 64-column slabs, K halved: N = 4096 is 128 CTAs
+    {3, 4},  // 2: 192-column slabs, K in quarters: N = 6144 is 128 CTAs
+};
+inline constexpr int kV19SpaceSize = int(sizeof(kV19Entries) / sizeof(kV19Entries[0]));
+
+/// The tokens' width v19 runs m <= 64 rows at: 16 up to 16 rows, else 64.
+constexpr int v19_tokens(int64_t m) { return m <= 16 ? 16 : 64; }
+
+/// The modelled time of entry e at (n, k) on sm_count SMs, one CTA an SM, in bytes of B one SM
+/// streams: the waves of its CTAs times (a CTA's bytes + a fixed cost per CTA, the ring's first
+/// fill and the epilogue: ~50 KB of streaming at 1/132 of ~4.4 TB/s, ~1.5 us).
+constexpr double v19_model_bytes(const SwapAbEntry& e, int64_t n, int64_t k, int sm_count) {
+  const int64_t slabs = (n + 64 * e.blocks - 1) / (64 * e.blocks);
+  const int64_t ctas = slabs * e.splits;
+  const int64_t waves = (ctas + sm_count - 1) / sm_count;
+  const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
+  return double(waves) * (double(per_split) * 64.0 * 64.0 * e.blocks * 2.0 + 50e3);
+}
+
+/// v19's entry for (n, k): the least modelled time; ties go to the earlier entry.
+constexpr int v19_entry(int64_t n, int64_t k, int sm_count) {
+  int best = 0;
+  for (int i = 1; i < kV19SpaceSize; ++i)
+    if (v19_model_bytes(kV19Entries[i], n, k, sm_count) <
+        v19_model_bytes(kV19Entries[best], n, k, sm_count))
+      best = i;
+  return best;
+}
+
+}  // namespace klab::hgemm

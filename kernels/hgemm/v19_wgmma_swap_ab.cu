@@ -1,0 +1,241 @@
+// v19 wgmma_swap_ab (sm_90a): weight streaming for M <= 64 with the operands swapped. The
+// product is computed as C^T = B^T A^T: the weight B (K x N) is wgmma's A operand, read
+// MN-major straight from the TMA's 128-byte-swizzled (64 n, 64 k) boxes, 64 of its columns per
+// m64 block, and the M rows of A (the tokens, 16 or 64 wide) are wgmma's N. A CTA owns a slab
+// of 64 kBlocks columns of B: a producer warp, whose lane 0 issues each k-tile's kBlocks boxes of
+// B and one (64 k, kTok) box of A (rows past M zero-filled by the TMA without reading memory)
+// into a ring of up to 12 stages, and one consumer warpgroup that runs kBlocks m64nTk16 wgmmas a
+// k16 slice. Where the slabs are too few to give every SM one, K is split over a cluster of
+// `splits` CTAs (the same slab): each sums its own range of k-tiles, the others write their
+// fp32 accumulators into their own shared memory, and rank 0 adds them in rank order through
+// distributed shared memory and stores C: one launch, no workspace, the same bits every run.
+// The entry (slab width, splits) per (N, K): swap_ab_stage.hpp's model, one CTA an SM.
+// Why: Nsight Compute of 2026-12-02_2859f6d shows cuBLASLt's kernel at M = 16, N = 24576 is
+// nvjet_sm90_tst_192x16_64x8: 192 weight columns x 16 tokens a CTA, 128 CTAs, DRAM 84.6% busy;
+// v16 (64 x 128 tiles, A's box of 64 rows zero-filled, 192 CTAs two an SM on 132 SMs) 72.3%,
+// v17 (stream-K, one CTA an SM) 60.4%. Here a stage is the weight's bytes plus 2 KiB of tokens
+// (v16: plus 8 KiB, three quarters zeros at M = 16), an m64n16 wgmma wastes nothing at M = 16
+// (v16's m64n128 wastes 3/4), and every SM streams the same bytes with no second launch.
+// Expected bottleneck: DRAM reads of B at one CTA an SM with ~150-190 KiB of B in flight.
+// Prediction (written before it ran): M = 16, N = 24576, K = 4096: 4.0-4.2 TB/s of B (48-50 us,
+// cuBLASLt 48.7 us in ac8ef08's run): 0.97-1.02x cuBLASLt; M = 1 / 16 / 64, N = K = 4096 (64
+// slabs x 2 splits): 11-13 us (cuBLASLt 13.4-14.8 us): 1.05-1.25x; N = 6144 (32 slabs x 4):
+// 14-16 us (cuBLASLt 17.3-18.4): 1.1-1.2x; K = 12288: 26-28 us (cuBLASLt 28.8-33.6): >= 1.05x.
+// Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
+// 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
+// aligned pointers; other problems run v05's kernel with element copies.
+#include <algorithm>
+
+#include "kernels/hgemm/swap_ab_stage.hpp"
+#include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
+#include "klab/device/cluster_sm90.cuh"
+#include "klab/device/pipeline_sm90.cuh"
+#include "klab/device/warpgroup_sm90.cuh"
+
+namespace klab::hgemm {
+
+namespace {
+
+template <int kBlocks, int kTok, int kSplits>
+struct V19Config {
+  using Stage = SwapAbStage<kBlocks, kTok>;
+  static constexpr int kSplitsK = kSplits;
+  static constexpr int kConsumers = 128, kThreads = kConsumers + 32;  // + the producer warp
+  static constexpr int kBudget = 225 * 1024 - 1024 - 2 * 12 * 8;      // less alignment, barriers
+  static constexpr int kStages = std::min<int>(12, kBudget / int(Stage::kBytes));
+  /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
+  static constexpr int kSmemBytes = 1024 + kStages * int(Stage::kBytes) + 2 * kStages * 8;
+  static_assert(kStages >= 4 && kSmemBytes <= 227 * 1024);
+  /// The partial a rank > 0 hands to rank 0: its kBlocks x kTok / 2 floats a thread as float4s,
+  /// [float4 q][thread], in the drained ring.
+  static constexpr int kPartialQuads = kBlocks * kTok / 8;
+  static_assert(kPartialQuads * 128 * 16 <= kStages * int(Stage::kBytes));
+};
+
+/// acc[j] += B's columns 64 j .. 64 j + 63 (as wgmma's M) @ the tokens (as its N) over one stage.
+template <class Stage, class T>
+__device__ __forceinline__ void mma_swap_ab_stage(float (&acc)[Stage::kBlocks][Stage::kTok / 2],
+                                                  uint32_t stage) {
+#pragma unroll
+  for (int kk = 0; kk < Stage::kBlockK / 16; ++kk) {
+    const uint64_t desc_a = Stage::desc_a(stage, kk);
+#pragma unroll
+    for (int j = 0; j < Stage::kBlocks; ++j)
+      device::wgmma_ss<Stage::kTok, T, /*B's panel MN-major*/ 1, /*tokens K-major*/ 0>(
+          acc[j], Stage::desc_b(stage, j, kk), desc_a, true);
+  }
+}
+
+/// Stores the consumer warpgroup's accumulators, (column n0 + 64 j + row, token col) of C^T, to
+/// C(token, column), rounding once; tokens >= m and columns >= n skipped.
+template <class Stage, class T>
+__device__ __forceinline__ void store_swap_ab(const float (&acc)[Stage::kBlocks][Stage::kTok / 2],
+                                              T* __restrict__ c, int m, int n, int n0) {
+  const int t = int(threadIdx.x);
+#pragma unroll
+  for (int j = 0; j < Stage::kBlocks; ++j)
+#pragma unroll
+    for (int i = 0; i < Stage::kTok / 2; ++i) {
+      const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
+      const int col = n0 + 64 * j + at.row, tok = at.col;
+      if (tok < m && col < n) c[size_t(tok) * size_t(n) + col] = T(acc[j][i]);
+    }
+}
+
+template <class Cfg, class T>
+__global__ void __cluster_dims__(Cfg::kSplitsK, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+    wgmma_swap_ab_kernel(const __grid_constant__ CUtensorMap a_map,
+                         const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
+                         int k) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma is sm_90a-only
+  using Stage = typename Cfg::Stage;
+  constexpr int kStages = Cfg::kStages, kSplits = Cfg::kSplitsK;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = device::align_shared<1024>(smem_raw);  // kStages x (B panels, A)
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * Stage::kBytes);
+  uint64_t* empty = full + kStages;
+  // full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp.
+  device::init_ring<kStages>(full, empty, 1, Cfg::kConsumers / 32);
+
+  // The grid is (splits, slabs): a cluster is one slab's splits, rank = split.
+  const int split = int(blockIdx.x), n0 = int(blockIdx.y) * Stage::kBlockN;
+  const int k_tiles = (k + Stage::kBlockK - 1) / Stage::kBlockK;
+  const int per_split = (k_tiles + kSplits - 1) / kSplits;
+  const int kt_begin = std::min(k_tiles, split * per_split);
+  const int kt_end = std::min(k_tiles, kt_begin + per_split);
+  float acc[Stage::kBlocks][Stage::kTok / 2];
+  if (threadIdx.x >= Cfg::kConsumers) {  // the producer warp: lane 0 issues every box
+    if (threadIdx.x == Cfg::kConsumers) {
+      device::RingSlot<kStages> slot;
+      for (int kt = kt_begin; kt < kt_end; ++kt, slot = slot.next()) {
+        // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
+        device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
+        unsigned char* stage = smem + slot.index * Stage::kBytes;
+        device::mbarrier_arrive_expect_tx(&full[slot.index], Stage::kBytes);
+#pragma unroll
+        for (int j = 0; j < Stage::kBlocks; ++j)
+          device::tma_load_2d(stage + j * Stage::kPanelBytes, &b_map, n0 + 64 * j,
+                              kt * Stage::kBlockK, &full[slot.index]);
+        device::tma_load_2d(stage + Stage::kBytesB, &a_map, kt * Stage::kBlockK, 0,
+                            &full[slot.index]);
+      }
+    }
+  } else {  // the consumer warpgroup
+#pragma unroll
+    for (int j = 0; j < Stage::kBlocks; ++j)
+#pragma unroll
+      for (int i = 0; i < Stage::kTok / 2; ++i) acc[j][i] = 0.f;
+    const uint32_t ring = device::smem_addr(smem);
+    const bool lane0 = threadIdx.x % 32 == 0;
+    device::RingSlot<kStages> slot;
+    consume_wgmma_ring(
+        full, slot, kt_end - kt_begin,
+        [&](int s) { mma_swap_ab_stage<Stage, T>(acc, ring + s * Stage::kBytes); },
+        [&](int s) {
+          if (lane0) device::mbarrier_arrive(&empty[s]);
+        });
+#pragma unroll
+    for (int j = 0; j < Stage::kBlocks; ++j) device::wgmma_fence_operands(acc[j]);
+  }
+  if constexpr (kSplits > 1) {
+    // Every k-tile's load has landed and been read (the consumers waited for each): the ring is
+    // free. Ranks > 0 leave their partial there; rank 0 adds them in rank order.
+    float4* partial = reinterpret_cast<float4*>(smem);
+    const int t = int(threadIdx.x);
+    const bool consumer = t < Cfg::kConsumers;
+    if (consumer && split > 0)
+#pragma unroll
+      for (int q = 0; q < Cfg::kPartialQuads; ++q) {
+        const float* v = &acc[q / (Stage::kTok / 8)][4 * (q % (Stage::kTok / 8))];
+        partial[q * Cfg::kConsumers + t] = make_float4(v[0], v[1], v[2], v[3]);
+      }
+    device::cluster_sync();  // the partials written, visible to rank 0
+    if (consumer && split == 0)
+      for (int r = 1; r < kSplits; ++r) {
+        const uint32_t peer = device::map_shared_rank(partial, uint32_t(r));
+#pragma unroll
+        for (int q = 0; q < Cfg::kPartialQuads; ++q) {
+          const float4 p =
+              device::ld_shared_cluster_f32x4(peer + uint32_t(q * Cfg::kConsumers + t) * 16);
+          float* v = &acc[q / (Stage::kTok / 8)][4 * (q % (Stage::kTok / 8))];
+          v[0] += p.x;
+          v[1] += p.y;
+          v[2] += p.z;
+          v[3] += p.w;
+        }
+      }
+    device::cluster_sync();  // rank 0 has read every peer's partial: the peers may exit
+  }
+  if (threadIdx.x < Cfg::kConsumers && split == 0) store_swap_ab<Stage, T>(acc, c, m, n, n0);
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built for another architecture: fail loudly rather than leave C unwritten
+#endif
+}
+
+template <int kBlocks, int kTok, int kSplits, class T>
+void launch_v19_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
+  using Cfg = V19Config<kBlocks, kTok, kSplits>;
+  using Stage = typename Cfg::Stage;
+  constexpr auto kKernel = wgmma_swap_ab_kernel<Cfg, T>;
+  device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
+  const CUtensorMap a_map = device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k),
+                                                  uint64_t(g.m), uint64_t(g.k) * sizeof(T),
+                                                  Stage::kBlockK, kTok, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap b_map = device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n),
+                                                  uint64_t(g.k), uint64_t(g.n) * sizeof(T), 64,
+                                                  Stage::kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+  const dim3 grid(unsigned(kSplits), unsigned(device::ceil_div(g.n, Stage::kBlockN)));
+  kKernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(a_map, b_map, g.c, g.m, g.n, g.k);
+  KLAB_CHECK_LAUNCH();
+}
+
+template <int kTok, class T>
+void launch_v19_entry(int entry, const GemmArgs<T>& g, cudaStream_t stream) {
+  switch (entry) {  // kV19Entries, one instantiation each
+    case 0:
+      return launch_v19_kernel<3, kTok, 1>(g, stream);
+    case 1:
+      return launch_v19_kernel<1, kTok, 2>(g, stream);
+    default:
+      return launch_v19_kernel<3, kTok, 4>(g, stream);
+  }
+}
+static_assert(kV19SpaceSize == 3 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
+              kV19Entries[1].blocks == 1 && kV19Entries[1].splits == 2 &&
+              kV19Entries[2].blocks == 3 && kV19Entries[2].splits == 4);
+
+void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+    if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
+    const int entry = v19_entry(g.n, g.k, device_info().sm_count);
+    if (v19_tokens(g.m) == 16)
+      launch_v19_entry<16>(entry, g, stream_of(args));
+    else
+      launch_v19_entry<64>(entry, g, stream_of(args));
+  });
+}
+
+}  // namespace
+
+Variant gpu_v19_wgmma_swap_ab() {
+  Variant v = gpu_variant(
+      "v19_wgmma_swap_ab",
+      "M <= 64 weight streaming with swapped operands: B's columns as wgmma's M, the tokens as "
+      "its N (16 or 64); 64-192-column slabs, one CTA an SM on a deep TMA ring, K split over a "
+      "cluster whose partials meet in distributed shared memory",
+      launch_v19);
+  v.info.min_sm = 90;
+  v.can_implement = [](const Problem& p) {
+    if (p.dim("m") > 64)
+      return Status::no("m = " + std::to_string(p.dim("m")) +
+                        ": this rung holds the tokens as one wgmma's N (M <= 64, weight "
+                        "streaming)");
+    constexpr int kMostSmem =
+        std::max({V19Config<3, 16, 1>::kSmemBytes, V19Config<3, 64, 1>::kSmemBytes,
+                  V19Config<1, 16, 2>::kSmemBytes, V19Config<1, 64, 2>::kSmemBytes});
+    return wgmma_rung_can_implement(p, 64, 64, kMostSmem);
+  };
+  return v;
+}
+
+}  // namespace klab::hgemm
