@@ -9,7 +9,9 @@
 // `splits` CTAs (the same slab): each sums its own range of k-tiles, the others write their
 // fp32 accumulators into their own shared memory, and rank 0 adds them in rank order through
 // distributed shared memory and stores C: one launch, no workspace, the same bits every run.
-// The entry (slab width, splits) per (N, K): swap_ab_stage.hpp's model, one CTA an SM.
+// The entry (slab width, splits) per (N, K): swap_ab_stage.hpp's model, one CTA an SM, with the
+// CTAs the device can hold at once (cudaOccupancyMaxActiveClusters): clusters are given at
+// launch (cudaLaunchKernelEx), none with one split.
 // Why: Nsight Compute of 2026-12-02_2859f6d shows cuBLASLt's kernel at M = 16, N = 24576 is
 // nvjet_sm90_tst_192x16_64x8: 192 weight columns x 16 tokens a CTA, 128 CTAs, DRAM 84.6% busy;
 // v16 (64 x 128 tiles, A's box of 64 rows zero-filled, 192 CTAs two an SM on 132 SMs) 72.3%,
@@ -17,10 +19,19 @@
 // (v16: plus 8 KiB, three quarters zeros at M = 16), an m64n16 wgmma wastes nothing at M = 16
 // (v16's m64n128 wastes 3/4), and every SM streams the same bytes with no second launch.
 // Expected bottleneck: DRAM reads of B at one CTA an SM with ~150-190 KiB of B in flight.
-// Prediction (written before it ran): M = 16, N = 24576, K = 4096: 4.0-4.2 TB/s of B (48-50 us,
-// cuBLASLt 48.7 us in ac8ef08's run): 0.97-1.02x cuBLASLt; M = 1 / 16 / 64, N = K = 4096 (64
-// slabs x 2 splits): 11-13 us (cuBLASLt 13.4-14.8 us): 1.05-1.25x; N = 6144 (32 slabs x 4):
-// 14-16 us (cuBLASLt 17.3-18.4): 1.1-1.2x; K = 12288: 26-28 us (cuBLASLt 28.8-33.6): >= 1.05x.
+// Prediction (written before it ran; three entries, clusters compiled in): M = 16, N = 24576,
+// K = 4096: 4.0-4.2 TB/s of B (48-50 us, cuBLASLt 48.7 us in ac8ef08's run): 0.97-1.02x
+// cuBLASLt; M = 1 / 16 / 64, N = K = 4096 (64 slabs x 2 splits): 11-13 us (cuBLASLt 13.4-14.8
+// us): 1.05-1.25x; N = 6144 (32 slabs x 4): 14-16 us (cuBLASLt 17.3-18.4): 1.1-1.2x; K = 12288:
+// 26-28 us (cuBLASLt 28.8-33.6): >= 1.05x.
+// Measured (2026-12-02_f69f60c): N = K = 4096 1.07-1.08x at M = 1 and 16, 0.95x at 64; K = 12288
+// 0.99-1.09x; N = 24576 0.94-0.95x (DRAM 84.4% busy under Nsight, cuBLASLt's kernel 84.6%: 50.6
+// against 50.1 us there, 52.4 against 49.6 us in the timed runs); N = 6144 0.56-0.79x: the 32
+// clusters of 4 took 22 us (DRAM 50%), as if they did not all fit in one wave.
+// Changed after it (prediction, not yet measured): the entry model counts the CTAs the device
+// holds at once, and a fourth entry (64-column slabs, whole K: 96 CTAs at N = 6144, each
+// streaming ~45 GB/s) takes N = 6144: 13-15 us, 1.15-1.3x; the TMA descriptors are prefetched
+// and one-split launches carry no cluster: N = 24576 0.96-1.00x.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -83,7 +94,7 @@ __device__ __forceinline__ void store_swap_ab(const float (&acc)[Stage::kBlocks]
 }
 
 template <class Cfg, class T>
-__global__ void __cluster_dims__(Cfg::kSplitsK, 1, 1) __launch_bounds__(Cfg::kThreads, 1)
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_swap_ab_kernel(const __grid_constant__ CUtensorMap a_map,
                          const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
                          int k) {
@@ -106,6 +117,8 @@ __global__ void __cluster_dims__(Cfg::kSplitsK, 1, 1) __launch_bounds__(Cfg::kTh
   float acc[Stage::kBlocks][Stage::kTok / 2];
   if (threadIdx.x >= Cfg::kConsumers) {  // the producer warp: lane 0 issues every box
     if (threadIdx.x == Cfg::kConsumers) {
+      device::prefetch_tensor_map(&b_map);
+      device::prefetch_tensor_map(&a_map);
       device::RingSlot<kStages> slot;
       for (int kt = kt_begin; kt < kt_end; ++kt, slot = slot.next()) {
         // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
@@ -172,46 +185,96 @@ __global__ void __cluster_dims__(Cfg::kSplitsK, 1, 1) __launch_bounds__(Cfg::kTh
 #endif
 }
 
+/// The launch of entry (kBlocks, kSplits) at kTok tokens over g's slabs: grid (splits, slabs),
+/// clusters of kSplits CTAs along x given at launch (none with one split).
 template <int kBlocks, int kTok, int kSplits, class T>
-void launch_v19_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
+struct V19Launch {
   using Cfg = V19Config<kBlocks, kTok, kSplits>;
-  using Stage = typename Cfg::Stage;
-  constexpr auto kKernel = wgmma_swap_ab_kernel<Cfg, T>;
-  device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
-  const CUtensorMap a_map = device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k),
-                                                  uint64_t(g.m), uint64_t(g.k) * sizeof(T),
-                                                  Stage::kBlockK, kTok, CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap b_map = device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n),
-                                                  uint64_t(g.k), uint64_t(g.n) * sizeof(T), 64,
-                                                  Stage::kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
-  const dim3 grid(unsigned(kSplits), unsigned(device::ceil_div(g.n, Stage::kBlockN)));
-  kKernel<<<grid, Cfg::kThreads, Cfg::kSmemBytes, stream>>>(a_map, b_map, g.c, g.m, g.n, g.k);
-  KLAB_CHECK_LAUNCH();
-}
+  static constexpr auto kKernel = wgmma_swap_ab_kernel<Cfg, T>;
 
-template <int kTok, class T>
-void launch_v19_entry(int entry, const GemmArgs<T>& g, cudaStream_t stream) {
+  cudaLaunchAttribute cluster{};
+  cudaLaunchConfig_t config{};
+
+  V19Launch(int n, cudaStream_t stream) {
+    device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = kSplits;
+    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+    config.gridDim = dim3(unsigned(kSplits), unsigned(device::ceil_div(n, Cfg::Stage::kBlockN)));
+    config.blockDim = dim3(Cfg::kThreads);
+    config.dynamicSmemBytes = Cfg::kSmemBytes;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = kSplits > 1 ? 1 : 0;
+  }
+
+  /// How many of the kernel's CTAs run at once on this device (whole clusters; memoised).
+  static int64_t resident() {
+    static const int64_t n = [] {
+      V19Launch l(64 * kBlocks, nullptr);
+      int clusters = 0;
+      if (kSplits > 1)
+        KLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &l.config));
+      else
+        clusters = device::resident_blocks_per_sm(kKernel, Cfg::kThreads, Cfg::kSmemBytes) *
+                   device_info().sm_count;
+      return int64_t(clusters) * kSplits;
+    }();
+    return n;
+  }
+
+  void operator()(const GemmArgs<T>& g) {
+    using Stage = typename Cfg::Stage;
+    const CUtensorMap a_map = device::tensor_map_2d(
+        g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m), uint64_t(g.k) * sizeof(T),
+        Stage::kBlockK, kTok, CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap b_map = device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n),
+                                                    uint64_t(g.k), uint64_t(g.n) * sizeof(T), 64,
+                                                    Stage::kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k));
+  }
+};
+
+/// Calls fn.template operator()<kBlocks, kSplits>() for entry `entry` of kV19Entries.
+template <class Fn>
+void with_v19_entry(int entry, Fn&& fn) {
   switch (entry) {  // kV19Entries, one instantiation each
     case 0:
-      return launch_v19_kernel<3, kTok, 1>(g, stream);
+      return fn.template operator()<3, 1>();
     case 1:
-      return launch_v19_kernel<1, kTok, 2>(g, stream);
+      return fn.template operator()<1, 2>();
+    case 2:
+      return fn.template operator()<3, 4>();
     default:
-      return launch_v19_kernel<3, kTok, 4>(g, stream);
+      return fn.template operator()<1, 1>();
   }
 }
-static_assert(kV19SpaceSize == 3 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
+static_assert(kV19SpaceSize == 4 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
               kV19Entries[1].blocks == 1 && kV19Entries[1].splits == 2 &&
-              kV19Entries[2].blocks == 3 && kV19Entries[2].splits == 4);
+              kV19Entries[2].blocks == 3 && kV19Entries[2].splits == 4 &&
+              kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1);
+
+template <int kTok, class T>
+void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream) {
+  const int entry = v19_entry(g.n, g.k, [](int i) {
+    int64_t r = 0;
+    with_v19_entry(i, [&]<int kBlocks, int kSplits>() {
+      r = V19Launch<kBlocks, kTok, kSplits, T>::resident();
+    });
+    return r;
+  });
+  with_v19_entry(entry, [&]<int kBlocks, int kSplits>() {
+    V19Launch<kBlocks, kTok, kSplits, T>(g.n, stream)(g);
+  });
+}
 
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-    const int entry = v19_entry(g.n, g.k, device_info().sm_count);
     if (v19_tokens(g.m) == 16)
-      launch_v19_entry<16>(entry, g, stream_of(args));
+      launch_v19_tokens<16>(g, stream_of(args));
     else
-      launch_v19_entry<64>(entry, g, stream_of(args));
+      launch_v19_tokens<64>(g, stream_of(args));
   });
 }
 

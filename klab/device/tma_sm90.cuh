@@ -32,6 +32,12 @@ __device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_s
 
 // ---- 2D tensor copies ----
 
+/// Fetches a tensor map (a __grid_constant__ kernel parameter's address) into the TMA unit's
+/// descriptor cache ahead of its first load, so that load does not wait for it.
+__device__ __forceinline__ void prefetch_tensor_map(const void* tensor_map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(tensor_map) : "memory");
+}
+
 /// Loads the box at element coordinates (x: inner, y: outer) into shared memory, completing on
 /// `bar`. Out-of-range elements arrive as zeros and still count towards the transaction bytes.
 __device__ __forceinline__ void tma_load_2d(void* smem_dst, const void* tensor_map, int x, int y,

@@ -284,11 +284,15 @@ TEST(WgmmaDescriptor, SwapAbStagesAreReadWhereTheTmaWroteThem) {
 
 TEST(SwapAbPlan, EntriesFillOneWaveAtQwenShapes) {
   using namespace klab::hgemm;
-  // Each of the grid's weights gets the entry that gives the 132 SMs one CTA each.
-  EXPECT_EQ(v19_entry(24576, 4096, 132), 0);  // 128 slabs of 192
-  EXPECT_EQ(v19_entry(4096, 4096, 132), 1);   // 64 slabs of 64 x 2 splits
-  EXPECT_EQ(v19_entry(4096, 12288, 132), 1);
-  EXPECT_EQ(v19_entry(6144, 4096, 132), 2);  // 32 slabs of 192 x 4 splits
+  // One CTA an SM on 132 SMs; clusters of 4 fill 120 of them (whole GPCs only), pairs 132.
+  auto resident = [](int i) { return kV19Entries[i].splits == 4 ? 120 : 132; };
+  EXPECT_EQ(v19_entry(24576, 4096, resident), 0);  // 128 slabs of 192
+  EXPECT_EQ(v19_entry(4096, 4096, resident), 1);   // 64 slabs of 64 x 2 splits
+  EXPECT_EQ(v19_entry(4096, 12288, resident), 1);
+  EXPECT_EQ(v19_entry(6144, 4096, resident), 3);  // 96 slabs of 64: clusters of 4 take two waves
+  // An entry that does not fit at all is never taken.
+  auto no_pairs = [](int i) { return kV19Entries[i].splits == 1 ? 132 : 0; };
+  EXPECT_EQ(kV19Entries[v19_entry(4096, 4096, no_pairs)].splits, 1);
   EXPECT_EQ(v19_tokens(1), 16);
   EXPECT_EQ(v19_tokens(16), 16);
   EXPECT_EQ(v19_tokens(17), 64);
