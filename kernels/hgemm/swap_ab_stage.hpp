@@ -51,6 +51,30 @@ struct SwapAbStage {
   }
 };
 
+/// v19's ring: as many stages of `stage_bytes` as fit in 225 KiB (less the base's alignment and
+/// the barriers), at most kV19MaxStages: a small stage (64 columns of B) runs a deep ring, since
+/// one CTA an SM streams only what it keeps in flight (~100 KiB at ~34 GB/s an SM in
+/// 2026-12-02_12dc393's run).
+inline constexpr int kV19MaxStages = 32;
+constexpr int v19_stages(int stage_bytes) {
+  const int fit = (225 * 1024 - 1024 - 2 * kV19MaxStages * 8) / stage_bytes;
+  return fit < kV19MaxStages ? fit : kV19MaxStages;
+}
+/// The dynamic shared memory of a ring of v19_stages(stage_bytes): aligned ring, then barriers.
+constexpr int v19_smem_bytes(int stage_bytes) {
+  return 1024 + v19_stages(stage_bytes) * stage_bytes + 2 * v19_stages(stage_bytes) * 8;
+}
+/// The most any entry of v19 takes (64-column slabs of 16 tokens: the deepest ring).
+constexpr int v19_max_smem_bytes() {
+  int most = 0;
+  for (int blocks : {1, 3})
+    for (int tok : {16, 64}) {
+      const int b = v19_smem_bytes(blocks * 8192 + tok * 128);
+      most = b > most ? b : most;
+    }
+  return most;
+}
+
 /// v19's entries: kBlocks m64 blocks of B's columns per CTA (a slab of 64 kBlocks), K split
 /// `splits` ways over a cluster of that many CTAs, which sum their partials in rank order
 /// through distributed shared memory (deterministic). Index = position (append only).

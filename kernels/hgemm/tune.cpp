@@ -158,6 +158,13 @@ Status v16_can_implement(const Problem& p) {
   return wgmma_rung_can_implement(p, W::kBlockM, W::kBlockN, W::kSmemBytes);
 }
 
+Status v19_can_implement(const Problem& p) {
+  if (p.dim("m") > 64)
+    return Status::no("m = " + std::to_string(p.dim("m")) +
+                      ": this rung holds the tokens as one wgmma's N (M <= 64, weight streaming)");
+  return wgmma_rung_can_implement(p, 64, 64, v19_max_smem_bytes());
+}
+
 size_t v16_workspace_bytes(const Problem& p) {
   return sizeof(float) * v16_plan(p).workspace_floats(int(p.dim("m")), int(p.dim("n")));
 }
@@ -213,6 +220,7 @@ Status v18_config_can_implement(int index, const Problem& p) {
   const WgmmaDispatchEntry& e = kV18Entries[index];
   if (e.rung == 16) return v16_can_implement(p);
   if (e.rung == 17) return v17_can_implement(p);
+  if (e.rung == 19) return v19_can_implement(p);
   if (e.rung == 15) return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
   if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
     return s;
@@ -233,9 +241,13 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   const double dram = double(m * k + k * n + m * n) * 2 / kDramBytesPerS;
   // v15's clusters: no model; only a tune table picks them.
   if (e.rung == 15) return inf;
-  // Weight streaming: the bytes at the read rate; v17 (one launch) ahead of v16 (two).
+  // Weight streaming: the bytes at the read rate; v19 (one launch, no partials in memory) ahead
+  // of v17 (one launch) ahead of v16 (two).
   if (e.rung != 14)
-    return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16 ? 2 : 1) : inf;
+    return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16   ? 2
+                                                               : e.rung == 17 ? 1
+                                                                              : 0)
+                                         : inf;
   if (!v18_tile_refusal(e, m, n, k, sm_count).empty()) return inf;
   const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
   const int64_t units = tiles_of(m, n, e.block_n) * e.splits;
@@ -248,9 +260,10 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
 }
 
 int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count) {
-  // M <= 64 streams the weight: v17 (the tile model has no term for how few bytes in flight
-  // 96-192 tiles of one CTA each keep; v14 read 3.1 TB/s there against v16's 3.7).
-  if (m <= StreamKWeight::kBlockM) return 1;
+  // M <= 64 streams the weight: v19 (the tile model has no term for how few bytes in flight
+  // 96-192 tiles of one CTA each keep; v14 read 3.1 TB/s there against v16's 3.7, and v19 0.93-
+  // 1.11x cuBLASLt where v16 and v17 read 0.68-0.98x: 2026-12-02_12dc393).
+  if (m <= StreamKWeight::kBlockM) return 10;
   int best = 2;
   double best_s = v18_model_seconds(best, m, n, k, sm_count);
   for (int i = 3; i < kV18SpaceSize; ++i)

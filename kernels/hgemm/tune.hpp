@@ -12,6 +12,7 @@
 
 #include "kernels/hgemm/split_k_plan.hpp"
 #include "kernels/hgemm/stream_k_plan.hpp"
+#include "kernels/hgemm/swap_ab_stage.hpp"
 #include "klab/harness/family.hpp"
 #include "klab/harness/tuned_lookup.hpp"
 #include "klab/harness/registry.hpp"
@@ -221,13 +222,16 @@ Status v17_can_implement(const Problem& p);
 /// v17's workspace for p: the segments' partial slots and the slabs' arrival counters.
 size_t v17_workspace_bytes(const Problem& p);
 
-/// v18's entries (sm_90a): the kernel of v16 or v17 (weight streaming, M <= 64), or v14's
+/// ok, or why v19 cannot run p (M > 64; shared memory).
+Status v19_can_implement(const Problem& p);
+
+/// v18's entries (sm_90a): the kernel of v16, v17 or v19 (weight streaming, M <= 64), or v14's
 /// persistent kernel and TMA-store epilogue on 128 x block_n tiles of two m64 consumer
 /// warpgroups with K split `splits` ways into persistent (tile, split) units whose fp32 partials
 /// a second kernel sums in order. Index = position (append only), named "v16", "v17" and
 /// "128x<block_n>_k<splits>".
 struct WgmmaDispatchEntry {
-  int rung;     ///< whose kernel: 16, 17, 15, or 14 (v14's, generalised)
+  int rung;     ///< whose kernel: 16, 17, 19, 15, or 14 (v14's, generalised)
   int block_n;  ///< v14's tiles: 256 or 128
   int splits;   ///< v14's tiles: K splits
 };
@@ -242,6 +246,7 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {14, 128, 4},  // 7
     {14, 128, 8},  // 8
     {15, 256, 1},  // 9: v15's 2-CTA clusters (won at 8192^3 and 6000x7000x5000 in ac8ef08's run)
+    {19, 0, 1},    // 10: v19's swapped-operand weight streaming, M <= 64
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
@@ -265,7 +270,7 @@ Status v18_config_can_implement(int index, const Problem& p);
 /// of its units, a per-SM wgmma rate, a fixed cost per unit (filling the ring, the epilogue) and
 /// the partials' traffic and launch when split; infinity where the entry cannot run.
 double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_count);
-/// v18's built-in choice: v17 at M <= 64, else the tile entry of least modelled time.
+/// v18's built-in choice: v19 at M <= 64, else the tile entry of least modelled time.
 int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count);
 /// v18's shape class: "m<M rounded up to a power of two, at most 16384>_n<N>_k<K>".
 std::string v18_shape_class(const Problem& p);
@@ -284,6 +289,8 @@ void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v17 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
 /// v17_workspace_bytes(p), zeroed when allocated (its counters return to zero after each launch).
 void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v19 (v05's element-copy kernel where TMA cannot run the problem; no workspace).
+void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v15 (v18's entry 9).
 void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v18's entry `index`; b.workspace holds v18_workspace_bytes(p).

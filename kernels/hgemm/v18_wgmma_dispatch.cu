@@ -141,6 +141,7 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
   const WgmmaDispatchEntry& e = kV18Entries[index];
   if (e.rung == 16) return launch_v16(p, b, args);
   if (e.rung == 17) return launch_v17(p, b, args);
+  if (e.rung == 19) return launch_v19(p, b, args);
   if (e.rung == 15) return launch_v15(p, b, args);
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     float* workspace = static_cast<float*>(b.workspace);

@@ -52,11 +52,10 @@ struct V19Config {
   using Stage = SwapAbStage<kBlocks, kTok>;
   static constexpr int kSplitsK = kSplits;
   static constexpr int kConsumers = 128, kThreads = kConsumers + 32;  // + the producer warp
-  static constexpr int kBudget = 225 * 1024 - 1024 - 2 * 12 * 8;      // less alignment, barriers
-  static constexpr int kStages = std::min<int>(12, kBudget / int(Stage::kBytes));
+  static constexpr int kStages = v19_stages(int(Stage::kBytes));
   /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
-  static constexpr int kSmemBytes = 1024 + kStages * int(Stage::kBytes) + 2 * kStages * 8;
-  static_assert(kStages >= 4 && kSmemBytes <= 227 * 1024);
+  static constexpr int kSmemBytes = v19_smem_bytes(int(Stage::kBytes));
+  static_assert(kStages >= 4 && kSmemBytes <= v19_max_smem_bytes() && kSmemBytes <= 227 * 1024);
   /// The partial a rank > 0 hands to rank 0: its kBlocks x kTok / 2 floats a thread as float4s,
   /// [float4 q][thread], in the drained ring.
   static constexpr int kPartialQuads = kBlocks * kTok / 8;
@@ -268,6 +267,8 @@ void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream) {
   });
 }
 
+}  // namespace
+
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
@@ -278,8 +279,6 @@ void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
   });
 }
 
-}  // namespace
-
 Variant gpu_v19_wgmma_swap_ab() {
   Variant v = gpu_variant(
       "v19_wgmma_swap_ab",
@@ -288,16 +287,7 @@ Variant gpu_v19_wgmma_swap_ab() {
       "cluster whose partials meet in distributed shared memory",
       launch_v19);
   v.info.min_sm = 90;
-  v.can_implement = [](const Problem& p) {
-    if (p.dim("m") > 64)
-      return Status::no("m = " + std::to_string(p.dim("m")) +
-                        ": this rung holds the tokens as one wgmma's N (M <= 64, weight "
-                        "streaming)");
-    constexpr int kMostSmem =
-        std::max({V19Config<3, 16, 1>::kSmemBytes, V19Config<3, 64, 1>::kSmemBytes,
-                  V19Config<1, 16, 2>::kSmemBytes, V19Config<1, 64, 2>::kSmemBytes});
-    return wgmma_rung_can_implement(p, 64, 64, kMostSmem);
-  };
+  v.can_implement = v19_can_implement;
   return v;
 }
 

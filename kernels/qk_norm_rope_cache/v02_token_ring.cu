@@ -1,6 +1,7 @@
 // v02 token ring (sm_90): v01's per-head steps, but a resident wave of blocks walks the tokens,
 // and a token's whole qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B)
-// arrives in shared memory by one TMA bulk copy, issued two tokens ahead into a ring of two rows.
+// arrives in shared memory by one TMA bulk copy, issued three tokens ahead into a ring of three
+// rows.
 // The token's rope table is filled one token ahead (into the other of two tables), and its slot
 // and position are loaded one token ahead, so the barrier each token still needs (the row and
 // table it read are rewritten after it) waits on no load and no sincos.
@@ -12,8 +13,14 @@
 // normalised, rotated and stored, with no registers held for them.
 // Expected bottleneck: DRAM bandwidth at thousands of tokens; at 1-16 tokens, as v01, the launch
 // and one token's chain (now through the copy engine).
-// Requirements: those of rung.cuh; sm_90; two rows and two tables within the block's shared
-// memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
+// Measured with a ring of two rows (2026-12-02_2859f6d): 83.5% of copy at 16384 tokens (predicted
+// >= 80), 74.6% at 4096 (predicted >= 75), 2.11x and 2.21x the unfused launches at 1 and 16
+// tokens; racecheck, memcheck and synccheck clean.
+// A third row since (prediction, not yet measured): a row's copy gets two tokens' work to land in
+// instead of one, 4 blocks an SM keep up to 144 KiB in flight instead of 96: 87-90% at 16384
+// tokens, 78-81% at 4096; 1 and 16 tokens unchanged (one token a block).
+// Requirements: those of rung.cuh; sm_90; three rows and two tables within the block's shared
+// memory (Hq + 2 Hkv heads x D bf16 of up to ~66 KiB a row).
 #include "kernels/qk_norm_rope_cache/rung.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/occupancy.cuh"
@@ -25,12 +32,13 @@ namespace klab::qk_norm_rope_cache {
 namespace {
 
 constexpr int kThreads = 384;  // Qwen3-8B's 48 heads x 8 lanes in one pass, as v01
-constexpr int kStages = 2;     // rows in shared memory: this token's and the next one's
+constexpr int kStages = 3;     // rows in shared memory: this token's and the next two
+constexpr int kTables = 2;     // rope tables: this token's and the next one's
 constexpr size_t kMaxSmem = 200 * 1024;
 
-/// Shared memory of the ring: kStages rows of `heads` x d bf16 and as many tables of d floats.
+/// Shared memory of the ring: kStages rows of `heads` x d bf16, then kTables tables of d floats.
 size_t ring_smem_bytes(int64_t heads, int64_t d) {
-  return kStages * (size_t(heads) * d * sizeof(bf16) + size_t(d) * sizeof(float));
+  return kStages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
 }
 
 __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
@@ -40,7 +48,7 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   const int row_elems = heads * a.d;  // a multiple of 16: 16-byte aligned rows
   const uint32_t row_bytes = uint32_t(row_elems) * sizeof(bf16);
   bf16* rows = reinterpret_cast<bf16*>(smem);
-  float* tables = reinterpret_cast<float*>(smem + kStages * row_bytes);  // (kStages, D)
+  float* tables = reinterpret_cast<float*>(smem + kStages * row_bytes);  // (kTables, D)
   const int lanes = a.lanes(), lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
   const int groups = blockDim.x / lanes;
   const int64_t stride = gridDim.x;
@@ -60,7 +68,7 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   int64_t slot = a.slots[t];
   __syncthreads();  // the barriers are initialised; the first token's table is filled
 
-  int s = 0;
+  int s = 0, tb = 0;  // this token's row stage and table
   uint32_t phase = 0;
   for (; t < a.tokens; t += stride) {
     // KV head h of the token's slot sits h pages' head strides (P x D) after head 0.
@@ -69,7 +77,7 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
     const int32_t next_pos = next < a.tokens ? a.positions[next] : 0;  // in flight meanwhile
     const int64_t next_slot = next < a.tokens ? a.slots[next] : -1;
     const bf16* sx = rows + s * row_elems;
-    const float* table = tables + s * a.d;
+    const float* table = tables + tb * a.d;
     device::mbarrier_wait(&full[s], phase);
 
     for (int base = 0; base < heads; base += groups) {  // the same trip count in every thread
@@ -85,14 +93,14 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
       finish_head(a, y, h, on, t, kv_base, table, lane);
     }
 
-    if (next < a.tokens) fill_rope_table(tables + (s ^ 1) * a.d, next_pos, a.d);
+    if (next < a.tokens) fill_rope_table(tables + (tb ^ 1) * a.d, next_pos, a.d);
     // This thread's reads of stage s before the copy engine's next write into it.
     device::fence_proxy_async_shared();
     __syncthreads();  // stage s and its table are free; the next token's table is filled
     if (threadIdx.x == 0 && t + kStages * stride < a.tokens) issue(t + kStages * stride, s);
     slot = next_slot;
-    s ^= 1;
-    if (s == 0) phase ^= 1u;
+    tb ^= 1;
+    if (++s == kStages) s = 0, phase ^= 1u;
   }
 }
 
@@ -101,7 +109,7 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
 Variant gpu_v02_token_ring() {
   Variant v = rung_variant(
       "v02_token_ring",
-      "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy two "
+      "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy three "
       "tokens ahead, its rope table one token ahead",
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
@@ -121,7 +129,7 @@ Variant gpu_v02_token_ring() {
     if (Status s = base(p); !s.ok()) return s;
     const Dims d = dims_of(p);
     if (ring_smem_bytes(d.hq + 2 * d.hkv, d.d) > kMaxSmem)
-      return Status::no("qk_norm_rope_cache.v02_token_ring: two qkv rows of " +
+      return Status::no("qk_norm_rope_cache.v02_token_ring: three qkv rows of " +
                         std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
                         " do not fit in 200 KiB of shared memory");
     return Status::yes();

@@ -616,14 +616,15 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(names[1], "v17");
   EXPECT_EQ(names[2], "128x256_k1");
   EXPECT_EQ(names[9], "v15");
+  EXPECT_EQ(names[10], "v19");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
     return names[size_t(v18_builtin_config(m, n, k, sms))];
   };
-  // M <= 64: v17's stream-K weight streaming, whatever N and K.
-  EXPECT_EQ(pick(1, 4096, 4096), "v17");
-  EXPECT_EQ(pick(64, 24576, 4096), "v17");
+  // M <= 64: v19's swapped-operand weight streaming, whatever N and K.
+  EXPECT_EQ(pick(1, 4096, 4096), "v19");
+  EXPECT_EQ(pick(64, 24576, 4096), "v19");
   // Grids of at least a wave of 128 x 256 tiles keep v14's kernel unsplit.
   EXPECT_EQ(pick(4096, 4096, 4096), "128x256_k1");
   EXPECT_EQ(pick(8192, 8192, 8192), "128x256_k1");
@@ -640,6 +641,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_TRUE(std::isinf(v18_model_seconds(8, 128, 4096, 256, sms))) << "8 splits of 4 k-tiles";
   EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
+  EXPECT_TRUE(std::isinf(v18_model_seconds(10, 128, 4096, 4096, sms))) << "v19 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(9, 8192, 8192, 8192, sms))) << "only a table picks v15";
   for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
 }
@@ -653,9 +655,10 @@ TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
   EXPECT_FALSE(v18_config_can_implement(3, big).ok()) << "256 tiles need no split";
   EXPECT_FALSE(v18_config_can_implement(0, big).ok()) << "weight streaming keeps M <= 64";
   EXPECT_FALSE(v18_config_can_implement(1, big).ok()) << "weight streaming keeps M <= 64";
+  EXPECT_FALSE(v18_config_can_implement(10, big).ok()) << "weight streaming keeps M <= 64";
   EXPECT_FALSE(v18_config_can_implement(kV18SpaceSize, big).ok());
   EXPECT_EQ(v18_workspace_bytes(big), 0u) << "no entry that runs 4096^3 splits K";
-  for (int i = 2; i < kV18SpaceSize; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
+  for (int i = 2; i < 10; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
   // The most any entry needs: 8 splits of 128 x 4096 fp32 partials.
   EXPECT_EQ(v18_workspace_bytes(mid), size_t(8) * 128 * 4096 * sizeof(float));
   EXPECT_EQ(v18_shape_class(mid), "m128_n4096_k4096");
