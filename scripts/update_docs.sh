@@ -157,9 +157,22 @@ run3=$res/2026-12-02_5f71ea9_frontier_first
 # 98f891c's run: add_rmsnorm_quant v01's two forms and the unfused baseline, in the family README.
 "$klab" report "$res"/2026-12-02_98f891c_add_rmsnorm_quant_two_forms/bench_add_rmsnorm_quant.json \
   --family add_rmsnorm_quant --readme kernels/add_rmsnorm_quant/README.md
-# dcac884's run: qk_norm_rope_cache v01 and its unfused baseline with the conflict-free rope table.
-"$klab" report "$res"/2026-12-02_dcac884_qk_rope_table/bench_qk.json --family qk_norm_rope_cache \
-  --readme kernels/qk_norm_rope_cache/README.md
+# 2859f6d's run: qk_norm_rope_cache v02 (the token ring) beside v01 and the unfused launches.
+for readme in kernels/qk_norm_rope_cache/README.md docs/worklogs/fused.md; do
+  "$klab" report "$res"/2026-12-02_2859f6d_qk_v02_gemm_profiles/bench_qk.json \
+    --family qk_norm_rope_cache --readme "$readme" --section results-2859f6d-qk
+done
+# 789bfd3's run: hgemm v19 (swapped-operand weight streaming) and v18 tuned on it at the twelve
+# M <= 64 shapes of issue 13's grid, beside cuBLASLt; its Nsight Compute profiles, and those of
+# v16, v17 and cuBLASLt's kernels from 2859f6d's run.
+for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
+  "$klab" report "$res"/2026-12-02_789bfd3_v19_dispatch_qk_rows/grid_*.json --family hgemm \
+    --readme "$readme" --section results-v19-789bfd3
+done
+"$klab" profile-report "$res"/2026-12-02_2859f6d_qk_v02_gemm_profiles/profiles_hgemm.json \
+  "$res"/2026-12-02_12dc393_hgemm_v19_entries/profiles_v19.json \
+  "$res"/2026-12-02_789bfd3_v19_dispatch_qk_rows/profiles_v19.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section profile-v19 || true
 # b83dec2's run (issue 12's first-half run, ceilings measured in it): softmax v07 at the short-row
 # shapes; the elementwise map rungs with v07 at their headline shapes.
 "$klab" report "$res"/2026-12-02_b83dec2_issue12_run/weak/bench_softmax_*.json \

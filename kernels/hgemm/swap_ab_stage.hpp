@@ -52,10 +52,11 @@ struct SwapAbStage {
 };
 
 /// v19's ring: as many stages of `stage_bytes` as fit in 225 KiB (less the base's alignment and
-/// the barriers), at most kV19MaxStages: a small stage (64 columns of B) runs a deep ring, since
-/// one CTA an SM streams only what it keeps in flight (~100 KiB at ~34 GB/s an SM in
-/// 2026-12-02_12dc393's run).
-inline constexpr int kV19MaxStages = 32;
+/// the barriers), at most kV19MaxStages. Deeper rings for the small stages (64 columns of B: 22
+/// stages of 10 KiB instead of 12) were measured in 2026-12-02_789bfd3's run and gained nothing:
+/// a CTA streamed the same ~34 GB/s with twice the bytes in flight (N = 6144, M = 16: 16.86 us
+/// under Nsight Compute against 16.83), so the ring is not what limits one CTA.
+inline constexpr int kV19MaxStages = 12;
 constexpr int v19_stages(int stage_bytes) {
   const int fit = (225 * 1024 - 1024 - 2 * kV19MaxStages * 8) / stage_bytes;
   return fit < kV19MaxStages ? fit : kV19MaxStages;

@@ -1,5 +1,5 @@
-// v18 wgmma_dispatch (sm_90a): one rung for every shape, choosing per shape class among v16's
-// and v17's weight streaming (M <= 64) and v14's persistent kernel generalised two ways (kV18Entries in
+// v18 wgmma_dispatch (sm_90a): one rung for every shape, choosing per shape class among v16's,
+// v17's and v19's weight streaming (M <= 64) and v14's persistent kernel generalised two ways (kV18Entries in
 // tune.hpp): 128 x 128 tiles beside v14's 128 x 256, and K split into persistent (tile, split)
 // units. A split unit runs v14's main loop over its range of k-tiles and stores its fp32
 // partial tile into its own workspace slice; a second kernel sums the slices in split order and

@@ -28,10 +28,17 @@
 // 0.99-1.09x; N = 24576 0.94-0.95x (DRAM 84.4% busy under Nsight, cuBLASLt's kernel 84.6%: 50.6
 // against 50.1 us there, 52.4 against 49.6 us in the timed runs); N = 6144 0.56-0.79x: the 32
 // clusters of 4 took 22 us (DRAM 50%), as if they did not all fit in one wave.
-// Changed after it (prediction, not yet measured): the entry model counts the CTAs the device
-// holds at once, and a fourth entry (64-column slabs, whole K: 96 CTAs at N = 6144, each
-// streaming ~45 GB/s) takes N = 6144: 13-15 us, 1.15-1.3x; the TMA descriptors are prefetched
-// and one-split launches carry no cluster: N = 24576 0.96-1.00x.
+// Changed after it: the entry model counts the CTAs the device holds at once, and a fourth entry
+// (64-column slabs, whole K: 96 CTAs at N = 6144) takes N = 6144; the TMA descriptors are
+// prefetched and one-split launches carry no cluster. Predicted N = 6144 13-15 us (1.15-1.3x, each
+// CTA at ~45 GB/s) and N = 24576 0.96-1.00x. Measured (2026-12-02_12dc393): N = 6144 17.1-18.6 us,
+// 0.96-1.05x (each CTA ~34 GB/s, DRAM 65% busy); N = 24576 unchanged at 0.94-0.95x. A deeper ring
+// for the small stages gained nothing (swap_ab_stage.hpp). v18 now dispatches here at M <= 64
+// (its tune picked this rung at all twelve M <= 64 shapes of the grid, 1.10-1.33x v16's time).
+// What is left: the ~3 us at N = 24576 that cuBLASLt's kernel of the same tile (192 x 16, 8
+// stages of 64) does not spend in the timed runs although Nsight Compute times both kernels
+// alike (50.5 against 50.1 us), and M = 64 at N = 4096 (0.92-0.95x), where cuBLASLt splits the
+// tokens over 1 x 2 clusters that multicast them instead of splitting K.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.

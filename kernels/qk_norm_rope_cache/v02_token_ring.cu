@@ -1,7 +1,6 @@
 // v02 token ring (sm_90): v01's per-head steps, but a resident wave of blocks walks the tokens,
 // and a token's whole qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B)
-// arrives in shared memory by one TMA bulk copy, issued three tokens ahead into a ring of three
-// rows.
+// arrives in shared memory by one TMA bulk copy, issued two tokens ahead into a ring of two rows.
 // The token's rope table is filled one token ahead (into the other of two tables), and its slot
 // and position are loaded one token ahead, so the barrier each token still needs (the row and
 // table it read are rewritten after it) waits on no load and no sincos.
@@ -16,11 +15,13 @@
 // Measured with a ring of two rows (2026-12-02_2859f6d): 83.5% of copy at 16384 tokens (predicted
 // >= 80), 74.6% at 4096 (predicted >= 75), 2.11x and 2.21x the unfused launches at 1 and 16
 // tokens; racecheck, memcheck and synccheck clean.
-// A third row since (prediction, not yet measured): a row's copy gets two tokens' work to land in
-// instead of one, 4 blocks an SM keep up to 144 KiB in flight instead of 96: 87-90% at 16384
-// tokens, 78-81% at 4096; 1 and 16 tokens unchanged (one token a block).
-// Requirements: those of rung.cuh; sm_90; three rows and two tables within the block's shared
-// memory (Hq + 2 Hkv heads x D bf16 of up to ~66 KiB a row).
+// A third row (measured in 2026-12-02_789bfd3's run) was refuted: a row's copy had two tokens'
+// work to land in and 4 blocks an SM kept up to 144 KiB in flight, predicted 87-90% at 16384
+// tokens and 78-81% at 4096; measured 83.2% and 71.9% (the first copies of three rows a block
+// are not hidden where blocks walk ~8 tokens). The ring is back to two rows; kStages stays a
+// parameter.
+// Requirements: those of rung.cuh; sm_90; kStages rows and two tables within the block's shared
+// memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
 #include "kernels/qk_norm_rope_cache/rung.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/occupancy.cuh"
@@ -32,7 +33,7 @@ namespace klab::qk_norm_rope_cache {
 namespace {
 
 constexpr int kThreads = 384;  // Qwen3-8B's 48 heads x 8 lanes in one pass, as v01
-constexpr int kStages = 3;     // rows in shared memory: this token's and the next two
+constexpr int kStages = 2;     // rows in shared memory: this token's and the next one's
 constexpr int kTables = 2;     // rope tables: this token's and the next one's
 constexpr size_t kMaxSmem = 200 * 1024;
 
@@ -109,7 +110,7 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
 Variant gpu_v02_token_ring() {
   Variant v = rung_variant(
       "v02_token_ring",
-      "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy three "
+      "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy two "
       "tokens ahead, its rope table one token ahead",
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
@@ -129,9 +130,9 @@ Variant gpu_v02_token_ring() {
     if (Status s = base(p); !s.ok()) return s;
     const Dims d = dims_of(p);
     if (ring_smem_bytes(d.hq + 2 * d.hkv, d.d) > kMaxSmem)
-      return Status::no("qk_norm_rope_cache.v02_token_ring: three qkv rows of " +
-                        std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
-                        " do not fit in 200 KiB of shared memory");
+      return Status::no("qk_norm_rope_cache.v02_token_ring: " + std::to_string(kStages) +
+                        " qkv rows of " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
+                        std::to_string(d.d) + " do not fit in 200 KiB of shared memory");
     return Status::yes();
   };
   return v;
