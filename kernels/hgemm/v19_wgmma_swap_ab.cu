@@ -39,6 +39,12 @@
 // stages of 64) does not spend in the timed runs although Nsight Compute times both kernels
 // alike (50.5 against 50.1 us), and M = 64 at N = 4096 (0.92-0.95x), where cuBLASLt splits the
 // tokens over 1 x 2 clusters that multicast them instead of splitting K.
+// Since (prediction, not yet measured): a one-block slab's k16 slices alternate between two
+// accumulator sets. Its four m64n16k16 wgmmas a stage are ~8 tensor cycles of work each, so a
+// chain of them on one accumulator waits on each other's latency, which would hold one CTA
+// near the ~34 GB/s measured whatever its ring holds. Predicted: N = 6144 and N = 4096
+// (one-block entries) 10-25% faster, up to DRAM's share (N = 6144: 96 CTAs at ~45 GB/s, 12.5-14
+// us); the three-block entries unchanged.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -58,6 +64,10 @@ template <int kBlocks, int kTok, int kSplits>
 struct V19Config {
   using Stage = SwapAbStage<kBlocks, kTok>;
   static constexpr int kSplitsK = kSplits;
+  /// Independent accumulator chains: a one-block slab alternates its k16 slices between two sets
+  /// of accumulators (summed once at the end), so that consecutive wgmmas need not wait for each
+  /// other's result; three blocks are three chains already.
+  static constexpr int kChains = kBlocks == 1 ? 2 : 1;
   static constexpr int kConsumers = 128, kThreads = kConsumers + 32;  // + the producer warp
   static constexpr int kStages = v19_stages(int(Stage::kBytes));
   /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
@@ -69,17 +79,18 @@ struct V19Config {
   static_assert(kPartialQuads * 128 * 16 <= kStages * int(Stage::kBytes));
 };
 
-/// acc[j] += B's columns 64 j .. 64 j + 63 (as wgmma's M) @ the tokens (as its N) over one stage.
-template <class Stage, class T>
-__device__ __forceinline__ void mma_swap_ab_stage(float (&acc)[Stage::kBlocks][Stage::kTok / 2],
-                                                  uint32_t stage) {
+/// acc[kk % kChains][j] += B's columns 64 j .. 64 j + 63 (as wgmma's M) @ the tokens (as its N)
+/// over k16 slice kk of one stage.
+template <class Stage, class T, int kChains>
+__device__ __forceinline__ void mma_swap_ab_stage(
+    float (&acc)[kChains][Stage::kBlocks][Stage::kTok / 2], uint32_t stage) {
 #pragma unroll
   for (int kk = 0; kk < Stage::kBlockK / 16; ++kk) {
     const uint64_t desc_a = Stage::desc_a(stage, kk);
 #pragma unroll
     for (int j = 0; j < Stage::kBlocks; ++j)
       device::wgmma_ss<Stage::kTok, T, /*B's panel MN-major*/ 1, /*tokens K-major*/ 0>(
-          acc[j], Stage::desc_b(stage, j, kk), desc_a, true);
+          acc[kk % kChains][j], Stage::desc_b(stage, j, kk), desc_a, true);
   }
 }
 
@@ -120,7 +131,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int per_split = (k_tiles + kSplits - 1) / kSplits;
   const int kt_begin = std::min(k_tiles, split * per_split);
   const int kt_end = std::min(k_tiles, kt_begin + per_split);
-  float acc[Stage::kBlocks][Stage::kTok / 2];
+  float chains[Cfg::kChains][Stage::kBlocks][Stage::kTok / 2];
+  auto& acc = chains[0];                 // the sum, once the chains are added
   if (threadIdx.x >= Cfg::kConsumers) {  // the producer warp: lane 0 issues every box
     if (threadIdx.x == Cfg::kConsumers) {
       device::prefetch_tensor_map(&b_map);
@@ -141,20 +153,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {  // the consumer warpgroup
 #pragma unroll
-    for (int j = 0; j < Stage::kBlocks; ++j)
+    for (int c = 0; c < Cfg::kChains; ++c)
 #pragma unroll
-      for (int i = 0; i < Stage::kTok / 2; ++i) acc[j][i] = 0.f;
+      for (int j = 0; j < Stage::kBlocks; ++j)
+#pragma unroll
+        for (int i = 0; i < Stage::kTok / 2; ++i) chains[c][j][i] = 0.f;
     const uint32_t ring = device::smem_addr(smem);
     const bool lane0 = threadIdx.x % 32 == 0;
     device::RingSlot<kStages> slot;
     consume_wgmma_ring(
         full, slot, kt_end - kt_begin,
-        [&](int s) { mma_swap_ab_stage<Stage, T>(acc, ring + s * Stage::kBytes); },
+        [&](int s) { mma_swap_ab_stage<Stage, T>(chains, ring + s * Stage::kBytes); },
         [&](int s) {
           if (lane0) device::mbarrier_arrive(&empty[s]);
         });
 #pragma unroll
-    for (int j = 0; j < Stage::kBlocks; ++j) device::wgmma_fence_operands(acc[j]);
+    for (int c = 0; c < Cfg::kChains; ++c)
+#pragma unroll
+      for (int j = 0; j < Stage::kBlocks; ++j) device::wgmma_fence_operands(chains[c][j]);
+#pragma unroll
+    for (int c = 1; c < Cfg::kChains; ++c)
+#pragma unroll
+      for (int j = 0; j < Stage::kBlocks; ++j)
+#pragma unroll
+        for (int i = 0; i < Stage::kTok / 2; ++i) acc[j][i] += chains[c][j][i];
   }
   if constexpr (kSplits > 1) {
     // Every k-tile's load has landed and been read (the consumers waited for each): the ring is
