@@ -39,12 +39,13 @@
 // stages of 64) does not spend in the timed runs although Nsight Compute times both kernels
 // alike (50.5 against 50.1 us), and M = 64 at N = 4096 (0.92-0.95x), where cuBLASLt splits the
 // tokens over 1 x 2 clusters that multicast them instead of splitting K.
-// Since (prediction, not yet measured): a one-block slab's k16 slices alternate between two
-// accumulator sets. Its four m64n16k16 wgmmas a stage are ~8 tensor cycles of work each, so a
-// chain of them on one accumulator waits on each other's latency, which would hold one CTA
-// near the ~34 GB/s measured whatever its ring holds. Predicted: N = 6144 and N = 4096
-// (one-block entries) 10-25% faster, up to DRAM's share (N = 6144: 96 CTAs at ~45 GB/s, 12.5-14
-// us); the three-block entries unchanged.
+// Since: a one-block slab's k16 slices alternate between two accumulator sets. Its four
+// m64n16k16 wgmmas a stage are ~8 tensor cycles of work each, so a chain of them on one
+// accumulator waits on each other's latency. Predicted: the one-block entries (N = 4096, 6144)
+// 10-25% faster, up to DRAM's share (N = 6144: 12.5-14 us); the three-block entries unchanged.
+// Measured (2026-12-02_a55f38f): (16, 6144, 4096) 15.9 us under Nsight against 16.8 (DRAM 69%
+// busy against 65%), 17.3 us timed, level with cuBLASLt (1.00x); the other shapes as before
+// (0.92-1.10x): 6%, not 10-25. The chain was a small part of what holds one CTA near 34 GB/s.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
