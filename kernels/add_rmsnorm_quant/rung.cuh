@@ -103,13 +103,18 @@ __device__ __forceinline__ uint2 pack8_e4m3(const float (&f)[kVec]) {
 }
 
 /// The scale of a slice whose max |y| is amax, and the factor that maps it onto [-448, 448]; an
-/// all-zero slice gets scale 0 and factor 0 (q = 0, never 0 * inf).
+/// all-zero slice gets scale 0 and factor 0 (q = 0, never 0 * inf). A product with the rounded
+/// 1/448 and a correctly rounded reciprocal instead of two IEEE divisions (each a dozen
+/// instructions and a slow-path branch, twice per 8 elements on the per-group path): the
+/// family's tolerances count those roundings (family.cpp: "a product with a rounded 1/448", "the
+/// reciprocal and the product").
 struct SliceScale {
   float scale, factor;
 };
 __device__ __forceinline__ SliceScale slice_scale(float amax) {
   constexpr float kMax = static_cast<float>(kE4m3Max);
-  return {amax / kMax, amax > 0.f ? kMax / amax : 0.f};
+  constexpr float kInvMax = 1.f / kMax;
+  return {amax * kInvMax, amax > 0.f ? kMax * __frcp_rn(amax) : 0.f};
 }
 
 /// Max |y| over each group's lanes (group / 8 consecutive lanes, aligned): every lane of a group

@@ -197,16 +197,19 @@ __device__ __forceinline__ void rotate(HalfPair& y, const float* sRope, int lane
 /// Head h of token t, its elements in y (zeros where !on: not read): a v head to the v pool
 /// unchanged (bf16 -> fp32 -> bf16 is exact); a q or k head normalised, rotated by the token's
 /// table and stored to q_out or the k pool (kv_base: the token's slot's head 0 in the pools).
-/// Every lane normalises, v heads and idle groups too: the group's sum shuffles across the warp.
-/// The norm's weight is read by every block (L1/L2).
+/// The group's sum shuffles across the whole warp, so a warp normalises in every lane (v heads
+/// and idle groups too) unless none of its groups holds a q or k head to write: then it skips
+/// the norm together (Qwen3-8B: the two warps of v heads). The norm's weight is read by every
+/// block (L1/L2).
 __device__ __forceinline__ void finish_head(const Args& a, HalfPair& y, int h, bool on, int64_t t,
                                             int64_t kv_base, const float* sRope, int lane) {
   const int half = a.d / 2;
   const int64_t kv_stride = int64_t(a.page) * a.d;  // KV head h: h pages' head strides on
-  if (on && h >= a.hq + a.hkv)
-    store_head(a.v_cache + kv_base + (h - a.hq - a.hkv) * kv_stride, lane, half, y);
+  const bool v_head = h >= a.hq + a.hkv;
+  if (on && v_head) store_head(a.v_cache + kv_base + (h - a.hq - a.hkv) * kv_stride, lane, half, y);
+  if (__all_sync(0xffffffffu, !on || v_head)) return;
   rms_normalise(y, load_head(h < a.hq ? a.q_weight : a.k_weight, lane, half), a);
-  if (!on || h >= a.hq + a.hkv) return;
+  if (!on || v_head) return;
   rotate(y, sRope, lane, half);
   store_head(
       h < a.hq ? a.q_out + (t * a.hq + h) * a.d : a.k_cache + kv_base + (h - a.hq) * kv_stride,
