@@ -162,6 +162,9 @@ Status v19_can_implement(const Problem& p) {
   if (p.dim("m") > 64)
     return Status::no("m = " + std::to_string(p.dim("m")) +
                       ": this rung holds the tokens as one wgmma's N (M <= 64, weight streaming)");
+  if ((p.dim("n") + 63) / 64 > 65535)  // the slabs are gridDim.y
+    return Status::no("n = " + std::to_string(p.dim("n")) +
+                      " needs more than 65535 slabs of 64 columns (grid y)");
   return wgmma_rung_can_implement(p, 64, 64, v19_max_smem_bytes());
 }
 

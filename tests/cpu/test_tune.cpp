@@ -661,6 +661,11 @@ TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
   for (int i = 2; i < 10; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
   // The most any entry needs: 8 splits of 128 x 4096 fp32 partials.
   EXPECT_EQ(v18_workspace_bytes(mid), size_t(8) * 128 * 4096 * sizeof(float));
+  // v19: M <= 64, and its slabs of 64 columns on the grid's y (at most 65535).
+  EXPECT_TRUE(v19_can_implement(problem("m=64,n=4096,k=4096")).ok());
+  EXPECT_FALSE(v19_can_implement(problem("m=65,n=4096,k=4096")).ok());
+  EXPECT_TRUE(v19_can_implement(problem("m=1,n=4194240,k=8")).ok());
+  EXPECT_FALSE(v19_can_implement(problem("m=1,n=4194304,k=8")).ok());
   EXPECT_EQ(v18_shape_class(mid), "m128_n4096_k4096");
   EXPECT_EQ(v18_shape_class(problem("m=300,n=264,k=72")), "m512_n264_k72");
   EXPECT_EQ(v18_shape_class(problem("m=100000,n=8,k=8")), "m16384_n8_k8");
