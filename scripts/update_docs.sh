@@ -154,14 +154,20 @@ run3=$res/2026-12-02_5f71ea9_frontier_first
 # 18aeb7d's run (issue 12's first-half run): softmax v06_vector_spans at the short-row shapes.
 "$klab" report "$res"/2026-12-02_18aeb7d_issue12_first_half/weak/bench_softmax_*.json \
   --family softmax --readme docs/worklogs/softmax.md --section results-18aeb7d
-# 98f891c's run: add_rmsnorm_quant v01's two forms and the unfused baseline, in the family README.
-"$klab" report "$res"/2026-12-02_98f891c_add_rmsnorm_quant_two_forms/bench_add_rmsnorm_quant.json \
-  --family add_rmsnorm_quant --readme kernels/add_rmsnorm_quant/README.md
 # 2859f6d's run: qk_norm_rope_cache v02 (the token ring) beside v01 and the unfused launches.
-for readme in kernels/qk_norm_rope_cache/README.md docs/worklogs/fused.md; do
-  "$klab" report "$res"/2026-12-02_2859f6d_qk_v02_gemm_profiles/bench_qk.json \
-    --family qk_norm_rope_cache --readme "$readme" --section results-2859f6d-qk
-done
+"$klab" report "$res"/2026-12-02_2859f6d_qk_v02_gemm_profiles/bench_qk.json \
+  --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section results-2859f6d-qk
+# 84b3a50's run: add_rmsnorm_quant with division-free scales, qk_norm_rope_cache with the v-head
+# warps skipping the norm (both beside their unfused launches), in the worklog and the READMEs.
+run6=$res/2026-12-02_84b3a50_fused_trims_v19_hot
+"$klab" report "$run6"/bench_arq.json --family add_rmsnorm_quant --readme docs/worklogs/fused.md \
+  --section results-84b3a50-arq
+"$klab" report "$run6"/bench_qk.json --family qk_norm_rope_cache --readme docs/worklogs/fused.md \
+  --section results-84b3a50-qk
+"$klab" report "$run6"/bench_arq.json --family add_rmsnorm_quant \
+  --readme kernels/add_rmsnorm_quant/README.md
+"$klab" report "$run6"/bench_qk.json --family qk_norm_rope_cache \
+  --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # 789bfd3's run: hgemm v19 (swapped-operand weight streaming) and v18 tuned on it at the twelve
 # M <= 64 shapes of issue 13's grid, beside cuBLASLt; its Nsight Compute profiles, and those of
 # v16, v17 and cuBLASLt's kernels from 2859f6d's run.
