@@ -1,8 +1,9 @@
 // v02 token ring (sm_90): v01's per-head steps, but a resident wave of blocks walks the tokens,
 // and a token's whole qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B)
 // arrives in shared memory by one TMA bulk copy, issued two tokens ahead into a ring of two rows.
-// The token's rope table is filled one token ahead (into the next stage's table), and its slot
-// and position are loaded one token ahead, so no wait of a token is on a load or a sincos.
+// The token's rope table is filled one token ahead (into the other of two tables), and its slot
+// and position are loaded one token ahead, so the barrier each token still needs (the row and
+// table it read are rewritten after it) waits on no load and no sincos.
 // Adds over v01: v01 is one block a token. Each block issues its 12 KiB of loads, fills the table
 // (the phase in fp64, sincospif) and waits at a barrier before any head rotates; the profile of
 // 98f891c's run put its stalls on long_scoreboard (29%) and that barrier (20%), at 3 blocks an SM
@@ -19,14 +20,7 @@
 // tokens and 78-81% at 4096; measured 83.2% and 71.9% (the first copies of three rows a block
 // are not hidden where blocks walk ~8 tokens). The ring is back to two rows; kStages stays a
 // parameter.
-// Since (prediction, not yet measured): no block-wide barrier a token. The profile of a55f38f's
-// run put 20% of the stalls on that barrier (issue active 74.6%, DRAM 69.9%). Each stage now has
-// its own table and three mbarriers: full (the row's copy), filled (the table's fillers) and empty
-// (every thread done with row and table). A thread waits only for what it reads and, when it
-// fills a table or issues a copy, for that stage's previous use. Only thread 0's warp (the
-// issuer) and the table's fillers wait for the slowest warp. Predicted: 16384 tokens 85.0% ->
-// 87-90% of copy, 4096 tokens 75.7% -> 77-80%; 1 and 16 tokens unchanged.
-// Requirements: those of rung.cuh; sm_90; kStages rows and tables within the block's shared
+// Requirements: those of rung.cuh; sm_90; kStages rows and two tables within the block's shared
 // memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
 #include "kernels/qk_norm_rope_cache/rung.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
@@ -40,27 +34,24 @@ namespace {
 
 constexpr int kThreads = 384;  // Qwen3-8B's 48 heads x 8 lanes in one pass, as v01
 constexpr int kStages = 2;     // rows in shared memory: this token's and the next one's
+constexpr int kTables = 2;     // rope tables: this token's and the next one's
 constexpr size_t kMaxSmem = 200 * 1024;
 
-/// Shared memory of the ring: kStages rows of `heads` x d bf16, then a rope table of d floats per
-/// stage (a stage's row and table belong to the same token).
+/// Shared memory of the ring: kStages rows of `heads` x d bf16, then kTables tables of d floats.
 size_t ring_smem_bytes(int64_t heads, int64_t d) {
-  return kStages * (size_t(heads) * d * sizeof(bf16) + size_t(d) * sizeof(float));
+  return kStages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
 }
 
 __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
-  // Per stage: full (its row's copy: thread 0's expect_tx and the bytes), filled (its table: one
-  // arrival per filling thread), empty (every thread done with its row and table).
-  __shared__ uint64_t full[kStages], filled[kStages], empty[kStages];
+  __shared__ uint64_t full[kStages];
   const int heads = a.heads(), half = a.d / 2;
   const int row_elems = heads * a.d;  // a multiple of 16: 16-byte aligned rows
   const uint32_t row_bytes = uint32_t(row_elems) * sizeof(bf16);
   bf16* rows = reinterpret_cast<bf16*>(smem);
-  float* tables = reinterpret_cast<float*>(smem + kStages * row_bytes);  // (kStages, D)
+  float* tables = reinterpret_cast<float*>(smem + kStages * row_bytes);  // (kTables, D)
   const int lanes = a.lanes(), lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
   const int groups = blockDim.x / lanes;
-  const int fillers = min(half, int(blockDim.x));  // fill_rope_table's threads
   const int64_t stride = gridDim.x;
 
   auto issue = [&](int64_t t, int s) {  // thread 0: token t's row into stage s
@@ -68,39 +59,27 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
     device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
   };
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      device::mbarrier_init(&full[s], 1);
-      device::mbarrier_init(&filled[s], uint32_t(fillers));
-      device::mbarrier_init(&empty[s], blockDim.x);
-    }
+    for (int s = 0; s < kStages; ++s) device::mbarrier_init(&full[s], 1);
     device::fence_mbarrier_init();
     for (int s = 0; s < kStages; ++s)
       if (blockIdx.x + s * stride < a.tokens) issue(blockIdx.x + s * stride, s);
   }
-  __syncthreads();         // the barriers are initialised
   int64_t t = blockIdx.x;  // < tokens: the grid is at most one block a token
-  if (int(threadIdx.x) < fillers) {
-    fill_rope_table(tables, a.positions[t], a.d);
-    device::mbarrier_arrive(&filled[0]);
-  }
+  fill_rope_table(tables, a.positions[t], a.d);
   int64_t slot = a.slots[t];
+  __syncthreads();  // the barriers are initialised; the first token's table is filled
 
-  // Iteration i handles token blockIdx.x + i stride in stage i % kStages, that stage's use
-  // i / kStages: its barriers' phase of parity (i / kStages) & 1. No block-wide barrier: a
-  // thread waits only for what it reads (its token's row and table) and for what it overwrites
-  // (the stage's previous use, before the next table or row goes there).
-  for (int64_t i = 0; t < a.tokens; ++i, t += stride) {
-    const int s = int(i % kStages);
-    const uint32_t phase = uint32_t(i / kStages) & 1u;
+  int s = 0, tb = 0;  // this token's row stage and table
+  uint32_t phase = 0;
+  for (; t < a.tokens; t += stride) {
     // KV head h of the token's slot sits h pages' head strides (P x D) after head 0.
     const int64_t kv_base = slot >= 0 ? pool_offset(slot, 0, a.hkv, a.page, a.d) : 0;
     const int64_t next = t + stride;
     const int32_t next_pos = next < a.tokens ? a.positions[next] : 0;  // in flight meanwhile
     const int64_t next_slot = next < a.tokens ? a.slots[next] : -1;
     const bf16* sx = rows + s * row_elems;
-    const float* table = tables + s * a.d;
+    const float* table = tables + tb * a.d;
     device::mbarrier_wait(&full[s], phase);
-    device::mbarrier_wait(&filled[s], phase);
 
     for (int base = 0; base < heads; base += groups) {  // the same trip count in every thread
       const int h = base + group;
@@ -114,25 +93,15 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
       }
       finish_head(a, y, h, on, t, kv_base, table, lane);
     }
-    // This thread's reads of stage s before the copy engine's next write into it, then its
-    // hand-back of the row and the table.
-    device::fence_proxy_async_shared();
-    device::mbarrier_arrive(&empty[s]);
 
-    // The next token's table, into its stage once that stage's previous use is done.
-    const int64_t i1 = i + 1;
-    const int s1 = int(i1 % kStages);
-    if (next < a.tokens && int(threadIdx.x) < fillers) {
-      if (i1 >= kStages) device::mbarrier_wait(&empty[s1], uint32_t(i1 / kStages - 1) & 1u);
-      fill_rope_table(tables + s1 * a.d, next_pos, a.d);
-      device::mbarrier_arrive(&filled[s1]);
-    }
-    // Thread 0: the row kStages tokens on into stage s, once every thread is done with it.
-    if (threadIdx.x == 0 && t + kStages * stride < a.tokens) {
-      device::mbarrier_wait(&empty[s], phase);
-      issue(t + kStages * stride, s);
-    }
+    if (next < a.tokens) fill_rope_table(tables + (tb ^ 1) * a.d, next_pos, a.d);
+    // This thread's reads of stage s before the copy engine's next write into it.
+    device::fence_proxy_async_shared();
+    __syncthreads();  // stage s and its table are free; the next token's table is filled
+    if (threadIdx.x == 0 && t + kStages * stride < a.tokens) issue(t + kStages * stride, s);
     slot = next_slot;
+    tb ^= 1;
+    if (++s == kStages) s = 0, phase ^= 1u;
   }
 }
 
