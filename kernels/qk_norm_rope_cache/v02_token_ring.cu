@@ -20,6 +20,11 @@
 // tokens and 78-81% at 4096; measured 83.2% and 71.9% (the first copies of three rows a block
 // are not hidden where blocks walk ~8 tokens). The ring is back to two rows; kStages stays a
 // parameter.
+// Per-stage mbarriers instead of the block-wide barrier a token (a table per stage, full / filled
+// / empty barriers, each thread waiting only for what it reads or overwrites) were measured in
+// 2026-12-02_539bb43 and refuted: checks and sanitizers clean, but 58.5% / 52.7% of copy at
+// 16384 / 4096 tokens against 85.0% / 75.7% with the barrier (predicted 87-90% / 77-80%): 384
+// threads polling two mbarriers a token cost more issue slots than the barrier's stalls did.
 // Requirements: those of rung.cuh; sm_90; kStages rows and two tables within the block's shared
 // memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
 #include "kernels/qk_norm_rope_cache/rung.cuh"
