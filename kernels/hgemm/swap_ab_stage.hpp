@@ -51,31 +51,26 @@ struct SwapAbStage {
   }
 };
 
-/// v19's ring: as many stages of `stage_bytes` as fit (less the base's alignment and the
-/// barriers) in 225 KiB, or in 113 KiB where two CTAs share an SM, at most kV19MaxStages. Deeper
-/// rings for the small stages (64 columns of B: 22 stages of 10 KiB instead of 12) were measured
-/// in 2026-12-02_789bfd3's run and gained nothing: a CTA streamed the same ~34 GB/s with twice
-/// the bytes in flight (N = 6144, M = 16: 16.86 us under Nsight Compute against 16.83).
+/// v19's ring: as many stages of `stage_bytes` as fit in 225 KiB (less the base's alignment and
+/// the barriers), at most kV19MaxStages. Deeper rings for the small stages (64 columns of B: 22
+/// stages of 10 KiB instead of 12) were measured in 2026-12-02_789bfd3's run and gained nothing:
+/// a CTA streamed the same ~34 GB/s with twice the bytes in flight (N = 6144, M = 16: 16.86 us
+/// under Nsight Compute against 16.83), so the ring is not what limits one CTA.
 inline constexpr int kV19MaxStages = 12;
-/// CTAs an SM: the one-block slabs (64 columns) run two, so that an SM can stream past the ~34
-/// GB/s one CTA reaches; the three-block slabs one.
-constexpr int v19_ctas_per_sm(int blocks) { return blocks == 1 ? 2 : 1; }
-constexpr int v19_stages(int stage_bytes, int ctas_per_sm) {
-  const int budget = ctas_per_sm == 1 ? 225 * 1024 : 113 * 1024;
-  const int fit = (budget - 1024 - 2 * kV19MaxStages * 8) / stage_bytes;
+constexpr int v19_stages(int stage_bytes) {
+  const int fit = (225 * 1024 - 1024 - 2 * kV19MaxStages * 8) / stage_bytes;
   return fit < kV19MaxStages ? fit : kV19MaxStages;
 }
-/// The dynamic shared memory of such a ring: aligned ring, then barriers.
-constexpr int v19_smem_bytes(int stage_bytes, int ctas_per_sm) {
-  const int stages = v19_stages(stage_bytes, ctas_per_sm);
-  return 1024 + stages * stage_bytes + 2 * stages * 8;
+/// The dynamic shared memory of a ring of v19_stages(stage_bytes): aligned ring, then barriers.
+constexpr int v19_smem_bytes(int stage_bytes) {
+  return 1024 + v19_stages(stage_bytes) * stage_bytes + 2 * v19_stages(stage_bytes) * 8;
 }
-/// The most any entry of v19 takes.
+/// The most any entry of v19 takes (64-column slabs of 16 tokens: the deepest ring).
 constexpr int v19_max_smem_bytes() {
   int most = 0;
   for (int blocks : {1, 3})
     for (int tok : {16, 64}) {
-      const int b = v19_smem_bytes(blocks * 8192 + tok * 128, v19_ctas_per_sm(blocks));
+      const int b = v19_smem_bytes(blocks * 8192 + tok * 128);
       most = b > most ? b : most;
     }
   return most;
@@ -100,11 +95,11 @@ constexpr int v19_tokens(int64_t m) { return m <= 16 ? 16 : 64; }
 
 /// The modelled time (seconds) of entry e at (n, k) when at most `resident` of its CTAs run at
 /// once (whole clusters; the device's answer, cudaOccupancyMaxActiveClusters x splits): the waves
-/// of its CTAs, each a CTA's bytes of B at its share of DRAM's ~4.3 TB/s, capped at the ~34 GB/s
-/// one CTA streamed in 2026-12-02_12dc393's run (96 CTAs at N = 6144, DRAM 65% busy), plus ~1.5
-/// us a wave (the ring's first fill, the epilogue).
+/// of its CTAs, each a CTA's bytes of B at its share of DRAM's ~4.3 TB/s, capped at ~50 GB/s an
+/// SM (a ring of ~100 KiB over a ~2 us loaded latency), plus ~1.5 us a wave (the ring's first
+/// fill, the epilogue).
 constexpr double v19_model_seconds(const SwapAbEntry& e, int64_t n, int64_t k, int64_t resident) {
-  constexpr double kDram = 4.3e12, kPerSm = 34e9, kWaveCost = 1.5e-6;
+  constexpr double kDram = 4.3e12, kPerSm = 50e9, kWaveCost = 1.5e-6;
   if (resident <= 0) return 1e30;
   const int64_t slabs = (n + 64 * e.blocks - 1) / (64 * e.blocks);
   const int64_t ctas = slabs * e.splits;

@@ -46,11 +46,6 @@
 // Measured (2026-12-02_a55f38f): (16, 6144, 4096) 15.9 us under Nsight against 16.8 (DRAM 69%
 // busy against 65%), 17.3 us timed, level with cuBLASLt (1.00x); the other shapes as before
 // (0.92-1.10x): 6%, not 10-25. The chain was a small part of what holds one CTA near 34 GB/s.
-// Then (prediction, not yet measured): two CTAs an SM for the one-block slabs (rings of 113 KiB:
-// 11 stages at 16 tokens, 6 at 64), on the reading that one CTA, not the SM, stops at ~34 GB/s
-// (96 CTAs at N = 6144 left DRAM 65-69% busy). The model now caps a CTA at 34 GB/s and takes 96
-// slabs x 2 splits (192 CTAs, one wave) at N = 6144: predicted 12.5-14 us there (1.25-1.4x
-// cuBLASLt); N = 4096 and K = 12288 unchanged (128 CTAs, one an SM); N = 24576 unchanged.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -75,12 +70,10 @@ struct V19Config {
   /// other's result; three blocks are three chains already.
   static constexpr int kChains = kBlocks == 1 ? 2 : 1;
   static constexpr int kConsumers = 128, kThreads = kConsumers + 32;  // + the producer warp
-  static constexpr int kCtasPerSm = v19_ctas_per_sm(kBlocks);
-  static constexpr int kStages = v19_stages(int(Stage::kBytes), kCtasPerSm);
+  static constexpr int kStages = v19_stages(int(Stage::kBytes));
   /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
-  static constexpr int kSmemBytes = v19_smem_bytes(int(Stage::kBytes), kCtasPerSm);
-  static_assert(kStages >= 4 && kSmemBytes <= v19_max_smem_bytes() &&
-                kCtasPerSm * (kSmemBytes + 1024) <= 228 * 1024);
+  static constexpr int kSmemBytes = v19_smem_bytes(int(Stage::kBytes));
+  static_assert(kStages >= 4 && kSmemBytes <= v19_max_smem_bytes() && kSmemBytes <= 227 * 1024);
   /// The partial a rank > 0 hands to rank 0: its kBlocks x kTok / 2 floats a thread as float4s,
   /// [float4 q][thread], in the drained ring.
   static constexpr int kPartialQuads = kBlocks * kTok / 8;
@@ -119,7 +112,7 @@ __device__ __forceinline__ void store_swap_ab(const float (&acc)[Stage::kBlocks]
 }
 
 template <class Cfg, class T>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_swap_ab_kernel(const __grid_constant__ CUtensorMap a_map,
                          const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
                          int k) {
