@@ -46,6 +46,10 @@
 // Measured (2026-12-02_a55f38f): (16, 6144, 4096) 15.9 us under Nsight against 16.8 (DRAM 69%
 // busy against 65%), 17.3 us timed, level with cuBLASLt (1.00x); the other shapes as before
 // (0.92-1.10x): 6%, not 10-25. The chain was a small part of what holds one CTA near 34 GB/s.
+// Two CTAs an SM for the one-block slabs (113 KiB rings; N = 6144 as 96 slabs x 2 splits, 192
+// CTAs in one wave) were measured in 2026-12-02_984292d and refuted: 19.4-20.4 us at N = 6144
+// (0.87-0.94x) against 17.3-18.6 with 96 CTAs one an SM, so the ~34 GB/s is the SM's limit
+// here, not one CTA's; reverted.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
