@@ -4,8 +4,8 @@
 # the shared libraries the other machine may lack (Highway) and the commit they were built from
 # (git_sha.txt, for the run's manifest), compressed with xz into .out/device.txz (~20 MiB; gzip
 # left ~45 MiB of the three ~58 MiB binaries).
-# A device call carries the checkout too (64 MiB in all, results included): a build configured
-# with -DKLAB_CUDA_ARCHS=90a-real (SASS only) packs the klab CLI to ~6 MiB instead of ~10.
+# A build configured with -DKLAB_CUDA_ARCHS=90a-real (SASS only) packs the klab CLI to ~6 MiB
+# instead of ~10.
 # Usage: scripts/pack_for_device.sh [BUILD_DIR [PACK_DIR]]   (PACK_DIR: .out by default; another
 #   git-ignored folder such as .out-gemm lets two builds be packed side by side)
 #   copy the checkout with PACK_DIR/ to the GPU machine, then: scripts/h200.sh OUTDIR PACK_DIR/build

@@ -257,13 +257,8 @@ struct V19Launch {
   }
 
   void operator()(const GemmArgs<T>& g) {
-    using Stage = typename Cfg::Stage;
-    const CUtensorMap a_map = device::tensor_map_2d(
-        g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m), uint64_t(g.k) * sizeof(T),
-        Stage::kBlockK, kTok, CU_TENSOR_MAP_SWIZZLE_128B);
-    const CUtensorMap b_map = device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n),
-                                                    uint64_t(g.k), uint64_t(g.n) * sizeof(T), 64,
-                                                    Stage::kBlockK, CU_TENSOR_MAP_SWIZZLE_128B);
+    static_assert(Cfg::Stage::kBlockK == 64);
+    const CUtensorMap a_map = make_a_map(g, kTok), b_map = make_b_panel_map(g);
     KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k));
   }
 };

@@ -49,14 +49,26 @@ CUtensorMap make_wgmma_c_map(const GemmArgs<T>& g) {
                                WgmmaStoreBox::kRows, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
+/// A as (k inner, m outer) in boxes of (64, rows), 128-byte swizzled (needs g.vec16()).
+template <class T>
+CUtensorMap make_a_map(const GemmArgs<T>& g, int rows) {
+  return device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m),
+                               uint64_t(g.k) * sizeof(T), 64, uint32_t(rows),
+                               CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+/// B as (n inner, k outer) in boxes of (64, 64): one 128-byte-swizzled panel of 64 k-rows of 64
+/// columns (needs g.vec16()).
+template <class T>
+CUtensorMap make_b_panel_map(const GemmArgs<T>& g) {
+  return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
+                               uint64_t(g.n) * sizeof(T), 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
 template <class Stage, class T>
 WgmmaMaps make_wgmma_maps(const GemmArgs<T>& g) {
-  return {device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m),
-                                uint64_t(g.k) * sizeof(T), Stage::kBlockK, Stage::kBlockM,
-                                CU_TENSOR_MAP_SWIZZLE_128B),
-          device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
-                                uint64_t(g.n) * sizeof(T), Stage::kPanelCols, Stage::kBlockK,
-                                CU_TENSOR_MAP_SWIZZLE_128B)};
+  static_assert(Stage::kBlockK == 64 && Stage::kPanelCols == 64);
+  return {make_a_map(g, Stage::kBlockM), make_b_panel_map(g)};
 }
 
 /// Issues (one thread) the boxes of k-tile kt of the (m0, n0) tile into the stage at `stage`
