@@ -49,6 +49,25 @@ __device__ __forceinline__ uint32_t tile_offset(int row, int chunk) {
   return uint32_t(row) * uint32_t(kD * 2) + uint32_t((chunk ^ (row & 7)) * 16);
 }
 
+/// v03's K/V stage tiles: rows of kD bf16, 16-byte chunks XORed with row % 8 (tile_offset).
+template <int kD>
+struct RowSwizzledTile {
+  __device__ static uint32_t offset(int row, int chunk) { return tile_offset<kD>(row, chunk); }
+};
+
+/// A stage tile as the TMA's 128-byte swizzle lays it out: kD / 64 column blocks, each kTileRows
+/// rows of 128 bytes (64 bf16), chunk c of a row stored at chunk (c % 8) ^ (row % 8) of its
+/// block's row (each block 1024-byte aligned, so the swizzle's address bits are the row's).
+template <int kD, int kTileRows>
+struct Swizzle128Tile {
+  static_assert(kD % 64 == 0, "128-byte swizzled blocks of 64 columns");
+  static constexpr uint32_t kBlockBytes = uint32_t(kTileRows) * 128;
+  __device__ static uint32_t offset(int row, int chunk) {
+    return uint32_t(chunk / 8) * kBlockBytes + uint32_t(row) * 128 +
+           uint32_t(((chunk % 8) ^ (row & 7)) * 16);
+  }
+};
+
 __device__ __forceinline__ int64_t page_of(int64_t j, const GqaGeometry& g) {
   return g.page_shift >= 0 ? j >> g.page_shift : j / g.page;
 }
@@ -133,8 +152,8 @@ struct GqaWarpState {
 /// One warp's 16 keys of a stage (stage rows key_row .. key_row + 15, keys key_base + key_row
 /// + ...): S = Q K^T, keys at or past lim[h] masked for the thread's row h, the online softmax,
 /// P V into the accumulator. The row sums stay per thread (the quad's partial sums) until
-/// quad_row_sums.
-template <int kD>
+/// quad_row_sums. Q's tile is laid out as tile_offset says; K's and V's as KvTile::offset.
+template <int kD, class KvTile = RowSwizzledTile<kD>>
 __device__ __forceinline__ void gqa_mma_stage(GqaWarpState<kD>& st, uint32_t sq, uint32_t sk,
                                               uint32_t sv, int lane, int key_row, int64_t key_base,
                                               const int64_t lim[2], float scale_log2) {
@@ -146,7 +165,7 @@ __device__ __forceinline__ void gqa_mma_stage(GqaWarpState<kD>& st, uint32_t sq,
     uint32_t a[4], b[4];
     device::ldmatrix_x4(a, sq + tile_offset<kD>((lane / 8 % 2) * 8 + lane % 8, kk * 2 + lane / 16));
     device::ldmatrix_x4(
-        b, sk + tile_offset<kD>(key_row + (lane / 16) * 8 + lane % 8, kk * 2 + lane / 8 % 2));
+        b, sk + KvTile::offset(key_row + (lane / 16) * 8 + lane % 8, kk * 2 + lane / 8 % 2));
     device::mma_m16n8k16_bf16(s[0], a, {b[0], b[1]});
     device::mma_m16n8k16_bf16(s[1], a, {b[2], b[3]});
   }
@@ -195,7 +214,7 @@ __device__ __forceinline__ void gqa_mma_stage(GqaWarpState<kD>& st, uint32_t sq,
   for (int nd = 0; nd < kD / 16; ++nd) {
     uint32_t b[4];
     device::ldmatrix_x4_trans(
-        b, sv + tile_offset<kD>(key_row + (lane / 8 % 2) * 8 + lane % 8, nd * 2 + lane / 16));
+        b, sv + KvTile::offset(key_row + (lane / 8 % 2) * 8 + lane % 8, nd * 2 + lane / 16));
     device::mma_m16n8k16_bf16(st.acc[2 * nd], pa, {b[0], b[1]});
     device::mma_m16n8k16_bf16(st.acc[2 * nd + 1], pa, {b[2], b[3]});
   }

@@ -18,6 +18,7 @@ void register_decode_attention(Registry& r) {
     gpu_v03_gqa_mma(),
     gpu_v04_persistent_balanced(),
     gpu_v05_staged_page_indices(),
+    gpu_v06_tma_pages(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

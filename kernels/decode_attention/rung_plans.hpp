@@ -1,10 +1,12 @@
 #pragma once
-// The split plans of v02 and v03 and v03's shared-memory budget, host-side (the CPU tests check
+// The split and line plans of v02-v06 and their shared-memory budgets, host-side (the CPU tests check
 // them at the headline shapes on the H200's 132 SMs): each rung's launch, workspace_bytes and
 // can_implement call these, so the tests see the plan the kernels run.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/decode_attention/split_kv_plan.hpp"
@@ -153,6 +155,101 @@ struct StagedPageConfig {
 /// v05's shared-memory budget.
 inline TileLinePlan plan_v05(const Dims& s, int sm_count) {
   return plan_tile_line<StagedPageConfig>(s, sm_count);
+}
+
+}  // namespace klab::decode_attention
+
+namespace klab::decode_attention {
+
+/// v06's geometry: v03's four math warps on one m16 tile of a KV head's query rows and stages of
+/// kBlockN keys, plus one producer warp whose lanes issue TMA boxes of whole pages (each a
+/// 2-D box of min(page, 64) key rows x 64 columns, 128-byte swizzled) into an mbarrier ring. The
+/// producer reads each stage's block-table entries itself, one stage ahead, so nothing bounds a
+/// chunk's length; the warps' partials reuse the stages at the end (as v03's).
+struct TmaPagesConfig {
+  using Gqa = GqaMmaConfig;
+  static constexpr int kConsumerWarps = Gqa::kWarps, kThreads = (kConsumerWarps + 1) * 32;
+  /// Pages hold whole 1024-byte swizzle atoms (8 rows of 128 bytes) and tile a stage or are
+  /// tiled by it: a power of two from 8 up.
+  static constexpr int64_t kMinPage = 8;
+  static constexpr int64_t kAlign = 1024;  // the dynamic shared memory's base, rounded up to it
+  static constexpr int64_t kStaticSmem = 2 * Gqa::kWarps * Gqa::kRows * 4 + 2 * Gqa::kRows * 4 + 64;
+
+  static constexpr int64_t rows_per_box(int64_t page) { return page < Gqa::kBlockN ? page : Gqa::kBlockN; }
+  static constexpr int64_t smem_bytes(int64_t d) {
+    return kAlign + Gqa::stages(d) * Gqa::stage_bytes(d) + Gqa::kRows * d * 2;
+  }
+  static constexpr int64_t ctas_per_sm(int64_t d) {
+    return std::max<int64_t>(
+        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+  }
+  static constexpr bool page_ok(int64_t page) {
+    return page >= kMinPage && (page & (page - 1)) == 0;
+  }
+};
+
+/// v06's split plan with its counters: SplitKvPlan's partials, then one arrival counter per row
+/// group of the batch (b x KV heads x row tiles), zeroed when allocated and left at zero.
+struct CountedSplitPlan : SplitKvPlan {
+  int64_t groups = 0;  ///< counters: row groups of the batch
+  constexpr int64_t workspace_floats(int64_t rows, int64_t d) const {
+    return max_splits > 1 ? SplitKvPlan::workspace_floats(rows, d) + groups : 0;
+  }
+};
+
+/// The chunk that finishes a batch soonest on `slots` resident CTAs, by a wave model: CTAs =
+/// units x the sequences' splits; time = max(one CTA, ceil(CTAs / slots) waves x the mean CTA),
+/// each CTA charged `overhead` keys for its start and end. The candidates cut the longest
+/// sequence into s equal tile multiples (at least min_chunk) for s = 1 up to where a split of
+/// the batch's mean work a slot would be; ties go to the longer chunk (fewer partials).
+inline SplitKvPlan plan_split_kv_waves(const std::vector<int64_t>& lens, const SplitKvTarget& t,
+                                       int64_t overhead) {
+  const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
+  int64_t total = 0;
+  for (int64_t l : lens) total += l;
+  const int64_t lo = round_up(std::max<int64_t>(t.min_chunk, 1), t.tile);
+  const int64_t per_slot = std::max<int64_t>(1, (total * t.units + t.slots - 1) / t.slots);
+  const int64_t s_max = std::max<int64_t>(1, std::min<int64_t>(
+                                                 (max_len + lo - 1) / lo,
+                                                 2 * ((max_len + per_slot - 1) / per_slot) + 2));
+  SplitKvPlan best{std::max(lo, round_up(std::max<int64_t>(max_len, 1), t.tile)), 1};
+  double best_cost = INFINITY;
+  for (int64_t s = 1; s <= s_max; ++s) {
+    const int64_t chunk = std::max(lo, round_up((max_len + s - 1) / s, t.tile));
+    if (chunk > t.max_chunk) continue;
+    SplitKvPlan p{chunk, 1};
+    double ctas = 0, keys = 0;
+    for (int64_t l : lens) {
+      ctas += p.splits_of(l);
+      keys += static_cast<double>(l);
+    }
+    ctas *= static_cast<double>(t.units);
+    keys *= static_cast<double>(t.units);
+    const double waves = std::ceil(ctas / static_cast<double>(t.slots));
+    const double cost = std::max(static_cast<double>(std::min(chunk, max_len) + overhead),
+                                 waves * (keys / ctas + static_cast<double>(overhead)));
+    if (cost < best_cost - 1e-9) {
+      best_cost = cost;
+      best = p;
+    }
+  }
+  best.max_splits = best.splits_of(max_len);
+  return best;
+}
+
+/// v06: the wave model's chunk (64-key tiles, at least two; each CTA charged two tiles of start
+/// and end) on v06's resident CTAs.
+inline CountedSplitPlan plan_v06(const Dims& s, int sm_count) {
+  using Gqa = GqaMmaConfig;
+  const int64_t units = s.hkv * Gqa::row_tiles(s);
+  CountedSplitPlan p;
+  static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
+      context_lengths(s),
+      {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d), Gqa::kBlockN,
+       Gqa::kMinChunk},
+      2 * Gqa::kBlockN);
+  p.groups = s.b * units;
+  return p;
 }
 
 }  // namespace klab::decode_attention

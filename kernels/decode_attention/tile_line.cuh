@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv_plan.hpp"
-#include "klab/device/lse_merge.hpp"
 
 namespace klab::decode_attention {
 
@@ -64,60 +64,29 @@ struct LineCursor {
 };
 
 /// The last CTA to arrive on a split row group: its rows' partials from CTAs c_first .. c_last
-/// merged in CTA order (weights exp(lse_i - max), as lse_merge.hpp), written to o and lse.
-/// Pass 1: a warp per row, the largest lse and the weights' sum; pass 2: a float4 of a row per
-/// thread, every partial's loads independent (L2: other CTAs wrote them), kUnroll partials a
-/// round.
+/// merged in CTA order (partial_merge.cuh), written to o and lse.
 template <int kD, int kUnroll>
 __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLinePlan& plan,
                                                 int64_t work, int64_t gb, int c_first, int c_last,
                                                 int64_t bi, int hk, int row0, const GqaGeometry& g,
                                                 float* s_m, float* s_s) {
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  const int rows = min(GqaMmaConfig::kRows, g.rows_per_head - row0), parts = c_last - c_first + 1;
+  constexpr int kRows = GqaMmaConfig::kRows;
+  const int rows = min(kRows, g.rows_per_head - row0), parts = c_last - c_first + 1;
   const int64_t slot0 = plan.slot(c_first, gb, work);
   auto slot_of = [&](int i) { return i == 0 ? slot0 : 2 * int64_t(c_first + i); };
-  for (int r = warp; r < rows; r += GqaMmaConfig::kWarps) {
-    float m = -INFINITY;
-    for (int i = lane; i < parts; i += 32)
-      m = fmaxf(m, __ldcg(out.ws_lse + slot_of(i) * GqaMmaConfig::kRows + r));
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-    float s = 0.f;
-    for (int i = lane; i < parts; i += 32)
-      s += device::lse_merge_scale(__ldcg(out.ws_lse + slot_of(i) * GqaMmaConfig::kRows + r), m);
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
-    if (lane == 0) {
-      s_m[r] = m;
-      s_s[r] = s;
-    }
-  }
-  __syncthreads();
-  constexpr int kVec = kD / 4;
-  for (int e = tid; e < rows * kVec; e += GqaMmaConfig::kThreads) {
-    const int r = e / kVec, c4 = e % kVec;
-    const float m = s_m[r], s = s_s[r];
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll kUnroll
-    for (int i = 0; i < parts; ++i) {
-      const int64_t sl = slot_of(i);
-      // An empty partial weighs 0 and holds O = 0: no branch, so the loads can all be in flight.
-      const float w = device::lse_merge_scale(__ldcg(out.ws_lse + sl * GqaMmaConfig::kRows + r), m);
-      const float4 v = __ldcg(
-          reinterpret_cast<const float4*>(out.ws_o + (sl * GqaMmaConfig::kRows + r) * kD) + c4);
-      x.x += w * v.x;
-      x.y += w * v.y;
-      x.z += w * v.z;
-      x.w += w * v.w;
-    }
-    const float inv = s > 0.f ? 1.f / s : 0.f;
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    const uint2 packed = make_uint2(device::pack2<__nv_bfloat16>(x.x * inv, x.y * inv),
-                                    device::pack2<__nv_bfloat16>(x.z * inv, x.w * inv));
-    *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = packed;
-    if (c4 == 0) out.lse[row] = s > 0.f ? m + logf(s) : -INFINITY;
-  }
+  merge_partials<kD, GqaMmaConfig::kThreads, kUnroll>(
+      rows, parts, [&](int i, int r) { return __ldcg(out.ws_lse + slot_of(i) * kRows + r); },
+      [&](int i, int r, int c4) {
+        return __ldcg(reinterpret_cast<const float4*>(out.ws_o + (slot_of(i) * kRows + r) * kD) +
+                      c4);
+      },
+      [&](int r, int c4, float4 x, float lse) {
+        const int64_t row = global_row(bi, hk, row0 + r, g);
+        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) =
+            make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+        if (c4 == 0) out.lse[row] = lse;
+      },
+      s_m, s_s);
 }
 
 /// A split row group's segment is in this CTA's slot: the arrival on counter c_last (the

@@ -917,3 +917,58 @@ TEST(DecodeAttentionStaged, PlanAtTheHeadlineShapes) {
     }
   }
 }
+
+// v06's wave model: every plan covers each key once at chunks of whole 64-key tiles (at least
+// two), whatever the lengths; the wave model picks one wave at B = 1 (32 splits at L = 4k and
+// 32k, 33 at 128k: 264 CTAs, two an SM), one split when the batch's row groups already fill two CTAs an SM for whole waves, and
+// cuts a ragged batch's longest sequence rather than leaving it to one CTA.
+TEST(DecodeAttentionTmaPages, WavePlanCoversEveryKeyOnce) {
+  using decode_attention::SplitKvTarget;
+  for (const std::vector<int64_t>& lens :
+       {std::vector<int64_t>{0}, {1}, {17, 0, 1000}, {131072}, {100, 16384, 5000, 0, 63},
+        std::vector<int64_t>(256, 2048)}) {
+    for (const SplitKvTarget& t : {SplitKvTarget{8, 264, 64, 128}, SplitKvTarget{1, 1, 64, 128},
+                                   SplitKvTarget{64, 132, 64, 128}}) {
+      const SplitKvPlan plan = decode_attention::plan_split_kv_waves(lens, t, 128);
+      EXPECT_EQ(plan.chunk % 64, 0);
+      EXPECT_GE(plan.chunk, 128);
+      const int64_t max_len = *std::max_element(lens.begin(), lens.end());
+      EXPECT_EQ(plan.max_splits, plan.splits_of(max_len));
+      for (int64_t l : lens) expect_covers(plan, l);
+    }
+  }
+}
+
+TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
+  using decode_attention::TmaPagesConfig;
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(128), 2);
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(64), 3);
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(256), 1);
+  for (int64_t d : {64, 128, 256}) {
+    EXPECT_LE(TmaPagesConfig::smem_bytes(d), 227 * 1024);
+    EXPECT_LE(GqaMmaConfig::merge_bytes(d), GqaMmaConfig::stages(d) * GqaMmaConfig::stage_bytes(d));
+  }
+  for (int64_t page : {8, 16, 64, 128, 4096}) EXPECT_TRUE(TmaPagesConfig::page_ok(page));
+  for (int64_t page : {1, 2, 4, 24, 100}) EXPECT_FALSE(TmaPagesConfig::page_ok(page));
+  const std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int>> expected = {
+      {{1, 4096}, {128, 32}},    {{1, 32768}, {1024, 32}}, {{1, 131072}, {4032, 33}},
+      {{16, 8192}, {4096, 2}},   {{64, 4096}, {4096, 1}},  {{256, 2048}, {2048, 1}}};
+  for (int64_t page : {16, 64}) {
+    for (auto [b, len, min_len] : headline_batches()) {
+      const Dims s = dims(b, len, page, 32, 8, 128, min_len);
+      const decode_attention::CountedSplitPlan p = decode_attention::plan_v06(s, kH200Sms);
+      EXPECT_EQ(p.groups, b * 8);
+      EXPECT_EQ(p.workspace_floats(s.rows(), s.d),
+                p.max_splits > 1 ? s.rows() * p.max_splits * (s.d + 1) + p.groups : 0);
+      const auto it = expected.find({b, len});
+      if (min_len == 0) {
+        ASSERT_NE(it, expected.end());
+        EXPECT_EQ(p.chunk, it->second.first) << "b=" << b << " len=" << len;
+        EXPECT_EQ(p.max_splits, it->second.second) << "b=" << b << " len=" << len;
+      } else {  // ragged: the longest sequence is cut, into chunks of about the mean work a slot
+        EXPECT_GT(p.max_splits, 1);
+        EXPECT_LT(p.chunk, len);
+      }
+    }
+  }
+}

@@ -1,0 +1,354 @@
+// v06 tma_pages: v03's split-KV CTA fed by the copy engine, in one launch. A CTA holds one m16
+// tile of a KV head's query rows and one chunk of a sequence's keys, as v03's; a fifth warp, the
+// producer, gathers the chunk's pages with TMA: each (page, KV head) of the HND cache is one
+// contiguous run of page x D elements, read as boxes of min(page, 64) key rows x 64 columns of a
+// 2-D tensor map over the pool (rows: pages x KV heads x page slots), 128-byte swizzled, into a
+// ring of 64-key stages that completes on mbarriers (full: the stage's bytes landed; empty: the
+// four math warps are done with it). Its lanes read the stage's block-table entries one stage
+// ahead (one lane a page) and issue one page's boxes each. The math warps run gqa_mma.cuh's stage
+// (S and P V on mma.sync m16n8k16, online softmax in registers) on the swizzled tiles; on the
+// chunk's last stage each warp zeroes its V rows past the chunk first (a page's slots past the
+// sequence, or pages not loaded, may hold anything, and 0 x NaN is NaN). A sequence cut into
+// several splits is merged in the same launch: each split writes its normalised fp32 partial and
+// lse, fences, and counts itself in on its row group's counter; the CTA that arrives last merges
+// the splits by log-sum-exp in split order (partial_merge.cuh: the same bits whoever arrives
+// last) and resets the counter.
+// Changes from v03: (1) TMA boxes of whole pages issued by one warp instead of 16-byte cp.async
+// by every thread (2048 a 32 KiB stage): the hypothesis is that v03's batched rate, ~3.9 TB/s
+// (~30 GB/s an SM, where cuDNN reads 4.1-4.4 TB/s), is the SM's limit on cp.async copies in
+// flight, not DRAM's; the copy engine keeps a stage's 32 KiB in flight as 16 requests. (2) No
+// merge kernel: v03's walks a row's splits one dependent L2 load after another (~25 us at
+// (1, 4k) and (1, 32k), ~50 us at (1, 128k) by the worklog's fit); here the last CTA's loads
+// are independent. (3) The chunk comes from a wave model (plan_v06) instead of the total spread
+// over one wave and capped at 2048 keys: (64, 4k) one split of 4096 keys (512 CTAs, two waves)
+// instead of two of 2048; (1, 128k) 32 splits of 4096 in one wave instead of 64 in two.
+// (4) The page indices are not staged before the first copy: a CTA's first copies wait for one
+// table entry, not for the chunk's whole index list.
+// Expected bottleneck: DRAM reads of K and V at the batched shapes and long sequences (two CTAs
+// an SM at D = 128, two 32 KiB stages in flight each); at (1, 4k) the chain of one launch: seq
+// len and table entry, the first stage, the epilogue, the fence and atomic, the merge's loads.
+// Prediction (written before it ran), Qwen3-8B heads (32 / 8, D = 128), fraction of the read
+// ceiling (~4.5 TB/s), pages 16 and 64 alike: if (1) holds, (256, 2k), (64, 4k), (16, 8k)
+// 0.90-0.95 (v03 0.79-0.86); if it does not, within 3% of v03 there. (1, 128k) 0.88-0.93 (v03
+// 0.60); (1, 32k) 0.75-0.85 (v03 0.47; the fixed ~5 us of start, epilogue and merge is 15% of
+// a 30 us stream); (1, 4k) 7-10 us (v03 35 us, cuDNN 15.6); the ragged batch 0.75-0.85 (v03
+// 0.69: its longest sequence takes 3 splits of ~5.5k keys on the wave model).
+// Requirements: D = 64, 128 or 256 (v03's stages: 4 x 16, 3 x 32, 2 x 64 KiB); pages a power of
+// two from 8 tokens (whole 1024-byte swizzle atoms; a stage of 64 keys spans whole pages or lies
+// in one); the pool's rows (pages x KV heads x page) and a stage's page count within i32; b and
+// Hkv x row tiles at most 65535 (grid z and y); the workspace of CountedSplitPlan.
+#include <cuda_bf16.h>
+
+#include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/partial_merge.cuh"
+#include "kernels/decode_attention/split_kv.cuh"
+#include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/occupancy.cuh"
+#include "klab/device/tensor_map.hpp"
+#include "klab/device/tma_sm90.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::decode_attention {
+
+namespace {
+
+using Cfg = TmaPagesConfig;
+using Gqa = GqaMmaConfig;
+constexpr int kBlockN = Gqa::kBlockN, kRows = Gqa::kRows, kThreads = Cfg::kThreads;
+constexpr int kConsumerWarps = Cfg::kConsumerWarps, kProducerWarp = kConsumerWarps;
+constexpr int kConsumerThreads = kConsumerWarps * 32;
+static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
+
+/// The stage tiles: kBlockN rows in 128-byte swizzled blocks of 64 columns.
+template <int kD>
+using KvTile = Swizzle128Tile<kD, kBlockN>;
+
+/// What a CTA's producer needs of its chunk: the table row, the first key, the pool geometry.
+struct PageWalk {
+  const int32_t* table_row;  ///< block_table + bi * max_pages
+  int64_t j0, j1;            ///< the chunk's keys [j0, j1)
+  int page, page_shift, hkv, hk, box_rows;
+
+  /// Pages stage i spans (the last may lie partly past j1; pages wholly past it are not read).
+  __device__ int pages_of_stage(int i) const {
+    const int64_t k0 = j0 + int64_t(i) * kBlockN;
+    const int64_t k1 = min(j1, k0 + kBlockN);
+    return static_cast<int>(((k1 - 1) >> page_shift) - (k0 >> page_shift) + 1);
+  }
+  /// The table entry of the stage's `l`-th page (lane l's), or -1 past the stage's pages.
+  __device__ int entry(int i, int l) const {
+    if (l >= pages_of_stage(i)) return -1;
+    return table_row[((j0 + int64_t(i) * kBlockN) >> page_shift) + l];
+  }
+  /// Stage i's l-th page: its box's first pool row and its first row in the stage.
+  __device__ int pool_row(int pool_page, int i) const {
+    const int64_t k0 = j0 + int64_t(i) * kBlockN;
+    const int in_page = static_cast<int>(k0 & (page - 1));  // a stage starts mid-page if page > 64
+    return (pool_page * hkv + hk) * page + in_page;
+  }
+};
+
+// Block (split, hk * row_tiles + row tile, bi); kThreads threads: four math warps, then the
+// producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
+// V tile) of kBlockN x kD bf16 swizzled, then Q's kRows x kD bf16 tile.
+template <int kD>
+__global__ void __launch_bounds__(kThreads)
+    tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
+                     const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
+                     const int32_t* __restrict__ seq_lens, const int32_t* __restrict__ block_table,
+                     SplitOut out, int* __restrict__ counters, GqaGeometry g) {
+  constexpr int kStages = Gqa::stages(kD);
+  constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;  // K or V of one stage
+  constexpr int kStride = static_cast<int>(Gqa::merge_stride(kD));
+  constexpr int kColBlocks = kD / 64;
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ uint64_t full[kStages], empty[kStages];
+  __shared__ float s_max[kConsumerWarps][kRows], s_sum[kConsumerWarps][kRows];
+  __shared__ float s_m[kRows], s_s[kRows];
+  __shared__ int s_last;
+  unsigned char* smem = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
+  unsigned char* s_q = smem + kStages * 2 * kTileBytes;
+
+  const int split = static_cast<int>(blockIdx.x);
+  const int hk = static_cast<int>(blockIdx.y) / g.row_tiles;
+  const int row0 = (static_cast<int>(blockIdx.y) % g.row_tiles) * kRows;
+  const int64_t bi = blockIdx.z;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int64_t len = seq_lens[bi];
+  const int splits = out.plan.splits_of(len);
+  if (split >= splits) return;  // the grid is sized for the longest sequence
+  const int64_t j0 = out.plan.key_begin(split), j1 = out.plan.key_end(split, len);
+  const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      device::mbarrier_init(&full[s], 1);
+      device::mbarrier_init(&empty[s], kConsumerWarps);
+    }
+    device::fence_mbarrier_init();
+  }
+  const uint32_t sq = device::smem_addr(s_q);
+  if (warp < kConsumerWarps) load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
+  __syncthreads();  // the barriers initialised, Q's tile stored
+
+  if (warp == kProducerWarp) {
+    // The producer: stage i's table entries are loaded (one a lane) before the wait for its
+    // slot, and the next stage's right after, so a table load is never on a refill's path.
+    const PageWalk walk{block_table + bi * g.max_pages,
+                        j0,
+                        j1,
+                        static_cast<int>(g.page),
+                        g.page_shift,
+                        g.hkv,
+                        hk,
+                        static_cast<int>(g.page < kBlockN ? g.page : kBlockN)};
+    if (lane == 0) {
+      device::prefetch_tensor_map(&k_map);
+      device::prefetch_tensor_map(&v_map);
+    }
+    int next = tiles > 0 ? walk.entry(0, lane) : -1;
+    for (int i = 0; i < tiles; ++i) {
+      const int pool_page = next;
+      if (i + 1 < tiles) next = walk.entry(i + 1, lane);
+      const int slot = i % kStages;
+      if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+      const int pages = walk.pages_of_stage(i);
+      if (lane == 0)
+        device::mbarrier_arrive_expect_tx(
+            &full[slot], static_cast<uint32_t>(pages * walk.box_rows * kD * 2 * 2));
+      __syncwarp();
+      if (lane < pages) {
+        unsigned char* sk = smem + slot * 2 * kTileBytes;
+        const int row = walk.pool_row(pool_page, i), dst_row = lane * walk.box_rows;
+#pragma unroll
+        for (int cb = 0; cb < kColBlocks; ++cb) {
+          const uint32_t off = cb * KvTile<kD>::kBlockBytes + dst_row * 128;
+          device::tma_load_2d(sk + off, &k_map, cb * 64, row, &full[slot]);
+          device::tma_load_2d(sk + kTileBytes + off, &v_map, cb * 64, row, &full[slot]);
+        }
+      }
+    }
+  }
+
+  // The math warps: rows lane / 4 and lane / 4 + 8 see keys below lim[h].
+  int64_t lim[2];
+  row_limits(lim, lane, row0, j1, len, g);
+  GqaWarpState<kD> state;
+  state.reset();
+  if (warp < kConsumerWarps) {
+    const uint32_t s_kv = device::smem_addr(smem);
+    for (int i = 0; i < tiles; ++i) {
+      const int slot = i % kStages;
+      device::mbarrier_wait(&full[slot], (i / kStages) & 1);
+      const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
+      const int64_t key_base = j0 + int64_t(i) * kBlockN;
+      if (key_base + kBlockN > j1) {
+        // The chunk's last stage: this warp's V rows past j1 to zeros (they get P = 0).
+        for (int c = lane; c < 16 * (kD / 8); c += 32) {
+          const int r = warp * 16 + c / (kD / 8);
+          if (key_base + r >= j1) device::st_shared_v4(sv + KvTile<kD>::offset(r, c % (kD / 8)),
+                                                       make_uint4(0, 0, 0, 0));
+        }
+        __syncwarp();
+      }
+      gqa_mma_stage<kD, KvTile<kD>>(state, sq, sk, sv, lane, warp * 16, key_base, lim,
+                                    g.scale_log2);
+      __syncwarp();
+      if (lane == 0) device::mbarrier_arrive(&empty[slot]);
+    }
+  }
+  __syncthreads();  // every stage consumed: they hold the warps' partials now
+
+  float* s_o = reinterpret_cast<float*>(smem);  // (warps, kRows, kStride) fp32
+  if (warp < kConsumerWarps) {
+    const int gr = lane / 4, tq = lane % 4;
+    store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float* dst = s_o + (warp * kRows + gr + 8 * h) * kStride + 2 * tq;
+#pragma unroll
+      for (int n = 0; n < kD / 8; ++n)
+        *reinterpret_cast<float2*>(dst + 8 * n) =
+            make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
+    }
+  }
+  __syncthreads();
+
+  // The CTA's rows: the warps' partials merged, o = O / sum, lse = (max + log2 sum) ln 2; to o
+  // and lse, or to the split's partial.
+  for (int e = tid; e < kRows * kD; e += kThreads) {
+    const int r = e / kD, d = e % kD;
+    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+    float sum = 0.f, x = 0.f;
+#pragma unroll
+    for (int w = 0; w < kConsumerWarps; ++w) {
+      const float ws = s_sum[w][r];
+      if (ws > 0.f) {
+        const float f = exp2f(s_max[w][r] - mx);
+        sum += ws * f;
+        x += s_o[(w * kRows + r) * kStride + d] * f;
+      }
+    }
+    const int64_t row = global_row(bi, hk, row0 + r, g);
+    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
+    if (d == 0)
+      out.store_lse(row, split, splits,
+                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
+  }
+  if (splits == 1) return;
+
+  // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
+  // sees every partial through the others' fences and its own.
+  int* counter = counters + bi * (int64_t(g.hkv) * g.row_tiles) + blockIdx.y;
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) s_last = atomicAdd(counter, 1) == splits - 1;
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  const int rows = min(kRows, g.rows_per_head - row0);
+  auto row_of = [&](int r) { return global_row(bi, hk, row0 + r, g); };
+  merge_partials<kD, kThreads, 8>(
+      rows, splits,
+      [&](int i, int r) { return __ldcg(out.ws_lse + out.plan.partial_index(row_of(r), i)); },
+      [&](int i, int r, int c4) {
+        return __ldcg(reinterpret_cast<const float4*>(
+                          out.ws_o + out.plan.partial_index(row_of(r), i) * kD) +
+                      c4);
+      },
+      [&](int r, int c4, float4 x, float lse) {
+        const int64_t row = row_of(r);
+        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) =
+            make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y),
+                       device::pack2<__nv_bfloat16>(x.z, x.w));
+        if (c4 == 0) out.lse[row] = lse;
+      },
+      s_m, s_s);
+  if (tid == 0) *counter = 0;  // for the next launch
+}
+
+/// v06's arguments, resolved once (prepare): the tensor maps over the pools, the plan.
+struct TmaPagesLaunch {
+  CUtensorMap k_map, v_map;
+  const __nv_bfloat16* q;
+  const int32_t *seq_lens, *block_table;
+  SplitOut out;
+  int* counters;
+  GqaGeometry g;
+  int64_t b, d;
+
+  template <int kD>
+  void enqueue(cudaStream_t stream) const {
+    const int smem = static_cast<int>(Cfg::smem_bytes(kD));
+    device::opt_in_dynamic_smem<tma_pages_kernel<kD>>(smem);
+    const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
+                    static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
+    tma_pages_kernel<kD><<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
+        k_map, v_map, q, seq_lens, block_table, out, counters, g);
+    KLAB_CHECK_LAUNCH();
+  }
+  void operator()(cudaStream_t stream) const {
+    with_head_dim(d, [&]<int kD>() { enqueue<kD>(stream); });
+  }
+};
+
+CountedSplitPlan v06_plan(const Problem& p) {
+  return plan_v06(dims_of(p), device_info().sm_count);
+}
+
+/// A pool (pages, Hkv, P, D) as a 2-D tensor of pages x Hkv x P rows of D, read in boxes of
+/// min(P, 64) rows x 64 columns, 128-byte swizzled.
+CUtensorMap pool_map(const void* pool, const Dims& s) {
+  return device::tensor_map_2d(pool, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, static_cast<uint64_t>(s.d),
+                               static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page),
+                               static_cast<uint64_t>(s.d * 2), 64,
+                               static_cast<uint32_t>(Cfg::rows_per_box(s.page)),
+                               CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+TmaPagesLaunch tma_pages_launch(const Problem& p, Buffers& b) {
+  const Dims s = dims_of(p);
+  const CountedSplitPlan plan = v06_plan(p);
+  const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan,
+                                 s.rows(), s.d);
+  int* counters =
+      out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
+  return {pool_map(b.ptr<const void>("k_cache"), s),
+          pool_map(b.ptr<const void>("v_cache"), s),
+          b.ptr<const __nv_bfloat16>("q"),
+          b.ptr<const int32_t>("seq_lens"),
+          b.ptr<const int32_t>("block_table"),
+          out,
+          counters,
+          gqa_geometry(s),
+          s.b,
+          s.d};
+}
+
+}  // namespace
+
+Variant gpu_v06_tma_pages() {
+  return split_kv_variant(
+      "v06_tma_pages",
+      "split-KV in one launch: a producer warp gathers whole pages by TMA (128-byte swizzled "
+      "boxes) into an mbarrier ring, v03's mma.sync math warps, splits merged by the last CTA",
+      tma_pages_launch, v06_plan, [](const Problem& p) {
+        const Dims s = dims_of(p);
+        if (!Cfg::page_ok(s.page))
+          return Status::no(
+              "decode_attention.v06: pages must be a power of two from 8 tokens (TMA boxes of "
+              "whole 1024-byte swizzle atoms)");
+        if (s.b > 65535) return Status::no("decode_attention.v06: b above 65535 (grid z)");
+        if (s.hkv * Gqa::row_tiles(s) > 65535)
+          return Status::no("decode_attention.v06: hkv x row tiles above 65535 (grid y)");
+        if (pool_pages(s) * s.hkv * s.page > INT32_MAX)
+          return Status::no("decode_attention.v06: the pool's rows exceed the TMA's i32 coordinates");
+        return Status::yes();
+      });
+}
+
+}  // namespace klab::decode_attention
