@@ -186,6 +186,15 @@ done
 "$klab" report "$res"/2026-12-02_b83dec2_issue12_run/run/run_{relu,vector_add,saxpy}.json \
   --family relu --family vector_add --family saxpy --readme kernels/elementwise/README.md \
   --section results-b83dec2
+# 2d327e5's run: decode_attention v06 (TMA page gathers, one launch) beside v03 and cuDNN's paged
+# SDPA at the headline shapes, in the worklog and the family README; its Nsight Compute profiles.
+run7=$res/2026-12-02_2d327e5_decode_v06_tma_pages
+for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
+  "$klab" report "$run7"/bench_decode_attention.json --family decode_attention --readme "$readme" \
+    --section results-2d327e5
+done
+"$klab" profile-report "$run7"/profiles.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section profile-2d327e5 || true
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

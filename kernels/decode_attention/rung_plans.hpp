@@ -175,7 +175,9 @@ struct TmaPagesConfig {
   static constexpr int64_t kAlign = 1024;  // the dynamic shared memory's base, rounded up to it
   static constexpr int64_t kStaticSmem = 2 * Gqa::kWarps * Gqa::kRows * 4 + 2 * Gqa::kRows * 4 + 64;
 
-  static constexpr int64_t rows_per_box(int64_t page) { return page < Gqa::kBlockN ? page : Gqa::kBlockN; }
+  static constexpr int64_t rows_per_box(int64_t page) {
+    return page < Gqa::kBlockN ? page : Gqa::kBlockN;
+  }
   static constexpr int64_t smem_bytes(int64_t d) {
     return kAlign + Gqa::stages(d) * Gqa::stage_bytes(d) + Gqa::kRows * d * 2;
   }
@@ -209,9 +211,8 @@ inline SplitKvPlan plan_split_kv_waves(const std::vector<int64_t>& lens, const S
   for (int64_t l : lens) total += l;
   const int64_t lo = round_up(std::max<int64_t>(t.min_chunk, 1), t.tile);
   const int64_t per_slot = std::max<int64_t>(1, (total * t.units + t.slots - 1) / t.slots);
-  const int64_t s_max = std::max<int64_t>(1, std::min<int64_t>(
-                                                 (max_len + lo - 1) / lo,
-                                                 2 * ((max_len + per_slot - 1) / per_slot) + 2));
+  const int64_t s_max = std::max<int64_t>(
+      1, std::min<int64_t>((max_len + lo - 1) / lo, 2 * ((max_len + per_slot - 1) / per_slot) + 2));
   SplitKvPlan best{std::max(lo, round_up(std::max<int64_t>(max_len, 1), t.tile)), 1};
   double best_cost = INFINITY;
   for (int64_t s = 1; s <= s_max; ++s) {
@@ -243,11 +244,11 @@ inline CountedSplitPlan plan_v06(const Dims& s, int sm_count) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   CountedSplitPlan p;
-  static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
-      context_lengths(s),
-      {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d), Gqa::kBlockN,
-       Gqa::kMinChunk},
-      2 * Gqa::kBlockN);
+  static_cast<SplitKvPlan&>(p) =
+      plan_split_kv_waves(context_lengths(s),
+                          {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d),
+                           Gqa::kBlockN, Gqa::kMinChunk},
+                          2 * Gqa::kBlockN);
   p.groups = s.b * units;
   return p;
 }

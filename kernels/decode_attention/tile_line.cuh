@@ -82,8 +82,8 @@ __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLi
       },
       [&](int r, int c4, float4 x, float lse) {
         const int64_t row = global_row(bi, hk, row0 + r, g);
-        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) =
-            make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
+            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
         if (c4 == 0) out.lse[row] = lse;
       },
       s_m, s_s);

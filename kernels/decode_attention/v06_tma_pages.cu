@@ -187,8 +187,8 @@ __global__ void __launch_bounds__(kThreads)
         // The chunk's last stage: this warp's V rows past j1 to zeros (they get P = 0).
         for (int c = lane; c < 16 * (kD / 8); c += 32) {
           const int r = warp * 16 + c / (kD / 8);
-          if (key_base + r >= j1) device::st_shared_v4(sv + KvTile<kD>::offset(r, c % (kD / 8)),
-                                                       make_uint4(0, 0, 0, 0));
+          if (key_base + r >= j1)
+            device::st_shared_v4(sv + KvTile<kD>::offset(r, c % (kD / 8)), make_uint4(0, 0, 0, 0));
         }
         __syncwarp();
       }
@@ -256,15 +256,14 @@ __global__ void __launch_bounds__(kThreads)
       rows, splits,
       [&](int i, int r) { return __ldcg(out.ws_lse + out.plan.partial_index(row_of(r), i)); },
       [&](int i, int r, int c4) {
-        return __ldcg(reinterpret_cast<const float4*>(
-                          out.ws_o + out.plan.partial_index(row_of(r), i) * kD) +
-                      c4);
+        return __ldcg(
+            reinterpret_cast<const float4*>(out.ws_o + out.plan.partial_index(row_of(r), i) * kD) +
+            c4);
       },
       [&](int r, int c4, float4 x, float lse) {
         const int64_t row = row_of(r);
-        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) =
-            make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y),
-                       device::pack2<__nv_bfloat16>(x.z, x.w));
+        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
+            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
         if (c4 == 0) out.lse[row] = lse;
       },
       s_m, s_s);
@@ -296,25 +295,22 @@ struct TmaPagesLaunch {
   }
 };
 
-CountedSplitPlan v06_plan(const Problem& p) {
-  return plan_v06(dims_of(p), device_info().sm_count);
-}
+CountedSplitPlan v06_plan(const Problem& p) { return plan_v06(dims_of(p), device_info().sm_count); }
 
 /// A pool (pages, Hkv, P, D) as a 2-D tensor of pages x Hkv x P rows of D, read in boxes of
 /// min(P, 64) rows x 64 columns, 128-byte swizzled.
 CUtensorMap pool_map(const void* pool, const Dims& s) {
-  return device::tensor_map_2d(pool, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, static_cast<uint64_t>(s.d),
-                               static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page),
-                               static_cast<uint64_t>(s.d * 2), 64,
-                               static_cast<uint32_t>(Cfg::rows_per_box(s.page)),
-                               CU_TENSOR_MAP_SWIZZLE_128B);
+  return device::tensor_map_2d(
+      pool, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, static_cast<uint64_t>(s.d),
+      static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page), static_cast<uint64_t>(s.d * 2), 64,
+      static_cast<uint32_t>(Cfg::rows_per_box(s.page)), CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 TmaPagesLaunch tma_pages_launch(const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
   const CountedSplitPlan plan = v06_plan(p);
-  const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan,
-                                 s.rows(), s.d);
+  const SplitOut out =
+      split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.rows(), s.d);
   int* counters =
       out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
   return {pool_map(b.ptr<const void>("k_cache"), s),
@@ -346,7 +342,8 @@ Variant gpu_v06_tma_pages() {
         if (s.hkv * Gqa::row_tiles(s) > 65535)
           return Status::no("decode_attention.v06: hkv x row tiles above 65535 (grid y)");
         if (pool_pages(s) * s.hkv * s.page > INT32_MAX)
-          return Status::no("decode_attention.v06: the pool's rows exceed the TMA's i32 coordinates");
+          return Status::no(
+              "decode_attention.v06: the pool's rows exceed the TMA's i32 coordinates");
         return Status::yes();
       });
 }

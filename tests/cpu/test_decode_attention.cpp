@@ -924,9 +924,12 @@ TEST(DecodeAttentionStaged, PlanAtTheHeadlineShapes) {
 // cuts a ragged batch's longest sequence rather than leaving it to one CTA.
 TEST(DecodeAttentionTmaPages, WavePlanCoversEveryKeyOnce) {
   using decode_attention::SplitKvTarget;
-  for (const std::vector<int64_t>& lens :
-       {std::vector<int64_t>{0}, {1}, {17, 0, 1000}, {131072}, {100, 16384, 5000, 0, 63},
-        std::vector<int64_t>(256, 2048)}) {
+  for (const std::vector<int64_t>& lens : {std::vector<int64_t>{0},
+                                           {1},
+                                           {17, 0, 1000},
+                                           {131072},
+                                           {100, 16384, 5000, 0, 63},
+                                           std::vector<int64_t>(256, 2048)}) {
     for (const SplitKvTarget& t : {SplitKvTarget{8, 264, 64, 128}, SplitKvTarget{1, 1, 64, 128},
                                    SplitKvTarget{64, 132, 64, 128}}) {
       const SplitKvPlan plan = decode_attention::plan_split_kv_waves(lens, t, 128);
@@ -951,8 +954,8 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
   for (int64_t page : {8, 16, 64, 128, 4096}) EXPECT_TRUE(TmaPagesConfig::page_ok(page));
   for (int64_t page : {1, 2, 4, 24, 100}) EXPECT_FALSE(TmaPagesConfig::page_ok(page));
   const std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int>> expected = {
-      {{1, 4096}, {128, 32}},    {{1, 32768}, {1024, 32}}, {{1, 131072}, {4032, 33}},
-      {{16, 8192}, {4096, 2}},   {{64, 4096}, {4096, 1}},  {{256, 2048}, {2048, 1}}};
+      {{1, 4096}, {128, 32}},  {{1, 32768}, {1024, 32}}, {{1, 131072}, {4032, 33}},
+      {{16, 8192}, {4096, 2}}, {{64, 4096}, {4096, 1}},  {{256, 2048}, {2048, 1}}};
   for (int64_t page : {16, 64}) {
     for (auto [b, len, min_len] : headline_batches()) {
       const Dims s = dims(b, len, page, 32, 8, 128, min_len);
