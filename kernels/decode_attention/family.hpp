@@ -95,6 +95,7 @@ Variant gpu_v03_gqa_mma();
 Variant gpu_v04_persistent_balanced();
 Variant gpu_v05_staged_page_indices();
 Variant gpu_v06_tma_pages();
+Variant gpu_v07_tma_line();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -6,7 +6,10 @@
 // same bits whichever CTA merges.
 #include <cuda_bf16.h>
 
+#include <cstdint>
+
 #include "klab/device/lse_merge.hpp"
+#include "klab/device/warpgroup_sm90.cuh"
 
 namespace klab::decode_attention {
 
@@ -14,11 +17,11 @@ namespace klab::decode_attention {
 /// float4 of a row per thread, every partial's loads independent (no branch on an empty
 /// partial's weight: it is 0 and its O is 0), kUnroll partials a round. lse_at(i, r) is partial
 /// i's lse of row r, o_at(i, r, c4) its float4 c4 of O; store(r, c4, o, lse) receives the merged,
-/// normalised float4 and the row's lse (-inf and zeros for a row without keys). All kThreads
-/// threads of the CTA call it (one barrier inside).
-template <int kD, int kThreads, int kUnroll, class LseAt, class OAt, class Store>
+/// normalised float4 and the row's lse (-inf and zeros for a row without keys). Threads 0 ..
+/// kThreads - 1 call it; sync() is their barrier (one inside).
+template <int kD, int kThreads, int kUnroll, class LseAt, class OAt, class Store, class Sync>
 __device__ __forceinline__ void merge_partials(int rows, int parts, LseAt&& lse_at, OAt&& o_at,
-                                               Store&& store, float* s_m, float* s_s) {
+                                               Store&& store, float* s_m, float* s_s, Sync&& sync) {
   constexpr int kWarps = kThreads / 32, kVec = kD / 4;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   for (int r = warp; r < rows; r += kWarps) {
@@ -35,7 +38,7 @@ __device__ __forceinline__ void merge_partials(int rows, int parts, LseAt&& lse_
       s_s[r] = s;
     }
   }
-  __syncthreads();
+  sync();
   for (int e = tid; e < rows * kVec; e += kThreads) {
     const int r = e / kVec, c4 = e % kVec;
     const float m = s_m[r], s = s_s[r];
@@ -54,5 +57,22 @@ __device__ __forceinline__ void merge_partials(int rows, int parts, LseAt&& lse_
           s > 0.f ? m + logf(s) : -INFINITY);
   }
 }
+
+}  // namespace klab::decode_attention
+
+namespace klab::decode_attention {
+
+/// A CTA's barrier: all its threads (__syncthreads).
+struct CtaSync {
+  __device__ void operator()() const { __syncthreads(); }
+};
+
+/// Hardware barrier `id` (1..15) of the first kThreads threads: a warp-specialised kernel's
+/// math warps while its producer warp runs on.
+template <int kThreads>
+struct NamedSync {
+  int id;
+  __device__ void operator()() const { device::named_barrier_sync(id, kThreads); }
+};
 
 }  // namespace klab::decode_attention

@@ -19,6 +19,7 @@ void register_decode_attention(Registry& r) {
     gpu_v04_persistent_balanced(),
     gpu_v05_staged_page_indices(),
     gpu_v06_tma_pages(),
+    gpu_v07_tma_line(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

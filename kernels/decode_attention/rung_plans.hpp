@@ -254,3 +254,36 @@ inline CountedSplitPlan plan_v06(const Dims& s, int sm_count) {
 }
 
 }  // namespace klab::decode_attention
+
+namespace klab::decode_attention {
+
+/// v07's geometry: v06's CTA (four math warps on one m16 tile, a producer warp issuing TMA
+/// boxes of whole pages into the mbarrier ring) on v04's line. The ring runs on across row
+/// groups, so the warps' outputs are summed at a segment's end in their own buffer (kRows x
+/// red_stride fp32, after Q's tile), not in the stages.
+struct TmaLineConfig {
+  using Gqa = GqaMmaConfig;
+  using Pages = TmaPagesConfig;
+  static constexpr int kThreads = Pages::kThreads;
+  static constexpr int64_t kMinTilesPerCta = PersistentGqaConfig::kMinTilesPerCta;
+  static constexpr int64_t kStaticSmem =
+      2 * Gqa::kWarps * Gqa::kRows * 4 + (kThreads / 32 + 2) * 8 + 2 * 3 * 8 + 64;
+  static constexpr int64_t red_bytes(int64_t d) {
+    return Gqa::kRows * PersistentGqaConfig::red_stride(d) * 4;
+  }
+  static constexpr int64_t smem_bytes(int64_t d) {
+    return Pages::kAlign + Gqa::stages(d) * Gqa::stage_bytes(d) + Gqa::kRows * d * 2 + red_bytes(d);
+  }
+  static constexpr int64_t ctas_per_sm(int64_t d) {
+    return std::max<int64_t>(
+        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+  }
+};
+
+/// v07: v04's line (every resident CTA, fewer when the batch has under two tiles a CTA) on v07's
+/// shared-memory budget.
+inline TileLinePlan plan_v07(const Dims& s, int sm_count) {
+  return plan_tile_line<TmaLineConfig>(s, sm_count);
+}
+
+}  // namespace klab::decode_attention

@@ -65,11 +65,11 @@ struct LineCursor {
 
 /// The last CTA to arrive on a split row group: its rows' partials from CTAs c_first .. c_last
 /// merged in CTA order (partial_merge.cuh), written to o and lse.
-template <int kD, int kUnroll>
+template <int kD, int kUnroll, class Sync>
 __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLinePlan& plan,
                                                 int64_t work, int64_t gb, int c_first, int c_last,
                                                 int64_t bi, int hk, int row0, const GqaGeometry& g,
-                                                float* s_m, float* s_s) {
+                                                float* s_m, float* s_s, Sync sync) {
   constexpr int kRows = GqaMmaConfig::kRows;
   const int rows = min(kRows, g.rows_per_head - row0), parts = c_last - c_first + 1;
   const int64_t slot0 = plan.slot(c_first, gb, work);
@@ -86,43 +86,131 @@ __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLi
             device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
         if (c4 == 0) out.lse[row] = lse;
       },
-      s_m, s_s);
+      s_m, s_s, sync);
 }
 
 /// A split row group's segment is in this CTA's slot: the arrival on counter c_last (the
 /// partial's stores, a fence, a barrier, one atomic; the last to arrive sees every partial
 /// through the others' fences and its own), and the last CTA's merge, which resets the counter
-/// for the next launch. s_last is a shared int; s_m and s_s kRows floats of scratch.
-template <int kD, int kUnroll>
+/// for the next launch. s_last is a shared int; s_m and s_s kRows floats of scratch. The math
+/// threads (GqaMmaConfig::kThreads, from thread 0) call it; sync() is their barrier.
+template <int kD, int kUnroll, class Sync>
 __device__ __forceinline__ void arrive_and_merge(const LineOut& out, const TileLinePlan& plan,
                                                  int64_t work, int64_t gb, int c_first, int c_last,
                                                  int64_t bi, int hk, int row0, const GqaGeometry& g,
-                                                 int* s_last, float* s_m, float* s_s) {
+                                                 int* s_last, float* s_m, float* s_s, Sync sync) {
   __threadfence();
-  __syncthreads();
+  sync();
   if (threadIdx.x == 0) *s_last = atomicAdd(out.counters + c_last, 1) == c_last - c_first;
-  __syncthreads();
+  sync();
   if (*s_last) {
     __threadfence();
-    merge_row_group<kD, kUnroll>(out, plan, work, gb, c_first, c_last, bi, hk, row0, g, s_m, s_s);
+    merge_row_group<kD, kUnroll>(out, plan, work, gb, c_first, c_last, bi, hk, row0, g, s_m, s_s,
+                                 sync);
     if (threadIdx.x == 0) out.counters[c_last] = 0;
   }
+}
+
+/// The end of a row group's segment in a persistent rung (v04, v07): the warps' rows rescaled to
+/// their common max and summed warp by warp into s_red ((kRows, kD + 4) fp32; in v04 Q's bytes:
+/// the barrier after the stats has every warp past its last read of Q), then o = O / sum and
+/// lse = (max + log2 sum) ln 2 to o and lse when the row group lies in this CTA's range, else to
+/// the CTA's slot, with the arrival and, in the last CTA to arrive, the merge. The math threads
+/// (GqaMmaConfig::kThreads, from thread 0) call it; sync() is their barrier; on return s_red, the
+/// stats and s_last are free again.
+template <int kD, int kUnroll, class Sync>
+__device__ __forceinline__ void end_segment(GqaWarpState<kD>& state, const LineCursor& use_at,
+                                            const LineOut& out, const TileLinePlan& plan,
+                                            int64_t work, const GqaGeometry& g,
+                                            float (*s_max)[GqaMmaConfig::kRows],
+                                            float (*s_sum)[GqaMmaConfig::kRows], float* s_red,
+                                            int* s_last, Sync sync) {
+  constexpr int kRows = GqaMmaConfig::kRows, kWarps = GqaMmaConfig::kWarps;
+  constexpr int kThreads = GqaMmaConfig::kThreads;
+  constexpr int kStride = static_cast<int>(PersistentGqaConfig::red_stride(kD));
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int gr = lane / 4, tq = lane % 4;
+  const int c = static_cast<int>(blockIdx.x);
+  store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
+  sync();
+  float f[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int r = gr + 8 * h;
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+    f[h] = s_sum[warp][r] > 0.f ? exp2f(s_max[warp][r] - mx) : 0.f;
+  }
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    if (warp == w) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float* dst = s_red + (gr + 8 * h) * kStride + 2 * tq;
+#pragma unroll
+        for (int nt = 0; nt < kD / 8; ++nt) {
+          float2 v = make_float2(state.acc[nt][2 * h] * f[h], state.acc[nt][2 * h + 1] * f[h]);
+          if (w > 0) {
+            const float2 prev = *reinterpret_cast<const float2*>(dst + 8 * nt);
+            v.x += prev.x;
+            v.y += prev.y;
+          }
+          *reinterpret_cast<float2*>(dst + 8 * nt) = v;
+        }
+      }
+    }
+    sync();
+  }
+
+  // o = O / sum and lse = (max + log2 sum) ln 2, to o and lse or to this CTA's slot.
+  const int64_t gb = use_at.group_begin();
+  const int c_first = plan.cta_of(gb, work), c_last = plan.cta_of(gb + use_at.tiles - 1, work);
+  const bool whole = c_first == c_last;
+  const int64_t slot = plan.slot(c, gb, work);
+  const int hk = use_at.hk(g), row0 = use_at.row0(g);
+  for (int e = tid; e < kRows * kD; e += kThreads) {
+    const int r = e / kD, d = e % kD;
+    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
+    float mx = -INFINITY, sum = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w)
+      if (s_sum[w][r] > 0.f) sum += s_sum[w][r] * exp2f(s_max[w][r] - mx);
+    const float x = sum > 0.f ? s_red[r * kStride + d] / sum : 0.f;
+    const float l = sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+    if (whole) {
+      const int64_t row = global_row(use_at.bi, hk, row0 + r, g);
+      out.o[row * kD + d] = __float2bfloat16(x);
+      if (d == 0) out.lse[row] = l;
+    } else {
+      out.ws_o[(slot * kRows + r) * kD + d] = x;
+      if (d == 0) out.ws_lse[slot * kRows + r] = l;
+    }
+  }
+  if (!whole)  // the arrival and, in the last CTA to arrive, the merge
+    arrive_and_merge<kD, kUnroll>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g,
+                                  s_last, s_max[0], s_sum[0], sync);
+  sync();  // s_red, the stats and s_last are free again
 }
 
 /// This CTA's range of the line: its tiles [t0, t0 + n) of the `work` tiles the batch's lengths
 /// make, under the plan capped at one CTA a tile, and a cursor at t0. Each thread sums the tiles
 /// of a contiguous run of sequences, then an exclusive scan of the runs over the CTA; the run
 /// holding t0 finds its sequence. Two barriers; false (after the first, for the whole CTA) when
-/// this CTA has no range. s_scan holds kWarps values, s_found two.
+/// this CTA has no range. s_scan holds kThreads / 32 values, s_found two; every one of the
+/// CTA's kThreads threads calls it.
 struct LineRange {
   TileLinePlan plan;
   int64_t work, t0, n;
   LineCursor at;
 };
+template <int kThreads = GqaMmaConfig::kThreads>
 __device__ __forceinline__ bool find_line_range(const int32_t* __restrict__ seq_lens,
                                                 const LineOut& out, int groups, int64_t* s_scan,
                                                 int64_t* s_found, LineRange& range) {
-  constexpr int kThreads = GqaMmaConfig::kThreads, kWarps = GqaMmaConfig::kWarps;
+  constexpr int kWarps = kThreads / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int64_t batch = out.batch;
   const int64_t per = (batch + kThreads - 1) / kThreads;

@@ -8,6 +8,7 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
@@ -52,6 +53,19 @@ TileLineLaunch<Rung> tile_line_launch(const Problem& p, Buffers& b, const TileLi
           line_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.b, s.d),
           gqa_geometry(s),
           s.d};
+}
+
+/// The bounds every line rung (v04, v05, v07) keeps: row groups of a sequence within i32, and
+/// the line's tile indices times its CTAs within int64 (cta_of).
+inline Status line_limits(const std::string& rung, const Dims& s, const TileLinePlan& plan) {
+  const int64_t groups = PersistentGqaConfig::row_groups(s);
+  if (groups > INT32_MAX / 2)
+    return Status::no("decode_attention." + rung + ": hkv x row tiles above 2^30");
+  const double line = static_cast<double>(s.b) * static_cast<double>(groups) *
+                      static_cast<double>(TileLinePlan{}.key_tiles(s.len));
+  if (line * static_cast<double>(plan.ctas) > 1e18)
+    return Status::no("decode_attention." + rung + ": the tile line is too long for int64 indices");
+  return Status::yes();
 }
 
 }  // namespace klab::decode_attention

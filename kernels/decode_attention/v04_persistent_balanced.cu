@@ -70,13 +70,12 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kStages = Gqa::stages(kD);
   constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;
   constexpr int kPasses = StageCopy<kD>::kPasses;
-  constexpr int kStride = static_cast<int>(Cfg::red_stride(kD));
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ float s_max[kWarps][kRows], s_sum[kWarps][kRows];
   __shared__ int64_t s_scan[kWarps], s_found[2];
   __shared__ int s_last;
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
-  float* s_red = reinterpret_cast<float*>(s_q);  // (kRows, kStride) fp32, at a segment's end
+  float* s_red = reinterpret_cast<float*>(s_q);  // (kRows, red_stride) fp32, at a segment's end
   const uint32_t s_kv = device::smem_addr(smem), sq = device::smem_addr(s_q);
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
@@ -87,7 +86,6 @@ __global__ void __launch_bounds__(kThreads)
   if (!find_line_range(seq_lens, out, groups, s_scan, s_found, range)) return;  // whole CTA
   const TileLinePlan plan = range.plan;
   const int64_t work = range.work, n = range.n;
-  const int c = static_cast<int>(blockIdx.x);
   LineCursor load_at = range.at;
   LineCursor use_at = load_at;  // the consumer's tile, kStages - 1 behind the loader's
 
@@ -132,7 +130,6 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) issue_next();
 
-  const int gr = lane / 4, tq = lane % 4;
   for (int64_t i = 0; i < n; ++i) {
     device::cp_async_wait<kStages - 2>();
     __syncthreads();  // tile i landed for every thread; its slot's previous tile is consumed
@@ -146,70 +143,7 @@ __global__ void __launch_bounds__(kThreads)
       continue;
     }
 
-    // The segment ends: the warps' rows to the common max, summed warp by warp into s_red
-    // (Q's bytes: the barrier after the stats has every warp past its last read of Q).
-    store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
-    __syncthreads();
-    float f[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = gr + 8 * h;
-      float mx = -INFINITY;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
-      f[h] = s_sum[warp][r] > 0.f ? exp2f(s_max[warp][r] - mx) : 0.f;
-    }
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      if (warp == w) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          float* dst = s_red + (gr + 8 * h) * kStride + 2 * tq;
-#pragma unroll
-          for (int nt = 0; nt < kD / 8; ++nt) {
-            float2 v = make_float2(state.acc[nt][2 * h] * f[h], state.acc[nt][2 * h + 1] * f[h]);
-            if (w > 0) {
-              const float2 prev = *reinterpret_cast<const float2*>(dst + 8 * nt);
-              v.x += prev.x;
-              v.y += prev.y;
-            }
-            *reinterpret_cast<float2*>(dst + 8 * nt) = v;
-          }
-        }
-      }
-      __syncthreads();
-    }
-
-    // o = O / sum and lse = (max + log2 sum) ln 2, to o and lse or to this CTA's slot.
-    const int64_t gb = use_at.group_begin();
-    const int c_first = plan.cta_of(gb, work), c_last = plan.cta_of(gb + use_at.tiles - 1, work);
-    const bool whole = c_first == c_last;
-    const int64_t slot = plan.slot(c, gb, work);
-    const int hk = use_at.hk(g), row0 = use_at.row0(g);
-    for (int e = tid; e < kRows * kD; e += kThreads) {
-      const int r = e / kD, d = e % kD;
-      if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
-      float mx = -INFINITY, sum = 0.f;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w)
-        if (s_sum[w][r] > 0.f) sum += s_sum[w][r] * exp2f(s_max[w][r] - mx);
-      const float x = sum > 0.f ? s_red[r * kStride + d] / sum : 0.f;
-      const float l = sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY;
-      if (whole) {
-        const int64_t row = global_row(use_at.bi, hk, row0 + r, g);
-        out.o[row * kD + d] = __float2bfloat16(x);
-        if (d == 0) out.lse[row] = l;
-      } else {
-        out.ws_o[(slot * kRows + r) * kD + d] = x;
-        if (d == 0) out.ws_lse[slot * kRows + r] = l;
-      }
-    }
-    if (!whole)  // the arrival and, in the last CTA to arrive, the merge
-      arrive_and_merge<kD, 8>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g, &s_last,
-                              s_max[0], s_sum[0]);
-    __syncthreads();  // s_red, the stats and s_last are free again
+    end_segment<kD, 8>(state, use_at, out, plan, work, g, s_max, s_sum, s_red, &s_last, CtaSync{});
     if (i + 1 < n) {
       use_at.next(seq_lens, groups, plan, batch);
       start_segment();  // published by the next iteration's first barrier
@@ -238,18 +172,8 @@ Variant gpu_v04_persistent_balanced() {
       "v04_persistent_balanced",
       "one launch: v03's tensor-core CTA over equal ranges of the batch's key tiles (a persistent "
       "wave, one ring across row groups), split row groups merged by the last CTA to arrive",
-      persistent_launch, v04_plan, [](const Problem& p) {
-        const Dims s = dims_of(p);
-        // Line indices times the CTAs stay in int64 (cta_of); i32 row groups a sequence.
-        const int64_t groups = PersistentGqaConfig::row_groups(s);
-        if (groups > INT32_MAX / 2)
-          return Status::no("decode_attention.v04: hkv x row tiles above 2^30");
-        const double line = static_cast<double>(s.b) * static_cast<double>(groups) *
-                            static_cast<double>(TileLinePlan{}.key_tiles(s.len));
-        if (line * static_cast<double>(v04_plan(p).ctas) > 1e18)
-          return Status::no("decode_attention.v04: the tile line is too long for int64 indices");
-        return Status::yes();
-      });
+      persistent_launch, v04_plan,
+      [](const Problem& p) { return line_limits("v04", dims_of(p), v04_plan(p)); });
 }
 
 }  // namespace klab::decode_attention

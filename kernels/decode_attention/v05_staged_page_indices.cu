@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (!whole)  // the arrival and, in the last CTA to arrive, the merge
       arrive_and_merge<kD, 16>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g,
-                               &s_last, s_max[0], s_sum[0]);
+                               &s_last, s_max[0], s_sum[0], CtaSync{});
     __syncthreads();  // the stage, the stats and s_last are free again
     if (i + 1 < n) {
       use_at.next(seq_lens, groups, plan, batch);
@@ -292,17 +292,10 @@ Variant gpu_v05_staged_page_indices() {
       "fetched by cp.async into shared memory two tiles ahead of the K/V copies that use them",
       staged_launch, v05_plan, [](const Problem& p) {
         const Dims s = dims_of(p);
-        const int64_t groups = PersistentGqaConfig::row_groups(s);
-        if (groups > INT32_MAX / 2)
-          return Status::no("decode_attention.v05: hkv x row tiles above 2^30");
         // TileMeta holds keys and lengths as i32 (seq_lens is i32).
         if (s.len > INT32_MAX - kBlockN)
           return Status::no("decode_attention.v05: len above 2^31 - 64");
-        const double line = static_cast<double>(s.b) * static_cast<double>(groups) *
-                            static_cast<double>(TileLinePlan{}.key_tiles(s.len));
-        if (line * static_cast<double>(v05_plan(p).ctas) > 1e18)
-          return Status::no("decode_attention.v05: the tile line is too long for int64 indices");
-        return Status::yes();
+        return line_limits("v05", s, v05_plan(p));
       });
 }
 

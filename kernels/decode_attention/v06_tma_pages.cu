@@ -42,10 +42,8 @@
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
-#include "klab/device/mbarrier_sm90.cuh"
+#include "kernels/decode_attention/tma_pages.cuh"
 #include "klab/device/occupancy.cuh"
-#include "klab/device/tensor_map.hpp"
-#include "klab/device/tma_sm90.cuh"
 #include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
@@ -59,35 +57,6 @@ constexpr int kConsumerWarps = Cfg::kConsumerWarps, kProducerWarp = kConsumerWar
 constexpr int kConsumerThreads = kConsumerWarps * 32;
 static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
 
-/// The stage tiles: kBlockN rows in 128-byte swizzled blocks of 64 columns.
-template <int kD>
-using KvTile = Swizzle128Tile<kD, kBlockN>;
-
-/// What a CTA's producer needs of its chunk: the table row, the first key, the pool geometry.
-struct PageWalk {
-  const int32_t* table_row;  ///< block_table + bi * max_pages
-  int64_t j0, j1;            ///< the chunk's keys [j0, j1)
-  int page, page_shift, hkv, hk, box_rows;
-
-  /// Pages stage i spans (the last may lie partly past j1; pages wholly past it are not read).
-  __device__ int pages_of_stage(int i) const {
-    const int64_t k0 = j0 + int64_t(i) * kBlockN;
-    const int64_t k1 = min(j1, k0 + kBlockN);
-    return static_cast<int>(((k1 - 1) >> page_shift) - (k0 >> page_shift) + 1);
-  }
-  /// The table entry of the stage's `l`-th page (lane l's), or -1 past the stage's pages.
-  __device__ int entry(int i, int l) const {
-    if (l >= pages_of_stage(i)) return -1;
-    return table_row[((j0 + int64_t(i) * kBlockN) >> page_shift) + l];
-  }
-  /// Stage i's l-th page: its box's first pool row and its first row in the stage.
-  __device__ int pool_row(int pool_page, int i) const {
-    const int64_t k0 = j0 + int64_t(i) * kBlockN;
-    const int in_page = static_cast<int>(k0 & (page - 1));  // a stage starts mid-page if page > 64
-    return (pool_page * hkv + hk) * page + in_page;
-  }
-};
-
 // Block (split, hk * row_tiles + row tile, bi); kThreads threads: four math warps, then the
 // producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
 // V tile) of kBlockN x kD bf16 swizzled, then Q's kRows x kD bf16 tile.
@@ -100,7 +69,6 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kStages = Gqa::stages(kD);
   constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;  // K or V of one stage
   constexpr int kStride = static_cast<int>(Gqa::merge_stride(kD));
-  constexpr int kColBlocks = kD / 64;
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kStages], empty[kStages];
   __shared__ float s_max[kConsumerWarps][kRows], s_sum[kConsumerWarps][kRows];
@@ -115,10 +83,20 @@ __global__ void __launch_bounds__(kThreads)
   const int row0 = (static_cast<int>(blockIdx.y) % g.row_tiles) * kRows;
   const int64_t bi = blockIdx.z;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  // One round trip before the first copy: the length, Q's rows and the first stage's table
+  // entries are loaded together (none needs another).
   const int64_t len = seq_lens[bi];
+  const int64_t j0 = out.plan.key_begin(split);
+  const int32_t* table_row = block_table + bi * g.max_pages;
+  const uint32_t sq = device::smem_addr(s_q);
+  int next = -1;  // the producer lane's page of the stage it issues next
+  if (warp == kProducerWarp)
+    next = StagePages::entry_ahead(table_row, j0, lane, g);
+  else
+    load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
   const int splits = out.plan.splits_of(len);
   if (split >= splits) return;  // the grid is sized for the longest sequence
-  const int64_t j0 = out.plan.key_begin(split), j1 = out.plan.key_end(split, len);
+  const int64_t j1 = out.plan.key_end(split, len);
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
 
   if (tid == 0) {
@@ -128,46 +106,26 @@ __global__ void __launch_bounds__(kThreads)
     }
     device::fence_mbarrier_init();
   }
-  const uint32_t sq = device::smem_addr(s_q);
-  if (warp < kConsumerWarps) load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
   __syncthreads();  // the barriers initialised, Q's tile stored
 
   if (warp == kProducerWarp) {
-    // The producer: stage i's table entries are loaded (one a lane) before the wait for its
-    // slot, and the next stage's right after, so a table load is never on a refill's path.
-    const PageWalk walk{block_table + bi * g.max_pages,
-                        j0,
-                        j1,
-                        static_cast<int>(g.page),
-                        g.page_shift,
-                        g.hkv,
-                        hk,
-                        static_cast<int>(g.page < kBlockN ? g.page : kBlockN)};
+    // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
+    // stage i's slot, so a table load is never on a refill's path.
+    auto stage = [&](int i) {
+      const int64_t k0 = j0 + int64_t(i) * kBlockN;
+      return StagePages{k0, min(j1, k0 + kBlockN)};
+    };
     if (lane == 0) {
       device::prefetch_tensor_map(&k_map);
       device::prefetch_tensor_map(&v_map);
     }
-    int next = tiles > 0 ? walk.entry(0, lane) : -1;
     for (int i = 0; i < tiles; ++i) {
       const int pool_page = next;
-      if (i + 1 < tiles) next = walk.entry(i + 1, lane);
+      if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
       const int slot = i % kStages;
       if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
-      const int pages = walk.pages_of_stage(i);
-      if (lane == 0)
-        device::mbarrier_arrive_expect_tx(
-            &full[slot], static_cast<uint32_t>(pages * walk.box_rows * kD * 2 * 2));
-      __syncwarp();
-      if (lane < pages) {
-        unsigned char* sk = smem + slot * 2 * kTileBytes;
-        const int row = walk.pool_row(pool_page, i), dst_row = lane * walk.box_rows;
-#pragma unroll
-        for (int cb = 0; cb < kColBlocks; ++cb) {
-          const uint32_t off = cb * KvTile<kD>::kBlockBytes + dst_row * 128;
-          device::tma_load_2d(sk + off, &k_map, cb * 64, row, &full[slot]);
-          device::tma_load_2d(sk + kTileBytes + off, &v_map, cb * 64, row, &full[slot]);
-        }
-      }
+      stage(i).template issue<kD>(&k_map, &v_map, smem + slot * 2 * kTileBytes, &full[slot],
+                                  pool_page, hk, lane, g);
     }
   }
 
@@ -183,17 +141,9 @@ __global__ void __launch_bounds__(kThreads)
       device::mbarrier_wait(&full[slot], (i / kStages) & 1);
       const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
       const int64_t key_base = j0 + int64_t(i) * kBlockN;
-      if (key_base + kBlockN > j1) {
-        // The chunk's last stage: this warp's V rows past j1 to zeros (they get P = 0).
-        for (int c = lane; c < 16 * (kD / 8); c += 32) {
-          const int r = warp * 16 + c / (kD / 8);
-          if (key_base + r >= j1)
-            device::st_shared_v4(sv + KvTile<kD>::offset(r, c % (kD / 8)), make_uint4(0, 0, 0, 0));
-        }
-        __syncwarp();
-      }
-      gqa_mma_stage<kD, KvTile<kD>>(state, sq, sk, sv, lane, warp * 16, key_base, lim,
-                                    g.scale_log2);
+      zero_v_rows_past<kD>(sv, warp, lane, key_base, j1);
+      gqa_mma_stage<kD, TmaKvTile<kD>>(state, sq, sk, sv, lane, warp * 16, key_base, lim,
+                                       g.scale_log2);
       __syncwarp();
       if (lane == 0) device::mbarrier_arrive(&empty[slot]);
     }
@@ -266,7 +216,7 @@ __global__ void __launch_bounds__(kThreads)
             device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
         if (c4 == 0) out.lse[row] = lse;
       },
-      s_m, s_s);
+      s_m, s_s, CtaSync{});
   if (tid == 0) *counter = 0;  // for the next launch
 }
 
@@ -296,15 +246,6 @@ struct TmaPagesLaunch {
 };
 
 CountedSplitPlan v06_plan(const Problem& p) { return plan_v06(dims_of(p), device_info().sm_count); }
-
-/// A pool (pages, Hkv, P, D) as a 2-D tensor of pages x Hkv x P rows of D, read in boxes of
-/// min(P, 64) rows x 64 columns, 128-byte swizzled.
-CUtensorMap pool_map(const void* pool, const Dims& s) {
-  return device::tensor_map_2d(
-      pool, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, static_cast<uint64_t>(s.d),
-      static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page), static_cast<uint64_t>(s.d * 2), 64,
-      static_cast<uint32_t>(Cfg::rows_per_box(s.page)), CU_TENSOR_MAP_SWIZZLE_128B);
-}
 
 TmaPagesLaunch tma_pages_launch(const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);

@@ -975,3 +975,20 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
     }
   }
 }
+
+// v07 runs v04's line on its own budget: two CTAs an SM at D = 128 (the ring, Q and the
+// warps' summed outputs), one wave of every resident CTA at the headline shapes (all but
+// (1, 4k), whose 512 tiles make 256 CTAs of two).
+TEST(DecodeAttentionTmaLine, PlanAtTheHeadlineShapes) {
+  using decode_attention::TmaLineConfig;
+  EXPECT_EQ(TmaLineConfig::ctas_per_sm(128), 2);
+  EXPECT_GE(TmaLineConfig::ctas_per_sm(64), 2);
+  for (int64_t d : {64, 128, 256}) EXPECT_LE(TmaLineConfig::smem_bytes(d), 227 * 1024);
+  for (int64_t page : {16, 64}) {
+    for (auto [b, len, min_len] : headline_batches()) {
+      const Dims s = dims(b, len, page, 32, 8, 128, min_len);
+      const TileLinePlan plan = decode_attention::plan_v07(s, kH200Sms);
+      EXPECT_EQ(plan.ctas, b == 1 && len == 4096 ? 256 : 2 * kH200Sms) << b << " " << len;
+    }
+  }
+}

@@ -1,0 +1,104 @@
+#pragma once
+// The TMA page gather of v06 and v07: a (page, KV head) of the HND pool is one contiguous run of
+// P x D elements, read as boxes of min(P, 64) key rows x 64 columns of a 2-D tensor map over the
+// pool (rows: pages x KV heads x P), 128-byte swizzled, into a stage of kBlockN = 64 keys laid
+// out as Swizzle128Tile says. A stage spans whole pages (P <= 64: 64 / P of them, one a lane of
+// the producer warp) or lies inside one (P > 64). Pages a power of two from 8 tokens, so that
+// every box is whole 1024-byte swizzle atoms at a 1024-byte aligned offset.
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/rung_plans.hpp"
+#include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/tensor_map.hpp"
+#include "klab/device/tma_sm90.cuh"
+
+namespace klab::decode_attention {
+
+/// The stage tiles: kBlockN rows in 128-byte swizzled blocks of 64 columns.
+template <int kD>
+using TmaKvTile = Swizzle128Tile<kD, GqaMmaConfig::kBlockN>;
+
+/// A pool (pages, Hkv, P, D) as a 2-D tensor of pages x Hkv x P rows of D, read in boxes of
+/// min(P, 64) rows x 64 columns, 128-byte swizzled (host).
+inline CUtensorMap pool_map(const void* pool, const Dims& s) {
+  return device::tensor_map_2d(
+      pool, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, static_cast<uint64_t>(s.d),
+      static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page), static_cast<uint64_t>(s.d * 2), 64,
+      static_cast<uint32_t>(TmaPagesConfig::rows_per_box(s.page)), CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+/// The keys [k0, k1) of one stage of sequence `table_row` (its block-table row; k0 a multiple of
+/// kBlockN, k1 <= the sequence's length, k1 - k0 <= kBlockN), read by the producer warp.
+struct StagePages {
+  int64_t k0, k1;
+
+  /// Pages the keys span (0 for none: an empty sequence's stage reads nothing).
+  __device__ int count(const GqaGeometry& g) const {
+    return k1 > k0 ? static_cast<int>(((k1 - 1) >> g.page_shift) - (k0 >> g.page_shift) + 1) : 0;
+  }
+  /// Lane `lane`'s page: its block-table entry, or -1 past count().
+  __device__ int entry(const int32_t* __restrict__ table_row, int lane,
+                       const GqaGeometry& g) const {
+    return lane < count(g) ? table_row[(k0 >> g.page_shift) + lane] : -1;
+  }
+  /// Lane `lane`'s entry of the stage at k0 read before the sequence's length is known (a
+  /// split's first stage, its load beside the length's): every page a stage of kBlockN keys can
+  /// span from k0, within the table's row; the issue uses those below count().
+  __device__ static int entry_ahead(const int32_t* __restrict__ table_row, int64_t k0, int lane,
+                                    const GqaGeometry& g) {
+    const int64_t col = (k0 >> g.page_shift) + lane;
+    const int per_stage = g.page < GqaMmaConfig::kBlockN
+                              ? static_cast<int>(GqaMmaConfig::kBlockN >> g.page_shift)
+                              : 1;
+    return lane < per_stage && col < g.max_pages ? table_row[col] : -1;
+  }
+  /// Issues the stage into the slot at sk (K tile, then V tile kTileBytes on) for KV head hk,
+  /// completing on `full`: lane 0 arms the barrier with the bytes of count() pages' boxes, then
+  /// lane l < count() loads its page `pool_page` (entry(), fetched earlier). The whole warp
+  /// calls it.
+  template <int kD>
+  __device__ void issue(const CUtensorMap* k_map, const CUtensorMap* v_map, unsigned char* sk,
+                        uint64_t* full, int pool_page, int hk, int lane,
+                        const GqaGeometry& g) const {
+    constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;
+    const int pages = count(g);
+    const int box_rows =
+        g.page < GqaMmaConfig::kBlockN ? static_cast<int>(g.page) : GqaMmaConfig::kBlockN;
+    if (lane == 0)
+      device::mbarrier_arrive_expect_tx(full, static_cast<uint32_t>(pages * box_rows * kD * 2 * 2));
+    __syncwarp();
+    if (lane >= pages) return;
+    // The box's first pool row: a stage starts mid-page when P > 64.
+    const int page = static_cast<int>(g.page);
+    const int row = (pool_page * g.hkv + hk) * page + static_cast<int>(k0 & (page - 1));
+    const uint32_t dst = static_cast<uint32_t>(lane * box_rows) * 128;
+#pragma unroll
+    for (int cb = 0; cb < kD / 64; ++cb) {
+      const uint32_t off = cb * TmaKvTile<kD>::kBlockBytes + dst;
+      device::tma_load_2d(sk + off, k_map, cb * 64, row, full);
+      device::tma_load_2d(sk + kTileBytes + off, v_map, cb * 64, row, full);
+    }
+  }
+};
+
+/// A math warp's V rows (warp * 16 .. + 15 of the stage at sv, keys key_base + row) at or past
+/// `end` to zeros: a page's slots past the sequence, or pages a stage did not load, may hold
+/// anything, and their P = 0 times a NaN would be NaN. Then __syncwarp: the warp's own ldmatrix
+/// reads see them.
+template <int kD>
+__device__ __forceinline__ void zero_v_rows_past(uint32_t sv, int warp, int lane, int64_t key_base,
+                                                 int64_t end) {
+  constexpr int kChunks = kD / 8;
+  if (key_base + GqaMmaConfig::kBlockN <= end) return;
+  for (int c = lane; c < 16 * kChunks; c += 32) {
+    const int r = warp * 16 + c / kChunks;
+    if (key_base + r >= end)
+      device::st_shared_v4(sv + TmaKvTile<kD>::offset(r, c % kChunks), make_uint4(0, 0, 0, 0));
+  }
+  __syncwarp();
+}
+
+}  // namespace klab::decode_attention
