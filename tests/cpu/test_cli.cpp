@@ -360,3 +360,24 @@ TEST(Cli, MemoryRefusesBadRequestsInOneLine) {
   EXPECT_EQ(lines(probe.err), 1) << probe.err;
 #endif
 }
+
+// `klab check --shape S --awkward` checks S and the family's awkward shapes; without
+// --awkward, S alone.
+TEST(Cli, CheckWithShapeAndAwkwardAddsTheAwkwardShapes) {
+  const std::string dir = ::testing::TempDir();
+  const std::string one = dir + "/check_shape.json", both = dir + "/check_shape_awkward.json";
+  const std::string base = "check vector_add.v00_cpu --shape n=1000 --quiet --json ";
+  ASSERT_EQ(klab(base + one).code, 0);
+  ASSERT_EQ(klab(base + both + " --awkward").code, 0);
+  auto records = [](const std::string& text) {
+    int n = 0;
+    for (size_t at = text.find("\"problem\""); at != std::string::npos;
+         at = text.find("\"problem\"", at + 1))
+      ++n;
+    return n;
+  };
+  const std::string a = read_file(one), b = read_file(both);
+  EXPECT_EQ(records(a), 1) << a;
+  EXPECT_GT(records(b), 1) << b;
+  EXPECT_NE(b.find("\"n=1000\""), std::string::npos);
+}
