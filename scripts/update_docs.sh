@@ -195,6 +195,12 @@ for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
 done
 "$klab" profile-report "$run7"/profiles.json --family decode_attention \
   --readme docs/worklogs/decode.md --section profile-2d327e5 || true
+# 307aad9's run: decode_attention v07 (refuted) beside v03, v06 and cuDNN; v07's profiles.
+run8=$res/2026-12-02_307aad9_decode_v07_line
+"$klab" report "$run8"/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-307aad9
+"$klab" profile-report "$run8"/profiles.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section profile-307aad9 || true
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

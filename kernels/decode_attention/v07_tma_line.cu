@@ -22,6 +22,10 @@
 // read ceiling: (16, 8k) 0.91-0.95 (v06 0.85-0.86); (64, 4k) and (256, 2k) 0.92-0.96 (v06
 // 0.91-0.94); the ragged batch 0.88-0.94 (v06 0.80-0.83); B = 1 within 3% of v06 (the same one
 // wave of equal ranges, the same merge by the last CTA).
+// Measured (2026-12-02_307aad9_decode_v07_line): refuted. 74-83% of the ceiling at the uniform
+// batched shapes against v06's 85-94% in the same call, 58% on the ragged batch; the bound of
+// two CTAs an SM holds it to 168 registers and the math warps' loop spills (506 MB of local
+// traffic at (64, 4k)); unbounded it takes 248 (one CTA an SM). Kept as the record.
 // Requirements: v06's (D = 64, 128 or 256; pages a power of two from 8 tokens; the pool's rows
 // within i32) and v04's (row groups and the line's indices within its bounds); the workspace of
 // TileLinePlan::workspace_floats (zeroed when allocated; the counters are left at zero).
