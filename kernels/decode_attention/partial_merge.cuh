@@ -13,49 +13,45 @@
 
 namespace klab::decode_attention {
 
-/// One pass: a float4 of a row per thread, the partials taken kChunk at a time, every load of a
-/// chunk (its lse and its O) independent of the others, so that a chunk costs one round trip;
-/// the running max is raised chunk by chunk and what was summed under the old one rescaled (the
-/// same order of operations whoever merges: the same bits). lse_at(i, r) is partial i's lse of
-/// row r, o_at(i, r, c4) its float4 c4 of O; store(r, c4, o, lse) receives the merged,
+/// Pass 1: a warp per row, the largest lse and the weights' sum (into s_m[r], s_s[r]); pass 2: a
+/// float4 of a row per thread, every partial's loads independent (no branch on an empty
+/// partial's weight: it is 0 and its O is 0), kUnroll partials a round. lse_at(i, r) is partial
+/// i's lse of row r, o_at(i, r, c4) its float4 c4 of O; store(r, c4, o, lse) receives the merged,
 /// normalised float4 and the row's lse (-inf and zeros for a row without keys). Threads 0 ..
-/// kThreads - 1 call it; no barrier.
-template <int kD, int kThreads, int kChunk, class LseAt, class OAt, class Store>
+/// kThreads - 1 call it; sync() is their barrier (one inside).
+template <int kD, int kThreads, int kUnroll, class LseAt, class OAt, class Store, class Sync>
 __device__ __forceinline__ void merge_partials(int rows, int parts, LseAt&& lse_at, OAt&& o_at,
-                                               Store&& store) {
-  constexpr int kVec = kD / 4;
-  for (int e = static_cast<int>(threadIdx.x); e < rows * kVec; e += kThreads) {
-    const int r = e / kVec, c4 = e % kVec;
-    float m = -INFINITY, s = 0.f;
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int i0 = 0; i0 < parts; i0 += kChunk) {
-      float l[kChunk];
-      float4 v[kChunk];
+                                               Store&& store, float* s_m, float* s_s, Sync&& sync) {
+  constexpr int kWarps = kThreads / 32, kVec = kD / 4;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  for (int r = warp; r < rows; r += kWarps) {
+    float m = -INFINITY;
+    for (int i = lane; i < parts; i += 32) m = fmaxf(m, lse_at(i, r));
 #pragma unroll
-      for (int u = 0; u < kChunk; ++u) {
-        const bool in = i0 + u < parts;
-        l[u] = in ? lse_at(i0 + u, r) : -INFINITY;
-        v[u] = in ? o_at(i0 + u, r, c4) : make_float4(0.f, 0.f, 0.f, 0.f);
-      }
-      float mc = m;
+    for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+    float s = 0.f;
+    for (int i = lane; i < parts; i += 32) s += device::lse_merge_scale(lse_at(i, r), m);
 #pragma unroll
-      for (int u = 0; u < kChunk; ++u) mc = fmaxf(mc, l[u]);
-      // What was summed under m, rescaled to mc (0 while nothing was: no exp(-inf - -inf)).
-      const float f = device::lse_merge_scale(m, mc);
-      s *= f;
-      x = make_float4(x.x * f, x.y * f, x.z * f, x.w * f);
-#pragma unroll
-      for (int u = 0; u < kChunk; ++u) {
-        const float w = device::lse_merge_scale(l[u], mc);
-        s += w;
-        x.x += w * v[u].x;
-        x.y += w * v[u].y;
-        x.z += w * v[u].z;
-        x.w += w * v[u].w;
-      }
-      m = mc;
+    for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+    if (lane == 0) {
+      s_m[r] = m;
+      s_s[r] = s;
     }
-    // s >= 1 when a partial is non-empty (the largest contributes exp(0)).
+  }
+  sync();
+  for (int e = tid; e < rows * kVec; e += kThreads) {
+    const int r = e / kVec, c4 = e % kVec;
+    const float m = s_m[r], s = s_s[r];
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll kUnroll
+    for (int i = 0; i < parts; ++i) {
+      const float w = device::lse_merge_scale(lse_at(i, r), m);
+      const float4 v = o_at(i, r, c4);
+      x.x += w * v.x;
+      x.y += w * v.y;
+      x.z += w * v.z;
+      x.w += w * v.w;
+    }
     const float inv = s > 0.f ? 1.f / s : 0.f;
     store(r, c4, make_float4(x.x * inv, x.y * inv, x.z * inv, x.w * inv),
           s > 0.f ? m + logf(s) : -INFINITY);

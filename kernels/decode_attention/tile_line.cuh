@@ -65,11 +65,11 @@ struct LineCursor {
 
 /// The last CTA to arrive on a split row group: its rows' partials from CTAs c_first .. c_last
 /// merged in CTA order (partial_merge.cuh), written to o and lse.
-template <int kD, int kUnroll>
+template <int kD, int kUnroll, class Sync>
 __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLinePlan& plan,
                                                 int64_t work, int64_t gb, int c_first, int c_last,
-                                                int64_t bi, int hk, int row0,
-                                                const GqaGeometry& g) {
+                                                int64_t bi, int hk, int row0, const GqaGeometry& g,
+                                                float* s_m, float* s_s, Sync sync) {
   constexpr int kRows = GqaMmaConfig::kRows;
   const int rows = min(kRows, g.rows_per_head - row0), parts = c_last - c_first + 1;
   const int64_t slot0 = plan.slot(c_first, gb, work);
@@ -85,26 +85,28 @@ __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLi
         *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
             device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
         if (c4 == 0) out.lse[row] = lse;
-      });
+      },
+      s_m, s_s, sync);
 }
 
 /// A split row group's segment is in this CTA's slot: the arrival on counter c_last (the
 /// partial's stores, a fence, a barrier, one atomic; the last to arrive sees every partial
 /// through the others' fences and its own), and the last CTA's merge, which resets the counter
-/// for the next launch. s_last is a shared int. The math
+/// for the next launch. s_last is a shared int; s_m and s_s kRows floats of scratch. The math
 /// threads (GqaMmaConfig::kThreads, from thread 0) call it; sync() is their barrier.
 template <int kD, int kUnroll, class Sync>
 __device__ __forceinline__ void arrive_and_merge(const LineOut& out, const TileLinePlan& plan,
                                                  int64_t work, int64_t gb, int c_first, int c_last,
                                                  int64_t bi, int hk, int row0, const GqaGeometry& g,
-                                                 int* s_last, Sync sync) {
+                                                 int* s_last, float* s_m, float* s_s, Sync sync) {
   __threadfence();
   sync();
   if (threadIdx.x == 0) *s_last = atomicAdd(out.counters + c_last, 1) == c_last - c_first;
   sync();
   if (*s_last) {
     __threadfence();
-    merge_row_group<kD, kUnroll>(out, plan, work, gb, c_first, c_last, bi, hk, row0, g);
+    merge_row_group<kD, kUnroll>(out, plan, work, gb, c_first, c_last, bi, hk, row0, g, s_m, s_s,
+                                 sync);
     if (threadIdx.x == 0) out.counters[c_last] = 0;
   }
 }
@@ -189,7 +191,7 @@ __device__ __forceinline__ void end_segment(GqaWarpState<kD>& state, const LineC
   }
   if (!whole)  // the arrival and, in the last CTA to arrive, the merge
     arrive_and_merge<kD, kUnroll>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g,
-                                  s_last, sync);
+                                  s_last, s_max[0], s_sum[0], sync);
   sync();  // s_red, the stats and s_last are free again
 }
 

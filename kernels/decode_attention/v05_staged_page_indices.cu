@@ -252,8 +252,8 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     if (!whole)  // the arrival and, in the last CTA to arrive, the merge
-      arrive_and_merge<kD, 4>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g,
-                               &s_last, CtaSync{});
+      arrive_and_merge<kD, 16>(out, plan, work, gb, c_first, c_last, use_at.bi, hk, row0, g,
+                               &s_last, s_max[0], s_sum[0], CtaSync{});
     __syncthreads();  // the stage, the stats and s_last are free again
     if (i + 1 < n) {
       use_at.next(seq_lens, groups, plan, batch);

@@ -72,6 +72,7 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kStages], empty[kStages];
   __shared__ float s_max[kConsumerWarps][kRows], s_sum[kConsumerWarps][kRows];
+  __shared__ float s_m[kRows], s_s[kRows];
   __shared__ int s_last;
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
@@ -201,7 +202,7 @@ __global__ void __launch_bounds__(kThreads)
   __threadfence();
   const int rows = min(kRows, g.rows_per_head - row0);
   auto row_of = [&](int r) { return global_row(bi, hk, row0 + r, g); };
-  merge_partials<kD, kThreads, 16>(
+  merge_partials<kD, kThreads, 8>(
       rows, splits,
       [&](int i, int r) { return __ldcg(out.ws_lse + out.plan.partial_index(row_of(r), i)); },
       [&](int i, int r, int c4) {
@@ -214,7 +215,8 @@ __global__ void __launch_bounds__(kThreads)
         *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
             device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
         if (c4 == 0) out.lse[row] = lse;
-      });
+      },
+      s_m, s_s, CtaSync{});
   if (tid == 0) *counter = 0;  // for the next launch
 }
 
