@@ -43,18 +43,19 @@ constexpr CUtensorMapDataType tma_data_type() {
 /// A 2D row-major tensor (outer x inner elements, rows `row_bytes` apart) read or written in
 /// boxes of box_outer x box_inner elements. Requirements (checked by the driver): base 16-byte
 /// aligned, row_bytes a multiple of 16, box_inner * element size <= the swizzle span.
-inline CUtensorMap tensor_map_2d(const void* base, CUtensorMapDataType type, uint64_t inner,
-                                 uint64_t outer, uint64_t row_bytes, uint32_t box_inner,
-                                 uint32_t box_outer, CUtensorMapSwizzle swizzle) {
+/// `promotion`: how much L2 fetches from DRAM around each of the box's missing sectors.
+inline CUtensorMap tensor_map_2d(
+    const void* base, CUtensorMapDataType type, uint64_t inner, uint64_t outer, uint64_t row_bytes,
+    uint32_t box_inner, uint32_t box_outer, CUtensorMapSwizzle swizzle,
+    CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   CUtensorMap map{};
   const cuuint64_t dims[2] = {inner, outer};
   const cuuint64_t strides[1] = {row_bytes};
   const cuuint32_t box[2] = {box_inner, box_outer};
   const cuuint32_t elem_strides[2] = {1, 1};
-  const CUresult r =
-      tensor_map_encoder()(&map, type, 2, const_cast<void*>(base), dims, strides, box, elem_strides,
-                           CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = tensor_map_encoder()(&map, type, 2, const_cast<void*>(base), dims, strides,
+                                          box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                          promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   KLAB_CHECK(r == CUDA_SUCCESS,
              "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
   return map;
