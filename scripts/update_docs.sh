@@ -201,6 +201,15 @@ run8=$res/2026-12-02_307aad9_decode_v07_line
   --readme docs/worklogs/decode.md --section results-307aad9
 "$klab" profile-report "$run8"/profiles.json --family decode_attention \
   --readme docs/worklogs/decode.md --section profile-307aad9 || true
+# 0381983's run: decode_attention v06 under three L2 promotions of its pools' tensor maps (three
+# builds: A 256 bytes, B 128, C none), one table each; the profiles of A and C.
+run9=$res/2026-12-02_0381983_decode_l2_promotion
+for arm in A B C; do
+  "$klab" report "$run9"/bench_$arm.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-0381983-$arm
+done
+"$klab" profile-report "$run9"/profiles_A.json "$run9"/profiles_C.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section profile-0381983 || true
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

@@ -22,7 +22,7 @@ template <int kD>
 using TmaKvTile = Swizzle128Tile<kD, GqaMmaConfig::kBlockN>;
 
 /// A pool (pages, Hkv, P, D) as a 2-D tensor of pages x Hkv x P rows of D, read in boxes of
-/// min(P, 64) rows x 64 columns, 128-byte swizzled (host). L2 fetches no more than a box asks:
+/// min(P, 64) rows x 64 columns, 128-byte swizzled (host). L2 fetches 128 bytes around a miss:
 /// a box row's own line (256 bytes would also fetch the row's other half, which the box of the
 /// next 64 columns then asks for as an L2 hit).
 inline CUtensorMap pool_map(const void* pool, const Dims& s) {
@@ -30,7 +30,7 @@ inline CUtensorMap pool_map(const void* pool, const Dims& s) {
                                static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page),
                                static_cast<uint64_t>(s.d * 2), 64,
                                static_cast<uint32_t>(TmaPagesConfig::rows_per_box(s.page)),
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE);
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 }
 
 /// The keys [k0, k1) of one stage of sequence `table_row` (its block-table row; k0 a multiple of
