@@ -58,11 +58,14 @@ CUtensorMap make_a_map(const GemmArgs<T>& g, int rows) {
 }
 
 /// B as (n inner, k outer) in boxes of (64, 64): one 128-byte-swizzled panel of 64 k-rows of 64
-/// columns (needs g.vec16()).
+/// columns (needs g.vec16()). `promotion`: what L2 fetches around a miss (256 bytes by default:
+/// a row's next panel too, which the prefill rungs' tiles read next).
 template <class T>
-CUtensorMap make_b_panel_map(const GemmArgs<T>& g) {
+CUtensorMap make_b_panel_map(
+    const GemmArgs<T>& g, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
-                               uint64_t(g.n) * sizeof(T), 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
+                               uint64_t(g.n) * sizeof(T), 64, 64, CU_TENSOR_MAP_SWIZZLE_128B,
+                               promotion);
 }
 
 template <class Stage, class T>
