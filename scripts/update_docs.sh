@@ -210,6 +210,14 @@ for arm in A B C; do
 done
 "$klab" profile-report "$run9"/profiles_A.json "$run9"/profiles_C.json --family decode_attention \
   --readme docs/worklogs/decode.md --section profile-0381983 || true
+# 058529f's run: hgemm v19 with its weight promoted 256 bytes in L2 (arm A, beside cuBLASLt) or
+# 128 (arm B) at nine M <= 64 shapes. The second table reads both arms' files: the newest v19
+# record of each shape is B's, its baseline cuBLASLt's from A a few seconds before.
+run10=$res/2026-12-02_058529f_v19_l2_promotion/json
+"$klab" report "$run10"/A_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-058529f-A
+"$klab" report "$run10"/A_*.json "$run10"/B_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-058529f-B
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
