@@ -49,14 +49,12 @@ CUtensorMap make_wgmma_c_map(const GemmArgs<T>& g) {
                                WgmmaStoreBox::kRows, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-/// A as (k inner, m outer) in boxes of (64, rows), 128-byte swizzled (needs g.vec16()); L2
-/// promotes 128 bytes around a miss, one box row (256 would fetch the next k-tile's row too and
-/// make its own read an L2 hit: a second lookup).
+/// A as (k inner, m outer) in boxes of (64, rows), 128-byte swizzled (needs g.vec16()).
 template <class T>
 CUtensorMap make_a_map(const GemmArgs<T>& g, int rows) {
   return device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m),
                                uint64_t(g.k) * sizeof(T), 64, uint32_t(rows),
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+                               CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 /// B as (n inner, k outer) in boxes of (64, 64): one 128-byte-swizzled panel of 64 k-rows of 64
@@ -67,7 +65,7 @@ CUtensorMap make_b_panel_map(
     const GemmArgs<T>& g, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
                                uint64_t(g.n) * sizeof(T), 64, 64, CU_TENSOR_MAP_SWIZZLE_128B,
-                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+                               promotion);
 }
 
 template <class Stage, class T>
