@@ -171,10 +171,8 @@ run6=$res/2026-12-02_84b3a50_fused_trims_v19_hot
 # 789bfd3's run: hgemm v19 (swapped-operand weight streaming) and v18 tuned on it at the twelve
 # M <= 64 shapes of issue 13's grid, beside cuBLASLt; its Nsight Compute profiles, and those of
 # v16, v17 and cuBLASLt's kernels from 2859f6d's run.
-for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
-  "$klab" report "$res"/2026-12-02_789bfd3_v19_dispatch_qk_rows/grid_*.json --family hgemm \
-    --readme "$readme" --section results-v19-789bfd3
-done
+"$klab" report "$res"/2026-12-02_789bfd3_v19_dispatch_qk_rows/grid_*.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-v19-789bfd3
 "$klab" profile-report "$res"/2026-12-02_2859f6d_qk_v02_gemm_profiles/profiles_hgemm.json \
   "$res"/2026-12-02_12dc393_hgemm_v19_entries/profiles_v19.json \
   "$res"/2026-12-02_789bfd3_v19_dispatch_qk_rows/profiles_v19.json --family hgemm \
@@ -189,10 +187,8 @@ done
 # 2d327e5's run: decode_attention v06 (TMA page gathers, one launch) beside v03 and cuDNN's paged
 # SDPA at the headline shapes, in the worklog and the family README; its Nsight Compute profiles.
 run7=$res/2026-12-02_2d327e5_decode_v06_tma_pages
-for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
-  "$klab" report "$run7"/bench_decode_attention.json --family decode_attention --readme "$readme" \
-    --section results-2d327e5
-done
+"$klab" report "$run7"/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-2d327e5
 "$klab" profile-report "$run7"/profiles.json --family decode_attention \
   --readme docs/worklogs/decode.md --section profile-2d327e5 || true
 # 307aad9's run: decode_attention v07 (refuted) beside v03, v06 and cuDNN; v07's profiles.
@@ -218,6 +214,18 @@ run10=$res/2026-12-02_058529f_v19_l2_promotion/json
   --section results-058529f-A
 "$klab" report "$run10"/A_*.json "$run10"/B_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-058529f-B
+# 0b70bcb's run: the state after the L2 promotion: decode v06 beside cuDNN (the worklog and the
+# family README), hgemm v19 and v18 beside cuBLASLt at the twelve M <= 64 shapes (the worklog
+# and the hgemm README).
+run11=$res/2026-12-02_0b70bcb_v06_v19_state
+for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
+  "$klab" report "$run11"/bench_decode_attention.json --family decode_attention \
+    --readme "$readme" --section results-0b70bcb
+done
+for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
+  "$klab" report "$run11"/grid_*.json --family hgemm --readme "$readme" \
+    --section results-0b70bcb
+done
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
