@@ -67,10 +67,9 @@ std::vector<Problem> problems_of(const Common& c, const Family& f, bool with_awk
   if (c.shape.empty() && !c.layout.empty())
     throw UsageError("--layout needs --shape (the family's own shapes set their own layout)");
   if (!c.shape.empty()) {
-    std::vector<Problem> ps = {
-        make_problem(f, c.shape,
-                     c.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : c.dtype,
-                     c.misalign, c.layout)};
+    std::vector<Problem> ps = {make_problem(
+        f, c.shape, c.dtype.empty() ? std::string(dtype_name(f.dtypes.front())) : c.dtype,
+        c.misalign, c.layout)};
     // --awkward with --shape: the family's awkward shapes too, as they are.
     if (with_awkward && c.awkward) ps.insert(ps.end(), f.awkward.begin(), f.awkward.end());
     return ps;
