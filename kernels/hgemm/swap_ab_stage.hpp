@@ -87,53 +87,38 @@ inline constexpr SwapAbEntry kV19Entries[] = {
     {1, 2},  // 1: 64-column slabs, K halved: N = 4096 is 128 CTAs
     {3, 4},  // 2: 192-column slabs, K in quarters: N = 6144 is 128 CTAs, if 32 clusters of 4 fit
     {1, 1},  // 3: 64-column slabs, whole K: N = 6144 is 96 CTAs, each streaming faster
-    {3, 5},  // 4: 192-column slabs, K in fifths: N = 4096 is 110 CTAs, each reading 64 tokens'
-             //    k-rows for three panels of the weight instead of one
 };
 inline constexpr int kV19SpaceSize = int(sizeof(kV19Entries) / sizeof(kV19Entries[0]));
 
 /// The tokens' width v19 runs m <= 64 rows at: 16 up to 16 rows, else 64.
 constexpr int v19_tokens(int64_t m) { return m <= 16 ? 16 : 64; }
 
-/// The modelled time (seconds) of entry e at (n, k) with `tok` tokens (v19_tokens) when at most
-/// `resident` of its CTAs run at once (whole clusters; the device's answer,
-/// cudaOccupancyMaxActiveClusters x splits): the waves of its CTAs; in each, the longer of the
-/// active CTAs' weight at DRAM's ~4.3 TB/s and one CTA's bytes (its weight and the tokens' k-rows
-/// it reads with them: each CTA reads the tokens of its K range once a slab) at ~50 GB/s an SM;
-/// plus ~1.5 us a wave (the ring's first fill, the epilogue).
-constexpr double v19_model_seconds(const SwapAbEntry& e, int64_t n, int64_t k, int tok,
-                                   int64_t resident) {
+/// The modelled time (seconds) of entry e at (n, k) when at most `resident` of its CTAs run at
+/// once (whole clusters; the device's answer, cudaOccupancyMaxActiveClusters x splits): the waves
+/// of its CTAs, each a CTA's bytes of B at its share of DRAM's ~4.3 TB/s, capped at ~50 GB/s an
+/// SM (a ring of ~100 KiB over a ~2 us loaded latency), plus ~1.5 us a wave (the ring's first
+/// fill, the epilogue).
+constexpr double v19_model_seconds(const SwapAbEntry& e, int64_t n, int64_t k, int64_t resident) {
   constexpr double kDram = 4.3e12, kPerSm = 50e9, kWaveCost = 1.5e-6;
   if (resident <= 0) return 1e30;
   const int64_t slabs = (n + 64 * e.blocks - 1) / (64 * e.blocks);
   const int64_t ctas = slabs * e.splits;
   const int64_t waves = (ctas + resident - 1) / resident;
   const int64_t active = ctas < resident ? ctas : resident;
+  const double rate = kDram / double(active) < kPerSm ? kDram / double(active) : kPerSm;
   const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
-  const double weight = double(per_split) * 64.0 * 64.0 * e.blocks * 2.0;
-  const double tokens = double(per_split) * 64.0 * tok * 2.0;
-  const double dram = double(active) * weight / kDram, sm = (weight + tokens) / kPerSm;
-  return double(waves) * ((dram > sm ? dram : sm) + kWaveCost);
+  return double(waves) * (double(per_split) * 64.0 * 64.0 * e.blocks * 2.0 / rate + kWaveCost);
 }
 
-/// v19's entry for (n, k) at `tok` tokens: the least modelled time among the entries whose CTAs
-/// all fit in one wave, if any does, else among all (ties to the earlier entry); resident(i): how
-/// many of entry i's CTAs fit on the device at once. (The model's second wave is the least
-/// trusted part of it: a two-wave entry is never taken over a one-wave one.)
+/// v19's entry for (n, k): the least modelled time (ties to the earlier entry); resident(i): how
+/// many of entry i's CTAs fit on the device at once.
 template <class Resident>
-constexpr int v19_entry(int64_t n, int64_t k, int tok, Resident&& resident) {
-  auto one_wave = [&](int i) {
-    const SwapAbEntry& e = kV19Entries[i];
-    return (n + 64 * e.blocks - 1) / (64 * e.blocks) * e.splits <= resident(i);
-  };
-  bool any_one_wave = false;
-  for (int i = 0; i < kV19SpaceSize; ++i) any_one_wave = any_one_wave || one_wave(i);
-  int best = -1;
-  double best_s = 0;
-  for (int i = 0; i < kV19SpaceSize; ++i) {
-    if (any_one_wave && !one_wave(i)) continue;
-    const double s = v19_model_seconds(kV19Entries[i], n, k, tok, resident(i));
-    if (best < 0 || s < best_s) best = i, best_s = s;
+constexpr int v19_entry(int64_t n, int64_t k, Resident&& resident) {
+  int best = 0;
+  double best_s = v19_model_seconds(kV19Entries[0], n, k, resident(0));
+  for (int i = 1; i < kV19SpaceSize; ++i) {
+    const double s = v19_model_seconds(kV19Entries[i], n, k, resident(i));
+    if (s < best_s) best = i, best_s = s;
   }
   return best;
 }

@@ -50,11 +50,6 @@
 // CTAs in one wave) were measured in 2026-12-02_984292d and refuted: 19.4-20.4 us at N = 6144
 // (0.87-0.94x) against 17.3-18.6 with 96 CTAs one an SM, so the ~34 GB/s is the SM's limit
 // here, not one CTA's; reverted.
-// A fifth entry (192-column slabs, K in fifths over clusters of 5: N = 4096 is 110 CTAs), and
-// the model now counts the tokens' k-rows each CTA reads beside its weight: at 64 tokens a
-// 64-column slab reads as many token bytes as weight bytes, a 192-column slab a third. Predicted
-// (written before it ran): M = 64 at N = 4096, K = 4096 and 12288 take the new entry and run
-// 10-20% faster (0.96x and 1.14x cuBLASLt in 0b70bcb's run); every 16-token shape keeps its entry.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -282,21 +277,18 @@ void with_v19_entry(int entry, Fn&& fn) {
       return fn.template operator()<1, 2>();
     case 2:
       return fn.template operator()<3, 4>();
-    case 3:
-      return fn.template operator()<1, 1>();
     default:
-      return fn.template operator()<3, 5>();
+      return fn.template operator()<1, 1>();
   }
 }
-static_assert(kV19SpaceSize == 5 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
+static_assert(kV19SpaceSize == 4 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
               kV19Entries[1].blocks == 1 && kV19Entries[1].splits == 2 &&
               kV19Entries[2].blocks == 3 && kV19Entries[2].splits == 4 &&
-              kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1 &&
-              kV19Entries[4].blocks == 3 && kV19Entries[4].splits == 5);
+              kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1);
 
 template <int kTok, class T>
 void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream) {
-  const int entry = v19_entry(g.n, g.k, kTok, [](int i) {
+  const int entry = v19_entry(g.n, g.k, [](int i) {
     int64_t r = 0;
     with_v19_entry(i, [&]<int kBlocks, int kSplits>() {
       r = V19Launch<kBlocks, kTok, kSplits, T>::resident();

@@ -284,24 +284,15 @@ TEST(WgmmaDescriptor, SwapAbStagesAreReadWhereTheTmaWroteThem) {
 
 TEST(SwapAbPlan, EntriesFillOneWaveAtQwenShapes) {
   using namespace klab::hgemm;
-  // One CTA an SM on 132 SMs; clusters of 4 and of 5 fill 120 of them (whole GPCs only), pairs
-  // 132.
-  auto resident = [](int i) { return kV19Entries[i].splits >= 4 ? 120 : 132; };
-  for (int tok : {16, 64}) {
-    EXPECT_EQ(v19_entry(24576, 4096, tok, resident), 0);  // 128 slabs of 192
-    // 96 slabs of 64: clusters of 4 or 5 take two waves
-    EXPECT_EQ(v19_entry(6144, 4096, tok, resident), 3);
-  }
-  // 16 tokens: 64 slabs of 64 x 2 splits; 64 tokens, whose k-rows each CTA reads once a slab:
-  // 22 slabs of 192 x 5 splits (110 CTAs), a third of the token reads.
-  EXPECT_EQ(v19_entry(4096, 4096, 16, resident), 1);
-  EXPECT_EQ(v19_entry(4096, 12288, 16, resident), 1);
-  EXPECT_EQ(v19_entry(4096, 4096, 64, resident), 4);
-  EXPECT_EQ(v19_entry(4096, 12288, 64, resident), 4);
+  // One CTA an SM on 132 SMs; clusters of 4 fill 120 of them (whole GPCs only), pairs 132.
+  auto resident = [](int i) { return kV19Entries[i].splits == 4 ? 120 : 132; };
+  EXPECT_EQ(v19_entry(24576, 4096, resident), 0);  // 128 slabs of 192
+  EXPECT_EQ(v19_entry(4096, 4096, resident), 1);   // 64 slabs of 64 x 2 splits
+  EXPECT_EQ(v19_entry(4096, 12288, resident), 1);
+  EXPECT_EQ(v19_entry(6144, 4096, resident), 3);  // 96 slabs of 64: clusters of 4 take two waves
   // An entry that does not fit at all is never taken.
   auto no_pairs = [](int i) { return kV19Entries[i].splits == 1 ? 132 : 0; };
-  EXPECT_EQ(kV19Entries[v19_entry(4096, 4096, 16, no_pairs)].splits, 1);
-  EXPECT_EQ(kV19Entries[v19_entry(4096, 4096, 64, no_pairs)].splits, 1);
+  EXPECT_EQ(kV19Entries[v19_entry(4096, 4096, no_pairs)].splits, 1);
   EXPECT_EQ(v19_tokens(1), 16);
   EXPECT_EQ(v19_tokens(16), 16);
   EXPECT_EQ(v19_tokens(17), 64);
