@@ -199,11 +199,15 @@ struct CountedSplitPlan : SplitKvPlan {
   }
 };
 
+/// A ragged batch's chunks are at most a slot's mean work over this (plan_split_kv_waves).
+inline constexpr int64_t kRaggedChunkDivisor = 2;
+
 /// The chunk that finishes a batch soonest on `slots` resident CTAs, by a wave model: CTAs =
 /// units x the sequences' splits; time = max(one CTA, ceil(CTAs / slots) waves x the mean CTA),
 /// each CTA charged `overhead` keys for its start and end. The candidates cut the longest
 /// sequence into s equal tile multiples (at least min_chunk) for s = 1 up to where a split of
-/// the batch's mean work a slot would be; ties go to the longer chunk (fewer partials).
+/// the batch's mean work a slot would be; ties go to the longer chunk (fewer partials). A ragged
+/// batch (lengths that differ) takes no chunk above its slots' mean work / kRaggedChunkDivisor.
 inline SplitKvPlan plan_split_kv_waves(const std::vector<int64_t>& lens, const SplitKvTarget& t,
                                        int64_t overhead) {
   const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
@@ -211,13 +215,22 @@ inline SplitKvPlan plan_split_kv_waves(const std::vector<int64_t>& lens, const S
   for (int64_t l : lens) total += l;
   const int64_t lo = round_up(std::max<int64_t>(t.min_chunk, 1), t.tile);
   const int64_t per_slot = std::max<int64_t>(1, (total * t.units + t.slots - 1) / t.slots);
-  const int64_t s_max = std::max<int64_t>(
+  // A ragged batch's CTAs differ in length and start in grid order, not longest first: one of
+  // its longest may start last, so its chunks are capped at a fraction of a slot's mean work.
+  int64_t min_len = max_len;
+  for (int64_t l : lens)
+    if (l > 0) min_len = std::min(min_len, l);
+  const bool ragged = min_len < max_len;
+  const int64_t cap =
+      ragged ? std::max(lo, round_up(per_slot / kRaggedChunkDivisor, t.tile)) : INT64_MAX;
+  int64_t s_max = std::max<int64_t>(
       1, std::min<int64_t>((max_len + lo - 1) / lo, 2 * ((max_len + per_slot - 1) / per_slot) + 2));
+  if (ragged) s_max = std::max(s_max, (max_len + cap - 1) / cap);
   SplitKvPlan best{std::max(lo, round_up(std::max<int64_t>(max_len, 1), t.tile)), 1};
   double best_cost = INFINITY;
   for (int64_t s = 1; s <= s_max; ++s) {
     const int64_t chunk = std::max(lo, round_up((max_len + s - 1) / s, t.tile));
-    if (chunk > t.max_chunk) continue;
+    if (chunk > t.max_chunk || chunk > cap) continue;
     SplitKvPlan p{chunk, 1};
     double ctas = 0, keys = 0;
     for (int64_t l : lens) {
