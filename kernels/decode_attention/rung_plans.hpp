@@ -200,7 +200,7 @@ struct CountedSplitPlan : SplitKvPlan {
 };
 
 /// A ragged batch's chunks are at most a slot's mean work over this (plan_split_kv_waves).
-inline constexpr int64_t kRaggedChunkDivisor = 4;
+inline constexpr int64_t kRaggedChunkDivisor = 2;
 
 /// The chunk that finishes a batch soonest on `slots` resident CTAs, by a wave model: CTAs =
 /// units x the sequences' splits; time = max(one CTA, ceil(CTAs / slots) waves x the mean CTA),
