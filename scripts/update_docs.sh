@@ -226,6 +226,13 @@ for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
   "$klab" report "$run11"/grid_*.json --family hgemm --readme "$readme" \
     --section results-0b70bcb
 done
+# fe8859c's run: decode v06 on the ragged batch, its chunks uncapped (A, with cuDNN), capped at
+# half (B) or a quarter (C) of a slot's mean work; one table per arm (each arm's newest records).
+run12=$res/2026-12-02_fe8859c_decode_ragged_cap/json
+for arm in A B C; do
+  "$klab" report "$run12"/${arm}_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-fe8859c-$arm
+done
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
