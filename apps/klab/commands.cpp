@@ -120,16 +120,19 @@ void apply_device_filter(std::vector<Selection>& sel, const std::string& device)
   }
 }
 
-// Explicit variant + explicit shape that the variant cannot run: an error, with the reason.
+// Explicit variant + explicit shape that the variant cannot run: an error, with the reason. The
+// explicit shape is each selection's first problem; the awkward shapes --awkward adds after it
+// are the family's, and a variant that refuses one is reported as skipped there, as it is when
+// the family is selected whole.
 void check_implementable(const std::vector<Selection>& sel,
                          const std::vector<std::vector<Problem>>& problems, const Common& c) {
   if (c.shape.empty()) return;
   for (size_t i = 0; i < sel.size(); ++i) {
-    if (!sel[i].explicit_variant) continue;
+    if (!sel[i].explicit_variant || problems[i].empty()) continue;
+    const Problem& p = problems[i].front();
     for (const Variant* v : sel[i].variants)
-      for (const Problem& p : problems[i])
-        if (Status st = can_run(*v, p); !st.ok())
-          throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
+      if (Status st = can_run(*v, p); !st.ok())
+        throw UsageError(v->info.id + " cannot run " + p.str() + ": " + st.reason);
   }
 }
 

@@ -381,3 +381,21 @@ TEST(Cli, CheckWithShapeAndAwkwardAddsTheAwkwardShapes) {
   EXPECT_GT(records(b), 1) << b;
   EXPECT_NE(b.find("\"n=1000\""), std::string::npos);
 }
+
+// With a named variant, --shape S that it cannot run is a bad request; the awkward shapes
+// --awkward adds are the family's, and one the variant refuses is a skipped record, not an error
+// (the CPU GEMM refuses hgemm's 4095 x 4097 x 4096 as too slow for the host).
+TEST(Cli, CheckSkipsAwkwardShapesTheNamedVariantRefuses) {
+  const std::string json = ::testing::TempDir() + "/check_awkward_refused.json";
+  const Out ok = klab(
+      "check hgemm.v00_cpu --shape m=64,n=64,k=64 --dtype bf16 --awkward --quiet "
+      "--json " +
+      json);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const std::string text = read_file(json);
+  EXPECT_NE(text.find("\"status\": \"skipped\""), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(text.find("m=64,n=64,k=64"), std::string::npos);
+  const Out bad = klab("check hgemm.v00_cpu --shape m=4095,n=4097,k=4096 --dtype bf16 --quiet");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("cannot run"), std::string::npos) << bad.err;
+}
