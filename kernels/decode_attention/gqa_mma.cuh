@@ -13,6 +13,7 @@
 
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/decode_attention/rung_plans.hpp"
+#include "kernels/decode_attention/split_kv.cuh"
 #include "klab/device/cp_async.cuh"
 #include "klab/device/mma_sm80.cuh"
 #include "klab/device/smem.cuh"
@@ -246,6 +247,58 @@ __device__ __forceinline__ void row_limits(int64_t lim[2], int lane, int row0, i
     const int rt = row0 + lane / 4 + 8 * h;
     const int t = rt < g.rows_per_head ? rt / g.group : g.qlen - 1;
     lim[h] = min(end, len - g.qlen + t + 1);
+  }
+}
+
+/// The end of a split-KV CTA's chunk (v03, v06): the math warps (the block's first kWarps)
+/// leave their rows' (max, sum) in s_max / s_sum and their O in s_o ((kWarps, kRows,
+/// merge_stride) fp32, the stages' bytes, free by then), a barrier of all kThreads threads, then
+/// the CTA's rows merged over the warps (each saw a disjoint share of the keys), o = O / sum and
+/// lse = (max + log2 sum) ln 2, written whole or as split `split`'s partial. Every thread calls
+/// it after the barrier that ends the stages' use.
+template <int kD, int kWarps, int kThreads>
+__device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float* s_o,
+                                                 float (*s_max)[GqaMmaConfig::kRows],
+                                                 float (*s_sum)[GqaMmaConfig::kRows],
+                                                 const SplitOut& out, int64_t bi, int hk, int row0,
+                                                 int split, int splits, const GqaGeometry& g) {
+  constexpr int kRows = GqaMmaConfig::kRows;
+  constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  if (warp < kWarps) {
+    const int gr = lane / 4, tq = lane % 4;
+    store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float* dst = s_o + (warp * kRows + gr + 8 * h) * kStride + 2 * tq;
+#pragma unroll
+      for (int n = 0; n < kD / 8; ++n)
+        *reinterpret_cast<float2*>(dst + 8 * n) =
+            make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
+    }
+  }
+  __syncthreads();
+  for (int e = tid; e < kRows * kD; e += kThreads) {
+    const int r = e / kD, d = e % kD;
+    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+    float sum = 0.f, x = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float ws = s_sum[w][r];
+      if (ws > 0.f) {
+        const float f = exp2f(s_max[w][r] - mx);
+        sum += ws * f;
+        x += s_o[(w * kRows + r) * kStride + d] * f;
+      }
+    }
+    const int64_t row = global_row(bi, hk, row0 + r, g);
+    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
+    if (d == 0)
+      out.store_lse(row, split, splits,
+                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
   }
 }
 

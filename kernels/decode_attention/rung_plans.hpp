@@ -51,9 +51,12 @@ struct GqaMmaConfig {
   }
   static constexpr int64_t merge_stride(int64_t d) { return d + 4; }  // floats a row, padded
   static constexpr int64_t merge_bytes(int64_t d) { return kWarps * kRows * merge_stride(d) * 4; }
+  /// CTAs an SM holds by shared memory: `dynamic` and `static_bytes` a CTA (at least one).
+  static constexpr int64_t resident(int64_t dynamic, int64_t static_bytes) {
+    return std::max<int64_t>(1, kSmemPerSm / (dynamic + static_bytes + kSmemReservedPerCta));
+  }
   static constexpr int64_t ctas_per_sm(int64_t d, int64_t page) {
-    return std::max<int64_t>(
-        1, kSmemPerSm / (smem_bytes(d, page) + kStaticSmem + kSmemReservedPerCta));
+    return resident(smem_bytes(d, page), kStaticSmem);
   }
   /// m16 tiles of a KV head's query rows.
   static int64_t row_tiles(const Dims& s) { return (s.group() * s.qlen + kRows - 1) / kRows; }
@@ -87,8 +90,7 @@ struct PersistentGqaConfig {
     return Gqa::stages(d) * Gqa::stage_bytes(d) + q_bytes(d);
   }
   static constexpr int64_t ctas_per_sm(int64_t d) {
-    return std::max<int64_t>(
-        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+    return Gqa::resident(smem_bytes(d), kStaticSmem);
   }
   /// Row groups of a sequence: KV heads x m16 row tiles.
   static int64_t row_groups(const Dims& s) { return s.hkv * Gqa::row_tiles(s); }
@@ -146,8 +148,7 @@ struct StagedPageConfig {
     return int64_t(Gqa::kWarps) * Gqa::kRows * d * 4;
   }
   static constexpr int64_t ctas_per_sm(int64_t d) {
-    return std::max<int64_t>(
-        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+    return Gqa::resident(smem_bytes(d), kStaticSmem);
   }
 };
 
@@ -182,8 +183,7 @@ struct TmaPagesConfig {
     return kAlign + Gqa::stages(d) * Gqa::stage_bytes(d) + Gqa::kRows * d * 2;
   }
   static constexpr int64_t ctas_per_sm(int64_t d) {
-    return std::max<int64_t>(
-        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+    return Gqa::resident(smem_bytes(d), kStaticSmem);
   }
   static constexpr bool page_ok(int64_t page) {
     return page >= kMinPage && (page & (page - 1)) == 0;
@@ -288,8 +288,7 @@ struct TmaLineConfig {
     return Pages::kAlign + Gqa::stages(d) * Gqa::stage_bytes(d) + Gqa::kRows * d * 2 + red_bytes(d);
   }
   static constexpr int64_t ctas_per_sm(int64_t d) {
-    return std::max<int64_t>(
-        1, Gqa::kSmemPerSm / (smem_bytes(d) + kStaticSmem + Gqa::kSmemReservedPerCta));
+    return Gqa::resident(smem_bytes(d), kStaticSmem);
   }
 };
 

@@ -7,7 +7,9 @@
 // every box is whole 1024-byte swizzle atoms at a 1024-byte aligned offset.
 #include <cuda.h>
 
+#include <climits>
 #include <cstdint>
+#include <string>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/rung_plans.hpp"
@@ -31,6 +33,19 @@ inline CUtensorMap pool_map(const void* pool, const Dims& s) {
                                static_cast<uint64_t>(s.d * 2), 64,
                                static_cast<uint32_t>(TmaPagesConfig::rows_per_box(s.page)),
                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+}
+
+/// What a TMA-fed rung (v06, v07) needs of a problem: pages a power of two from 8 tokens, and
+/// the pool's rows within the TMA's i32 coordinates (host).
+inline Status tma_page_limits(const std::string& rung, const Dims& s) {
+  if (!TmaPagesConfig::page_ok(s.page))
+    return Status::no("decode_attention." + rung +
+                      ": pages must be a power of two from 8 tokens (TMA boxes of whole 1024-byte "
+                      "swizzle atoms)");
+  if (pool_pages(s) * s.hkv * s.page > INT32_MAX)
+    return Status::no("decode_attention." + rung +
+                      ": the pool's rows exceed the TMA's i32 coordinates");
+  return Status::yes();
 }
 
 /// The keys [k0, k1) of one stage of sequence `table_row` (its block-table row; k0 a multiple of
@@ -68,8 +83,7 @@ struct StagePages {
                         const GqaGeometry& g) const {
     constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;
     const int pages = count(g);
-    const int box_rows =
-        g.page < GqaMmaConfig::kBlockN ? static_cast<int>(g.page) : GqaMmaConfig::kBlockN;
+    const int box_rows = static_cast<int>(TmaPagesConfig::rows_per_box(g.page));
     if (lane == 0)
       device::mbarrier_arrive_expect_tx(full, static_cast<uint32_t>(pages * box_rows * kD * 2 * 2));
     __syncwarp();

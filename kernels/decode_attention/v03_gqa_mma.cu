@@ -54,7 +54,6 @@ __global__ void __launch_bounds__(kThreads)
                    const int32_t* __restrict__ block_table, SplitOut out, GqaGeometry g) {
   constexpr int kStages = Cfg::stages(kD);
   constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;  // K or V of one stage
-  constexpr int kStride = static_cast<int>(Cfg::merge_stride(kD));
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ float s_max[Cfg::kWarps][kRows], s_sum[Cfg::kWarps][kRows];
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
@@ -116,44 +115,8 @@ __global__ void __launch_bounds__(kThreads)
   device::cp_async_wait<0>();
   __syncthreads();  // every warp is done with the stages: they hold the warps' partials now
 
-  // Each warp's rows: their sums over the quad, then (max, sum, O) to shared memory.
-  float* s_o = reinterpret_cast<float*>(smem);  // (warps, kRows, kStride) fp32
-  const int gr = lane / 4, tq = lane % 4;
-  store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float* dst = s_o + (warp * kRows + gr + 8 * h) * kStride + 2 * tq;
-#pragma unroll
-    for (int n = 0; n < kD / 8; ++n)
-      *reinterpret_cast<float2*>(dst + 8 * n) =
-          make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
-  }
-  __syncthreads();
-
-  // The CTA's rows: the warps' partials merged (each warp saw a disjoint quarter of the keys),
-  // o = O / sum, lse = (max + log2 sum) ln 2; written whole or as the split's partial.
-  for (int e = tid; e < kRows * kD; e += kThreads) {
-    const int r = e / kD, d = e % kD;
-    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
-    float mx = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < Cfg::kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
-    float sum = 0.f, x = 0.f;
-#pragma unroll
-    for (int w = 0; w < Cfg::kWarps; ++w) {
-      const float ws = s_sum[w][r];
-      if (ws > 0.f) {
-        const float f = exp2f(s_max[w][r] - mx);
-        sum += ws * f;
-        x += s_o[(w * kRows + r) * kStride + d] * f;
-      }
-    }
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
-    if (d == 0)
-      out.store_lse(row, split, splits,
-                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
-  }
+  write_split_rows<kD, Cfg::kWarps, kThreads>(state, reinterpret_cast<float*>(smem), s_max, s_sum,
+                                              out, bi, hk, row0, split, splits, g);
 }
 
 /// v03's arguments, resolved once (prepare); operator() enqueues the kernel and the merge.

@@ -68,7 +68,6 @@ __global__ void __launch_bounds__(kThreads)
                      SplitOut out, int* __restrict__ counters, GqaGeometry g) {
   constexpr int kStages = Gqa::stages(kD);
   constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;  // K or V of one stage
-  constexpr int kStride = static_cast<int>(Gqa::merge_stride(kD));
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kStages], empty[kStages];
   __shared__ float s_max[kConsumerWarps][kRows], s_sum[kConsumerWarps][kRows];
@@ -150,45 +149,8 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();  // every stage consumed: they hold the warps' partials now
 
-  float* s_o = reinterpret_cast<float*>(smem);  // (warps, kRows, kStride) fp32
-  if (warp < kConsumerWarps) {
-    const int gr = lane / 4, tq = lane % 4;
-    store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float* dst = s_o + (warp * kRows + gr + 8 * h) * kStride + 2 * tq;
-#pragma unroll
-      for (int n = 0; n < kD / 8; ++n)
-        *reinterpret_cast<float2*>(dst + 8 * n) =
-            make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
-    }
-  }
-  __syncthreads();
-
-  // The CTA's rows: the warps' partials merged, o = O / sum, lse = (max + log2 sum) ln 2; to o
-  // and lse, or to the split's partial.
-  for (int e = tid; e < kRows * kD; e += kThreads) {
-    const int r = e / kD, d = e % kD;
-    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
-    float mx = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
-    float sum = 0.f, x = 0.f;
-#pragma unroll
-    for (int w = 0; w < kConsumerWarps; ++w) {
-      const float ws = s_sum[w][r];
-      if (ws > 0.f) {
-        const float f = exp2f(s_max[w][r] - mx);
-        sum += ws * f;
-        x += s_o[(w * kRows + r) * kStride + d] * f;
-      }
-    }
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
-    if (d == 0)
-      out.store_lse(row, split, splits,
-                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
-  }
+  write_split_rows<kD, kConsumerWarps, kThreads>(state, reinterpret_cast<float*>(smem), s_max,
+                                                 s_sum, out, bi, hk, row0, split, splits, g);
   if (splits == 1) return;
 
   // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
@@ -275,16 +237,10 @@ Variant gpu_v06_tma_pages() {
       "boxes) into an mbarrier ring, v03's mma.sync math warps, splits merged by the last CTA",
       tma_pages_launch, v06_plan, [](const Problem& p) {
         const Dims s = dims_of(p);
-        if (!Cfg::page_ok(s.page))
-          return Status::no(
-              "decode_attention.v06: pages must be a power of two from 8 tokens (TMA boxes of "
-              "whole 1024-byte swizzle atoms)");
+        if (Status st = tma_page_limits("v06", s); !st.ok()) return st;
         if (s.b > 65535) return Status::no("decode_attention.v06: b above 65535 (grid z)");
         if (s.hkv * Gqa::row_tiles(s) > 65535)
           return Status::no("decode_attention.v06: hkv x row tiles above 65535 (grid y)");
-        if (pool_pages(s) * s.hkv * s.page > INT32_MAX)
-          return Status::no(
-              "decode_attention.v06: the pool's rows exceed the TMA's i32 coordinates");
         return Status::yes();
       });
 }

@@ -200,13 +200,7 @@ Variant gpu_v07_tma_line() {
       "balanced line of key tiles: one wave, equal ranges, one ring across row groups",
       tma_line_launch, v07_plan, [](const Problem& p) {
         const Dims s = dims_of(p);
-        if (!TmaPagesConfig::page_ok(s.page))
-          return Status::no(
-              "decode_attention.v07: pages must be a power of two from 8 tokens (TMA boxes of "
-              "whole 1024-byte swizzle atoms)");
-        if (pool_pages(s) * s.hkv * s.page > INT32_MAX)
-          return Status::no(
-              "decode_attention.v07: the pool's rows exceed the TMA's i32 coordinates");
+        if (Status st = tma_page_limits("v07", s); !st.ok()) return st;
         return line_limits("v07", s, v07_plan(p));
       });
 }
