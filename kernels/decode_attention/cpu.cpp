@@ -2,7 +2,8 @@
 // in fp32 like the GPU rungs: for each visible token j, its page from the block table, the score
 // scale * q . k_j, the maximum, p_j = exp(s_j - max), the sum l, then o = (sum_j p_j v_j) / l and
 // lse = max + log(l); a row without keys (an empty slot, or a speculative token before the
-// sequence's first) writes o = 0 and lse = -inf. P stays fp32.
+// sequence's first) writes o = 0 and lse = -inf. P stays fp32. An e4m3 cache's values are
+// multiplied by their KV head's scale as they are read.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -27,7 +28,7 @@ Variant cpu_v00() {
   Variant v;
   v.info.id = "decode_attention.v00_cpu";
   v.info.summary = "OpenMP loop over query rows on the host, pages through the block table, fp32";
-  v.info.dtypes = {DType::bf16};
+  v.info.dtypes = {DType::bf16, DType::e4m3};
   v.info.device = Device::cpu;
   v.can_implement = [](const Problem& p) {
     if (make_decode_attention().counts(p).flops > kCpuRungMaxFlops)
@@ -37,8 +38,16 @@ Variant cpu_v00() {
   v.launch = [](const Problem& p, Buffers& b, const LaunchArgs&) {
     const Dims s = dims_of(p);
     const auto* q = b.ptr<const uint16_t>("q");
-    const auto* kc = b.ptr<const uint16_t>("k_cache");
-    const auto* vc = b.ptr<const uint16_t>("v_cache");
+    const auto* kc = b.ptr<const unsigned char>("k_cache");
+    const auto* vc = b.ptr<const unsigned char>("v_cache");
+    const bool e4m3 = p.dtype == DType::e4m3;
+    const float* k_scale = e4m3 ? b.ptr<const float>("k_scale") : nullptr;
+    const float* v_scale = e4m3 ? b.ptr<const float>("v_scale") : nullptr;
+    // Element i of a row starting at element `row` of a cache.
+    auto kv_at = [e4m3](const unsigned char* cache, int64_t row, int64_t i) {
+      return e4m3 ? e4m3_bits_to_float(cache[row + i])
+                  : bf16_at(reinterpret_cast<const uint16_t*>(cache), row + i);
+    };
     const auto* lens = b.ptr<const int32_t>("seq_lens");
     const auto* table = b.ptr<const int32_t>("block_table");
     void* o = b["o"].data;
@@ -53,17 +62,18 @@ Variant cpu_v00() {
         const int64_t bi = r / (s.qlen * s.hq), t = (r / s.hq) % s.qlen, h = r % s.hq;
         const int64_t n = s.visible_keys(lens[bi], t), hk = h / s.group();
         // Token j's row of KV head hk: its page from the table, its slot in the page.
-        auto row = [&](const uint16_t* cache, int64_t j) {
+        auto row = [&](int64_t j) {
           const int64_t page = table[bi * cols + j / s.page];
-          return cache + ((page * s.hkv + hk) * s.page + j % s.page) * d;
+          return ((page * s.hkv + hk) * s.page + j % s.page) * d;
         };
+        const float ks = e4m3 ? k_scale[hk] : 1.f, vs = e4m3 ? v_scale[hk] : 1.f;
         for (int64_t i = 0; i < d; ++i) qf[i] = bf16_at(q, r * d + i);
         pj.resize(static_cast<size_t>(n));
         float mx = -INFINITY;
         for (int64_t j = 0; j < n; ++j) {
-          const uint16_t* kr = row(kc, j);
+          const int64_t kr = row(j);
           float dot = 0.f;
-          for (int64_t i = 0; i < d; ++i) dot += qf[i] * bf16_at(kr, i);
+          for (int64_t i = 0; i < d; ++i) dot += qf[i] * (kv_at(kc, kr, i) * ks);
           pj[j] = scale * dot;
           mx = std::max(mx, pj[j]);
         }
@@ -71,8 +81,8 @@ Variant cpu_v00() {
         for (int64_t j = 0; j < n; ++j) l += (pj[j] = std::exp(pj[j] - mx));
         std::fill(acc.begin(), acc.end(), 0.f);
         for (int64_t j = 0; j < n; ++j) {
-          const uint16_t* vr = row(vc, j);
-          for (int64_t i = 0; i < d; ++i) acc[i] += pj[j] * bf16_at(vr, i);
+          const int64_t vr = row(j);
+          for (int64_t i = 0; i < d; ++i) acc[i] += pj[j] * (kv_at(vc, vr, i) * vs);
         }
         const float inv = n > 0 ? 1.f / l : 0.f;
         for (int64_t i = 0; i < d; ++i) store_from_double(o, DType::bf16, r * d + i, acc[i] * inv);

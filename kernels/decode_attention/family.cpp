@@ -7,12 +7,11 @@
 // slots and the pages' placement in the pool are drawn from the seed, so FLOPs and bytes are
 // exact for every seed while each check sees a different block table.
 //
-// FP8 KV (to come): the KV dtype is the problem's dtype (bf16 today; e4m3 next), while q and o
-// stay bf16. An e4m3 problem adds k_scale and v_scale tensors (fp32, one per KV head, or per
-// (page, KV head)) after v_cache in tensors(); load_kv_row() multiplies each e4m3 value by its
-// scale in fp64 (the reference of what the cache holds, not of the unquantised values), and the
-// error model adds the fp32 dequantisation product's rounding (u32 per element of K and V) to the
-// score and accumulation terms.
+// FP8 KV: the KV dtype is the problem's dtype (bf16 or e4m3), while q and o stay bf16. An e4m3
+// problem adds k_scale and v_scale (fp32, one per KV head, built from the seed) after the block
+// table; the reference multiplies each e4m3 value by its head's scale in fp64 (the reference of
+// what the cache holds, not of values before quantisation), and the error model adds the terms of
+// an e4m3 rung's arithmetic (f16 operands, the scales' fp32 products: score_terms and o_c0).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -29,19 +28,25 @@ namespace {
 constexpr double kU32 = 1.0 / (1 << 24);    // fp32 unit roundoff: scores, sums, accumulators
 constexpr DType kActivation = DType::bf16;  // q and o, whatever the KV dtype
 
-// d elements of a host tensor from element `offset`, as double (bf16 by its bits: exact).
-void load_kv_row(const Tensor& t, int64_t offset, int64_t d, double* out) {
+// d elements of a host tensor from element `offset` times `scale`, as double (bf16 by its bits;
+// every product of an e4m3 value and an fp32 scale is exact in fp64).
+void load_kv_row(const Tensor& t, int64_t offset, int64_t d, double scale, double* out) {
   if (t.spec.dtype == DType::bf16) {
     const auto* bits = reinterpret_cast<const uint16_t*>(t.host.data()) + offset;
     for (int64_t i = 0; i < d; ++i) {
       const uint32_t w = static_cast<uint32_t>(bits[i]) << 16;
       float f;
       std::memcpy(&f, &w, sizeof f);
-      out[i] = f;
+      out[i] = f * scale;
     }
     return;
   }
-  for (int64_t i = 0; i < d; ++i) out[i] = t.host_at(offset + i);
+  for (int64_t i = 0; i < d; ++i) out[i] = t.host_at(offset + i) * scale;
+}
+
+// KV head hk's scale of `name` (k_scale, v_scale): 1 for a bf16 cache.
+double kv_scale(const Buffers& b, const char* name, int64_t hk) {
+  return b["k_cache"].spec.dtype == DType::e4m3 ? b[name].host_at(hk) : 1.0;
 }
 
 int64_t int_at(const Tensor& t, int64_t i) { return static_cast<int64_t>(t.host_at(i)); }
@@ -67,10 +72,25 @@ int64_t int_at(const Tensor& t, int64_t i) { return static_cast<int64_t>(t.host_
 // lse (fp32): the score errors (eta + u32) A (u32 for the max scale product), the row sum's
 // n u32 relative error as an absolute error of its log, __logf's 2^-21.4 absolute error (atol
 // 2^-20) and lse's own rounding (rtol 2 u32).
-double score_eta(int64_t d) { return 2 * static_cast<double>(d) * kU32 + 4 * kU32; }
-double o_c0(int64_t n) {
-  return dtype_unit_roundoff(kActivation) + 3 * static_cast<double>(n) * kU32 + 16 * kU32;
+// An e4m3 cache (v08: f16 operands; the CPU rung's fp32 arithmetic is within the same bound):
+// - K's scale joins the scores' scale (one more fp32 product: u32 more in eta), V's multiplies
+//   the fp32 output (2 u32 more in c0).
+// - q in f16: exact where 2^-14 <= |q_i| < 65504 (bf16's 8 significant bits fit f16's 11); a q_i
+//   below 2^-14 (f16 subnormal) is off by up to 2^-25, moving each score by up to
+//   delta = scale x 2^-25 x sum over such i of |k_ji| <= scale x 2^-25 x n_sub x 448 k_scale:
+//   an absolute score error beside eta A (weights: expm1(2 (eta A + delta)); lse: + delta).
+// - P in f16: u_f16 relative (below bf16's, already counted) above 2^-14 and an absolute 2^-25
+//   below, in units of the running max, which the rescale only shrinks: o moves by up to
+//   2^-25 sum_j |v_jd| / l, the reference's abs_sum.
+double score_eta(int64_t d, bool e4m3) {
+  return 2 * static_cast<double>(d) * kU32 + (e4m3 ? 5 : 4) * kU32;
 }
+double o_c0(int64_t n, bool e4m3) {
+  return dtype_unit_roundoff(kActivation) + 3 * static_cast<double>(n) * kU32 +
+         (e4m3 ? 18 : 16) * kU32;
+}
+constexpr double kF16SubnormalStep = 1.0 / (1 << 24) / (1 << 1);  // 2^-25: half f16's 2^-24
+constexpr double kF16MinNormal = 1.0 / (1 << 14);
 
 // The fp64 reference of the listed rows (flat row ids r = (bi * qlen + t) * hq + h), each
 // computed once, in parallel: the shared core of the whole and the sampled references.
@@ -101,9 +121,20 @@ Problem shape(int64_t b, int64_t len, int64_t page, int64_t hq = 32, int64_t hkv
   return problem(Dims::of(b, len, page, hq, hkv, d, min_len, empty, qlen));
 }
 
+// The problems of v, then each again with an e4m3 KV cache.
+std::vector<Problem> and_e4m3(std::vector<Problem> v) {
+  const size_t n = v.size();
+  for (size_t i = 0; i < n; ++i) {
+    Problem p = v[i];
+    p.dtype = DType::e4m3;
+    v.push_back(p);
+  }
+  return v;
+}
+
 // Issue 15's done-when: Qwen3-8B's heads (32 query, 8 KV, D = 128), pages of 16 and 64,
 // (B, L) = (1, 4k), (1, 32k), (1, 128k), (16, 8k), (64, 4k), (256, 2k), and a ragged batch of 64
-// with lengths from 100 to 16k.
+// with lengths from 100 to 16k; bf16, then the same with an e4m3 cache.
 std::vector<Problem> headline() {
   std::vector<Problem> v;
   for (int64_t page : {16, 64}) {
@@ -116,7 +147,7 @@ std::vector<Problem> headline() {
       v.push_back(shape(b, len, page));
     v.push_back(shape(64, 16384, page, 32, 8, 128, /*min_len*/ 100));
   }
-  return v;
+  return and_e4m3(v);
 }
 
 // Shapes that break careless kernels: every page size against lengths 1, 15, 16, 17 and 1000
@@ -124,7 +155,7 @@ std::vector<Problem> headline() {
 // 16; a batch mixing very short and very long sequences; empty slots (alone, among others, with
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
 // than the new tokens (their first rows see no key); length 131072; a ragged batch large enough
-// to be judged by sampled rows.
+// to be judged by sampled rows. Each in bf16, then with an e4m3 cache.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   const int64_t ds[] = {64, 128, 256};
@@ -149,7 +180,7 @@ std::vector<Problem> awkward() {
   // (a one-tile segment) and speculative tokens.
   v.push_back(shape(6, 32768, 1, 8, 2, 128, /*min_len*/ 2000, /*empty*/ 1, /*qlen*/ 3));
   v.push_back(shape(32, 4000, 16, 32, 2, 128, /*min_len*/ 100));  // sampled rows judge
-  return v;
+  return and_e4m3(v);
 }
 
 }  // namespace
@@ -215,6 +246,14 @@ void build_seq_lens(const Dims& s, Tensor& t, uint64_t seed) {
     store_from_double(t.host.data(), DType::i32, i, static_cast<double>(lens[i]));
 }
 
+void build_kv_scales(Tensor& t, uint64_t seed) {
+  for (int64_t h = 0; h < t.spec.numel; ++h) {
+    const double u = static_cast<double>(splitmix64(seed + static_cast<uint64_t>(h)) >> 11) /
+                     static_cast<double>(uint64_t(1) << 53);
+    store_from_double(t.host.data(), DType::f32, h, static_cast<float>(std::exp2(-2.0 + 3.0 * u)));
+  }
+}
+
 void build_block_table(const Dims& s, const Tensor& seq_lens, Tensor& t, uint64_t seed) {
   std::vector<int64_t> pages(static_cast<size_t>(pool_pages(s)));
   std::iota(pages.begin(), pages.end(), 0);
@@ -245,15 +284,26 @@ void reference_row(const Problem& p, const Buffers& b, int64_t bi, int64_t t, in
   };
   std::vector<double> q(static_cast<size_t>(s.d));
   const Tensor& qt = b["q"];
-  for (int64_t i = 0; i < s.d; ++i) q[i] = qt.host_at(((bi * s.qlen + t) * s.hq + h) * s.d + i);
+  const bool e4m3 = kc.spec.dtype == DType::e4m3;
+  const double ks = kv_scale(b, "k_scale", hk), vs = kv_scale(b, "v_scale", hk);
+  int64_t q_subnormal = 0;  // q elements an f16 conversion rounds absolutely (e4m3 rungs)
+  for (int64_t i = 0; i < s.d; ++i) {
+    q[i] = qt.host_at(((bi * s.qlen + t) * s.hq + h) * s.d + i);
+    if (q[i] != 0 && std::fabs(q[i]) < kF16MinNormal) ++q_subnormal;
+  }
   attention_row_reference(
-      q.data(), s.d, s.scale(), n, [&](int64_t j, double* r) { load_kv_row(kc, at(j), s.d, r); },
-      [&](int64_t j, double* r) { load_kv_row(vc, at(j), s.d, r); }, out.row, scratch);
-  const double a = out.row.score_bound, eta = score_eta(s.d);
-  const double c = o_c0(n) + std::expm1(2 * eta * a);
+      q.data(), s.d, s.scale(), n,
+      [&](int64_t j, double* r) { load_kv_row(kc, at(j), s.d, ks, r); },
+      [&](int64_t j, double* r) { load_kv_row(vc, at(j), s.d, vs, r); }, out.row, scratch);
+  const double a = out.row.score_bound, eta = score_eta(s.d, e4m3);
+  const double delta =
+      e4m3 ? s.scale() * kF16SubnormalStep * static_cast<double>(q_subnormal) * 448 * ks : 0.0;
+  const double c = o_c0(n, e4m3) + std::expm1(2 * (eta * a + delta));
   out.o_bound.resize(static_cast<size_t>(s.d));
-  for (int64_t i = 0; i < s.d; ++i) out.o_bound[i] = c * out.row.abs_mean[i];
-  out.lse_bound = (eta + kU32) * a + static_cast<double>(n) * kU32;
+  for (int64_t i = 0; i < s.d; ++i)
+    out.o_bound[i] =
+        c * out.row.abs_mean[i] + (e4m3 ? kF16SubnormalStep * out.row.abs_sum[i] : 0.0);
+  out.lse_bound = (eta + kU32) * a + delta + static_cast<double>(n) * kU32;
 }
 
 Family make_decode_attention() {
@@ -261,10 +311,11 @@ Family make_decode_attention() {
   f.name = "decode_attention";
   f.summary =
       "attention of 1-8 new tokens per sequence over a paged KV cache (block tables, ragged "
-      "lengths, GQA): O and its log-sum-exp, bf16, fp32 accumulation";
+      "lengths, GQA; bf16 or e4m3 with per-head scales): O and its log-sum-exp, bf16, fp32 "
+      "accumulation";
   f.dims = {"b", "qlen", "hq", "hkv", "d", "page", "len", "min_len", "empty"};
   f.zero_ok_dims = {"empty"};
-  f.dtypes = {DType::bf16};
+  f.dtypes = {DType::bf16, DType::e4m3};
   f.ceiling = "read";
   f.headline = headline();
   f.awkward = awkward();
@@ -295,15 +346,21 @@ Family make_decode_attention() {
     table.build = [s](const Buffers& b, Tensor& t, uint64_t seed) {
       build_block_table(s, b["seq_lens"], t, seed);
     };
-    return std::vector<TensorSpec>{
-        {"q", kActivation, qo_numel(s), Role::input},
-        {"k_cache", p.dtype, cache_numel(s), Role::input},
-        {"v_cache", p.dtype, cache_numel(s), Role::input},
-        lens,
-        table,
-        {"o", kActivation, qo_numel(s), Role::output},
-        {"lse", DType::f32, checked_product({s.b, s.qlen, s.hq}, "decode_attention lse"),
-         Role::output}};
+    std::vector<TensorSpec> specs{{"q", kActivation, qo_numel(s), Role::input},
+                                  {"k_cache", p.dtype, cache_numel(s), Role::input},
+                                  {"v_cache", p.dtype, cache_numel(s), Role::input},
+                                  lens,
+                                  table};
+    if (p.dtype == DType::e4m3)
+      for (const char* name : {"k_scale", "v_scale"}) {
+        TensorSpec scale{name, DType::f32, s.hkv, Role::input};
+        scale.build = [](const Buffers&, Tensor& t, uint64_t seed) { build_kv_scales(t, seed); };
+        specs.push_back(scale);
+      }
+    specs.push_back({"o", kActivation, qo_numel(s), Role::output});
+    specs.push_back({"lse", DType::f32,
+                     checked_product({s.b, s.qlen, s.hq}, "decode_attention lse"), Role::output});
+    return specs;
   };
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const Dims s = dims_of(p);
@@ -340,7 +397,8 @@ Family make_decode_attention() {
     const double d = static_cast<double>(s.d);
     const double kv_bytes = tokens * hkv * d * 2 * dtype_size(p.dtype);
     const double qo_bytes = 2.0 * static_cast<double>(qo_numel(s)) * dtype_size(kActivation);
-    const double rest = 4.0 * static_cast<double>(s.rows()) + 4.0 * (pages + s.b);
+    const double scales = p.dtype == DType::e4m3 ? 2 * 4 * hkv : 0.0;
+    const double rest = 4.0 * static_cast<double>(s.rows()) + 4.0 * (pages + s.b) + scales;
     return Counts{4 * pairs * hq * d, kv_bytes + qo_bytes + rest};
   };
 

@@ -4,10 +4,12 @@
 //
 // Tensors (row-major):
 //   q            (B, Qlen, Hq, D)          bf16
-//   k_cache      (pages, Hkv, P, D)        KV dtype (bf16; FP8 e4m3 with scales to come)
+//   k_cache      (pages, Hkv, P, D)        KV dtype: the problem's dtype, bf16 or e4m3
 //   v_cache      (pages, Hkv, P, D)        KV dtype
 //   seq_lens     (B)                       i32: tokens in each sequence's cache, new ones included
 //   block_table  (B, ceil(len / P))        i32: the pool page of each sequence's page; -1 unused
+//   k_scale      (Hkv)                     fp32, e4m3 only: KV head h's keys are k_cache x k_scale[h]
+//   v_scale      (Hkv)                     fp32, e4m3 only: its values are v_cache x v_scale[h]
 //   o            (B, Qlen, Hq, D)          bf16
 //   lse          (B, Qlen, Hq)             fp32, natural log of the scaled scores
 // Token j of sequence b lives in page block_table[b][j / P], slot j % P (the HND page layout
@@ -68,6 +70,9 @@ int64_t pool_pages(const Dims& s);
 /// permutation of the pool (no page shared), unused table entries -1.
 void build_seq_lens(const Dims& s, Tensor& t, uint64_t seed);
 void build_block_table(const Dims& s, const Tensor& seq_lens, Tensor& t, uint64_t seed);
+/// An e4m3 cache's k_scale or v_scale (Hkv fp32): 2^u for u drawn uniformly from [-2, 1] per
+/// KV head, so a rung that ignores a scale or takes another head's is off by percents.
+void build_kv_scales(Tensor& t, uint64_t seed);
 
 /// The fp64 reference of query row (sequence bi, new token t, query head h) from the host
 /// buffers, with each output element's derived error bound (family.cpp, tolerances).
@@ -96,6 +101,7 @@ Variant gpu_v04_persistent_balanced();
 Variant gpu_v05_staged_page_indices();
 Variant gpu_v06_tma_pages();
 Variant gpu_v07_tma_line();
+Variant gpu_v08_fp8_kv();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

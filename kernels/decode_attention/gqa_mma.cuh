@@ -56,12 +56,13 @@ struct RowSwizzledTile {
   __device__ static uint32_t offset(int row, int chunk) { return tile_offset<kD>(row, chunk); }
 };
 
-/// A stage tile as the TMA's 128-byte swizzle lays it out: kD / 64 column blocks, each kTileRows
-/// rows of 128 bytes (64 bf16), chunk c of a row stored at chunk (c % 8) ^ (row % 8) of its
-/// block's row (each block 1024-byte aligned, so the swizzle's address bits are the row's).
-template <int kD, int kTileRows>
+/// A stage tile as the TMA's 128-byte swizzle lays it out: kRowBytes / 128 column blocks, each
+/// kTileRows rows of 128 bytes (64 bf16 or 128 e4m3), 16-byte chunk c of a row stored at chunk
+/// (c % 8) ^ (row % 8) of its block's row (each block 1024-byte aligned, so the swizzle's address
+/// bits are the row's).
+template <int kRowBytes, int kTileRows>
 struct Swizzle128Tile {
-  static_assert(kD % 64 == 0, "128-byte swizzled blocks of 64 columns");
+  static_assert(kRowBytes % 128 == 0, "128-byte swizzled blocks");
   static constexpr uint32_t kBlockBytes = uint32_t(kTileRows) * 128;
   __device__ static uint32_t offset(int row, int chunk) {
     return uint32_t(chunk / 8) * kBlockBytes + uint32_t(row) * 128 +
@@ -150,26 +151,15 @@ struct GqaWarpState {
   }
 };
 
-/// One warp's 16 keys of a stage (stage rows key_row .. key_row + 15, keys key_base + key_row
-/// + ...): S = Q K^T, keys at or past lim[h] masked for the thread's row h, the online softmax,
-/// P V into the accumulator. The row sums stay per thread (the quad's partial sums) until
-/// quad_row_sums. Q's tile is laid out as tile_offset says; K's and V's as KvTile::offset.
-template <int kD, class KvTile = RowSwizzledTile<kD>>
-__device__ __forceinline__ void gqa_mma_stage(GqaWarpState<kD>& st, uint32_t sq, uint32_t sk,
-                                              uint32_t sv, int lane, int key_row, int64_t key_base,
-                                              const int64_t lim[2], float scale_log2) {
+/// The masks and the online softmax of a warp's 16 keys (stage rows key_row .. key_row + 15,
+/// keys key_base + key_row + ...): keys at or past lim[h] masked for the thread's row h, s (the
+/// S accumulators: keys 0-7 in s[0], 8-15 in s[1]) turned into P = exp2(s * scale_log2 - max),
+/// the running max, sum and accumulator rescaled. Shared by the bf16 and e4m3 stages.
+template <int kD>
+__device__ __forceinline__ void online_softmax_16(GqaWarpState<kD>& st, float (&s)[2][4], int lane,
+                                                  int key_row, int64_t key_base,
+                                                  const int64_t lim[2], float scale_log2) {
   const int tq = lane % 4;
-  // S (16 rows x 16 keys) = Q K^T.
-  float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
-#pragma unroll
-  for (int kk = 0; kk < kD / 16; ++kk) {
-    uint32_t a[4], b[4];
-    device::ldmatrix_x4(a, sq + tile_offset<kD>((lane / 8 % 2) * 8 + lane % 8, kk * 2 + lane / 16));
-    device::ldmatrix_x4(
-        b, sk + KvTile::offset(key_row + (lane / 16) * 8 + lane % 8, kk * 2 + lane / 8 % 2));
-    device::mma_m16n8k16_bf16(s[0], a, {b[0], b[1]});
-    device::mma_m16n8k16_bf16(s[1], a, {b[2], b[3]});
-  }
   // Masks, then the online softmax of each of the thread's two rows over the warp's 16 keys
   // (a row's 16 scores sit in the 4 threads of a quad).
   const int64_t key0 = key_base + key_row + 2 * tq;
@@ -206,6 +196,28 @@ __device__ __forceinline__ void gqa_mma_stage(GqaWarpState<kD>& st, uint32_t sq,
         st.row_sum[h] += x;
       }
   }
+}
+
+/// One warp's 16 keys of a stage (stage rows key_row .. key_row + 15, keys key_base + key_row
+/// + ...): S = Q K^T, keys at or past lim[h] masked for the thread's row h, the online softmax,
+/// P V into the accumulator. The row sums stay per thread (the quad's partial sums) until
+/// quad_row_sums. Q's tile is laid out as tile_offset says; K's and V's as KvTile::offset.
+template <int kD, class KvTile = RowSwizzledTile<kD>>
+__device__ __forceinline__ void gqa_mma_stage(GqaWarpState<kD>& st, uint32_t sq, uint32_t sk,
+                                              uint32_t sv, int lane, int key_row, int64_t key_base,
+                                              const int64_t lim[2], float scale_log2) {
+  // S (16 rows x 16 keys) = Q K^T.
+  float s[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+#pragma unroll
+  for (int kk = 0; kk < kD / 16; ++kk) {
+    uint32_t a[4], b[4];
+    device::ldmatrix_x4(a, sq + tile_offset<kD>((lane / 8 % 2) * 8 + lane % 8, kk * 2 + lane / 16));
+    device::ldmatrix_x4(
+        b, sk + KvTile::offset(key_row + (lane / 16) * 8 + lane % 8, kk * 2 + lane / 8 % 2));
+    device::mma_m16n8k16_bf16(s[0], a, {b[0], b[1]});
+    device::mma_m16n8k16_bf16(s[1], a, {b[2], b[3]});
+  }
+  online_softmax_16(st, s, lane, key_row, key_base, lim, scale_log2);
   // P (16 x 16 keys) as the A operand of P V: the score accumulators' layout is A's.
   const uint32_t pa[4] = {device::pack2<__nv_bfloat16>(s[0][0], s[0][1]),
                           device::pack2<__nv_bfloat16>(s[0][2], s[0][3]),
@@ -255,8 +267,10 @@ __device__ __forceinline__ void row_limits(int64_t lim[2], int lane, int row0, i
 /// merge_stride) fp32, the stages' bytes, free by then), a barrier of all kThreads threads, then
 /// the CTA's rows merged over the warps (each saw a disjoint share of the keys), o = O / sum and
 /// lse = (max + log2 sum) ln 2, written whole or as split `split`'s partial. Every thread calls
-/// it after the barrier that ends the stages' use.
-template <int kD, int kWarps, int kThreads>
+/// it after the barrier that ends the stages' use. kE4m3Columns: the accumulators hold
+/// gqa_mma_e4m3.cuh's column order (acc[2j] columns 16j + 4 tq + {0, 2}, acc[2j + 1] columns
+/// 16j + 4 tq + {1, 3}), not mma's (acc[n] columns 8n + 2 tq + {0, 1}).
+template <int kD, int kWarps, int kThreads, bool kE4m3Columns = false>
 __device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float* s_o,
                                                  float (*s_max)[GqaMmaConfig::kRows],
                                                  float (*s_sum)[GqaMmaConfig::kRows],
@@ -270,11 +284,19 @@ __device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float*
     store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float* dst = s_o + (warp * kRows + gr + 8 * h) * kStride + 2 * tq;
+      float* row = s_o + (warp * kRows + gr + 8 * h) * kStride;
+      if constexpr (kE4m3Columns) {
 #pragma unroll
-      for (int n = 0; n < kD / 8; ++n)
-        *reinterpret_cast<float2*>(dst + 8 * n) =
-            make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
+        for (int j = 0; j < kD / 16; ++j)
+          *reinterpret_cast<float4*>(row + 16 * j + 4 * tq) =
+              make_float4(state.acc[2 * j][2 * h], state.acc[2 * j + 1][2 * h],
+                          state.acc[2 * j][2 * h + 1], state.acc[2 * j + 1][2 * h + 1]);
+      } else {
+#pragma unroll
+        for (int n = 0; n < kD / 8; ++n)
+          *reinterpret_cast<float2*>(row + 8 * n + 2 * tq) =
+              make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
+      }
     }
   }
   __syncthreads();

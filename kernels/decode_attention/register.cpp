@@ -20,6 +20,7 @@ void register_decode_attention(Registry& r) {
     gpu_v05_staged_page_indices(),
     gpu_v06_tma_pages(),
     gpu_v07_tma_line(),
+    gpu_v08_fp8_kv(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

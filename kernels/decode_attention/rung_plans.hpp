@@ -179,11 +179,20 @@ struct TmaPagesConfig {
   static constexpr int64_t rows_per_box(int64_t page) {
     return page < Gqa::kBlockN ? page : Gqa::kBlockN;
   }
-  static constexpr int64_t smem_bytes(int64_t d) {
-    return kAlign + Gqa::stages(d) * Gqa::stage_bytes(d) + Gqa::kRows * d * 2;
+  /// Stages of kBlockN keys for KV elements of `elem` bytes: v03's count for bf16, twice as many
+  /// half-size stages for e4m3 (v08), so the bytes in flight a CTA stay v06's.
+  static constexpr int stages(int64_t d, int64_t elem = 2) {
+    return Gqa::stages(d) * static_cast<int>(2 / elem);
   }
-  static constexpr int64_t ctas_per_sm(int64_t d) {
-    return Gqa::resident(smem_bytes(d), kStaticSmem);
+  static constexpr int64_t stage_bytes(int64_t d, int64_t elem = 2) {
+    return 2 * Gqa::kBlockN * d * elem;
+  }
+  /// The stages, then Q's kRows x d tile (bf16, or f16 for e4m3 KV).
+  static constexpr int64_t smem_bytes(int64_t d, int64_t elem = 2) {
+    return kAlign + stages(d, elem) * stage_bytes(d, elem) + Gqa::kRows * d * 2;
+  }
+  static constexpr int64_t ctas_per_sm(int64_t d, int64_t elem = 2) {
+    return Gqa::resident(smem_bytes(d, elem), kStaticSmem);
   }
   static constexpr bool page_ok(int64_t page) {
     return page >= kMinPage && (page & (page - 1)) == 0;
@@ -251,15 +260,15 @@ inline SplitKvPlan plan_split_kv_waves(const std::vector<int64_t>& lens, const S
   return best;
 }
 
-/// v06: the wave model's chunk (64-key tiles, at least two; each CTA charged two tiles of start
-/// and end) on v06's resident CTAs.
-inline CountedSplitPlan plan_v06(const Dims& s, int sm_count) {
+/// v06 (and v08, elem = 1): the wave model's chunk (64-key tiles, at least two; each CTA charged
+/// two tiles of start and end) on the rung's resident CTAs.
+inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   CountedSplitPlan p;
   static_cast<SplitKvPlan&>(p) =
       plan_split_kv_waves(context_lengths(s),
-                          {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d),
+                          {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem),
                            Gqa::kBlockN, Gqa::kMinChunk},
                           2 * Gqa::kBlockN);
   p.groups = s.b * units;

@@ -97,11 +97,12 @@ void with_head_dim(int64_t d, F&& f) {
 /// A split-KV rung (v01 with one split, v02, v03): make(p, b) resolves the pointers and the plan
 /// into a launch object whose operator()(cudaStream_t) enqueues the kernel and the merge (once,
 /// in prepare); plan(p) sizes the workspace; limits(p) adds the rung's own refusals to the head
-/// dimensions every rung takes.
+/// dimensions every rung takes. min_sm: 80 for mma.sync and cp.async, 90 for the TMA rungs;
+/// kv: the KV cache's dtype.
 template <class Make, class Plan, class Limits>
 Variant split_kv_variant(const std::string& rung, std::string summary, Make make, Plan plan,
-                         Limits limits) {
-  Variant v = gpu_variant_of("decode_attention." + rung, std::move(summary), 80, {DType::bf16},
+                         Limits limits, int min_sm = 80, DType kv = DType::bf16) {
+  Variant v = gpu_variant_of("decode_attention." + rung, std::move(summary), min_sm, {kv},
                              [make](const Problem& p, Buffers& b, const LaunchArgs& args) {
                                make(p, b)(reinterpret_cast<cudaStream_t>(args.stream));
                              });

@@ -1,8 +1,9 @@
 #pragma once
-// The TMA page gather of v06 and v07: a (page, KV head) of the HND pool is one contiguous run of
-// P x D elements, read as boxes of min(P, 64) key rows x 64 columns of a 2-D tensor map over the
-// pool (rows: pages x KV heads x P), 128-byte swizzled, into a stage of kBlockN = 64 keys laid
-// out as Swizzle128Tile says. A stage spans whole pages (P <= 64: 64 / P of them, one a lane of
+// The TMA page gather of v06, v07 and v08: a (page, KV head) of the HND pool is one contiguous
+// run of P x D elements, read as boxes of min(P, 64) key rows x 128 bytes (64 bf16 or 128 e4m3
+// columns) of a 2-D tensor map over the pool (rows: pages x KV heads x P), 128-byte swizzled,
+// into a stage of kBlockN = 64 keys laid out as Swizzle128Tile says. kElem: the KV element's
+// bytes (2: bf16, 1: e4m3). A stage spans whole pages (P <= 64: 64 / P of them, one a lane of
 // the producer warp) or lies inside one (P > 64). Pages a power of two from 8 tokens, so that
 // every box is whole 1024-byte swizzle atoms at a 1024-byte aligned offset.
 #include <cuda.h>
@@ -19,20 +20,21 @@
 
 namespace klab::decode_attention {
 
-/// The stage tiles: kBlockN rows in 128-byte swizzled blocks of 64 columns.
-template <int kD>
-using TmaKvTile = Swizzle128Tile<kD, GqaMmaConfig::kBlockN>;
+/// The stage tiles: kBlockN rows of kD elements of kElem bytes in 128-byte swizzled blocks.
+template <int kD, int kElem = 2>
+using TmaKvTile = Swizzle128Tile<kD * kElem, GqaMmaConfig::kBlockN>;
 
-/// A pool (pages, Hkv, P, D) as a 2-D tensor of pages x Hkv x P rows of D, read in boxes of
-/// min(P, 64) rows x 64 columns, 128-byte swizzled (host). L2 fetches 128 bytes around a miss:
-/// a box row's own line (256 bytes would also fetch the row's other half, which the box of the
-/// next 64 columns then asks for as an L2 hit).
-inline CUtensorMap pool_map(const void* pool, const Dims& s) {
-  return device::tensor_map_2d(pool, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, static_cast<uint64_t>(s.d),
-                               static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page),
-                               static_cast<uint64_t>(s.d * 2), 64,
-                               static_cast<uint32_t>(TmaPagesConfig::rows_per_box(s.page)),
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+/// A pool (pages, Hkv, P, D) of kElem-byte elements as a 2-D tensor of pages x Hkv x P rows of
+/// D, read in boxes of min(P, 64) rows x 128 bytes, 128-byte swizzled (host). L2 fetches 128
+/// bytes around a miss: a box row's own line (256 bytes would also fetch the row's next 128
+/// bytes, which the next box then asks for as an L2 hit).
+inline CUtensorMap pool_map(const void* pool, const Dims& s, int elem = 2) {
+  return device::tensor_map_2d(
+      pool, elem == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8,
+      static_cast<uint64_t>(s.d), static_cast<uint64_t>(pool_pages(s) * s.hkv * s.page),
+      static_cast<uint64_t>(s.d * elem), static_cast<uint32_t>(128 / elem),
+      static_cast<uint32_t>(TmaPagesConfig::rows_per_box(s.page)), CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 }
 
 /// What a TMA-fed rung (v06, v07) needs of a problem: pages a power of two from 8 tokens, and
@@ -77,15 +79,16 @@ struct StagePages {
   /// completing on `full`: lane 0 arms the barrier with the bytes of count() pages' boxes, then
   /// lane l < count() loads its page `pool_page` (entry(), fetched earlier). The whole warp
   /// calls it.
-  template <int kD>
+  template <int kD, int kElem = 2>
   __device__ void issue(const CUtensorMap* k_map, const CUtensorMap* v_map, unsigned char* sk,
                         uint64_t* full, int pool_page, int hk, int lane,
                         const GqaGeometry& g) const {
-    constexpr uint32_t kTileBytes = StageCopy<kD>::kTileBytes;
+    constexpr uint32_t kTileBytes = GqaMmaConfig::kBlockN * kD * kElem;
     const int pages = count(g);
     const int box_rows = static_cast<int>(TmaPagesConfig::rows_per_box(g.page));
     if (lane == 0)
-      device::mbarrier_arrive_expect_tx(full, static_cast<uint32_t>(pages * box_rows * kD * 2 * 2));
+      device::mbarrier_arrive_expect_tx(full,
+                                        static_cast<uint32_t>(pages * box_rows * kD * kElem * 2));
     __syncwarp();
     if (lane >= pages) return;
     // The box's first pool row: a stage starts mid-page when P > 64.
@@ -93,10 +96,10 @@ struct StagePages {
     const int row = (pool_page * g.hkv + hk) * page + static_cast<int>(k0 & (page - 1));
     const uint32_t dst = static_cast<uint32_t>(lane * box_rows) * 128;
 #pragma unroll
-    for (int cb = 0; cb < kD / 64; ++cb) {
-      const uint32_t off = cb * TmaKvTile<kD>::kBlockBytes + dst;
-      device::tma_load_2d(sk + off, k_map, cb * 64, row, full);
-      device::tma_load_2d(sk + kTileBytes + off, v_map, cb * 64, row, full);
+    for (int cb = 0; cb < kD * kElem / 128; ++cb) {
+      const uint32_t off = cb * TmaKvTile<kD, kElem>::kBlockBytes + dst;
+      device::tma_load_2d(sk + off, k_map, cb * (128 / kElem), row, full);
+      device::tma_load_2d(sk + kTileBytes + off, v_map, cb * (128 / kElem), row, full);
     }
   }
 };
@@ -105,15 +108,16 @@ struct StagePages {
 /// `end` to zeros: a page's slots past the sequence, or pages a stage did not load, may hold
 /// anything, and their P = 0 times a NaN would be NaN. Then __syncwarp: the warp's own ldmatrix
 /// reads see them.
-template <int kD>
+template <int kD, int kElem = 2>
 __device__ __forceinline__ void zero_v_rows_past(uint32_t sv, int warp, int lane, int64_t key_base,
                                                  int64_t end) {
-  constexpr int kChunks = kD / 8;
+  constexpr int kChunks = kD * kElem / 16;
   if (key_base + GqaMmaConfig::kBlockN <= end) return;
   for (int c = lane; c < 16 * kChunks; c += 32) {
     const int r = warp * 16 + c / kChunks;
     if (key_base + r >= end)
-      device::st_shared_v4(sv + TmaKvTile<kD>::offset(r, c % kChunks), make_uint4(0, 0, 0, 0));
+      device::st_shared_v4(sv + TmaKvTile<kD, kElem>::offset(r, c % kChunks),
+                           make_uint4(0, 0, 0, 0));
   }
   __syncwarp();
 }

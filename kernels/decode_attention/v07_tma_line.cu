@@ -198,11 +198,13 @@ Variant gpu_v07_tma_line() {
       "v07_tma_line",
       "v06's TMA-fed CTA (a producer warp gathering whole pages into an mbarrier ring) on v04's "
       "balanced line of key tiles: one wave, equal ranges, one ring across row groups",
-      tma_line_launch, v07_plan, [](const Problem& p) {
+      tma_line_launch, v07_plan,
+      [](const Problem& p) {
         const Dims s = dims_of(p);
         if (Status st = tma_page_limits("v07", s); !st.ok()) return st;
         return line_limits("v07", s, v07_plan(p));
-      });
+      },
+      /*min_sm*/ 90);
 }
 
 }  // namespace klab::decode_attention

@@ -4,7 +4,8 @@
 // the sampled reference against the whole one, checks that catch wrong rungs, and the split-KV
 // rungs' host side: their plans (splits cover every key once, fill the H200, disjoint workspace
 // slices), v03's shared-memory budget and the merge by log-sum-exp; v04's line of key tiles (every
-// tile once, ranges balanced to a tile, split row groups mergeable: slots and counters unshared).
+// tile once, ranges balanced to a tile, split row groups mergeable: slots and counters unshared);
+// the e4m3 cache (scaled reference, both dtypes' shapes, wrong scales caught, v08's budget).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -990,5 +991,111 @@ TEST(DecodeAttentionTmaLine, PlanAtTheHeadlineShapes) {
       const TileLinePlan plan = decode_attention::plan_v07(s, kH200Sms);
       EXPECT_EQ(plan.ctas, b == 1 && len == 4096 ? 256 : 2 * kH200Sms) << b << " " << len;
     }
+  }
+}
+
+// ---- e4m3 KV cache (v08): scales, reference, checks ----
+
+namespace {
+
+const Problem& ragged_e4m3() {
+  static const Problem p = [] {
+    Problem q = ragged();
+    q.dtype = DType::e4m3;
+    return q;
+  }();
+  return p;
+}
+
+}  // namespace
+
+// One key of an e4m3 cache: O is its V row times V's scale, lse its score with K's scale.
+TEST(DecodeAttentionE4m3, OneKeyGivesItsScaledValueRow) {
+  const Dims s = dims(1, 1, 16, 4, 2, 4);
+  const Problem p = decode_attention::problem(s, DType::e4m3);
+  const Buffers b = host_buffers(
+      p, 3, [](int64_t, int64_t, int64_t h, int64_t i) { return 0.5 * (i + 1) - h; },
+      [](int64_t, int64_t, int64_t hk, int64_t i) { return 0.25 * (i - 1) + hk; },
+      [](int64_t, int64_t, int64_t hk, int64_t i) { return 2.0 * i - hk; });
+  ASSERT_EQ(b["k_scale"].spec.numel, s.hkv);
+  const Reference r = whole(p, b);
+  for (int64_t h = 0; h < s.hq; ++h) {
+    const int64_t hk = h / s.group();
+    const double ks = b["k_scale"].host_at(hk), vs = b["v_scale"].host_at(hk);
+    EXPECT_GE(ks, 0.25);
+    EXPECT_LT(ks, 2.0);
+    double dot = 0;
+    for (int64_t i = 0; i < s.d; ++i) dot += (0.5 * (i + 1) - h) * (0.25 * (i - 1) + hk) * ks;
+    EXPECT_DOUBLE_EQ(lse_at(r, s, 0, 0, h), dot / 2);
+    for (int64_t i = 0; i < s.d; ++i) EXPECT_DOUBLE_EQ(o_at(r, s, 0, 0, h, i), (2.0 * i - hk) * vs);
+  }
+  // The heads' scales differ (a rung that takes another head's is caught).
+  EXPECT_NE(b["k_scale"].host_at(0), b["k_scale"].host_at(1));
+}
+
+TEST(DecodeAttentionE4m3, HeadlineAndAwkwardShapesComeInBothDtypes) {
+  for (const auto* list : {&family().headline, &family().awkward}) {
+    const auto n = static_cast<size_t>(std::count_if(
+        list->begin(), list->end(), [](const Problem& p) { return p.dtype == DType::e4m3; }));
+    EXPECT_EQ(2 * n, list->size());
+  }
+  // The scales are inputs of e4m3 problems only, and counted in their bytes.
+  const Problem bf = decode_attention::problem(dims(2, 64, 16, 8, 2, 128));
+  const Problem e4 = decode_attention::problem(dims(2, 64, 16, 8, 2, 128), DType::e4m3);
+  EXPECT_EQ(make_host_buffers(family(), bf).tensors.size() + 2,
+            make_host_buffers(family(), e4).tensors.size());
+  const double kv_bf = 2.0 * 64 * 2 * 128 * 2 * 2, kv_e4 = kv_bf / 2;  // b len hkv d (K, V) bytes
+  EXPECT_DOUBLE_EQ(family().counts(bf).bytes - family().counts(e4).bytes,
+                   kv_bf - kv_e4 - 2 * 4 * 2);
+}
+
+TEST(DecodeAttentionE4m3, CpuRungPassesAndWrongScalesFail) {
+  const Variant good = *family().find("decode_attention.v00_cpu");
+  const Result ok = check(good, ragged_e4m3());
+  ASSERT_EQ(ok.status, "ok") << ok.reason;
+  EXPECT_TRUE(ok.check.passed) << ok.check.summary();
+  // Rungs that ignore K's scale, or take V's scale of the wrong head.
+  auto with_scales = [&](std::function<void(const Dims&, float*, float*)> spoil) {
+    Variant v = good;
+    v.launch = [good, spoil](const Problem& p, Buffers& b, const LaunchArgs& a) {
+      const Dims s = decode_attention::dims_of(p);
+      float* ks = b.ptr<float>("k_scale");
+      float* vs = b.ptr<float>("v_scale");
+      const std::vector<float> k0(ks, ks + s.hkv), v0(vs, vs + s.hkv);
+      spoil(s, ks, vs);
+      good.launch(p, b, a);
+      std::copy(k0.begin(), k0.end(), ks);
+      std::copy(v0.begin(), v0.end(), vs);
+    };
+    return v;
+  };
+  const Variant no_k_scale =
+      with_scales([](const Dims& s, float* ks, float*) { std::fill(ks, ks + s.hkv, 1.f); });
+  const Variant swapped_v =
+      with_scales([](const Dims& s, float*, float* vs) { std::reverse(vs, vs + s.hkv); });
+  for (const Variant* v : {&no_k_scale, &swapped_v}) {
+    const Result r = check(*v, ragged_e4m3());
+    ASSERT_EQ(r.status, "ok") << r.reason;
+    EXPECT_FALSE(r.check.passed) << r.check.summary();
+  }
+}
+
+// v08's budget: six stages of 16 KiB at D = 128 keep v06's bytes in flight and its two CTAs an
+// SM, so its split plan is v06's.
+TEST(DecodeAttentionE4m3, V08KeepsV06sBudgetAndPlan) {
+  using decode_attention::TmaPagesConfig;
+  EXPECT_EQ(TmaPagesConfig::stages(128, 1), 6);
+  EXPECT_EQ(TmaPagesConfig::stages(128, 1) * TmaPagesConfig::stage_bytes(128, 1),
+            TmaPagesConfig::stages(128) * TmaPagesConfig::stage_bytes(128));
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(128, 1), 2);
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(256, 1), 1);
+  EXPECT_LE(GqaMmaConfig::merge_bytes(256),
+            TmaPagesConfig::stages(256, 1) * TmaPagesConfig::stage_bytes(256, 1));
+  for (auto [b, len, min_len] : headline_batches()) {
+    const Dims s = dims(b, len, 16, 32, 8, 128, min_len);
+    const auto a = decode_attention::plan_v06(s, kH200Sms);
+    const auto e = decode_attention::plan_v06(s, kH200Sms, 1);
+    EXPECT_EQ(a.chunk, e.chunk);
+    EXPECT_EQ(a.max_splits, e.max_splits);
   }
 }

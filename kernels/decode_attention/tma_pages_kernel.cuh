@@ -1,0 +1,244 @@
+#pragma once
+// The kernel of v06 (bf16 KV, kElem = 2) and v08 (e4m3 KV, kElem = 1): a CTA holds one m16 tile
+// of a KV head's query rows and one chunk of a sequence's keys; a producer warp gathers the
+// chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on mbarriers; four math
+// warps run gqa_mma.cuh's stage (bf16) or gqa_mma_e4m3.cuh's (e4m3: Q's tile in f16, K's scale
+// in the scores' scale, V's on the output); splits are merged in the same launch by the last CTA
+// of a row group (partial_merge.cuh). v06_tma_pages.cu tells the design's history and its
+// measurements, v08_fp8_kv.cu what FP8 changes.
+#include <cuda_bf16.h>
+
+#include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/gqa_mma_e4m3.cuh"
+#include "kernels/decode_attention/partial_merge.cuh"
+#include "kernels/decode_attention/split_kv.cuh"
+#include "kernels/decode_attention/tma_pages.cuh"
+#include "klab/device/occupancy.cuh"
+
+namespace klab::decode_attention {
+
+namespace tma_pages_detail {
+
+using Cfg = TmaPagesConfig;
+using Gqa = GqaMmaConfig;
+constexpr int kBlockN = Gqa::kBlockN, kRows = Gqa::kRows, kThreads = Cfg::kThreads;
+constexpr int kConsumerWarps = Cfg::kConsumerWarps, kProducerWarp = kConsumerWarps;
+constexpr int kConsumerThreads = kConsumerWarps * 32;
+static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
+
+}  // namespace tma_pages_detail
+
+/// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
+struct KvScales {
+  const float* k = nullptr;
+  const float* v = nullptr;
+};
+
+// Block (split, hk * row_tiles + row tile, bi); kThreads threads: four math warps, then the
+// producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
+// V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile.
+template <int kD, int kElem>
+__global__ void __launch_bounds__(tma_pages_detail::kThreads)
+    tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
+                     const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
+                     const int32_t* __restrict__ seq_lens, const int32_t* __restrict__ block_table,
+                     SplitOut out, int* __restrict__ counters, GqaGeometry g, KvScales scales) {
+  using namespace tma_pages_detail;
+  constexpr bool kE4m3 = kElem == 1;
+  constexpr int kStages = Cfg::stages(kD, kElem);
+  constexpr uint32_t kTileBytes = kBlockN * kD * kElem;  // K or V of one stage
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ uint64_t full[kStages], empty[kStages];
+  __shared__ float s_max[kConsumerWarps][kRows], s_sum[kConsumerWarps][kRows];
+  __shared__ float s_m[kRows], s_s[kRows];
+  __shared__ int s_last;
+  unsigned char* smem = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
+  unsigned char* s_q = smem + kStages * 2 * kTileBytes;
+
+  const int split = static_cast<int>(blockIdx.x);
+  const int hk = static_cast<int>(blockIdx.y) / g.row_tiles;
+  const int row0 = (static_cast<int>(blockIdx.y) % g.row_tiles) * kRows;
+  const int64_t bi = blockIdx.z;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  // One round trip before the first copy: the length, Q's rows and the first stage's table
+  // entries are loaded together (none needs another).
+  const int64_t len = seq_lens[bi];
+  const int64_t j0 = out.plan.key_begin(split);
+  const int32_t* table_row = block_table + bi * g.max_pages;
+  const uint32_t sq = device::smem_addr(s_q);
+  int next = -1;  // the producer lane's page of the stage it issues next
+  if (warp == kProducerWarp)
+    next = StagePages::entry_ahead(table_row, j0, lane, g);
+  else if constexpr (kE4m3)
+    load_q_tile_e4m3<kD>(sq, q, bi, hk, row0, g, tid);
+  else
+    load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
+  const int splits = out.plan.splits_of(len);
+  if (split >= splits) return;  // the grid is sized for the longest sequence
+  const int64_t j1 = out.plan.key_end(split, len);
+  const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      device::mbarrier_init(&full[s], 1);
+      device::mbarrier_init(&empty[s], kConsumerWarps);
+    }
+    device::fence_mbarrier_init();
+  }
+  __syncthreads();  // the barriers initialised, Q's tile stored
+
+  if (warp == kProducerWarp) {
+    // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
+    // stage i's slot, so a table load is never on a refill's path.
+    auto stage = [&](int i) {
+      const int64_t k0 = j0 + int64_t(i) * kBlockN;
+      return StagePages{k0, min(j1, k0 + kBlockN)};
+    };
+    if (lane == 0) {
+      device::prefetch_tensor_map(&k_map);
+      device::prefetch_tensor_map(&v_map);
+    }
+    for (int i = 0; i < tiles; ++i) {
+      const int pool_page = next;
+      if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
+      const int slot = i % kStages;
+      if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+      stage(i).template issue<kD, kElem>(&k_map, &v_map, smem + slot * 2 * kTileBytes,
+                                         &full[slot], pool_page, hk, lane, g);
+    }
+  }
+
+  // The math warps: rows lane / 4 and lane / 4 + 8 see keys below lim[h].
+  int64_t lim[2];
+  row_limits(lim, lane, row0, j1, len, g);
+  GqaWarpState<kD> state;
+  state.reset();
+  if (warp < kConsumerWarps) {
+    using Tile = TmaKvTile<kD, kElem>;
+    // e4m3: K's scale joins the scores' (one fp32 product), V's multiplies the output below.
+    const float scale_log2 = kE4m3 ? g.scale_log2 * scales.k[hk] : g.scale_log2;
+    const uint32_t s_kv = device::smem_addr(smem);
+    for (int i = 0; i < tiles; ++i) {
+      const int slot = i % kStages;
+      device::mbarrier_wait(&full[slot], (i / kStages) & 1);
+      const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
+      const int64_t key_base = j0 + int64_t(i) * kBlockN;
+      zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
+      if constexpr (kE4m3)
+        gqa_mma_stage_e4m3<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim,
+                                     scale_log2);
+      else
+        gqa_mma_stage<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim, scale_log2);
+      __syncwarp();
+      if (lane == 0) device::mbarrier_arrive(&empty[slot]);
+    }
+    if constexpr (kE4m3) {
+      const float vs = scales.v[hk];
+#pragma unroll
+      for (int n = 0; n < kD / 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) state.acc[n][e] *= vs;
+    }
+  }
+  __syncthreads();  // every stage consumed: they hold the warps' partials now
+
+  write_split_rows<kD, kConsumerWarps, kThreads, kE4m3>(
+      state, reinterpret_cast<float*>(smem), s_max, s_sum, out, bi, hk, row0, split, splits, g);
+  if (splits == 1) return;
+
+  // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
+  // sees every partial through the others' fences and its own.
+  int* counter = counters + bi * (int64_t(g.hkv) * g.row_tiles) + blockIdx.y;
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) s_last = atomicAdd(counter, 1) == splits - 1;
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
+  const int rows = min(kRows, g.rows_per_head - row0);
+  auto row_of = [&](int r) { return global_row(bi, hk, row0 + r, g); };
+  merge_partials<kD, kThreads, 8>(
+      rows, splits,
+      [&](int i, int r) { return __ldcg(out.ws_lse + out.plan.partial_index(row_of(r), i)); },
+      [&](int i, int r, int c4) {
+        return __ldcg(
+            reinterpret_cast<const float4*>(out.ws_o + out.plan.partial_index(row_of(r), i) * kD) +
+            c4);
+      },
+      [&](int r, int c4, float4 x, float lse) {
+        const int64_t row = row_of(r);
+        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
+            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+        if (c4 == 0) out.lse[row] = lse;
+      },
+      s_m, s_s, CtaSync{});
+  if (tid == 0) *counter = 0;  // for the next launch
+}
+
+/// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan.
+template <int kElem>
+struct TmaPagesLaunch {
+  CUtensorMap k_map, v_map;
+  const __nv_bfloat16* q;
+  const int32_t *seq_lens, *block_table;
+  SplitOut out;
+  int* counters;
+  GqaGeometry g;
+  KvScales scales;
+  int64_t b, d;
+
+  template <int kD>
+  void enqueue(cudaStream_t stream) const {
+    using tma_pages_detail::kThreads;
+    const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
+    device::opt_in_dynamic_smem<tma_pages_kernel<kD, kElem>>(smem);
+    const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
+                    static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
+    tma_pages_kernel<kD, kElem><<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
+        k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
+    KLAB_CHECK_LAUNCH();
+  }
+  void operator()(cudaStream_t stream) const {
+    with_head_dim(d, [&]<int kD>() {
+      if constexpr (kD * kElem % 128 == 0)
+        enqueue<kD>(stream);
+      else  // can_implement refuses it first
+        KLAB_CHECK(false, "decode_attention: rows of whole 128-byte swizzle blocks only");
+    });
+  }
+};
+
+/// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3).
+template <int kElem>
+TmaPagesLaunch<kElem> tma_pages_launch(const Problem& p, Buffers& b, const CountedSplitPlan& plan) {
+  const Dims s = dims_of(p);
+  const SplitOut out =
+      split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.rows(), s.d);
+  int* counters =
+      out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
+  KvScales scales;
+  if constexpr (kElem == 1) scales = {b.ptr<const float>("k_scale"), b.ptr<const float>("v_scale")};
+  return {pool_map(b.ptr<const void>("k_cache"), s, kElem),
+          pool_map(b.ptr<const void>("v_cache"), s, kElem),
+          b.ptr<const __nv_bfloat16>("q"),
+          b.ptr<const int32_t>("seq_lens"),
+          b.ptr<const int32_t>("block_table"),
+          out,
+          counters,
+          gqa_geometry(s),
+          scales,
+          s.b,
+          s.d};
+}
+
+/// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons).
+inline Status tma_pages_limits(const std::string& rung, const Dims& s) {
+  if (Status st = tma_page_limits(rung, s); !st.ok()) return st;
+  if (s.b > 65535) return Status::no("decode_attention." + rung + ": b above 65535 (grid z)");
+  if (s.hkv * GqaMmaConfig::row_tiles(s) > 65535)
+    return Status::no("decode_attention." + rung + ": hkv x row tiles above 65535 (grid y)");
+  return Status::yes();
+}
+
+}  // namespace klab::decode_attention
