@@ -59,7 +59,7 @@ std::string key(const Result& r) {
 // Markdown for one family: the table, the speed-ups summarised, the provenance of the numbers.
 std::string family_markdown(const std::string& family, const std::vector<Result>& rs,
                             const std::vector<std::string>& files) {
-  std::string md = format_table(rs, true) + speedup_summary(rs);
+  std::string md = format_table(rs, true) + speedup_summary(rs) + dtype_summary(rs);
   std::string dev, sha, ts;
   for (const auto& r : rs) ts = std::max(ts, r.timestamp);
   md += fmt::format(

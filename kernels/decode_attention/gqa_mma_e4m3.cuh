@@ -39,8 +39,8 @@ namespace klab::decode_attention {
 /// stores: the caller's barrier publishes them.
 template <int kD>
 __device__ __forceinline__ void load_q_tile_e4m3(uint32_t sq, const __nv_bfloat16* __restrict__ q,
-                                                 int64_t bi, int hk, int row0,
-                                                 const GqaGeometry& g, int tid) {
+                                                 int64_t bi, int hk, int row0, const GqaGeometry& g,
+                                                 int tid) {
   constexpr int kQuads = kD / 4;  // 4 consecutive dims (8 bytes of bf16) a step
   for (int c = tid; c < GqaMmaConfig::kRows * kQuads; c += GqaMmaConfig::kThreads) {
     const int r = c / kQuads, d0 = (c % kQuads) * 4;
@@ -51,7 +51,7 @@ __device__ __forceinline__ void load_q_tile_e4m3(uint32_t sq, const __nv_bfloat1
     const __nv_bfloat162 x1 = *reinterpret_cast<const __nv_bfloat162*>(&v.y);
     const __half2 h0 = __float22half2_rn(__bfloat1622float2(x0));
     const __half2 h1 = __float22half2_rn(__bfloat1622float2(x1));
-    const int j = d0 / 16, quad = (d0 % 16) / 4;  // dims 16j + 4 quad .. + 3
+    const int j = d0 / 16, quad = (d0 % 16) / 4;    // dims 16j + 4 quad .. + 3
     const int lo = 16 * j + 2 * quad, hi = lo + 8;  // their columns
     device::st_shared_u32(sq + tile_offset<kD>(r, lo / 8) + (lo % 8) * 2,
                           *reinterpret_cast<const uint32_t*>(&h0));
@@ -92,10 +92,9 @@ __device__ __forceinline__ void gqa_mma_stage_e4m3(GqaWarpState<kD>& st, uint32_
   }
   online_softmax_16(st, s, lane, key_row, key_base, lim, scale_log2);
   // P (16 x 16 keys) as the A operand of P V, in f16.
-  const uint32_t pa[4] = {device::pack2<__half>(s[0][0], s[0][1]),
-                          device::pack2<__half>(s[0][2], s[0][3]),
-                          device::pack2<__half>(s[1][0], s[1][1]),
-                          device::pack2<__half>(s[1][2], s[1][3])};
+  const uint32_t pa[4] = {
+      device::pack2<__half>(s[0][0], s[0][1]), device::pack2<__half>(s[0][2], s[0][3]),
+      device::pack2<__half>(s[1][0], s[1][1]), device::pack2<__half>(s[1][2], s[1][3])};
 #pragma unroll
   for (int nd = 0; nd < kD / 32; ++nd) {
     uint32_t vb[4];

@@ -104,8 +104,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
       const int slot = i % kStages;
       if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
-      stage(i).template issue<kD, kElem>(&k_map, &v_map, smem + slot * 2 * kTileBytes,
-                                         &full[slot], pool_page, hk, lane, g);
+      stage(i).template issue<kD, kElem>(&k_map, &v_map, smem + slot * 2 * kTileBytes, &full[slot],
+                                         pool_page, hk, lane, g);
     }
   }
 
@@ -126,8 +126,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const int64_t key_base = j0 + int64_t(i) * kBlockN;
       zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
       if constexpr (kE4m3)
-        gqa_mma_stage_e4m3<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim,
-                                     scale_log2);
+        gqa_mma_stage_e4m3<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim, scale_log2);
       else
         gqa_mma_stage<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim, scale_log2);
       __syncwarp();

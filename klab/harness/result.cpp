@@ -259,4 +259,60 @@ std::string speedup_summary(const std::vector<Result>& results) {
   return md;
 }
 
+std::string dtype_summary(const std::vector<Result>& results) {
+  struct Best {
+    double ms = INFINITY;
+    std::string variant;
+  };
+  // The problem without its dtype (shape, layout, timing mode) -> dtype -> its fastest rung.
+  std::map<std::string, std::map<DType, Best>> by_shape;
+  for (const auto& r : results) {
+    if (!r.timed || r.baseline_variant || !(r.timing.stats.median > 0)) continue;
+    const std::string key = r.problem.shape.str() +
+                            (r.problem.layout.empty() ? "" : " " + r.problem.layout) +
+                            (r.timing.mode == "cold" ? "" : " " + r.timing.mode);
+    Best& b = by_shape[key][r.problem.dtype];
+    if (r.timing.stats.median < b.ms) b = {r.timing.stats.median, r.variant};
+  }
+  std::string md;
+  std::map<std::pair<DType, DType>, std::vector<double>> ratios;
+  for (const auto& [shape, per_dtype] : by_shape) {
+    if (per_dtype.size() < 2) continue;
+    // The reference: the widest dtype (the first of equal width).
+    DType ref = per_dtype.begin()->first;
+    for (const auto& [t, b] : per_dtype)
+      if (dtype_size(t) > dtype_size(ref)) ref = t;
+    const Best& rb = per_dtype.at(ref);
+    for (const auto& [t, b] : per_dtype) {
+      if (t == ref) continue;
+      const double x = rb.ms / b.ms;
+      ratios[{t, ref}].push_back(x);
+      char nums[3][32];
+      std::snprintf(nums[0], sizeof nums[0], "%.4f", rb.ms);
+      std::snprintf(nums[1], sizeof nums[1], "%.4f", b.ms);
+      std::snprintf(nums[2], sizeof nums[2], "%.2fx", x);
+      md += "| " + shape + " | " + std::string(dtype_name(ref)) + ": " + rb.variant + " | " +
+            nums[0] + " | " + std::string(dtype_name(t)) + ": " + b.variant + " | " + nums[1] +
+            " | " + nums[2] + " |\n";
+    }
+  }
+  if (md.empty()) return "";
+  md =
+      "\nThe same shape in two dtypes (the fastest rung of each, baselines left out; speed-up: the "
+      "reference's median time over the other's):\n\n| shape | reference: rung | median ms | "
+      "other dtype: rung | median ms | speed-up |\n|---|---|---:|---|---:|---:|\n" +
+      md;
+  for (const auto& [pair, v] : ratios) {
+    double log_sum = 0;
+    for (double x : v) log_sum += std::log(x);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%zu shapes | | | | | %.3fx (min %.2fx, max %.2fx) |\n",
+                  v.size(), std::exp(log_sum / static_cast<double>(v.size())),
+                  *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
+    md += "| geometric mean, " + std::string(dtype_name(pair.first)) + " over " +
+          std::string(dtype_name(pair.second)) + ", " + buf;
+  }
+  return md;
+}
+
 }  // namespace klab

@@ -62,5 +62,9 @@ std::string now_iso8601();
 /// fastest variant of each problem (the "x baseline" column summarised, so that a worklog quotes
 /// a generated number). Empty otherwise.
 std::string speedup_summary(const std::vector<Result>& results);
+/// Where the same shape was timed in two or more dtypes (an e4m3 KV cache beside a bf16 one): a
+/// markdown table of each dtype's fastest rung (baselines left out) against the widest dtype's,
+/// the speed-up its median time gives, and their geometric mean per dtype pair. Empty otherwise.
+std::string dtype_summary(const std::vector<Result>& results);
 
 }  // namespace klab

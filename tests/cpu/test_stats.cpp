@@ -128,3 +128,42 @@ TEST(SpeedupSummary, GeometricMeansPerVariantAndOfTheFastestPerProblem) {
       << md;
   EXPECT_EQ(md.find("hgemm.base"), std::string::npos);
 }
+
+TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
+  const Family& f = registry().family("decode_attention");
+  auto rec = [&](const char* variant, const char* shape, const char* dtype, double ms,
+                 bool baseline = false) {
+    Result r;
+    r.variant = variant;
+    r.problem = make_problem(f, shape, dtype);
+    r.status = "ok";
+    r.timed = true;
+    r.timing.mode = "cold";
+    r.timing.stats.median = ms;
+    r.baseline_variant = baseline;
+    return r;
+  };
+  const char* a = "b=1,qlen=1,hq=8,hkv=2,d=128,page=16,len=64,min_len=64,empty=0";
+  const char* b = "b=2,qlen=1,hq=8,hkv=2,d=128,page=16,len=64,min_len=64,empty=0";
+  // One dtype a shape: nothing to compare.
+  EXPECT_EQ(dtype_summary({rec("d.v06", a, "bf16", 2.0), rec("d.v06", b, "bf16", 1.0)}), "");
+  const std::vector<Result> rs = {
+      rec("d.v06", a, "bf16", 2.0),         rec("d.v03", a, "bf16", 3.0),
+      rec("d.cudnn", a, "bf16", 1.0, true),  // a baseline: left out
+      rec("d.v08", a, "e4m3", 1.0),         rec("d.v06", b, "bf16", 4.0),
+      rec("d.v08", b, "e4m3", 0.5),
+  };
+  const std::string md = dtype_summary(rs);
+  EXPECT_NE(
+      md.find(std::string("| ") + a + " | bf16: d.v06 | 2.0000 | e4m3: d.v08 | 1.0000 | 2.00x |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 8.00x |"), std::string::npos) << md;
+  // Geometric mean of 2 and 8.
+  EXPECT_NE(
+      md.find(
+          "| geometric mean, e4m3 over bf16, 2 shapes | | | | | 4.000x (min 2.00x, max 8.00x) |"),
+      std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("cudnn"), std::string::npos);
+}
