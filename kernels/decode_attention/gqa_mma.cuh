@@ -151,42 +151,62 @@ struct GqaWarpState {
   }
 };
 
+/// The running max may trail a row's true max by up to this (base 2): P's terms stay below 2^8,
+/// and the accumulators are rescaled only when a score passes it (FlashAttention 4's threshold).
+inline constexpr float kRescaleThreshold = 8.f;
+
 /// The masks and the online softmax of a warp's 16 keys (stage rows key_row .. key_row + 15,
 /// keys key_base + key_row + ...): keys at or past lim[h] masked for the thread's row h, s (the
-/// S accumulators: keys 0-7 in s[0], 8-15 in s[1]) turned into P = exp2(s * scale_log2 - max),
-/// the running max, sum and accumulator rescaled. Shared by the bf16 and e4m3 stages.
+/// S accumulators: keys 0-7 in s[0], 8-15 in s[1]) turned into P = exp2(s * scale_log2 - max).
+/// The running max moves, and the sum and accumulators are rescaled, only when a score of some
+/// row of the warp passes its row's max by kRescaleThreshold (a warp-uniform branch; late in a
+/// long chunk, almost never): the max, sum and accumulators stay consistent either way (lse =
+/// max + log2 sum, o = acc / sum), exactly as with a max that always follows. Shared by the
+/// bf16 and e4m3 stages.
 template <int kD>
 __device__ __forceinline__ void online_softmax_16(GqaWarpState<kD>& st, float (&s)[2][4], int lane,
                                                   int key_row, int64_t key_base,
                                                   const int64_t lim[2], float scale_log2) {
   const int tq = lane % 4;
-  // Masks, then the online softmax of each of the thread's two rows over the warp's 16 keys
-  // (a row's 16 scores sit in the 4 threads of a quad).
+  // Masks and each row's max over the warp's 16 keys (a row's 16 scores sit in the 4 threads of
+  // a quad).
   const int64_t key0 = key_base + key_row + 2 * tq;
+  float mx[2];
+  bool grow = false;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    float mx = -INFINITY;
+    mx[h] = -INFINITY;
 #pragma unroll
     for (int n = 0; n < 2; ++n)
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
         float& x = s[n][2 * h + c];
         x = key0 + n * 8 + c < lim[h] ? x * scale_log2 : -INFINITY;
-        mx = fmaxf(mx, x);
+        mx[h] = fmaxf(mx[h], x);
       }
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float new_max = fmaxf(st.row_max[h], mx);
-    // No key yet: subtract 0, not -inf (exp2(-inf - -inf) would be NaN); the terms are 0.
-    const float base = new_max == -INFINITY ? 0.f : new_max;
-    const float alpha = exp2f(st.row_max[h] - base);
-    st.row_max[h] = new_max;
-    st.row_sum[h] *= alpha;
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    // A first key (the max -inf) always counts: -inf + 8 is -inf.
+    grow |= mx[h] > st.row_max[h] + kRescaleThreshold;
+  }
+  if (__any_sync(0xffffffffu, grow)) {
 #pragma unroll
-    for (int n = 0; n < kD / 8; ++n) {
-      st.acc[n][2 * h] *= alpha;
-      st.acc[n][2 * h + 1] *= alpha;
+    for (int h = 0; h < 2; ++h) {
+      const float new_max = fmaxf(st.row_max[h], mx[h]);
+      // No key yet: subtract 0, not -inf (exp2(-inf - -inf) would be NaN); the terms are 0.
+      const float alpha = exp2f(st.row_max[h] - (new_max == -INFINITY ? 0.f : new_max));
+      st.row_max[h] = new_max;
+      st.row_sum[h] *= alpha;
+#pragma unroll
+      for (int n = 0; n < kD / 8; ++n) {
+        st.acc[n][2 * h] *= alpha;
+        st.acc[n][2 * h + 1] *= alpha;
+      }
     }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float base = st.row_max[h] == -INFINITY ? 0.f : st.row_max[h];
 #pragma unroll
     for (int n = 0; n < 2; ++n)
 #pragma unroll
