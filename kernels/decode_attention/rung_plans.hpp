@@ -179,11 +179,10 @@ struct TmaPagesConfig {
   static constexpr int64_t rows_per_box(int64_t page) {
     return page < Gqa::kBlockN ? page : Gqa::kBlockN;
   }
-  /// Stages of kBlockN keys for KV elements of `elem` bytes: v03's count for bf16; four for e4m3
-  /// (v08: 64 KiB at D = 128, so three CTAs an SM hold v06's 192 KiB in flight with 12 math
-  /// warps, not 8; 128 KiB at D = 256, one CTA).
+  /// Stages of kBlockN keys for KV elements of `elem` bytes: v03's count for bf16, twice as many
+  /// half-size stages for e4m3 (v08), so the bytes in flight a CTA stay v06's.
   static constexpr int stages(int64_t d, int64_t elem = 2) {
-    return elem == 2 ? Gqa::stages(d) : 4;
+    return Gqa::stages(d) * static_cast<int>(2 / elem);
   }
   static constexpr int64_t stage_bytes(int64_t d, int64_t elem = 2) {
     return 2 * Gqa::kBlockN * d * elem;

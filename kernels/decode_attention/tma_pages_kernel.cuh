@@ -37,9 +37,8 @@ struct KvScales {
 // Block (split, hk * row_tiles + row tile, bi); kThreads threads: four math warps, then the
 // producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
 // V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile.
-// The register bound: e4m3 at D = 128 is held to three CTAs an SM (TmaPagesConfig::stages).
 template <int kD, int kElem>
-__global__ void __launch_bounds__(tma_pages_detail::kThreads, kElem == 1 && kD == 128 ? 3 : 1)
+__global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
                      const int32_t* __restrict__ seq_lens, const int32_t* __restrict__ block_table,

@@ -1080,21 +1080,22 @@ TEST(DecodeAttentionE4m3, CpuRungPassesAndWrongScalesFail) {
   }
 }
 
-// v08's budget: four stages of 16 KiB at D = 128, three CTAs an SM (v06's 192 KiB in flight an
-// SM, 12 math warps instead of 8), one CTA at D = 256; the warps' partial outputs fit the stages.
-TEST(DecodeAttentionE4m3, V08Budget) {
+// v08's budget: six stages of 16 KiB at D = 128 keep v06's bytes in flight and its two CTAs an
+// SM, so its split plan is v06's.
+TEST(DecodeAttentionE4m3, V08KeepsV06sBudgetAndPlan) {
   using decode_attention::TmaPagesConfig;
-  EXPECT_EQ(TmaPagesConfig::stages(128, 1), 4);
-  EXPECT_EQ(3 * TmaPagesConfig::stages(128, 1) * TmaPagesConfig::stage_bytes(128, 1),
-            2 * TmaPagesConfig::stages(128) * TmaPagesConfig::stage_bytes(128));
-  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(128, 1), 3);
+  EXPECT_EQ(TmaPagesConfig::stages(128, 1), 6);
+  EXPECT_EQ(TmaPagesConfig::stages(128, 1) * TmaPagesConfig::stage_bytes(128, 1),
+            TmaPagesConfig::stages(128) * TmaPagesConfig::stage_bytes(128));
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(128, 1), 2);
   EXPECT_EQ(TmaPagesConfig::ctas_per_sm(256, 1), 1);
-  for (int64_t d : {128, 256})
-    EXPECT_LE(GqaMmaConfig::merge_bytes(d),
-              TmaPagesConfig::stages(d, 1) * TmaPagesConfig::stage_bytes(d, 1));
+  EXPECT_LE(GqaMmaConfig::merge_bytes(256),
+            TmaPagesConfig::stages(256, 1) * TmaPagesConfig::stage_bytes(256, 1));
   for (auto [b, len, min_len] : headline_batches()) {
-    const decode_attention::CountedSplitPlan p =
-        decode_attention::plan_v06(dims(b, len, 16, 32, 8, 128, min_len), kH200Sms, 1);
-    EXPECT_GE(p.max_splits, 1);
+    const Dims s = dims(b, len, 16, 32, 8, 128, min_len);
+    const auto a = decode_attention::plan_v06(s, kH200Sms);
+    const auto e = decode_attention::plan_v06(s, kH200Sms, 1);
+    EXPECT_EQ(a.chunk, e.chunk);
+    EXPECT_EQ(a.max_splits, e.max_splits);
   }
 }
