@@ -233,6 +233,16 @@ for arm in A B C; do
   "$klab" report "$run12"/${arm}_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-fe8859c-$arm
 done
+# f402afe's run: decode v08 (e4m3 KV) beside v06 and cuDNN on bf16 (the dtype table: v08 over v06).
+"$klab" report "$res"/2026-12-02_f402afe_decode_v08_fp8_first/bench_decode_attention.json \
+  --family decode_attention --readme docs/worklogs/decode.md --section results-f402afe
+# 25913b3's run: v08 with six stages (A), four stages and three CTAs an SM (B), and B with the
+# online softmax's rescale threshold (C), v06 beside at three shapes; one table per arm.
+run14=$res/2026-12-02_25913b3_decode_v08_stages_threshold/json
+for arm in A B C; do
+  "$klab" report "$run14"/${arm}_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-25913b3-$arm
+done
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
