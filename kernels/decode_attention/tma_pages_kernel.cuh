@@ -24,7 +24,6 @@ using Gqa = GqaMmaConfig;
 constexpr int kBlockN = Gqa::kBlockN, kRows = Gqa::kRows, kThreads = Cfg::kThreads;
 constexpr int kConsumerWarps = Cfg::kConsumerWarps, kProducerWarp = kConsumerWarps;
 constexpr int kConsumerThreads = kConsumerWarps * 32;
-constexpr int kTableAhead = 4;  // stages whose block-table entries the producer holds
 static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
 
 }  // namespace tma_pages_detail
@@ -90,8 +89,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   __syncthreads();  // the barriers initialised, Q's tile stored
 
   if (warp == kProducerWarp) {
-    // The producer: stage i + kTableAhead's table entries are loaded (one a lane) before the
-    // wait for stage i's slot, so a table load is never on a refill's path.
+    // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
+    // stage i's slot, so a table load is never on a refill's path.
     auto stage = [&](int i) {
       const int64_t k0 = j0 + int64_t(i) * kBlockN;
       return StagePages{k0, min(j1, k0 + kBlockN)};
@@ -100,20 +99,9 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       device::prefetch_tensor_map(&k_map);
       device::prefetch_tensor_map(&v_map);
     }
-    // Table entries kTableAhead stages ahead, in registers (unrolled shifts): the loads of
-    // several stages are in flight, so the producer issues a stage without waiting one DRAM round
-    // trip for its entries when the ring has room (an e4m3 stage is 16 KiB a round trip).
-    int ahead[kTableAhead];
-    ahead[0] = next;
-#pragma unroll
-    for (int a = 1; a < kTableAhead; ++a)
-      ahead[a] = a < tiles ? stage(a).entry(table_row, lane, g) : -1;
     for (int i = 0; i < tiles; ++i) {
-      const int pool_page = ahead[0];
-#pragma unroll
-      for (int a = 0; a + 1 < kTableAhead; ++a) ahead[a] = ahead[a + 1];
-      ahead[kTableAhead - 1] =
-          i + kTableAhead < tiles ? stage(i + kTableAhead).entry(table_row, lane, g) : -1;
+      const int pool_page = next;
+      if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
       const int slot = i % kStages;
       if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
       stage(i).template issue<kD, kElem>(&k_map, &v_map, smem + slot * 2 * kTileBytes, &full[slot],
