@@ -282,14 +282,50 @@ __device__ __forceinline__ void row_limits(int64_t lim[2], int lane, int row0, i
   }
 }
 
-/// The end of a split-KV CTA's chunk (v03, v06): the math warps (the block's first kWarps)
-/// leave their rows' (max, sum) in s_max / s_sum and their O in s_o ((kWarps, kRows,
-/// merge_stride) fp32, the stages' bytes, free by then), a barrier of all kThreads threads, then
-/// the CTA's rows merged over the warps (each saw a disjoint share of the keys), o = O / sum and
-/// lse = (max + log2 sum) ln 2, written whole or as split `split`'s partial. Every thread calls
-/// it after the barrier that ends the stages' use. kE4m3Columns: the accumulators hold
-/// gqa_mma_e4m3.cuh's column order (acc[2j] columns 16j + 4 tq + {0, 2}, acc[2j + 1] columns
-/// 16j + 4 tq + {1, 3}), not mma's (acc[n] columns 8n + 2 tq + {0, 1}).
+/// The end of a split-KV CTA's chunk, after each math warp (the block's first kWarps) left its
+/// rows' (max, sum) in s_max / s_sum[warp] and its O in s_o ((kWarps, kRows, merge_stride) fp32,
+/// the stages' bytes, free by then): a barrier of all kThreads threads, then the CTA's rows
+/// merged over the warps (each saw a disjoint share of the keys), o = O / sum and lse = (max +
+/// log2 sum) ln 2, written whole or as split `split`'s partial.
+template <int kD, int kWarps, int kThreads>
+__device__ __forceinline__ void merge_warp_rows(const float* s_o,
+                                                const float (*s_max)[GqaMmaConfig::kRows],
+                                                const float (*s_sum)[GqaMmaConfig::kRows],
+                                                const SplitOut& out, int64_t bi, int hk, int row0,
+                                                int split, int splits, const GqaGeometry& g) {
+  constexpr int kRows = GqaMmaConfig::kRows;
+  constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
+  const int tid = static_cast<int>(threadIdx.x);
+  __syncthreads();
+  for (int e = tid; e < kRows * kD; e += kThreads) {
+    const int r = e / kD, d = e % kD;
+    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+    float sum = 0.f, x = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float ws = s_sum[w][r];
+      if (ws > 0.f) {
+        const float f = exp2f(s_max[w][r] - mx);
+        sum += ws * f;
+        x += s_o[(w * kRows + r) * kStride + d] * f;
+      }
+    }
+    const int64_t row = global_row(bi, hk, row0 + r, g);
+    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
+    if (d == 0)
+      out.store_lse(row, split, splits,
+                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
+  }
+}
+
+/// The end of a split-KV CTA's chunk (v03, v06, v08) for the m16-row accumulators: each math
+/// warp's partial into s_o / s_max / s_sum, then merge_warp_rows. Every thread calls it after
+/// the barrier that ends the stages' use. kE4m3Columns: the accumulators hold gqa_mma_e4m3.cuh's
+/// column order (acc[2j] columns 16j + 4 tq + {0, 2}, acc[2j + 1] columns 16j + 4 tq + {1, 3}),
+/// not mma's (acc[n] columns 8n + 2 tq + {0, 1}).
 template <int kD, int kWarps, int kThreads, bool kE4m3Columns = false>
 __device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float* s_o,
                                                  float (*s_max)[GqaMmaConfig::kRows],
@@ -319,29 +355,7 @@ __device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float*
       }
     }
   }
-  __syncthreads();
-  for (int e = tid; e < kRows * kD; e += kThreads) {
-    const int r = e / kD, d = e % kD;
-    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
-    float mx = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
-    float sum = 0.f, x = 0.f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float ws = s_sum[w][r];
-      if (ws > 0.f) {
-        const float f = exp2f(s_max[w][r] - mx);
-        sum += ws * f;
-        x += s_o[(w * kRows + r) * kStride + d] * f;
-      }
-    }
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
-    if (d == 0)
-      out.store_lse(row, split, splits,
-                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
-  }
+  merge_warp_rows<kD, kWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, split, splits, g);
 }
 
 }  // namespace klab::decode_attention

@@ -1,15 +1,20 @@
 #pragma once
-// The kernel of v06 (bf16 KV, kElem = 2) and v08 (e4m3 KV, kElem = 1): a CTA holds one m16 tile
-// of a KV head's query rows and one chunk of a sequence's keys; a producer warp gathers the
-// chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on mbarriers; four math
-// warps run gqa_mma.cuh's stage (bf16) or gqa_mma_e4m3.cuh's (e4m3: Q's tile in f16, K's scale
-// in the scores' scale, V's on the output); splits are merged in the same launch by the last CTA
-// of a row group (partial_merge.cuh). v06_tma_pages.cu tells the design's history and its
-// measurements, v08_fp8_kv.cu what FP8 changes.
+// The kernel of v06 (bf16 KV, kElem = 2), v08 and v09 (e4m3 KV, kElem = 1): a CTA holds one
+// tile of 16 of a KV head's query rows and one chunk of a sequence's keys; a producer warp
+// gathers the chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on mbarriers;
+// four math warps run gqa_mma.cuh's stage (bf16), gqa_mma_e4m3.cuh's (e4m3: Q's tile in f16, K's
+// scale in the scores' scale, V's on the output) or, kSwapTiles > 0, gqa_swap_ab_e4m3.cuh's (v09:
+// keys as the mma's M, the rows as kSwapTiles n8 tiles, Q in registers); splits are merged in the
+// same launch by the last CTA of a row group (partial_merge.cuh). v06_tma_pages.cu tells the
+// design's history and its measurements, v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the
+// swap.
 #include <cuda_bf16.h>
+
+#include <type_traits>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
+#include "kernels/decode_attention/gqa_swap_ab_e4m3.cuh"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tma_pages.cuh"
@@ -36,15 +41,18 @@ struct KvScales {
 
 // Block (split, hk * row_tiles + row tile, bi); kThreads threads: four math warps, then the
 // producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
-// V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile.
-template <int kD, int kElem>
+// V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile
+// (unused when kSwapTiles > 0: Q's fragments live in registers).
+template <int kD, int kElem, int kSwapTiles = 0>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
                      const int32_t* __restrict__ seq_lens, const int32_t* __restrict__ block_table,
                      SplitOut out, int* __restrict__ counters, GqaGeometry g, KvScales scales) {
   using namespace tma_pages_detail;
-  constexpr bool kE4m3 = kElem == 1;
+  constexpr bool kE4m3 = kElem == 1, kSwap = kSwapTiles > 0;
+  constexpr int kNT = kSwap ? kSwapTiles : 1;
+  static_assert(!kSwap || kE4m3, "the swapped stage is e4m3's");
   constexpr int kStages = Cfg::stages(kD, kElem);
   constexpr uint32_t kTileBytes = kBlockN * kD * kElem;  // K or V of one stage
   extern __shared__ unsigned char smem_raw[];
@@ -67,9 +75,12 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const int64_t j0 = out.plan.key_begin(split);
   const int32_t* table_row = block_table + bi * g.max_pages;
   const uint32_t sq = device::smem_addr(s_q);
-  int next = -1;  // the producer lane's page of the stage it issues next
+  int next = -1;             // the producer lane's page of the stage it issues next
+  SwapAbQ<kD, kNT> q_frags;  // kSwap: the math warps' Q, each warp's own copy
   if (warp == kProducerWarp)
     next = StagePages::entry_ahead(table_row, j0, lane, g);
+  else if constexpr (kSwap)
+    q_frags.load(q, bi, hk, row0, g, lane);
   else if constexpr (kE4m3)
     load_q_tile_e4m3<kD>(sq, q, bi, hk, row0, g, tid);
   else
@@ -109,10 +120,14 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     }
   }
 
-  // The math warps: rows lane / 4 and lane / 4 + 8 see keys below lim[h].
-  int64_t lim[2];
-  row_limits(lim, lane, row0, j1, len, g);
-  GqaWarpState<kD> state;
+  // The math warps: rows lane / 4 and lane / 4 + 8 see keys below lim[h] (kSwap: rows
+  // 8n + 2 (lane % 4) + e below swap_lim[n][e]).
+  int64_t lim[2], swap_lim[kNT][2];
+  if constexpr (kSwap)
+    swap_ab_row_limits(swap_lim, lane, row0, j1, len, g);
+  else
+    row_limits(lim, lane, row0, j1, len, g);
+  std::conditional_t<kSwap, SwapAbWarpState<kD, kNT>, GqaWarpState<kD>> state;
   state.reset();
   if (warp < kConsumerWarps) {
     using Tile = TmaKvTile<kD, kElem>;
@@ -125,14 +140,19 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
       const int64_t key_base = j0 + int64_t(i) * kBlockN;
       zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
-      if constexpr (kE4m3)
+      if constexpr (kSwap)
+        gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
+                                              swap_lim, scale_log2);
+      else if constexpr (kE4m3)
         gqa_mma_stage_e4m3<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim, scale_log2);
       else
         gqa_mma_stage<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim, scale_log2);
       __syncwarp();
       if (lane == 0) device::mbarrier_arrive(&empty[slot]);
     }
-    if constexpr (kE4m3) {
+    if constexpr (kSwap) {
+      state.scale(scales.v[hk]);
+    } else if constexpr (kE4m3) {
       const float vs = scales.v[hk];
 #pragma unroll
       for (int n = 0; n < kD / 8; ++n)
@@ -142,8 +162,18 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   }
   __syncthreads();  // every stage consumed: they hold the warps' partials now
 
-  write_split_rows<kD, kConsumerWarps, kThreads, kE4m3>(
-      state, reinterpret_cast<float*>(smem), s_max, s_sum, out, bi, hk, row0, split, splits, g);
+  float* s_o = reinterpret_cast<float*>(smem);
+  if constexpr (kSwap) {
+    constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
+    if (warp < kConsumerWarps)
+      store_swap_ab_partial(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
+                            s_sum[warp]);
+    merge_warp_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, split,
+                                                  splits, g);
+  } else {
+    write_split_rows<kD, kConsumerWarps, kThreads, kE4m3>(state, s_o, s_max, s_sum, out, bi, hk,
+                                                          row0, split, splits, g);
+  }
   if (splits == 1) return;
 
   // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
@@ -175,8 +205,9 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   if (tid == 0) *counter = 0;  // for the next launch
 }
 
-/// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan.
-template <int kElem>
+/// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan;
+/// kSwapAb picks v09's stage (e4m3), in one n8 tile when a KV head has at most 8 query rows.
+template <int kElem, bool kSwapAb = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -187,30 +218,36 @@ struct TmaPagesLaunch {
   KvScales scales;
   int64_t b, d;
 
-  template <int kD>
+  template <int kD, int kSwapTiles>
   void enqueue(cudaStream_t stream) const {
     using tma_pages_detail::kThreads;
+    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
-    device::opt_in_dynamic_smem<tma_pages_kernel<kD, kElem>>(smem);
+    device::opt_in_dynamic_smem<kernel>(smem);
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
-    tma_pages_kernel<kD, kElem><<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
+    kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
         k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
     KLAB_CHECK_LAUNCH();
   }
   void operator()(cudaStream_t stream) const {
     with_head_dim(d, [&]<int kD>() {
-      if constexpr (kD * kElem % 128 == 0)
-        enqueue<kD>(stream);
-      else  // can_implement refuses it first
+      if constexpr (kD * kElem % 128 != 0)  // can_implement refuses it first
         KLAB_CHECK(false, "decode_attention: rows of whole 128-byte swizzle blocks only");
+      else if constexpr (!kSwapAb)
+        enqueue<kD, 0>(stream);
+      else if (g.rows_per_head <= 8)
+        enqueue<kD, 1>(stream);
+      else
+        enqueue<kD, 2>(stream);
     });
   }
 };
 
 /// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3).
-template <int kElem>
-TmaPagesLaunch<kElem> tma_pages_launch(const Problem& p, Buffers& b, const CountedSplitPlan& plan) {
+template <int kElem, bool kSwapAb = false>
+TmaPagesLaunch<kElem, kSwapAb> tma_pages_launch(const Problem& p, Buffers& b,
+                                                const CountedSplitPlan& plan) {
   const Dims s = dims_of(p);
   const SplitOut out =
       split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.rows(), s.d);

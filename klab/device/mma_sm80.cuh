@@ -1,6 +1,7 @@
 #pragma once
 // Ampere-class (sm_80+) warp-level tensor-core primitives, as thin PTX wrappers: mma.sync
-// m16n8k16 (bf16/f16 in, f32 accumulate), ldmatrix, and packing floats into their b32 operands.
+// m16n8k16 (bf16/f16 in, f32 accumulate), ldmatrix, movmatrix, and packing floats into their b32
+// operands.
 // They also run on sm_90 (Hopper keeps the sm_80 instructions; its full rate needs wgmma).
 // The asynchronous copies that feed them are in cp_async.cuh.
 //
@@ -72,6 +73,15 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t sad
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(saddr));
+}
+
+/// One 8x8 b16 matrix held as ldmatrix's fragment (lane l: row l/4, elements 2(l%4)..+1),
+/// transposed in registers across the warp (movmatrix, sm_75+): lane l then holds row l/4 of the
+/// transpose, i.e. column l/4, rows 2(l%4)..+1 of the input.
+__device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x) {
+  uint32_t r;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(r) : "r"(x));
+  return r;
 }
 
 // ---- packing ----

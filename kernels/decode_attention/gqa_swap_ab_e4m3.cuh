@@ -1,0 +1,242 @@
+#pragma once
+// v09's warp stage on an e4m3 KV cache, operands swapped: the warp's 16 keys are the M of
+// mma.sync m16n8k16 and the CTA's query rows its N, in kNT n8 tiles (1 when a KV head has at
+// most 8 query rows, Qwen3-8B's 4 a token; else 2). gqa_mma_e4m3.cuh pads the rows to M = 16,
+// so at 4 rows three quarters of its tensor work, score registers and softmax instructions are
+// padding; here S^T = K Q^T and O^T = V^T P^T take half the mma and half the exponentials.
+// - K (S^T's A operand, m = key, k = dim): the ldmatrix.x4 of gqa_mma_e4m3.cuh gives thread t
+//   key t / 4 (and + 8 from the next matrix), dims 4c .. 4c + 3 (c = t % 4) of a 16-byte chunk;
+//   as f16x2 words they are A's k slots (2c, 2c + 1) := dims 4c, 4c + 1 and (2c + 8, 2c + 9) :=
+//   dims 4c + 2, 4c + 3, the order load_q_tile_e4m3 gives Q's tile there. Q (the B operand) lives
+//   in registers in that order for the whole chunk: two words a 16 dims and n8 tile.
+// - P^T (the B operand of O^T, k = key, n = row): the score accumulator holds (key g, rows 2c,
+//   2c + 1); one movmatrix.trans per 8 keys gives B's (keys 2c, 2c + 1, row g).
+// - V^T (O^T's A operand, m = dim, k = key): ldmatrix.trans and the byte permute of
+//   gqa_mma_e4m3.cuh give thread t, for dims 2r and 2r + 1 of a chunk (r = t / 4), keys 2c and
+//   2c + 1: A's row r is dim 2r, row r + 8 dim 2r + 1, so acc[j][n] holds dims 16j + 2r (c0, c1)
+//   and 16j + 2r + 1 (c2, c3) of rows 8n + 2c and 8n + 2c + 1: no permutation of O to undo.
+// Each row's scores of the warp's 16 keys sit in the 8 threads of a column (lanes c, c + 4, ..):
+// the softmax's reductions take three shuffles where the padded layout takes two.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/decode_attention/gqa_mma.cuh"
+#include "klab/device/fp8_convert.cuh"
+#include "klab/device/mma_sm80.cuh"
+
+namespace klab::decode_attention {
+
+/// A warp's running state, operands swapped: O^T's kD x 8 kNT accumulator (acc[j][n]: dims
+/// 16j + 2 (lane / 4) in c0, c1 and + 1 in c2, c3; rows 8n + 2 (lane % 4) + {0, 1}) and the
+/// base-2 online softmax of the thread's 2 kNT rows (row_max and the column's partial sums).
+template <int kD, int kNT>
+struct SwapAbWarpState {
+  float acc[kD / 16][kNT][4];
+  float row_max[kNT][2], row_sum[kNT][2];
+
+  __device__ __forceinline__ void reset() {
+#pragma unroll
+    for (int j = 0; j < kD / 16; ++j)
+#pragma unroll
+      for (int n = 0; n < kNT; ++n) acc[j][n][0] = acc[j][n][1] = acc[j][n][2] = acc[j][n][3] = 0.f;
+#pragma unroll
+    for (int n = 0; n < kNT; ++n) {
+      row_max[n][0] = row_max[n][1] = -INFINITY;
+      row_sum[n][0] = row_sum[n][1] = 0.f;
+    }
+  }
+  __device__ __forceinline__ void scale(float x) {
+#pragma unroll
+    for (int j = 0; j < kD / 16; ++j)
+#pragma unroll
+      for (int n = 0; n < kNT; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[j][n][e] *= x;
+  }
+};
+
+/// Q's B fragments of the rows from row0 (8 kNT of them, zeros past the group's rows) in f16:
+/// b[j][n] = (dims 16j + 4c, + 1 | 16j + 4c + 2, + 3) of row row0 + 8n + lane / 4, c = lane % 4.
+template <int kD, int kNT>
+struct SwapAbQ {
+  uint32_t b[kD / 16][kNT][2];
+
+  __device__ __forceinline__ void load(const __nv_bfloat16* __restrict__ q, int64_t bi, int hk,
+                                       int row0, const GqaGeometry& g, int lane) {
+    const int c = lane % 4;
+#pragma unroll
+    for (int n = 0; n < kNT; ++n) {
+      const int r = row0 + 8 * n + lane / 4;
+      const bool valid = r < g.rows_per_head;
+      const __nv_bfloat16* src = q + (valid ? global_row(bi, hk, r, g) * kD : 0) + 4 * c;
+#pragma unroll
+      for (int j = 0; j < kD / 16; ++j) {
+        const uint2 v = valid ? *reinterpret_cast<const uint2*>(src + 16 * j) : make_uint2(0, 0);
+        const __half2 lo = __float22half2_rn(
+            __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.x)));
+        const __half2 hi = __float22half2_rn(
+            __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.y)));
+        b[j][n][0] = *reinterpret_cast<const uint32_t*>(&lo);
+        b[j][n][1] = *reinterpret_cast<const uint32_t*>(&hi);
+      }
+    }
+  }
+};
+
+/// The causal limit of the thread's rows (row0 + 8n + 2 (lane % 4) + e): keys below
+/// min(end, len - qlen + t + 1); padding rows take the last token's (as row_limits).
+template <int kNT>
+__device__ __forceinline__ void swap_ab_row_limits(int64_t (&lim)[kNT][2], int lane, int row0,
+                                                   int64_t end, int64_t len, const GqaGeometry& g) {
+#pragma unroll
+  for (int n = 0; n < kNT; ++n)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int rt = row0 + 8 * n + 2 * (lane % 4) + e;
+      const int t = rt < g.rows_per_head ? rt / g.group : g.qlen - 1;
+      lim[n][e] = min(end, len - g.qlen + t + 1);
+    }
+}
+
+/// The masks and online softmax of the warp's 16 keys in the swapped layout (s[n]: keys g
+/// (c0, c1) and g + 8 (c2, c3), g = lane / 4, of rows 8n + 2c + {0, 1}): online_softmax_16's
+/// rules (the FA4 threshold, a warp-uniform rescale), the reductions over a column's 8 lanes.
+template <int kD, int kNT>
+__device__ __forceinline__ void online_softmax_swap_ab(SwapAbWarpState<kD, kNT>& st,
+                                                       float (&s)[kNT][4], int lane, int key_row,
+                                                       int64_t key_base,
+                                                       const int64_t (&lim)[kNT][2],
+                                                       float scale_log2) {
+  const int64_t key0 = key_base + key_row + lane / 4;
+  float mx[kNT][2];
+  bool grow = false;
+#pragma unroll
+  for (int n = 0; n < kNT; ++n)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      float& x0 = s[n][e];
+      float& x1 = s[n][2 + e];
+      x0 = key0 < lim[n][e] ? x0 * scale_log2 : -INFINITY;
+      x1 = key0 + 8 < lim[n][e] ? x1 * scale_log2 : -INFINITY;
+      float m = fmaxf(x0, x1);
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 4));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 8));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 16));
+      mx[n][e] = m;
+      grow |= m > st.row_max[n][e] + kRescaleThreshold;  // -inf + 8 is -inf: a first key counts
+    }
+  if (__any_sync(0xffffffffu, grow)) {
+#pragma unroll
+    for (int n = 0; n < kNT; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float new_max = fmaxf(st.row_max[n][e], mx[n][e]);
+        const float alpha = exp2f(st.row_max[n][e] - (new_max == -INFINITY ? 0.f : new_max));
+        st.row_max[n][e] = new_max;
+        st.row_sum[n][e] *= alpha;
+#pragma unroll
+        for (int j = 0; j < kD / 16; ++j) {
+          st.acc[j][n][e] *= alpha;
+          st.acc[j][n][2 + e] *= alpha;
+        }
+      }
+  }
+#pragma unroll
+  for (int n = 0; n < kNT; ++n)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const float base = st.row_max[n][e] == -INFINITY ? 0.f : st.row_max[n][e];
+      s[n][e] = exp2f(s[n][e] - base);
+      s[n][2 + e] = exp2f(s[n][2 + e] - base);
+      st.row_sum[n][e] += s[n][e] + s[n][2 + e];
+    }
+}
+
+/// One warp's 16 keys of a stage (stage rows key_row .. key_row + 15, keys key_base + key_row
+/// + ...), swapped: S^T = K Q^T, masks and online softmax, O^T += V^T P^T. K and V as e4m3 tiles
+/// laid out as KvTile::offset says (16-byte chunks); scale_log2 with K's scale folded in.
+template <int kD, int kNT, class KvTile>
+__device__ __forceinline__ void gqa_swap_ab_stage_e4m3(SwapAbWarpState<kD, kNT>& st,
+                                                       const SwapAbQ<kD, kNT>& q, uint32_t sk,
+                                                       uint32_t sv, int lane, int key_row,
+                                                       int64_t key_base,
+                                                       const int64_t (&lim)[kNT][2],
+                                                       float scale_log2) {
+  static_assert(kD % 32 == 0, "32 dims an ldmatrix.x4 of FP8 rows");
+  // Matrix i of an x4: keys key_row + (i % 2) * 8 + lane % 8, 16-byte chunk 2 kk + i / 2.
+  const int mat_row = key_row + (lane / 8 % 2) * 8 + lane % 8, mat_chunk = lane / 16;
+  float s[kNT][4];
+#pragma unroll
+  for (int n = 0; n < kNT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < kD / 32; ++kk) {
+    uint32_t kb[4];
+    device::ldmatrix_x4(kb, sk + KvTile::offset(mat_row, 2 * kk + mat_chunk));
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {  // dims 16j .. 16j + 15, j = 2 kk + half
+      uint32_t a[4];
+      device::e4m3x4_to_f16x2x2(kb[2 * half], a[0], a[2]);      // key g
+      device::e4m3x4_to_f16x2x2(kb[2 * half + 1], a[1], a[3]);  // key g + 8
+#pragma unroll
+      for (int n = 0; n < kNT; ++n) {
+        const uint32_t b[2] = {q.b[2 * kk + half][n][0], q.b[2 * kk + half][n][1]};
+        device::mma_m16n8k16_f16(s[n], a, b);
+      }
+    }
+  }
+  online_softmax_swap_ab(st, s, lane, key_row, key_base, lim, scale_log2);
+  uint32_t pb[kNT][2];  // P^T's B fragments: (keys 2c, 2c + 1 | 2c + 8, 2c + 9; row g) in f16
+#pragma unroll
+  for (int n = 0; n < kNT; ++n) {
+    pb[n][0] = device::movmatrix_trans(device::pack2<__half>(s[n][0], s[n][1]));
+    pb[n][1] = device::movmatrix_trans(device::pack2<__half>(s[n][2], s[n][3]));
+  }
+#pragma unroll
+  for (int nd = 0; nd < kD / 32; ++nd) {
+    uint32_t vb[4];
+    device::ldmatrix_x4_trans(vb, sv + KvTile::offset(mat_row, 2 * nd + mat_chunk));
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {  // chunk j = 2 nd + half
+      // (k 2c d 2r, k 2c d 2r+1, k 2c+1 d 2r, k 2c+1 d 2r+1) to (k 2c, k 2c+1 of d 2r | of d 2r+1).
+      const uint32_t w0 = __byte_perm(vb[2 * half], 0, 0x3120);      // keys 0-7
+      const uint32_t w1 = __byte_perm(vb[2 * half + 1], 0, 0x3120);  // keys 8-15
+      uint32_t a[4];
+      device::e4m3x4_to_f16x2x2(w0, a[0], a[1]);  // rows r (dim 2r) and r + 8 (dim 2r + 1)
+      device::e4m3x4_to_f16x2x2(w1, a[2], a[3]);
+#pragma unroll
+      for (int n = 0; n < kNT; ++n) device::mma_m16n8k16_f16(st.acc[2 * nd + half][n], a, pb[n]);
+    }
+  }
+}
+
+/// The warp's partial for merge_warp_rows: its rows' (max, sum) into s_max_w / s_sum_w (the
+/// sums first reduced over a column's 8 lanes) and O's rows into s_o_w (rows of stride floats).
+template <int kD, int kNT>
+__device__ __forceinline__ void store_swap_ab_partial(SwapAbWarpState<kD, kNT>& st, int lane,
+                                                      float* s_o_w, int stride, float* s_max_w,
+                                                      float* s_sum_w) {
+  const int r = lane / 4, c = lane % 4;
+#pragma unroll
+  for (int n = 0; n < kNT; ++n)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      float sum = st.row_sum[n][e];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 4);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 8);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 16);
+      const int row = 8 * n + 2 * c + e;
+      if (r == 0) {
+        s_max_w[row] = st.row_max[n][e];
+        s_sum_w[row] = sum;
+      }
+      float* o = s_o_w + row * stride;
+#pragma unroll
+      for (int j = 0; j < kD / 16; ++j)
+        *reinterpret_cast<float2*>(o + 16 * j + 2 * r) =
+            make_float2(st.acc[j][n][e], st.acc[j][n][2 + e]);
+    }
+}
+
+}  // namespace klab::decode_attention
