@@ -243,6 +243,12 @@ for arm in A B C; do
   "$klab" report "$run14"/${arm}_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-25913b3-$arm
 done
+# 722a047's run: v08 with the block table one stage (D) or four (E) ahead, v06 beside at one
+# shape; one table per arm.
+for arm in D E; do
+  "$klab" report "$res"/2026-12-02_722a047_decode_v08_table_ahead/json/${arm}_*.json \
+    --family decode_attention --readme docs/worklogs/decode.md --section results-722a047-$arm
+done
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
