@@ -218,10 +218,8 @@ run10=$res/2026-12-02_058529f_v19_l2_promotion/json
 # family README), hgemm v19 and v18 beside cuBLASLt at the twelve M <= 64 shapes (the worklog
 # and the hgemm README).
 run11=$res/2026-12-02_0b70bcb_v06_v19_state
-for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
-  "$klab" report "$run11"/bench_decode_attention.json --family decode_attention \
-    --readme "$readme" --section results-0b70bcb
-done
+"$klab" report "$run11"/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-0b70bcb
 for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
   "$klab" report "$run11"/grid_*.json --family hgemm --readme "$readme" \
     --section results-0b70bcb
@@ -249,6 +247,15 @@ for arm in D E; do
   "$klab" report "$res"/2026-12-02_722a047_decode_v08_table_ahead/json/${arm}_*.json \
     --family decode_attention --readme docs/worklogs/decode.md --section results-722a047-$arm
 done
+# 77c007b's run: v09 (keys as M) beside v08, v06 and cuDNN; Nsight of v08 (722a047) and v09.
+run15=$res/2026-12-02_77c007b_decode_v09_swap_ab
+for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
+  "$klab" report "$run15"/bench_decode_attention.json --family decode_attention \
+    --readme "$readme" --section results-77c007b
+done
+"$klab" profile-report "$res"/2026-12-02_722a047_decode_v08_table_ahead/profiles.json \
+  "$run15"/profiles.json --family decode_attention --readme docs/worklogs/decode.md \
+  --section profile-77c007b
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
