@@ -74,10 +74,10 @@ struct SwapAbQ {
 #pragma unroll
       for (int j = 0; j < kD / 16; ++j) {
         const uint2 v = valid ? *reinterpret_cast<const uint2*>(src + 16 * j) : make_uint2(0, 0);
-        const __half2 lo = __float22half2_rn(
-            __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.x)));
-        const __half2 hi = __float22half2_rn(
-            __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.y)));
+        const __half2 lo =
+            __float22half2_rn(__bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.x)));
+        const __half2 hi =
+            __float22half2_rn(__bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.y)));
         b[j][n][0] = *reinterpret_cast<const uint32_t*>(&lo);
         b[j][n][1] = *reinterpret_cast<const uint32_t*>(&hi);
       }
@@ -158,12 +158,9 @@ __device__ __forceinline__ void online_softmax_swap_ab(SwapAbWarpState<kD, kNT>&
 /// + ...), swapped: S^T = K Q^T, masks and online softmax, O^T += V^T P^T. K and V as e4m3 tiles
 /// laid out as KvTile::offset says (16-byte chunks); scale_log2 with K's scale folded in.
 template <int kD, int kNT, class KvTile>
-__device__ __forceinline__ void gqa_swap_ab_stage_e4m3(SwapAbWarpState<kD, kNT>& st,
-                                                       const SwapAbQ<kD, kNT>& q, uint32_t sk,
-                                                       uint32_t sv, int lane, int key_row,
-                                                       int64_t key_base,
-                                                       const int64_t (&lim)[kNT][2],
-                                                       float scale_log2) {
+__device__ __forceinline__ void gqa_swap_ab_stage_e4m3(
+    SwapAbWarpState<kD, kNT>& st, const SwapAbQ<kD, kNT>& q, uint32_t sk, uint32_t sv, int lane,
+    int key_row, int64_t key_base, const int64_t (&lim)[kNT][2], float scale_log2) {
   static_assert(kD % 32 == 0, "32 dims an ldmatrix.x4 of FP8 rows");
   // Matrix i of an x4: keys key_row + (i % 2) * 8 + lane % 8, 16-byte chunk 2 kk + i / 2.
   const int mat_row = key_row + (lane / 8 % 2) * 8 + lane % 8, mat_chunk = lane / 16;
