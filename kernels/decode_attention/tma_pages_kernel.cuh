@@ -3,18 +3,18 @@
 // tile of 16 of a KV head's query rows and one chunk of a sequence's keys; a producer warp
 // gathers the chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on mbarriers;
 // four math warps run gqa_mma.cuh's stage (bf16), gqa_mma_e4m3.cuh's (e4m3: Q's tile in f16, K's
-// scale in the scores' scale, V's on the output) or, kSwapTiles > 0, gqa_swap_ab_e4m3.cuh's (v09:
-// keys as the mma's M, the rows as kSwapTiles n8 tiles, Q in registers); splits are merged in the
-// same launch by the last CTA of a row group (partial_merge.cuh). v06_tma_pages.cu tells the
-// design's history and its measurements, v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the
-// swap.
+// scale in the scores' scale, V's on the output) or, kSwapTiles > 0, gqa_swap_ab.cuh's (v09 on
+// e4m3, v10 on bf16: keys as the mma's M, the rows as kSwapTiles n8 tiles, Q in registers); splits
+// are merged in the same launch by the last CTA of a row group (partial_merge.cuh).
+// v06_tma_pages.cu tells the design's history and its measurements, v08_fp8_kv.cu what FP8
+// changes, v09_fp8_swap_ab.cu the swap.
 #include <cuda_bf16.h>
 
 #include <type_traits>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
-#include "kernels/decode_attention/gqa_swap_ab_e4m3.cuh"
+#include "kernels/decode_attention/gqa_swap_ab.cuh"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tma_pages.cuh"
@@ -52,7 +52,6 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   using namespace tma_pages_detail;
   constexpr bool kE4m3 = kElem == 1, kSwap = kSwapTiles > 0;
   constexpr int kNT = kSwap ? kSwapTiles : 1;
-  static_assert(!kSwap || kE4m3, "the swapped stage is e4m3's");
   constexpr int kStages = Cfg::stages(kD, kElem);
   constexpr uint32_t kTileBytes = kBlockN * kD * kElem;  // K or V of one stage
   extern __shared__ unsigned char smem_raw[];
@@ -75,8 +74,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const int64_t j0 = out.plan.key_begin(split);
   const int32_t* table_row = block_table + bi * g.max_pages;
   const uint32_t sq = device::smem_addr(s_q);
-  int next = -1;             // the producer lane's page of the stage it issues next
-  SwapAbQ<kD, kNT> q_frags;  // kSwap: the math warps' Q, each warp's own copy
+  int next = -1;                    // the producer lane's page of the stage it issues next
+  SwapAbQ<kD, kNT, kElem> q_frags;  // kSwap: the math warps' Q, each warp's own copy
   if (warp == kProducerWarp)
     next = StagePages::entry_ahead(table_row, j0, lane, g);
   else if constexpr (kSwap)
@@ -140,8 +139,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
       const int64_t key_base = j0 + int64_t(i) * kBlockN;
       zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
-      if constexpr (kSwap)
+      if constexpr (kSwap && kE4m3)
         gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
+                                              swap_lim, scale_log2);
+      else if constexpr (kSwap)
+        gqa_swap_ab_stage_bf16<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
                                               swap_lim, scale_log2);
       else if constexpr (kE4m3)
         gqa_mma_stage_e4m3<kD, Tile>(state, sq, sk, sv, lane, warp * 16, key_base, lim, scale_log2);
@@ -150,7 +152,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       __syncwarp();
       if (lane == 0) device::mbarrier_arrive(&empty[slot]);
     }
-    if constexpr (kSwap) {
+    if constexpr (kSwap && kE4m3) {
       state.scale(scales.v[hk]);
     } else if constexpr (kE4m3) {
       const float vs = scales.v[hk];
@@ -166,8 +168,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   if constexpr (kSwap) {
     constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
     if (warp < kConsumerWarps)
-      store_swap_ab_partial(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
-                            s_sum[warp]);
+      store_swap_ab_partial<kE4m3>(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
+                                   s_sum[warp]);
     merge_warp_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, split,
                                                   splits, g);
   } else {
@@ -206,7 +208,9 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 }
 
 /// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan;
-/// kSwapAb picks v09's stage (e4m3), in one n8 tile when a KV head has at most 8 query rows.
+/// kSwapAb picks gqa_swap_ab.cuh's stages (v09, v10), in one n8 tile when a KV head has at most 8
+/// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
+/// spills there).
 template <int kElem, bool kSwapAb = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
@@ -238,6 +242,8 @@ struct TmaPagesLaunch {
         enqueue<kD, 0>(stream);
       else if (g.rows_per_head <= 8)
         enqueue<kD, 1>(stream);
+      else if constexpr (kD >= 256)  // two n8 tiles of 256 dims spill: the padded stage
+        enqueue<kD, 0>(stream);
       else
         enqueue<kD, 2>(stream);
     });

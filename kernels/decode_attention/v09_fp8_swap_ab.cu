@@ -5,7 +5,7 @@
 // DRAM 75.9%, issue active 42.8%, stalls led by fixed-latency waits) says the math warps, two a
 // scheduler, do not keep up with the stream; its SASS a warp and stage holds 32 HMMA, 16 LDSM
 // (8 of them Q's, reread every stage), 68 F2FP and 74 FMUL.
-// What changes (gqa_swap_ab_e4m3.cuh): the warp's 16 keys are M, the rows N in n8 tiles (one at
+// What changes (gqa_swap_ab.cuh): the warp's 16 keys are M, the rows N in n8 tiles (one at
 // up to 8 rows a KV head, two above): S^T = K Q^T and O^T = V^T P^T, 16 HMMA a warp and stage
 // instead of 32 at up to 8 rows; Q's fragments in registers for the whole chunk (no Q ldmatrix);
 // half the exponentials and rescale multiplies; P^T's fragment from the scores by two movmatrix
@@ -16,7 +16,8 @@
 // the same run: (256, 2k), (64, 4k), (16, 8k) 88-94% of the read ceiling (v08 77-84%),
 // 1.06-1.15x v08 and 1.8-1.95x v06 on bf16; (1, 128k) 1.1-1.2x v08; (1, 32k) 1.03-1.1x; (1, 4k)
 // within 3% of v08 (its fixed cost dominates); the ragged batch 1.03-1.1x.
-// Requirements: v08's.
+// Requirements: v08's. At D = 256 with more than 8 rows a KV head it runs v08's stage (two n8 tiles
+// of 256 dims spill).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 #include "klab/harness/device_info.hpp"
 

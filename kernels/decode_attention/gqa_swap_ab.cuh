@@ -1,20 +1,21 @@
 #pragma once
-// v09's warp stage on an e4m3 KV cache, operands swapped: the warp's 16 keys are the M of
-// mma.sync m16n8k16 and the CTA's query rows its N, in kNT n8 tiles (1 when a KV head has at
-// most 8 query rows, Qwen3-8B's 4 a token; else 2). gqa_mma_e4m3.cuh pads the rows to M = 16,
-// so at 4 rows three quarters of its tensor work, score registers and softmax instructions are
-// padding; here S^T = K Q^T and O^T = V^T P^T take half the mma and half the exponentials.
-// - K (S^T's A operand, m = key, k = dim): the ldmatrix.x4 of gqa_mma_e4m3.cuh gives thread t
-//   key t / 4 (and + 8 from the next matrix), dims 4c .. 4c + 3 (c = t % 4) of a 16-byte chunk;
-//   as f16x2 words they are A's k slots (2c, 2c + 1) := dims 4c, 4c + 1 and (2c + 8, 2c + 9) :=
-//   dims 4c + 2, 4c + 3, the order load_q_tile_e4m3 gives Q's tile there. Q (the B operand) lives
-//   in registers in that order for the whole chunk: two words a 16 dims and n8 tile.
+// The warp stages of v09 (e4m3 KV) and v10 (bf16 KV), operands swapped: the warp's 16 keys are
+// the M of mma.sync m16n8k16 and the CTA's query rows its N, in kNT n8 tiles (1 when a KV head
+// has at most 8 query rows, Qwen3-8B's 4 a token; else 2). gqa_mma.cuh and gqa_mma_e4m3.cuh pad
+// the rows to M = 16, so at 4 rows three quarters of their tensor work, score registers and
+// softmax instructions are padding; here S^T = K Q^T and O^T = V^T P^T take half the mma and half
+// the exponentials. Q (the B operand of S^T) lives in registers for the whole chunk.
+// - K (S^T's A operand, m = key, k = dim). bf16: ldmatrix.x4 of (keys 0-7, 8-15) x (dims 0-7,
+//   8-15) is A as it is. e4m3: the ldmatrix.x4 of gqa_mma_e4m3.cuh gives thread t key t / 4 (and
+//   + 8 from the next matrix), dims 4c .. 4c + 3 (c = t % 4) of a 16-byte chunk; as f16x2 words
+//   they are A's k slots (2c, 2c + 1) := dims 4c, 4c + 1 and (2c + 8, 2c + 9) := dims 4c + 2,
+//   4c + 3, and Q's fragments take the same order (load_q_tile_e4m3's).
 // - P^T (the B operand of O^T, k = key, n = row): the score accumulator holds (key g, rows 2c,
 //   2c + 1); one movmatrix.trans per 8 keys gives B's (keys 2c, 2c + 1, row g).
-// - V^T (O^T's A operand, m = dim, k = key): ldmatrix.trans and the byte permute of
+// - V^T (O^T's A operand, m = dim, k = key). bf16: ldmatrix.x4.trans of (keys 0-7, 8-15) x
+//   (dims 0-7, 8-15) is A, row r dim r. e4m3: ldmatrix.trans and the byte permute of
 //   gqa_mma_e4m3.cuh give thread t, for dims 2r and 2r + 1 of a chunk (r = t / 4), keys 2c and
-//   2c + 1: A's row r is dim 2r, row r + 8 dim 2r + 1, so acc[j][n] holds dims 16j + 2r (c0, c1)
-//   and 16j + 2r + 1 (c2, c3) of rows 8n + 2c and 8n + 2c + 1: no permutation of O to undo.
+//   2c + 1: A's row r is dim 2r, row r + 8 dim 2r + 1 (SwapAbWarpState's kPairedDims).
 // Each row's scores of the warp's 16 keys sit in the 8 threads of a column (lanes c, c + 4, ..):
 // the softmax's reductions take three shuffles where the padded layout takes two.
 #include <cuda_bf16.h>
@@ -28,9 +29,10 @@
 
 namespace klab::decode_attention {
 
-/// A warp's running state, operands swapped: O^T's kD x 8 kNT accumulator (acc[j][n]: dims
-/// 16j + 2 (lane / 4) in c0, c1 and + 1 in c2, c3; rows 8n + 2 (lane % 4) + {0, 1}) and the
-/// base-2 online softmax of the thread's 2 kNT rows (row_max and the column's partial sums).
+/// A warp's running state, operands swapped: O^T's kD x 8 kNT accumulator (acc[j][n]: rows
+/// 8n + 2 (lane % 4) + {0, 1}; dims 16j + r in c0, c1 and 16j + r + 8 in c2, c3 (r = lane / 4),
+/// or with kPairedDims (e4m3) 16j + 2r and 16j + 2r + 1) and the base-2 online softmax of the
+/// thread's 2 kNT rows (row_max and the column's partial sums).
 template <int kD, int kNT>
 struct SwapAbWarpState {
   float acc[kD / 16][kNT][4];
@@ -57,9 +59,11 @@ struct SwapAbWarpState {
   }
 };
 
-/// Q's B fragments of the rows from row0 (8 kNT of them, zeros past the group's rows) in f16:
-/// b[j][n] = (dims 16j + 4c, + 1 | 16j + 4c + 2, + 3) of row row0 + 8n + lane / 4, c = lane % 4.
-template <int kD, int kNT>
+/// Q's B fragments of the rows from row0 (8 kNT of them, zeros past the group's rows), for row
+/// row0 + 8n + lane / 4 and c = lane % 4: bf16 KV (kElem 2), b[j][n] = (dims 16j + 2c, + 1 |
+/// 16j + 8 + 2c, + 1) as they are; e4m3 (kElem 1), (dims 16j + 4c, + 1 | 16j + 4c + 2, + 3) in
+/// f16.
+template <int kD, int kNT, int kElem>
 struct SwapAbQ {
   uint32_t b[kD / 16][kNT][2];
 
@@ -70,16 +74,23 @@ struct SwapAbQ {
     for (int n = 0; n < kNT; ++n) {
       const int r = row0 + 8 * n + lane / 4;
       const bool valid = r < g.rows_per_head;
-      const __nv_bfloat16* src = q + (valid ? global_row(bi, hk, r, g) * kD : 0) + 4 * c;
+      const __nv_bfloat16* row = q + (valid ? global_row(bi, hk, r, g) * kD : 0);
 #pragma unroll
       for (int j = 0; j < kD / 16; ++j) {
-        const uint2 v = valid ? *reinterpret_cast<const uint2*>(src + 16 * j) : make_uint2(0, 0);
-        const __half2 lo =
-            __float22half2_rn(__bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.x)));
-        const __half2 hi =
-            __float22half2_rn(__bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.y)));
-        b[j][n][0] = *reinterpret_cast<const uint32_t*>(&lo);
-        b[j][n][1] = *reinterpret_cast<const uint32_t*>(&hi);
+        if constexpr (kElem == 2) {
+          const __nv_bfloat16* src = row + 16 * j + 2 * c;
+          b[j][n][0] = valid ? *reinterpret_cast<const uint32_t*>(src) : 0u;
+          b[j][n][1] = valid ? *reinterpret_cast<const uint32_t*>(src + 8) : 0u;
+        } else {
+          const uint2 v =
+              valid ? *reinterpret_cast<const uint2*>(row + 16 * j + 4 * c) : make_uint2(0, 0);
+          const __half2 lo =
+              __float22half2_rn(__bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.x)));
+          const __half2 hi =
+              __float22half2_rn(__bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v.y)));
+          b[j][n][0] = *reinterpret_cast<const uint32_t*>(&lo);
+          b[j][n][1] = *reinterpret_cast<const uint32_t*>(&hi);
+        }
       }
     }
   }
@@ -159,7 +170,7 @@ __device__ __forceinline__ void online_softmax_swap_ab(SwapAbWarpState<kD, kNT>&
 /// laid out as KvTile::offset says (16-byte chunks); scale_log2 with K's scale folded in.
 template <int kD, int kNT, class KvTile>
 __device__ __forceinline__ void gqa_swap_ab_stage_e4m3(
-    SwapAbWarpState<kD, kNT>& st, const SwapAbQ<kD, kNT>& q, uint32_t sk, uint32_t sv, int lane,
+    SwapAbWarpState<kD, kNT>& st, const SwapAbQ<kD, kNT, 1>& q, uint32_t sk, uint32_t sv, int lane,
     int key_row, int64_t key_base, const int64_t (&lim)[kNT][2], float scale_log2) {
   static_assert(kD % 32 == 0, "32 dims an ldmatrix.x4 of FP8 rows");
   // Matrix i of an x4: keys key_row + (i % 2) * 8 + lane % 8, 16-byte chunk 2 kk + i / 2.
@@ -208,9 +219,48 @@ __device__ __forceinline__ void gqa_swap_ab_stage_e4m3(
   }
 }
 
+/// gqa_swap_ab_stage_e4m3 for bf16 K and V tiles (KvTile::offset's 16-byte chunks of 8 dims).
+template <int kD, int kNT, class KvTile>
+__device__ __forceinline__ void gqa_swap_ab_stage_bf16(
+    SwapAbWarpState<kD, kNT>& st, const SwapAbQ<kD, kNT, 2>& q, uint32_t sk, uint32_t sv, int lane,
+    int key_row, int64_t key_base, const int64_t (&lim)[kNT][2], float scale_log2) {
+  // K's x4: matrices (keys 0-7, chunk 2kk), (8-15, 2kk), (0-7, 2kk + 1), (8-15, 2kk + 1): A's a0-a3.
+  const int k_row = key_row + (lane / 8 % 2) * 8 + lane % 8, k_chunk = lane / 16;
+  // V's x4.trans: (keys 0-7, chunk 2j), (0-7, 2j + 1), (8-15, 2j), (8-15, 2j + 1): V^T's a0-a3.
+  const int v_row = key_row + (lane / 16) * 8 + lane % 8, v_chunk = lane / 8 % 2;
+  float s[kNT][4];
+#pragma unroll
+  for (int n = 0; n < kNT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < kD / 16; ++kk) {
+    uint32_t a[4];
+    device::ldmatrix_x4(a, sk + KvTile::offset(k_row, 2 * kk + k_chunk));
+#pragma unroll
+    for (int n = 0; n < kNT; ++n) {
+      const uint32_t b[2] = {q.b[kk][n][0], q.b[kk][n][1]};
+      device::mma_m16n8k16_bf16(s[n], a, b);
+    }
+  }
+  online_softmax_swap_ab(st, s, lane, key_row, key_base, lim, scale_log2);
+  uint32_t pb[kNT][2];  // P^T's B fragments: (keys 2c, 2c + 1 | 2c + 8, 2c + 9; row g) in bf16
+#pragma unroll
+  for (int n = 0; n < kNT; ++n) {
+    pb[n][0] = device::movmatrix_trans(device::pack2<__nv_bfloat16>(s[n][0], s[n][1]));
+    pb[n][1] = device::movmatrix_trans(device::pack2<__nv_bfloat16>(s[n][2], s[n][3]));
+  }
+#pragma unroll
+  for (int j = 0; j < kD / 16; ++j) {
+    uint32_t a[4];
+    device::ldmatrix_x4_trans(a, sv + KvTile::offset(v_row, 2 * j + v_chunk));
+#pragma unroll
+    for (int n = 0; n < kNT; ++n) device::mma_m16n8k16_bf16(st.acc[j][n], a, pb[n]);
+  }
+}
+
 /// The warp's partial for merge_warp_rows: its rows' (max, sum) into s_max_w / s_sum_w (the
-/// sums first reduced over a column's 8 lanes) and O's rows into s_o_w (rows of stride floats).
-template <int kD, int kNT>
+/// sums first reduced over a column's 8 lanes) and O's rows into s_o_w (rows of stride floats);
+/// kPairedDims: the e4m3 stage's dims (SwapAbWarpState).
+template <bool kPairedDims, int kD, int kNT>
 __device__ __forceinline__ void store_swap_ab_partial(SwapAbWarpState<kD, kNT>& st, int lane,
                                                       float* s_o_w, int stride, float* s_max_w,
                                                       float* s_sum_w) {
@@ -230,9 +280,15 @@ __device__ __forceinline__ void store_swap_ab_partial(SwapAbWarpState<kD, kNT>& 
       }
       float* o = s_o_w + row * stride;
 #pragma unroll
-      for (int j = 0; j < kD / 16; ++j)
-        *reinterpret_cast<float2*>(o + 16 * j + 2 * r) =
-            make_float2(st.acc[j][n][e], st.acc[j][n][2 + e]);
+      for (int j = 0; j < kD / 16; ++j) {
+        if constexpr (kPairedDims) {
+          *reinterpret_cast<float2*>(o + 16 * j + 2 * r) =
+              make_float2(st.acc[j][n][e], st.acc[j][n][2 + e]);
+        } else {
+          o[16 * j + r] = st.acc[j][n][e];
+          o[16 * j + r + 8] = st.acc[j][n][2 + e];
+        }
+      }
     }
 }
 
