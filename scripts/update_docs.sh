@@ -244,18 +244,21 @@ done
 # 722a047's run: v08 with the block table one stage (D) or four (E) ahead, v06 beside at one
 # shape; one table per arm.
 for arm in D E; do
-  "$klab" report "$res"/2026-12-02_722a047_decode_v08_table_ahead/json/${arm}_*.json \
+  "$klab" report "$res"/2026-12-03_722a047_decode_v08_table_ahead/json/${arm}_*.json \
     --family decode_attention --readme docs/worklogs/decode.md --section results-722a047-$arm
 done
 # 77c007b's run: v09 (keys as M) beside v08, v06 and cuDNN; Nsight of v08 (722a047) and v09.
-run15=$res/2026-12-02_77c007b_decode_v09_swap_ab
-for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
-  "$klab" report "$run15"/bench_decode_attention.json --family decode_attention \
-    --readme "$readme" --section results-77c007b
-done
-"$klab" profile-report "$res"/2026-12-02_722a047_decode_v08_table_ahead/profiles.json \
+run15=$res/2026-12-03_77c007b_decode_v09_swap_ab
+"$klab" report "$run15"/bench_decode_attention.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-77c007b
+"$klab" profile-report "$res"/2026-12-03_722a047_decode_v08_table_ahead/profiles.json \
   "$run15"/profiles.json --family decode_attention --readme docs/worklogs/decode.md \
   --section profile-77c007b
+# 9445930's run: v10 (the swap on bf16) beside v06, v09 and cuDNN.
+for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
+  "$klab" report "$res"/2026-12-03_9445930_decode_v10_swap_ab/bench_decode_attention.json \
+    --family decode_attention --readme "$readme" --section results-9445930
+done
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

@@ -1,7 +1,7 @@
 // v09 fp8_swap_ab: v08 with the operands of both products swapped. v08 puts a KV head's query
 // rows in mma.sync's M = 16: at Qwen3-8B's group of 4 (one new token), 12 of the 16 rows are
 // padding, so three quarters of its tensor work, its score registers and its softmax
-// instructions compute nothing. Its profile at (64, 4k) (2026-12-02_722a047_decode_v08_table_ahead:
+// instructions compute nothing. Its profile at (64, 4k) (2026-12-03_722a047_decode_v08_table_ahead:
 // DRAM 75.9%, issue active 42.8%, stalls led by fixed-latency waits) says the math warps, two a
 // scheduler, do not keep up with the stream; its SASS a warp and stage holds 32 HMMA, 16 LDSM
 // (8 of them Q's, reread every stage), 68 F2FP and 74 FMUL.
