@@ -286,20 +286,20 @@ __device__ __forceinline__ void row_limits(int64_t lim[2], int lane, int row0, i
 /// rows' (max, sum) in s_max / s_sum[warp] and its O in s_o ((kWarps, kRows, merge_stride) fp32,
 /// the stages' bytes, free by then): a barrier of all kThreads threads, then the CTA's rows
 /// merged over the warps (each saw a disjoint share of the keys), o = O / sum and lse = (max +
-/// log2 sum) ln 2, written whole or as split `split`'s partial.
-template <int kD, int kWarps, int kThreads>
+/// log2 sum) ln 2: emit(r, d, o, lse) for each of the tile's rows (r < rows: the group's) and
+/// element d.
+template <int kD, int kWarps, int kThreads, class Emit>
 __device__ __forceinline__ void merge_warp_rows(const float* s_o,
                                                 const float (*s_max)[GqaMmaConfig::kRows],
-                                                const float (*s_sum)[GqaMmaConfig::kRows],
-                                                const SplitOut& out, int64_t bi, int hk, int row0,
-                                                int split, int splits, const GqaGeometry& g) {
+                                                const float (*s_sum)[GqaMmaConfig::kRows], int rows,
+                                                Emit&& emit) {
   constexpr int kRows = GqaMmaConfig::kRows;
   constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
   const int tid = static_cast<int>(threadIdx.x);
   __syncthreads();
   for (int e = tid; e < kRows * kD; e += kThreads) {
     const int r = e / kD, d = e % kD;
-    if (row0 + r >= g.rows_per_head) break;  // rows are in order: the rest are padding
+    if (r >= rows) break;  // rows are in order: the rest are padding
     float mx = -INFINITY;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
@@ -313,20 +313,57 @@ __device__ __forceinline__ void merge_warp_rows(const float* s_o,
         x += s_o[(w * kRows + r) * kStride + d] * f;
       }
     }
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    out.store_o(row, split, splits, kD, d, sum > 0.f ? x / sum : 0.f);
-    if (d == 0)
-      out.store_lse(row, split, splits,
-                    sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
+    emit(r, d, sum > 0.f ? x / sum : 0.f,
+         sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY);
   }
 }
 
-/// The end of a split-KV CTA's chunk (v03, v06, v08) for the m16-row accumulators: each math
-/// warp's partial into s_o / s_max / s_sum, then merge_warp_rows. Every thread calls it after
-/// the barrier that ends the stages' use. kE4m3Columns: the accumulators hold gqa_mma_e4m3.cuh's
-/// column order (acc[2j] columns 16j + 4 tq + {0, 2}, acc[2j + 1] columns 16j + 4 tq + {1, 3}),
-/// not mma's (acc[n] columns 8n + 2 tq + {0, 1}).
-template <int kD, int kWarps, int kThreads, bool kE4m3Columns = false>
+/// merge_warp_rows' emit for a split-KV CTA: o and lse written whole, or as split `split`'s
+/// partial (SplitOut).
+template <int kD>
+struct SplitRowsOut {
+  const SplitOut& out;
+  int64_t bi;
+  int hk, row0, split, splits;
+  const GqaGeometry& g;
+  __device__ __forceinline__ void operator()(int r, int d, float o, float lse) const {
+    const int64_t row = global_row(bi, hk, row0 + r, g);
+    out.store_o(row, split, splits, kD, d, o);
+    if (d == 0) out.store_lse(row, split, splits, lse);
+  }
+};
+
+/// A warp's partial for merge_warp_rows (the m16-row accumulators): its rows' (max, sum) into
+/// s_max_w / s_sum_w and O's rows into s_o_w (rows of stride floats). kE4m3Columns: the
+/// accumulators hold gqa_mma_e4m3.cuh's column order (acc[2j] columns 16j + 4 tq + {0, 2},
+/// acc[2j + 1] columns 16j + 4 tq + {1, 3}), not mma's (acc[n] columns 8n + 2 tq + {0, 1}).
+template <bool kE4m3Columns, int kD>
+__device__ __forceinline__ void store_gqa_partial(GqaWarpState<kD>& state, int lane, float* s_o_w,
+                                                  int stride, float* s_max_w, float* s_sum_w) {
+  const int gr = lane / 4, tq = lane % 4;
+  store_warp_row_stats(state, lane, s_max_w, s_sum_w);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float* row = s_o_w + (gr + 8 * h) * stride;
+    if constexpr (kE4m3Columns) {
+#pragma unroll
+      for (int j = 0; j < kD / 16; ++j)
+        *reinterpret_cast<float4*>(row + 16 * j + 4 * tq) =
+            make_float4(state.acc[2 * j][2 * h], state.acc[2 * j + 1][2 * h],
+                        state.acc[2 * j][2 * h + 1], state.acc[2 * j + 1][2 * h + 1]);
+    } else {
+#pragma unroll
+      for (int n = 0; n < kD / 8; ++n)
+        *reinterpret_cast<float2*>(row + 8 * n + 2 * tq) =
+            make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
+    }
+  }
+}
+
+/// The end of v03's split-KV CTA: each math warp's partial (store_gqa_partial), then
+/// merge_warp_rows into o / lse or the split's partial. Every thread calls it after the barrier
+/// that ends the stages' use.
+template <int kD, int kWarps, int kThreads>
 __device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float* s_o,
                                                  float (*s_max)[GqaMmaConfig::kRows],
                                                  float (*s_sum)[GqaMmaConfig::kRows],
@@ -335,27 +372,11 @@ __device__ __forceinline__ void write_split_rows(GqaWarpState<kD>& state, float*
   constexpr int kRows = GqaMmaConfig::kRows;
   constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  if (warp < kWarps) {
-    const int gr = lane / 4, tq = lane % 4;
-    store_warp_row_stats(state, lane, s_max[warp], s_sum[warp]);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float* row = s_o + (warp * kRows + gr + 8 * h) * kStride;
-      if constexpr (kE4m3Columns) {
-#pragma unroll
-        for (int j = 0; j < kD / 16; ++j)
-          *reinterpret_cast<float4*>(row + 16 * j + 4 * tq) =
-              make_float4(state.acc[2 * j][2 * h], state.acc[2 * j + 1][2 * h],
-                          state.acc[2 * j][2 * h + 1], state.acc[2 * j + 1][2 * h + 1]);
-      } else {
-#pragma unroll
-        for (int n = 0; n < kD / 8; ++n)
-          *reinterpret_cast<float2*>(row + 8 * n + 2 * tq) =
-              make_float2(state.acc[n][2 * h], state.acc[n][2 * h + 1]);
-      }
-    }
-  }
-  merge_warp_rows<kD, kWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, split, splits, g);
+  if (warp < kWarps)
+    store_gqa_partial<false>(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
+                             s_sum[warp]);
+  merge_warp_rows<kD, kWarps, kThreads>(s_o, s_max, s_sum, g.rows_per_head - row0,
+                                        SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
 }
 
 }  // namespace klab::decode_attention

@@ -15,7 +15,7 @@
 //   as b16 units, (key 2c, dims 2r and 2r + 1) and (key 2c + 1, the same dims), r = t / 4; a
 //   byte permute makes (key 2c, key 2c + 1) pairs of dim 2r and of dim 2r + 1: the b0 halves of
 //   two n8 fragments, one over the 16 dims' even columns, one over their odd ones. So acc[2j]
-//   holds dims 16j + 4 tq + {0, 2} and acc[2j + 1] dims 16j + 4 tq + {1, 3} (write_split_rows'
+//   holds dims 16j + 4 tq + {0, 2} and acc[2j + 1] dims 16j + 4 tq + {1, 3} (store_gqa_partial's
 //   kE4m3Columns order): per 32 dims one ldmatrix.x4 where bf16 takes two.
 // Q is converted to f16 unscaled (exact for |q| in f16's normal range, 2^-14 .. 65504, which
 // the family's error model states), K's scale folds into the scores' scale and V's into the

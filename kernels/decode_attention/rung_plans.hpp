@@ -275,6 +275,34 @@ inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2) 
   return p;
 }
 
+/// v11: a row group's splits are one thread-block cluster, merged through distributed shared
+/// memory, so a sequence takes at most this many splits (the non-portable cluster size Hopper
+/// allows) and the plan needs no workspace.
+inline constexpr int kMaxClusterSplits = 16;
+
+struct ClusterSplitPlan : CountedSplitPlan {
+  constexpr int64_t workspace_floats(int64_t, int64_t) const { return 0; }
+};
+
+/// v11 (elem as v06's): plan_v06's wave model with chunks of at least 1 / kMaxClusterSplits of
+/// the longest sequence.
+inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
+  using Gqa = GqaMmaConfig;
+  const int64_t units = s.hkv * Gqa::row_tiles(s);
+  const std::vector<int64_t> lens = context_lengths(s);
+  const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
+  const int64_t min_chunk = std::max<int64_t>(
+      Gqa::kMinChunk,
+      round_up((max_len + kMaxClusterSplits - 1) / kMaxClusterSplits, Gqa::kBlockN));
+  ClusterSplitPlan p;
+  static_cast<SplitKvPlan&>(p) =
+      plan_split_kv_waves(lens,
+                          {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem),
+                           Gqa::kBlockN, min_chunk},
+                          2 * Gqa::kBlockN);
+  return p;
+}
+
 }  // namespace klab::decode_attention
 
 namespace klab::decode_attention {

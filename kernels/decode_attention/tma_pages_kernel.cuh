@@ -18,6 +18,7 @@
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tma_pages.cuh"
+#include "klab/device/cluster_sm90.cuh"
 #include "klab/device/occupancy.cuh"
 
 namespace klab::decode_attention {
@@ -39,11 +40,54 @@ struct KvScales {
   const float* v = nullptr;
 };
 
+/// v11's end of a CTA whose row group's splits form one cluster (rank = split; every CTA of the
+/// cluster calls it, idle ones with an empty partial): the warps' partials (s_o, s_max, s_sum)
+/// merged into this CTA's normalised rows and lse at s_part, a cluster barrier, then the rows
+/// r = rank, rank + cluster size, .. merged over every CTA's s_part through distributed shared
+/// memory in rank order (merge_partials: the bits v06's counter merge gives) and written to o
+/// and lse; a second barrier keeps each CTA's rows alive until its peers have read them.
+template <int kD>
+__device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
+                                              const float (*s_max)[GqaMmaConfig::kRows],
+                                              const float (*s_sum)[GqaMmaConfig::kRows], float* s_m,
+                                              float* s_s, const SplitOut& out, int64_t bi, int hk,
+                                              int row0, int rows, const GqaGeometry& g) {
+  using namespace tma_pages_detail;
+  float* s_part_lse = s_part + kRows * kD;
+  merge_warp_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, rows,
+                                                [&](int r, int d, float o, float lse) {
+                                                  s_part[r * kD + d] = o;
+                                                  if (d == 0) s_part_lse[r] = lse;
+                                                });
+  device::cluster_sync();  // every CTA's rows written
+  const int parts = static_cast<int>(gridDim.x), rank = static_cast<int>(device::cluster_ctarank());
+  const int mine = rows > rank ? (rows - rank + parts - 1) / parts : 0;  // CTA-uniform
+  auto row_at = [&](int r) { return rank + r * parts; };
+  if (mine > 0)
+    merge_partials<kD, kThreads, 8>(
+        mine, parts,
+        [&](int i, int r) {
+          return device::ld_shared_cluster_f32(device::map_shared_rank(&s_part_lse[row_at(r)], i));
+        },
+        [&](int i, int r, int c4) {
+          return device::ld_shared_cluster_f32x4(
+              device::map_shared_rank(s_part + row_at(r) * kD + 4 * c4, i));
+        },
+        [&](int r, int c4, float4 x, float lse) {
+          const int64_t row = global_row(bi, hk, row0 + row_at(r), g);
+          *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
+              device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+          if (c4 == 0) out.lse[row] = lse;
+        },
+        s_m, s_s, CtaSync{});
+  device::cluster_sync();  // peers are done reading this CTA's rows
+}
+
 // Block (split, hk * row_tiles + row tile, bi); kThreads threads: four math warps, then the
 // producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
 // V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile
 // (unused when kSwapTiles > 0: Q's fragments live in registers).
-template <int kD, int kElem, int kSwapTiles = 0>
+template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -85,8 +129,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   else
     load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
   const int splits = out.plan.splits_of(len);
-  if (split >= splits) return;  // the grid is sized for the longest sequence
-  const int64_t j1 = out.plan.key_end(split, len);
+  // The grid is sized for the longest sequence: a split past this one's has no keys (kCluster:
+  // it still joins its cluster's barriers, with an empty partial).
+  const bool idle = split >= splits;
+  if (idle && !kCluster) return;
+  const int64_t j1 = idle ? j0 : out.plan.key_end(split, len);
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
 
   if (tid == 0) {
@@ -165,17 +212,28 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   __syncthreads();  // every stage consumed: they hold the warps' partials now
 
   float* s_o = reinterpret_cast<float*>(smem);
-  if constexpr (kSwap) {
-    constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
-    if (warp < kConsumerWarps)
+  constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
+  if (warp < kConsumerWarps) {
+    if constexpr (kSwap)
       store_swap_ab_partial<kE4m3>(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
                                    s_sum[warp]);
-    merge_warp_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, split,
-                                                  splits, g);
-  } else {
-    write_split_rows<kD, kConsumerWarps, kThreads, kE4m3>(state, s_o, s_max, s_sum, out, bi, hk,
-                                                          row0, split, splits, g);
+    else
+      store_gqa_partial<kE4m3>(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
+                               s_sum[warp]);
   }
+  const int rows = min(kRows, g.rows_per_head - row0);
+  if constexpr (kCluster) {
+    static_assert(
+        (kConsumerWarps * kRows * kStride + kRows * (kD + 1)) * 4 <= kStages * 2 * int(kTileBytes),
+        "the warps' partials and the CTA's rows fit in the stages");
+    if (out.plan.max_splits > 1) {
+      cluster_merge<kD>(s_o + kConsumerWarps * kRows * kStride, s_o, s_max, s_sum, s_m, s_s, out,
+                        bi, hk, row0, rows, g);
+      return;
+    }
+  }
+  merge_warp_rows<kD, kConsumerWarps, kThreads>(
+      s_o, s_max, s_sum, rows, SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
   if (splits == 1) return;
 
   // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
@@ -187,7 +245,6 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   __syncthreads();
   if (!s_last) return;
   __threadfence();
-  const int rows = min(kRows, g.rows_per_head - row0);
   auto row_of = [&](int r) { return global_row(bi, hk, row0 + r, g); };
   merge_partials<kD, kThreads, 8>(
       rows, splits,
@@ -211,7 +268,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 /// kSwapAb picks gqa_swap_ab.cuh's stages (v09, v10), in one n8 tile when a KV head has at most 8
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
-template <int kElem, bool kSwapAb = false>
+template <int kElem, bool kSwapAb = false, bool kCluster = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -225,14 +282,37 @@ struct TmaPagesLaunch {
   template <int kD, int kSwapTiles>
   void enqueue(cudaStream_t stream) const {
     using tma_pages_detail::kThreads;
-    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles>;
+    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, kCluster>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     device::opt_in_dynamic_smem<kernel>(smem);
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
-    kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
-        k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
-    KLAB_CHECK_LAUNCH();
+    if (!kCluster || out.plan.max_splits == 1) {
+      kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
+          k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
+      KLAB_CHECK_LAUNCH();
+      return;
+    }
+    // v11: a row group's splits are one cluster along x (up to 16: the non-portable size).
+    static const bool non_portable = [] {
+      KLAB_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+      return true;
+    }();
+    (void)non_portable;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = grid.x;
+    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = static_cast<size_t>(smem);
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, k_map, v_map, q, seq_lens, block_table, out,
+                                       counters, g, scales));
   }
   void operator()(cudaStream_t stream) const {
     with_head_dim(d, [&]<int kD>() {
@@ -251,12 +331,12 @@ struct TmaPagesLaunch {
 };
 
 /// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3).
-template <int kElem, bool kSwapAb = false>
-TmaPagesLaunch<kElem, kSwapAb> tma_pages_launch(const Problem& p, Buffers& b,
-                                                const CountedSplitPlan& plan) {
+template <int kElem, bool kSwapAb = false, bool kCluster = false>
+TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buffers& b,
+                                                          const CountedSplitPlan& plan) {
   const Dims s = dims_of(p);
-  const SplitOut out =
-      split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"), b.workspace, plan, s.rows(), s.d);
+  const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
+                                 kCluster ? nullptr : b.workspace, plan, s.rows(), s.d);
   int* counters =
       out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
   KvScales scales;

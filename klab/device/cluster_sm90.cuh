@@ -37,6 +37,13 @@ __device__ __forceinline__ uint32_t map_shared_rank(const void* smem_ptr, uint32
   return out;
 }
 
+/// One float from the shared::cluster address `addr` (map_shared_rank).
+__device__ __forceinline__ float ld_shared_cluster_f32(uint32_t addr) {
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 /// Four floats from the shared::cluster address `addr` (map_shared_rank: a peer CTA's shared
 /// memory, 16-byte aligned), e.g. a partial result the peer wrote before a cluster_sync().
 __device__ __forceinline__ float4 ld_shared_cluster_f32x4(uint32_t addr) {

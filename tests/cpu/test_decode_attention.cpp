@@ -977,6 +977,35 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
   }
 }
 
+// v11's splits are one cluster each: at most 16 a sequence, every key covered once, no
+// workspace; where v06's plan already has at most 16 splits it is v11's.
+TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
+  std::vector<Dims> shapes;
+  for (int64_t page : {16, 64})
+    for (auto [b, len, min_len] : headline_batches())
+      shapes.push_back(dims(b, len, page, 32, 8, 128, min_len));
+  shapes.push_back(dims(1, 1, 16, 32, 8, 128, 0));
+  shapes.push_back(dims(3, 1000, 16, 10, 2, 128, 17));
+  shapes.push_back(dims(1, 131072, 128, 32, 4, 64, 0));
+  for (const Dims& s : shapes) {
+    const decode_attention::ClusterSplitPlan p = decode_attention::plan_v11(s, kH200Sms);
+    const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms);
+    EXPECT_LE(p.max_splits, decode_attention::kMaxClusterSplits) << s.b << " " << s.len;
+    EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0);
+    EXPECT_EQ(p.chunk % decode_attention::GqaMmaConfig::kBlockN, 0);
+    for (int64_t len : decode_attention::context_lengths(s)) {
+      const int splits = p.splits_of(len);
+      EXPECT_LE(splits, p.max_splits);
+      int64_t covered = 0;
+      for (int i = 0; i < splits; ++i) covered += p.key_end(i, len) - p.key_begin(i);
+      EXPECT_EQ(covered, len);
+    }
+    if (v06.max_splits <= decode_attention::kMaxClusterSplits) {
+      EXPECT_EQ(p.chunk, v06.chunk) << s.b << " " << s.len;
+    }
+  }
+}
+
 // v07 runs v04's line on its own budget: two CTAs an SM at D = 128 (the ring, Q and the
 // warps' summed outputs), one wave of every resident CTA at the headline shapes (all but
 // (1, 4k), whose 512 tiles make 256 CTAs of two).

@@ -1,0 +1,39 @@
+// v11 cluster_merge: v10 with a row group's splits merged through distributed shared memory.
+// The B = 1 sweep of v10 (2026-12-03_9445930_decode_b1_sweep) takes 7.6 us at 64 keys (one
+// split: launch, the first stage, the output) and 11.9 us at 256 (two splits), 12.2 us at 1k:
+// ~4 us of v10's time at B = 1 is the split merge's tail (each split's fp32 partial stored to
+// global memory, a fence, an atomic on the row group's counter, then the last CTA's two passes
+// of dependent L2 loads), beside ~3.5 us of the harness's floor for any launch.
+// What changes: a row group's splits are one thread-block cluster along x (rank = split; up to
+// 16, Hopper's non-portable size, so plan_v11 takes chunks of at least 1/16 of the longest
+// sequence). Each CTA merges its warps into its normalised rows and lse in its own shared memory
+// (the freed stages), a cluster barrier, then CTA `rank` merges rows rank, rank + splits, .. over
+// every CTA's rows by ld.shared::cluster in rank order (partial_merge.cuh: the bits v10's
+// counter merge gives) and writes o and lse; a second barrier keeps the rows alive until read.
+// No workspace, no counters, no fence, no atomic; CTAs of splits past a shorter sequence's join
+// their cluster's barriers with an empty partial.
+// Expected bottleneck: at B = 1 the launch and the first stage's round trips; the stream
+// elsewhere, as v10.
+// Prediction (written before it ran), Qwen3-8B heads, bf16, against v10 in the same run: (1, 4k)
+// 12-13.5 us (v10 ~16); (1, 32k) 1.05-1.12x; (1, 128k) 0.97-1.03x (16 splits of 8k keys, one
+// CTA an SM: the stream may lose what the tail gains); (16, 8k) 1.00-1.03x; (64, 4k), (256, 2k)
+// (one split: the same kernel path) within 1%; the ragged batch within 3%.
+// Requirements: v10's; a sequence takes at most 16 splits (plan_v11).
+#include "kernels/decode_attention/tma_pages_kernel.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::decode_attention {
+
+Variant gpu_v11_cluster_merge() {
+  auto plan = [](const Problem& p) { return plan_v11(dims_of(p), device_info().sm_count); };
+  return split_kv_variant(
+      "v11_cluster_merge",
+      "v10 with a row group's splits as one thread-block cluster: each CTA's rows merged by its "
+      "peers through distributed shared memory (no workspace, fence or atomic)",
+      [plan](const Problem& p, Buffers& b) {
+        return tma_pages_launch<2, true, true>(p, b, plan(p));
+      },
+      plan, [](const Problem& p) { return tma_pages_limits("v11", dims_of(p)); }, /*min_sm*/ 90);
+}
+
+}  // namespace klab::decode_attention
