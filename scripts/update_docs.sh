@@ -259,6 +259,12 @@ for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
   "$klab" report "$res"/2026-12-03_9445930_decode_v10_swap_ab/bench_decode_attention.json \
     --family decode_attention --readme "$readme" --section results-9445930
 done
+# 9445930's B = 1 sweep: v10, cuDNN and v09 over the context length, and the harness's floor.
+sweep=$res/2026-12-03_9445930_decode_b1_sweep
+"$klab" report "$sweep"/sweep_*.json --family decode_attention --readme docs/worklogs/decode.md \
+  --section results-9445930-sweep
+"$klab" report "$sweep"/floor_vector_add.json --family vector_add \
+  --readme docs/worklogs/decode.md --section results-9445930-floor
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
