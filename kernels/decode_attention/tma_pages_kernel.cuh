@@ -354,8 +354,12 @@ TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buff
           s.d};
 }
 
-/// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons).
-inline Status tma_pages_limits(const std::string& rung, const Dims& s) {
+/// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons);
+/// elem = 1 (e4m3 KV): rows of whole 128-byte swizzle blocks, D = 128 or 256.
+inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t elem = 2) {
+  if (elem == 1 && s.d % 128 != 0)
+    return Status::no("decode_attention." + rung +
+                      ": d must be 128 or 256 (e4m3 rows of whole 128-byte swizzle blocks)");
   if (Status st = tma_page_limits(rung, s); !st.ok()) return st;
   if (s.b > 65535) return Status::no("decode_attention." + rung + ": b above 65535 (grid z)");
   if (s.hkv * GqaMmaConfig::row_tiles(s) > 65535)

@@ -35,14 +35,7 @@ Variant gpu_v08_fp8_kv() {
       "f16 mma.sync operands in registers (Q's and O's head dimension permuted to the FP8 "
       "fragments), half the bytes a key",
       [plan](const Problem& p, Buffers& b) { return tma_pages_launch<1>(p, b, plan(p)); }, plan,
-      [](const Problem& p) {
-        const Dims s = dims_of(p);
-        if (s.d % 128 != 0)
-          return Status::no(
-              "decode_attention.v08: d must be 128 or 256 (e4m3 rows of whole 128-byte swizzle "
-              "blocks)");
-        return tma_pages_limits("v08", s);
-      },
+      [](const Problem& p) { return tma_pages_limits("v08", dims_of(p), /*elem*/ 1); },
       /*min_sm*/ 90, DType::e4m3);
 }
 

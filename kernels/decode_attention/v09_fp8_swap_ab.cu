@@ -33,15 +33,7 @@ Variant gpu_v09_fp8_swap_ab() {
       "head's query rows as n8 tiles (S^T = K Q^T, O^T = V^T P^T), Q in registers, P^T by "
       "movmatrix: half the mma and softmax work at up to 8 rows a KV head",
       [plan](const Problem& p, Buffers& b) { return tma_pages_launch<1, true>(p, b, plan(p)); },
-      plan,
-      [](const Problem& p) {
-        const Dims s = dims_of(p);
-        if (s.d % 128 != 0)
-          return Status::no(
-              "decode_attention.v09: d must be 128 or 256 (e4m3 rows of whole 128-byte swizzle "
-              "blocks)");
-        return tma_pages_limits("v09", s);
-      },
+      plan, [](const Problem& p) { return tma_pages_limits("v09", dims_of(p), /*elem*/ 1); },
       /*min_sm*/ 90, DType::e4m3);
 }
 
