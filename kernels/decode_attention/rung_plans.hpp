@@ -276,24 +276,28 @@ inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2) 
 }
 
 /// v11: a row group's splits are one thread-block cluster, merged through distributed shared
-/// memory, so a sequence takes at most this many splits (the non-portable cluster size Hopper
-/// allows) and the plan needs no workspace.
+/// memory, so a sequence takes at most max_cluster_splits(d) splits and the plan needs no
+/// workspace. 16 (Hopper's non-portable size) where two or more CTAs fit an SM, so a cluster
+/// needs at most 8 SMs of a GPC; 8 (portable, always launchable) at one CTA an SM (D = 256).
 inline constexpr int kMaxClusterSplits = 16;
+constexpr int max_cluster_splits(int64_t d, int64_t elem = 2) {
+  return TmaPagesConfig::ctas_per_sm(d, elem) >= 2 ? kMaxClusterSplits : 8;
+}
 
 struct ClusterSplitPlan : CountedSplitPlan {
   constexpr int64_t workspace_floats(int64_t, int64_t) const { return 0; }
 };
 
-/// v11 (elem as v06's): plan_v06's wave model with chunks of at least 1 / kMaxClusterSplits of
+/// v11 (elem as v06's): plan_v06's wave model with chunks of at least 1 / max_cluster_splits of
 /// the longest sequence.
 inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   const std::vector<int64_t> lens = context_lengths(s);
   const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
-  const int64_t min_chunk = std::max<int64_t>(
-      Gqa::kMinChunk,
-      round_up((max_len + kMaxClusterSplits - 1) / kMaxClusterSplits, Gqa::kBlockN));
+  const int64_t most = max_cluster_splits(s.d, elem);
+  const int64_t min_chunk =
+      std::max<int64_t>(Gqa::kMinChunk, round_up((max_len + most - 1) / most, Gqa::kBlockN));
   ClusterSplitPlan p;
   static_cast<SplitKvPlan&>(p) =
       plan_split_kv_waves(lens,

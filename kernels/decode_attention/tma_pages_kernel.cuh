@@ -43,15 +43,17 @@ struct KvScales {
 /// v11's end of a CTA whose row group's splits form one cluster (rank = split; every CTA of the
 /// cluster calls it, idle ones with an empty partial): the warps' partials (s_o, s_max, s_sum)
 /// merged into this CTA's normalised rows and lse at s_part, a cluster barrier, then the rows
-/// r = rank, rank + cluster size, .. merged over every CTA's s_part through distributed shared
-/// memory in rank order (merge_partials: the bits v06's counter merge gives) and written to o
-/// and lse; a second barrier keeps each CTA's rows alive until its peers have read them.
+/// r = rank, rank + cluster size, .. merged over the sequence's `splits` CTAs' s_part (the idle
+/// ones past them would add exactly 0) through distributed shared memory in rank order
+/// (merge_partials: the bits v06's counter merge gives) and written to o and lse; a second
+/// barrier keeps each CTA's rows alive until its peers have read them.
 template <int kD>
 __device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
                                               const float (*s_max)[GqaMmaConfig::kRows],
                                               const float (*s_sum)[GqaMmaConfig::kRows], float* s_m,
                                               float* s_s, const SplitOut& out, int64_t bi, int hk,
-                                              int row0, int rows, const GqaGeometry& g) {
+                                              int row0, int rows, int splits,
+                                              const GqaGeometry& g) {
   using namespace tma_pages_detail;
   float* s_part_lse = s_part + kRows * kD;
   merge_warp_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, rows,
@@ -60,12 +62,12 @@ __device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
                                                   if (d == 0) s_part_lse[r] = lse;
                                                 });
   device::cluster_sync();  // every CTA's rows written
-  const int parts = static_cast<int>(gridDim.x), rank = static_cast<int>(device::cluster_ctarank());
-  const int mine = rows > rank ? (rows - rank + parts - 1) / parts : 0;  // CTA-uniform
-  auto row_at = [&](int r) { return rank + r * parts; };
+  const int ctas = static_cast<int>(gridDim.x), rank = static_cast<int>(device::cluster_ctarank());
+  const int mine = rows > rank ? (rows - rank + ctas - 1) / ctas : 0;  // CTA-uniform
+  auto row_at = [&](int r) { return rank + r * ctas; };
   if (mine > 0)
     merge_partials<kD, kThreads, 8>(
-        mine, parts,
+        mine, splits,
         [&](int i, int r) {
           return device::ld_shared_cluster_f32(device::map_shared_rank(&s_part_lse[row_at(r)], i));
         },
@@ -228,7 +230,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         "the warps' partials and the CTA's rows fit in the stages");
     if (out.plan.max_splits > 1) {
       cluster_merge<kD>(s_o + kConsumerWarps * kRows * kStride, s_o, s_max, s_sum, s_m, s_s, out,
-                        bi, hk, row0, rows, g);
+                        bi, hk, row0, rows, splits, g);
       return;
     }
   }
@@ -287,16 +289,21 @@ struct TmaPagesLaunch {
     device::opt_in_dynamic_smem<kernel>(smem);
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
-    if (!kCluster || out.plan.max_splits == 1) {
+    if (kCluster && out.plan.max_splits > 1)
+      enqueue_clusters<kernel>(grid, smem, max_cluster_splits(kD, kElem), stream);
+    else
       kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
           k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
-      KLAB_CHECK_LAUNCH();
-      return;
-    }
-    // v11: a row group's splits are one cluster along x (up to 16: the non-portable size).
+    KLAB_CHECK_LAUNCH();
+  }
+  /// v11: a row group's splits are one cluster along x (up to 16: the non-portable size).
+  template <auto kKernel>
+  void enqueue_clusters(dim3 grid, int smem, int max_splits, cudaStream_t stream) const {
+    KLAB_CHECK(static_cast<int>(grid.x) <= max_splits,
+               "decode_attention: a cluster merge of more splits than a cluster holds");
     static const bool non_portable = [] {
       KLAB_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+          cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
       return true;
     }();
     (void)non_portable;
@@ -306,13 +313,13 @@ struct TmaPagesLaunch {
     cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
-    config.blockDim = dim3(kThreads);
+    config.blockDim = dim3(tma_pages_detail::kThreads);
     config.dynamicSmemBytes = static_cast<size_t>(smem);
     config.stream = stream;
     config.attrs = &cluster;
     config.numAttrs = 1;
-    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, k_map, v_map, q, seq_lens, block_table, out,
-                                       counters, g, scales));
+    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, k_map, v_map, q, seq_lens, block_table,
+                                       out, counters, g, scales));
   }
   void operator()(cudaStream_t stream) const {
     with_head_dim(d, [&]<int kD>() {

@@ -6,10 +6,11 @@
 // of dependent L2 loads), beside ~3.5 us of the harness's floor for any launch.
 // What changes: a row group's splits are one thread-block cluster along x (rank = split; up to
 // 16, Hopper's non-portable size, so plan_v11 takes chunks of at least 1/16 of the longest
-// sequence). Each CTA merges its warps into its normalised rows and lse in its own shared memory
-// (the freed stages), a cluster barrier, then CTA `rank` merges rows rank, rank + splits, .. over
-// every CTA's rows by ld.shared::cluster in rank order (partial_merge.cuh: the bits v10's
-// counter merge gives) and writes o and lse; a second barrier keeps the rows alive until read.
+// sequence; 8 at D = 256, one CTA an SM). Each CTA merges its warps into its normalised rows
+// and lse in its own shared memory (the freed stages), a cluster barrier, then CTA `rank` merges
+// rows rank, rank + cluster size, .. over the sequence's splits' rows by ld.shared::cluster in
+// rank order (partial_merge.cuh: the bits v10's counter merge gives) and writes o and lse; a
+// second barrier keeps the rows alive until read.
 // No workspace, no counters, no fence, no atomic; CTAs of splits past a shorter sequence's join
 // their cluster's barriers with an empty partial.
 // Expected bottleneck: at B = 1 the launch and the first stage's round trips; the stream
@@ -18,7 +19,7 @@
 // 12-13.5 us (v10 ~16); (1, 32k) 1.05-1.12x; (1, 128k) 0.97-1.03x (16 splits of 8k keys, one
 // CTA an SM: the stream may lose what the tail gains); (16, 8k) 1.00-1.03x; (64, 4k), (256, 2k)
 // (one split: the same kernel path) within 1%; the ragged batch within 3%.
-// Requirements: v10's; a sequence takes at most 16 splits (plan_v11).
+// Requirements: v10's; a sequence takes at most 16 splits (8 at D = 256; plan_v11).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 #include "klab/harness/device_info.hpp"
 

@@ -977,8 +977,8 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
   }
 }
 
-// v11's splits are one cluster each: at most 16 a sequence, every key covered once, no
-// workspace; where v06's plan already has at most 16 splits it is v11's.
+// v11's splits are one cluster each: at most 16 a sequence (8 at D = 256, one CTA an SM), every
+// key covered once, no workspace; where v06's plan already fits a cluster it is v11's.
 TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
   std::vector<Dims> shapes;
   for (int64_t page : {16, 64})
@@ -987,10 +987,13 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
   shapes.push_back(dims(1, 1, 16, 32, 8, 128, 0));
   shapes.push_back(dims(3, 1000, 16, 10, 2, 128, 17));
   shapes.push_back(dims(1, 131072, 128, 32, 4, 64, 0));
+  shapes.push_back(dims(1, 131072, 16, 32, 8, 256, 0));
+  EXPECT_EQ(decode_attention::max_cluster_splits(128), 16);
+  EXPECT_EQ(decode_attention::max_cluster_splits(256), 8);
   for (const Dims& s : shapes) {
     const decode_attention::ClusterSplitPlan p = decode_attention::plan_v11(s, kH200Sms);
     const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms);
-    EXPECT_LE(p.max_splits, decode_attention::kMaxClusterSplits) << s.b << " " << s.len;
+    EXPECT_LE(p.max_splits, decode_attention::max_cluster_splits(s.d)) << s.b << " " << s.len;
     EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0);
     EXPECT_EQ(p.chunk % decode_attention::GqaMmaConfig::kBlockN, 0);
     for (int64_t len : decode_attention::context_lengths(s)) {
@@ -1000,7 +1003,7 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
       for (int i = 0; i < splits; ++i) covered += p.key_end(i, len) - p.key_begin(i);
       EXPECT_EQ(covered, len);
     }
-    if (v06.max_splits <= decode_attention::kMaxClusterSplits) {
+    if (v06.max_splits <= decode_attention::max_cluster_splits(s.d)) {
       EXPECT_EQ(p.chunk, v06.chunk) << s.b << " " << s.len;
     }
   }
