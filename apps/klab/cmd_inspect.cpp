@@ -41,8 +41,13 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   out.emplace_back(sass, [o] { return cmd_sass(*o); });
 
   auto* prof = app.add_subcommand(
-      "profile", "Nsight Compute summary of a variant's kernels under `klab bench`");
-  add_target_opts(prof, *o, true);
+      "profile",
+      "Nsight Compute summary of variants' kernels under `klab bench`, one after another");
+  prof->add_option(
+          "variants", o->variants,
+          "variant ids, e.g. sgemm.v05_2d_blocktile sgemm.baseline_cublas (see `klab list`)")
+      ->required();
+  add_problem_opts(prof, *o);
   prof->add_option("--set", o->set, "sol, memory, stalls or all")
       ->check(CLI::IsMember({"sol", "memory", "stalls", "all"}));
   prof->add_option("--out", o->out,

@@ -119,7 +119,13 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
 }  // namespace
 
 int cmd_profile(const InspectOptions& opt) {
-  const Target t = resolve(opt);
+  // Every target resolved before any tool or GPU work: a bad id or shape is one line, nothing run.
+  std::vector<Target> targets;
+  for (const std::string& id : opt.variants) {
+    InspectOptions one = opt;
+    one.variant = id;
+    targets.push_back(resolve(one));
+  }
   const std::string ncu = need_tool("ncu", "profile", "Nsight Compute");
   require_gpu("profile");
   // The `klab bench` that ncu runs reads this device's ceilings from the cache. Measured under
@@ -129,23 +135,29 @@ int cmd_profile(const InspectOptions& opt) {
     std::cerr << "measuring this device's ceilings once, outside the profiler (cached at "
               << ceilings_cache_path() << ")\n";
   ceilings_for_this_device();
-  const std::vector<CapturedKernel> ks = capture_kernels(*t.family, *t.variant, t.problem);
-  if (ks.empty()) throw Error(t.variant->info.id + " launched no kernel to profile");
-  const NcuRun run = profile_variant(t, ks, ncu, {opt.set, "bench", opt.out});
+  int exit_code = 0;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Target& t = targets[i];
+    if (i > 0) std::cout << "\n";
+    const std::vector<CapturedKernel> ks = capture_kernels(*t.family, *t.variant, t.problem);
+    if (ks.empty()) throw Error(t.variant->info.id + " launched no kernel to profile");
+    const NcuRun run = profile_variant(t, ks, ncu, {opt.set, "bench", opt.out});
 
-  print_header(t);
-  std::cout << "ncu --set " << opt.set << ", " << run.report.rows.size()
-            << " launch(es) profiled (cache flushed, clocks as they are)\n";
-  const Counts counts = t.family->counts(t.problem);
-  for (const auto& row : run.report.rows)
-    print_profile_row(row, run.report.rows.size() == 1 ? counts : Counts{});
-  if (!run.csv.empty()) std::cout << "\nraw CSV: " << run.csv << "\n";
-  if (!opt.json.empty()) {
-    append_profile_record(opt.json, profile_record(t.variant->info.id, t.family->name, t.problem,
-                                                   opt.set, counts, run.report));
-    std::cout << "appended to " << opt.json << "\n";
+    print_header(t);
+    std::cout << "ncu --set " << opt.set << ", " << run.report.rows.size()
+              << " launch(es) profiled (cache flushed, clocks as they are)\n";
+    const Counts counts = t.family->counts(t.problem);
+    for (const auto& row : run.report.rows)
+      print_profile_row(row, run.report.rows.size() == 1 ? counts : Counts{});
+    if (!run.csv.empty()) std::cout << "\nraw CSV: " << run.csv << "\n";
+    if (!opt.json.empty()) {
+      append_profile_record(opt.json, profile_record(t.variant->info.id, t.family->name, t.problem,
+                                                     opt.set, counts, run.report));
+      std::cout << "appended to " << opt.json << "\n";
+    }
+    if (run.exit_code != 0) exit_code = 1;
   }
-  return run.exit_code == 0 ? 0 : 1;
+  return exit_code;
 }
 
 }  // namespace klab::cli

@@ -65,6 +65,10 @@ void add_target_opts(CLI::App* cmd, InspectOptions& o, bool required) {
   auto* v = cmd->add_option("variant", o.variant,
                             "variant id, e.g. sgemm.v05_2d_blocktile (see `klab list`)");
   if (required) v->required();
+  add_problem_opts(cmd, o);
+}
+
+void add_problem_opts(CLI::App* cmd, InspectOptions& o) {
   cmd->add_option("--shape", o.shape,
                   "problem dimensions (default: the family's first headline shape)");
   cmd->add_option("--dtype", o.dtype, "f32, f16, bf16, e4m3, e5m2");

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <array>
 #include <string>
+#include <vector>
 
 #include "klab/harness/kernel_capture.hpp"
 #include "klab/harness/registry.hpp"
@@ -12,14 +13,15 @@ namespace klab::cli {
 
 struct InspectOptions {
   std::string variant, shape, dtype;
-  std::string kernel;       // sass: substring of a kernel name
-  std::string out;          // sass: SASS file; profile: folder
-  std::string ptx;          // sass: PTX file
-  bool list = false;        // sass: list the kernels in this binary
-  std::string set = "all";  // profile: sol | memory | stalls | all
-  std::string json;         // profile, sass: append a record to this JSON file
-  std::string binary;       // sass: read kernels from this file instead of klab's own binary
-  std::string arch;         // sass: with --binary, the SASS architecture to read (sm_90, ...)
+  std::vector<std::string> variants;  // profile: one or more variant ids, profiled in turn
+  std::string kernel;                 // sass: substring of a kernel name
+  std::string out;                    // sass: SASS file; profile: folder
+  std::string ptx;                    // sass: PTX file
+  bool list = false;                  // sass: list the kernels in this binary
+  std::string set = "all";            // profile: sol | memory | stalls | all
+  std::string json;                   // profile, sass: append a record to this JSON file
+  std::string binary;  // sass: read kernels from this file instead of klab's own binary
+  std::string arch;    // sass: with --binary, the SASS architecture to read (sm_90, ...)
 };
 
 struct Target {
@@ -40,6 +42,9 @@ void print_header(const Target& t);
 
 /// The positional variant id, --shape and --dtype.
 void add_target_opts(CLI::App* cmd, InspectOptions& o, bool required);
+
+/// --shape and --dtype alone (add_target_opts without the variant).
+void add_problem_opts(CLI::App* cmd, InspectOptions& o);
 
 /// Where a captured kernel's launch came from: "" for klab itself, a library's file name, or
 /// "launched through the driver".

@@ -91,6 +91,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"report /nonexistent/x.json", "no such file"},
     {"check vector_add --dist cauchy", "unknown distribution"},
     {"report /nonexistent/x.json --section bad!name", "--section"},
+    // profile takes several variants, each resolved before any tool or GPU work
+    {"profile vector_add.v01_naive vector_add.v99_nope", "unknown variant"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
