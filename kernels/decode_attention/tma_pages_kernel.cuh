@@ -40,11 +40,11 @@ struct KvScales {
   const float* v = nullptr;
 };
 
-/// v11's end of a CTA whose row group's splits form one cluster (rank = split; every CTA of the
-/// cluster calls it, idle ones with an empty partial): the warps' partials (s_o, s_max, s_sum)
-/// merged into this CTA's normalised rows and lse at s_part, a cluster barrier, then the rows
-/// r = rank, rank + cluster size, .. merged over the sequence's `splits` CTAs' s_part (the idle
-/// ones past them would add exactly 0) through distributed shared memory in rank order
+/// v11's end of a CTA whose row group's splits form one cluster (rank = split; the sequence's
+/// `splits` CTAs call it, the cluster's others have exited, which releases the cluster barrier
+/// they would hold up: PTX `exit`): the warps' partials (s_o, s_max, s_sum) merged into this
+/// CTA's normalised rows and lse at s_part, a cluster barrier, then the rows r = rank, rank +
+/// splits, .. merged over the splits' s_part through distributed shared memory in rank order
 /// (merge_partials: the bits v06's counter merge gives) and written to o and lse; a second
 /// barrier keeps each CTA's rows alive until its peers have read them.
 template <int kD>
@@ -61,10 +61,10 @@ __device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
                                                   s_part[r * kD + d] = o;
                                                   if (d == 0) s_part_lse[r] = lse;
                                                 });
-  device::cluster_sync();  // every CTA's rows written
-  const int ctas = static_cast<int>(gridDim.x), rank = static_cast<int>(device::cluster_ctarank());
-  const int mine = rows > rank ? (rows - rank + ctas - 1) / ctas : 0;  // CTA-uniform
-  auto row_at = [&](int r) { return rank + r * ctas; };
+  device::cluster_sync();                                        // every CTA's rows written
+  const int rank = static_cast<int>(device::cluster_ctarank());  // < splits
+  const int mine = rows > rank ? (rows - rank + splits - 1) / splits : 0;  // CTA-uniform
+  auto row_at = [&](int r) { return rank + r * splits; };
   if (mine > 0)
     merge_partials<kD, kThreads, 8>(
         mine, splits,
@@ -131,11 +131,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   else
     load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
   const int splits = out.plan.splits_of(len);
-  // The grid is sized for the longest sequence: a split past this one's has no keys (kCluster:
-  // it still joins its cluster's barriers, with an empty partial).
-  const bool idle = split >= splits;
-  if (idle && !kCluster) return;
-  const int64_t j1 = idle ? j0 : out.plan.key_end(split, len);
+  // The grid is sized for the longest sequence: a split past this one's has no keys. kCluster:
+  // its exit releases the cluster barriers it would hold up, and no peer reads its memory.
+  if (split >= splits) return;
+  const int64_t j1 = out.plan.key_end(split, len);
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
 
   if (tid == 0) {

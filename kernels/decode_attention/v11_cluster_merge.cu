@@ -11,8 +11,8 @@
 // rows rank, rank + cluster size, .. over the sequence's splits' rows by ld.shared::cluster in
 // rank order (partial_merge.cuh: the bits v10's counter merge gives) and writes o and lse; a
 // second barrier keeps the rows alive until read.
-// No workspace, no counters, no fence, no atomic; CTAs of splits past a shorter sequence's join
-// their cluster's barriers with an empty partial.
+// No workspace, no counters, no fence, no atomic; CTAs of splits past a shorter sequence's exit
+// at once (their exit releases the cluster barriers they would hold up).
 // Expected bottleneck: at B = 1 the launch and the first stage's round trips; the stream
 // elsewhere, as v10.
 // Prediction (written before it ran), Qwen3-8B heads, bf16, against v10 in the same run: (1, 4k)
