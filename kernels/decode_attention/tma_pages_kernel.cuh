@@ -1,13 +1,15 @@
 #pragma once
-// The kernel of v06 (bf16 KV, kElem = 2), v08 and v09 (e4m3 KV, kElem = 1): a CTA holds one
-// tile of 16 of a KV head's query rows and one chunk of a sequence's keys; a producer warp
-// gathers the chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on mbarriers;
-// four math warps run gqa_mma.cuh's stage (bf16), gqa_mma_e4m3.cuh's (e4m3: Q's tile in f16, K's
-// scale in the scores' scale, V's on the output) or, kSwapTiles > 0, gqa_swap_ab.cuh's (v09 on
-// e4m3, v10 on bf16: keys as the mma's M, the rows as kSwapTiles n8 tiles, Q in registers); splits
-// are merged in the same launch by the last CTA of a row group (partial_merge.cuh).
-// v06_tma_pages.cu tells the design's history and its measurements, v08_fp8_kv.cu what FP8
-// changes, v09_fp8_swap_ab.cu the swap.
+// The kernel of v06, v10 and v11 (bf16 KV, kElem = 2), v08 and v09 (e4m3 KV, kElem = 1): a CTA
+// holds one tile of 16 of a KV head's query rows and one chunk of a sequence's keys; a producer
+// warp gathers the chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on
+// mbarriers; four math warps run gqa_mma.cuh's stage (bf16), gqa_mma_e4m3.cuh's (e4m3: Q's tile
+// in f16, K's scale in the scores' scale, V's on the output) or, kSwapTiles > 0,
+// gqa_swap_ab.cuh's (v09 on e4m3, v10 and v11 on bf16: keys as the mma's M, the rows as
+// kSwapTiles n8 tiles, Q in registers); splits are merged in the same launch by the last CTA of a
+// row group (partial_merge.cuh) or, kCluster (v11), through distributed shared memory within
+// the row group's cluster (cluster_merge). v06_tma_pages.cu tells the design's history and its
+// measurements, v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap,
+// v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
 #include <type_traits>
