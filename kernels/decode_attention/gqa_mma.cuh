@@ -149,6 +149,12 @@ struct GqaWarpState {
     row_max[0] = row_max[1] = -INFINITY;
     row_sum[0] = row_sum[1] = 0.f;
   }
+  __device__ __forceinline__ void scale(float x) {
+#pragma unroll
+    for (int n = 0; n < kD / 8; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[n][e] *= x;
+  }
 };
 
 /// The running max may trail a row's true max by up to this (base 2): P's terms stay below 2^8,

@@ -60,6 +60,13 @@ __device__ __forceinline__ void load_q_tile_e4m3(uint32_t sq, const __nv_bfloat1
   }
 }
 
+/// One b32 of V's ldmatrix.trans over e4m3 rows (bytes: key 2c dims 2r, 2r + 1, then key 2c + 1
+/// the same dims) as two f16x2 words of key pairs: (keys 2c, 2c + 1) of dim 2r in `even`, of dim
+/// 2r + 1 in `odd`.
+__device__ __forceinline__ void e4m3_v_key_pairs(uint32_t w, uint32_t& even, uint32_t& odd) {
+  device::e4m3x4_to_f16x2x2(__byte_perm(w, 0, 0x3120), even, odd);
+}
+
 /// gqa_mma_stage for e4m3 K and V tiles (rows of kD bytes, laid out as KvTile::offset says, in
 /// 16-byte chunks); Q's f16 tile from load_q_tile_e4m3; scale_log2 with K's scale folded in.
 template <int kD, class KvTile>
@@ -101,13 +108,10 @@ __device__ __forceinline__ void gqa_mma_stage_e4m3(GqaWarpState<kD>& st, uint32_
     device::ldmatrix_x4_trans(vb, sv + KvTile::offset(mat_row, 2 * nd + mat_chunk));
 #pragma unroll
     for (int half = 0; half < 2; ++half) {  // dims 16j .. 16j + 15, j = 2 nd + half
-      // Keys 0-7 (b0) and 8-15 (b1): bytes (k 2c d 2r, k 2c d 2r+1, k 2c+1 d 2r, k 2c+1 d 2r+1)
-      // to (k 2c d 2r, k 2c+1 d 2r | k 2c d 2r+1, k 2c+1 d 2r+1).
-      const uint32_t w0 = __byte_perm(vb[2 * half], 0, 0x3120);
-      const uint32_t w1 = __byte_perm(vb[2 * half + 1], 0, 0x3120);
+      // Keys 0-7 (b0) and 8-15 (b1) of the even and of the odd dims.
       uint32_t even[2], odd[2];
-      device::e4m3x4_to_f16x2x2(w0, even[0], odd[0]);
-      device::e4m3x4_to_f16x2x2(w1, even[1], odd[1]);
+      e4m3_v_key_pairs(vb[2 * half], even[0], odd[0]);
+      e4m3_v_key_pairs(vb[2 * half + 1], even[1], odd[1]);
       const int j = 2 * nd + half;
       device::mma_m16n8k16_f16(st.acc[2 * j], pa, even);
       device::mma_m16n8k16_f16(st.acc[2 * j + 1], pa, odd);

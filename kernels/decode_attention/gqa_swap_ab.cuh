@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/gqa_mma_e4m3.cuh"
 #include "klab/device/fp8_convert.cuh"
 #include "klab/device/mma_sm80.cuh"
 
@@ -207,12 +208,10 @@ __device__ __forceinline__ void gqa_swap_ab_stage_e4m3(
     device::ldmatrix_x4_trans(vb, sv + KvTile::offset(mat_row, 2 * nd + mat_chunk));
 #pragma unroll
     for (int half = 0; half < 2; ++half) {  // chunk j = 2 nd + half
-      // (k 2c d 2r, k 2c d 2r+1, k 2c+1 d 2r, k 2c+1 d 2r+1) to (k 2c, k 2c+1 of d 2r | of d 2r+1).
-      const uint32_t w0 = __byte_perm(vb[2 * half], 0, 0x3120);      // keys 0-7
-      const uint32_t w1 = __byte_perm(vb[2 * half + 1], 0, 0x3120);  // keys 8-15
+      // Rows r (dim 2r) and r + 8 (dim 2r + 1): keys 0-7 in a0, a1, keys 8-15 in a2, a3.
       uint32_t a[4];
-      device::e4m3x4_to_f16x2x2(w0, a[0], a[1]);  // rows r (dim 2r) and r + 8 (dim 2r + 1)
-      device::e4m3x4_to_f16x2x2(w1, a[2], a[3]);
+      e4m3_v_key_pairs(vb[2 * half], a[0], a[1]);
+      e4m3_v_key_pairs(vb[2 * half + 1], a[2], a[3]);
 #pragma unroll
       for (int n = 0; n < kNT; ++n) device::mma_m16n8k16_f16(st.acc[2 * nd + half][n], a, pb[n]);
     }

@@ -202,15 +202,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       __syncwarp();
       if (lane == 0) device::mbarrier_arrive(&empty[slot]);
     }
-    if constexpr (kSwap && kE4m3) {
-      state.scale(scales.v[hk]);
-    } else if constexpr (kE4m3) {
-      const float vs = scales.v[hk];
-#pragma unroll
-      for (int n = 0; n < kD / 8; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) state.acc[n][e] *= vs;
-    }
+    if constexpr (kE4m3) state.scale(scales.v[hk]);
   }
   __syncthreads();  // every stage consumed: they hold the warps' partials now
 
