@@ -24,6 +24,7 @@ void register_decode_attention(Registry& r) {
     gpu_v09_fp8_swap_ab(),
     gpu_v10_swap_ab(),
     gpu_v11_cluster_merge(),
+    gpu_v12_fp8_cluster_merge(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

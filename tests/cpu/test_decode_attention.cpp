@@ -977,8 +977,9 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
   }
 }
 
-// v11's splits are one cluster each: at most 16 a sequence (8 at D = 256, one CTA an SM), every
-// key covered once, no workspace; where v06's plan already fits a cluster it is v11's.
+// v11's (bf16) and v12's (e4m3) splits are one cluster each: at most 16 a sequence (8 at
+// D = 256 in bf16, one CTA an SM), every key covered once, no workspace; where v06's plan (or
+// v09's, e4m3) already fits a cluster it is the cluster rung's.
 TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
   std::vector<Dims> shapes;
   for (int64_t page : {16, 64})
@@ -990,21 +991,26 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
   shapes.push_back(dims(1, 131072, 16, 32, 8, 256, 0));
   EXPECT_EQ(decode_attention::max_cluster_splits(128), 16);
   EXPECT_EQ(decode_attention::max_cluster_splits(256), 8);
-  for (const Dims& s : shapes) {
-    const decode_attention::ClusterSplitPlan p = decode_attention::plan_v11(s, kH200Sms);
-    const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms);
-    EXPECT_LE(p.max_splits, decode_attention::max_cluster_splits(s.d)) << s.b << " " << s.len;
-    EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0);
-    EXPECT_EQ(p.chunk % decode_attention::GqaMmaConfig::kBlockN, 0);
-    for (int64_t len : decode_attention::context_lengths(s)) {
-      const int splits = p.splits_of(len);
-      EXPECT_LE(splits, p.max_splits);
-      int64_t covered = 0;
-      for (int i = 0; i < splits; ++i) covered += p.key_end(i, len) - p.key_begin(i);
-      EXPECT_EQ(covered, len);
-    }
-    if (v06.max_splits <= decode_attention::max_cluster_splits(s.d)) {
-      EXPECT_EQ(p.chunk, v06.chunk) << s.b << " " << s.len;
+  EXPECT_EQ(decode_attention::max_cluster_splits(128, 1), 16);
+  for (int64_t elem : {2, 1}) {
+    for (const Dims& s : shapes) {
+      if (elem == 1 && s.d % 128 != 0) continue;  // e4m3 takes D in multiples of 128
+      const decode_attention::ClusterSplitPlan p = decode_attention::plan_v11(s, kH200Sms, elem);
+      const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms, elem);
+      const int most = decode_attention::max_cluster_splits(s.d, elem);
+      EXPECT_LE(p.max_splits, most) << elem << " " << s.b << " " << s.len;
+      EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0);
+      EXPECT_EQ(p.chunk % decode_attention::GqaMmaConfig::kBlockN, 0);
+      for (int64_t len : decode_attention::context_lengths(s)) {
+        const int splits = p.splits_of(len);
+        EXPECT_LE(splits, p.max_splits);
+        int64_t covered = 0;
+        for (int i = 0; i < splits; ++i) covered += p.key_end(i, len) - p.key_begin(i);
+        EXPECT_EQ(covered, len);
+      }
+      if (v06.max_splits <= most) {
+        EXPECT_EQ(p.chunk, v06.chunk) << elem << " " << s.b << " " << s.len;
+      }
     }
   }
 }
