@@ -265,6 +265,10 @@ sweep=$res/2026-12-03_9445930_decode_b1_sweep
   --section results-9445930-sweep
 "$klab" report "$sweep"/floor_vector_add.json --family vector_add \
   --readme docs/worklogs/decode.md --section results-9445930-floor
+# 698a305's run: the cluster merges v11 (bf16) and v12 (e4m3) beside v10, v09 and cuDNN.
+run17=$res/2026-12-03_698a305_decode_v11_v12_first
+"$klab" report "$run17"/bench_decode_attention.json "$run17"/bench_decode_attention_e4m3.json \
+  --family decode_attention --readme docs/worklogs/decode.md --section results-698a305
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \
