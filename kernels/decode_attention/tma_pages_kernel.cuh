@@ -273,20 +273,27 @@ struct TmaPagesLaunch {
   GqaGeometry g;
   KvScales scales;
   int64_t b, d;
+  bool cluster = false;  // kCluster rungs: the plan merges in a cluster (else through counters)
 
   template <int kD, int kSwapTiles>
   void enqueue(cudaStream_t stream) const {
     using tma_pages_detail::kThreads;
-    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, kCluster>;
+    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
-    device::opt_in_dynamic_smem<kernel>(smem);
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
-    if (kCluster && out.plan.max_splits > 1)
-      enqueue_clusters<kernel>(grid, smem, max_cluster_splits(kD, kElem), stream);
-    else
-      kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
-          k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
+    if constexpr (kCluster) {
+      if (cluster && out.plan.max_splits > 1) {
+        constexpr auto clustered = tma_pages_kernel<kD, kElem, kSwapTiles, true>;
+        device::opt_in_dynamic_smem<clustered>(smem);
+        enqueue_clusters<clustered>(grid, smem, max_cluster_splits(kD, kElem), stream);
+        KLAB_CHECK_LAUNCH();
+        return;
+      }
+    }
+    device::opt_in_dynamic_smem<kernel>(smem);
+    kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
+        k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
     KLAB_CHECK_LAUNCH();
   }
   /// v11: a row group's splits are one cluster along x (up to 16: the non-portable size).
@@ -330,13 +337,16 @@ struct TmaPagesLaunch {
   }
 };
 
-/// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3).
+/// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3);
+/// cluster: the splits merge in a cluster (kCluster rungs whose plan says so), with no workspace.
 template <int kElem, bool kSwapAb = false, bool kCluster = false>
 TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buffers& b,
-                                                          const CountedSplitPlan& plan) {
+                                                          const CountedSplitPlan& plan,
+                                                          bool cluster = false) {
   const Dims s = dims_of(p);
+  KLAB_CHECK(kCluster || !cluster, "decode_attention: a cluster merge in a rung built without it");
   const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
-                                 kCluster ? nullptr : b.workspace, plan, s.rows(), s.d);
+                                 cluster ? nullptr : b.workspace, plan, s.rows(), s.d);
   int* counters =
       out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
   KvScales scales;
@@ -351,7 +361,8 @@ TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buff
           gqa_geometry(s),
           scales,
           s.b,
-          s.d};
+          s.d,
+          cluster};
 }
 
 /// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons);
