@@ -293,44 +293,44 @@ struct ClusterSplitPlan : CountedSplitPlan {
   }
 };
 
-/// Where the cluster merge pays (cluster_merge_pays): the batch's lengths are equal (a ragged
-/// batch's clusters hold their slots until their longest split ends and start only when a GPC
-/// has a whole cluster's slots free), and for e4m3 the longest sequence is at most this many
-/// keys (beyond it, a cluster's at most 16 splits leave too few CTAs to keep e4m3's stream,
-/// which needs more math warps a byte than bf16's).
-inline constexpr int64_t kClusterMaxLenE4m3 = 8192;
+/// Where the cluster merge pays, as measured (2026-12-03_698a305_decode_v11_v12_first and
+/// _decode_cluster_sweep): the batch's lengths are equal (a ragged batch's clusters hold their
+/// slots until their longest split ends and start only when a GPC has a whole cluster's slots
+/// free: 0.74-0.85x) and the cluster plan's chunk is at most kClusterMaxChunk keys, where the
+/// counter merge's tail is a large share of a CTA's time (B = 1 up to 8k keys: 1.05-1.14x). With
+/// longer chunks the cluster lost (uniform batches of 4-8 sequences 0.78-0.82x) or varied between
+/// runs by more than it gains (B = 1 at 32k: 1.06x in one run, 0.93x in the next).
+inline constexpr int64_t kClusterMaxChunk = 512;
 
-inline bool cluster_merge_pays(const Dims& s, int64_t elem) {
+inline bool cluster_merge_pays(const Dims& s, const SplitKvPlan& cluster_plan) {
   const std::vector<int64_t> lens = context_lengths(s);
   if (lens.empty()) return false;
   const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
-  if (*lo != *hi) return false;
-  return elem == 2 || *hi <= kClusterMaxLenE4m3;
+  return *lo == *hi && cluster_plan.chunk <= kClusterMaxChunk;
 }
 
-/// v11 and v12 (elem as v06's): where cluster_merge_pays, plan_v06's wave model with chunks of
-/// at least 1 / max_cluster_splits of the longest sequence, merged in a cluster; elsewhere
-/// plan_v06's own plan, merged through its counters (v10's and v09's path).
+/// v11 and v12 (elem as v06's): plan_v06's wave model with chunks of at least
+/// 1 / max_cluster_splits of the longest sequence, merged in a cluster where cluster_merge_pays;
+/// elsewhere plan_v06's own plan, merged through its counters (v10's and v09's path).
 inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
   using Gqa = GqaMmaConfig;
-  ClusterSplitPlan p;
-  if (!cluster_merge_pays(s, elem)) {
-    static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
-    p.cluster = false;
-    return p;
-  }
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   const std::vector<int64_t> lens = context_lengths(s);
   const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
   const int64_t most = max_cluster_splits(s.d, elem);
   const int64_t min_chunk =
       std::max<int64_t>(Gqa::kMinChunk, round_up((max_len + most - 1) / most, Gqa::kBlockN));
+  ClusterSplitPlan p;
   static_cast<SplitKvPlan&>(p) =
       plan_split_kv_waves(lens,
                           {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem),
                            Gqa::kBlockN, min_chunk},
                           2 * Gqa::kBlockN);
   p.groups = s.b * units;
+  if (!cluster_merge_pays(s, p)) {
+    static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
+    p.cluster = false;
+  }
   return p;
 }
 

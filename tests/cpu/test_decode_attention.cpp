@@ -977,12 +977,11 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
   }
 }
 
-// v11 (bf16) and v12 (e4m3) merge in a cluster only where cluster_merge_pays: uniform lengths,
-// and for e4m3 up to kClusterMaxLenE4m3 keys; there at most 16 splits a sequence (8 at D = 256
+// v11 (bf16) and v12 (e4m3) merge in a cluster only where cluster_merge_pays: uniform lengths
+// and chunks of at most kClusterMaxChunk keys; there at most 16 splits a sequence (8 at D = 256
 // in bf16, one CTA an SM), every key covered once, no workspace, and v06's chunk (v09's for
 // e4m3) where it already fits a cluster. Elsewhere v06's plan and its counters, exactly.
 TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
-  using decode_attention::cluster_merge_pays;
   std::vector<Dims> shapes;
   for (int64_t page : {16, 64})
     for (auto [b, len, min_len] : headline_batches())
@@ -991,13 +990,24 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
   shapes.push_back(dims(3, 1000, 16, 10, 2, 128, 17));
   shapes.push_back(dims(1, 131072, 128, 32, 4, 64, 0));
   shapes.push_back(dims(1, 131072, 16, 32, 8, 256, 0));
+  shapes.push_back(dims(1, 8192, 16, 32, 8, 128, 0));
+  shapes.push_back(dims(8, 4096, 16, 32, 8, 128, 0));
   EXPECT_EQ(decode_attention::max_cluster_splits(128), 16);
   EXPECT_EQ(decode_attention::max_cluster_splits(256), 8);
   EXPECT_EQ(decode_attention::max_cluster_splits(128, 1), 16);
-  EXPECT_TRUE(cluster_merge_pays(dims(1, 131072, 16, 32, 8, 128, 0), 2));
-  EXPECT_TRUE(cluster_merge_pays(dims(1, 4096, 16, 32, 8, 128, 0), 1));
-  EXPECT_FALSE(cluster_merge_pays(dims(1, 32768, 16, 32, 8, 128, 0), 1));
-  EXPECT_FALSE(cluster_merge_pays(dims(64, 16384, 16, 32, 8, 128, 100), 2));  // ragged
+  // Where the runs measured a gain (B = 1 up to 8k keys) and a loss (longer chunks, ragged).
+  auto clustered = [](const Dims& s, int64_t elem) {
+    return decode_attention::plan_v11(s, kH200Sms, elem).cluster;
+  };
+  for (int64_t elem : {2, 1}) {
+    EXPECT_TRUE(clustered(dims(1, 4096, 16, 32, 8, 128, 0), elem));
+    EXPECT_TRUE(clustered(dims(1, 8192, 64, 32, 8, 128, 0), elem));
+    EXPECT_FALSE(clustered(dims(1, 16384, 16, 32, 8, 128, 0), elem));
+    EXPECT_FALSE(clustered(dims(1, 131072, 16, 32, 8, 128, 0), elem));
+    EXPECT_FALSE(clustered(dims(8, 4096, 16, 32, 8, 128, 0), elem));
+    EXPECT_FALSE(clustered(dims(16, 8192, 16, 32, 8, 128, 0), elem));
+    EXPECT_FALSE(clustered(dims(64, 16384, 16, 32, 8, 128, 100), elem));  // ragged
+  }
   for (int64_t elem : {2, 1}) {
     for (const Dims& s : shapes) {
       if (elem == 1 && s.d % 128 != 0) continue;  // e4m3 takes D in multiples of 128
@@ -1005,7 +1015,6 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
       const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms, elem);
       const std::string at = std::to_string(elem) + " " + std::to_string(s.b) + " " +
                              std::to_string(s.len) + " " + std::to_string(s.min_len);
-      EXPECT_EQ(p.cluster, cluster_merge_pays(s, elem)) << at;
       if (!p.cluster) {
         EXPECT_EQ(p.chunk, v06.chunk) << at;
         EXPECT_EQ(p.max_splits, v06.max_splits) << at;
@@ -1013,6 +1022,7 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
         continue;
       }
       const int most = decode_attention::max_cluster_splits(s.d, elem);
+      EXPECT_LE(p.chunk, decode_attention::kClusterMaxChunk) << at;
       EXPECT_LE(p.max_splits, most) << at;
       EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0);
       EXPECT_EQ(p.chunk % decode_attention::GqaMmaConfig::kBlockN, 0);
