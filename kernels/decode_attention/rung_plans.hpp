@@ -293,20 +293,24 @@ struct ClusterSplitPlan : CountedSplitPlan {
   }
 };
 
-/// Where the cluster merge pays, as measured (2026-12-03_698a305_decode_v11_v12_first and
-/// _decode_cluster_sweep): the batch's lengths are equal (a ragged batch's clusters hold their
-/// slots until their longest split ends and start only when a GPC has a whole cluster's slots
-/// free: 0.74-0.85x) and the cluster plan's chunk is at most kClusterMaxChunk keys, where the
-/// counter merge's tail is a large share of a CTA's time (B = 1 up to 8k keys: 1.05-1.14x). With
-/// longer chunks the cluster lost (uniform batches of 4-8 sequences 0.78-0.82x) or varied between
-/// runs by more than it gains (B = 1 at 32k: 1.06x in one run, 0.93x in the next).
+/// Where the cluster merge pays, as measured (2026-12-03_698a305_decode_v11_v12_first,
+/// _decode_cluster_sweep, 2026-12-03_2dc7a86_decode_cluster_bound): the batch's lengths are equal
+/// (a ragged batch's clusters hold their slots until their longest split ends: 0.74-0.85x), the
+/// cluster plan's chunk is at most kClusterMaxChunk keys, where the counter merge's tail is a
+/// large share of a CTA's time (B = 1 up to 8k keys: 1.05-1.14x; longer chunks lost or moved
+/// between runs by more than they gain), and the launch has at most kClusterMaxClusters clusters:
+/// Qwen3-8B's B = 1 makes 8 (one a GPC of the H200's 8) and gains; every batch of 2 to 8
+/// sequences with more clusters lost 0.72-0.78x, a second wave of clusters by its size (the
+/// clusters that fit a GPC at once were not measured: cudaOccupancyMaxActiveClusters would say).
 inline constexpr int64_t kClusterMaxChunk = 512;
+inline constexpr int64_t kClusterMaxClusters = 8;
 
 inline bool cluster_merge_pays(const Dims& s, const SplitKvPlan& cluster_plan) {
   const std::vector<int64_t> lens = context_lengths(s);
   if (lens.empty()) return false;
   const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
-  return *lo == *hi && cluster_plan.chunk <= kClusterMaxChunk;
+  const int64_t clusters = s.b * s.hkv * GqaMmaConfig::row_tiles(s);
+  return *lo == *hi && cluster_plan.chunk <= kClusterMaxChunk && clusters <= kClusterMaxClusters;
 }
 
 /// v11 and v12 (elem as v06's): plan_v06's wave model with chunks of at least

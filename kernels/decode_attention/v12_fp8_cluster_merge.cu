@@ -9,15 +9,13 @@
 // Prediction (written before it ran, and before v11's first run), Qwen3-8B heads, e4m3, against
 // v09 in the same run: (1, 4k) 0.75-0.85x v09's time; (1, 32k) 1.05-1.15x v09's speed; (1, 128k)
 // 0.97-1.05x; (16, 8k) 1.00-1.04x; the batched shapes (one split) within 1%; ragged within 3%.
-// Measured (2026-12-03_698a305_decode_v11_v12_first, _decode_cluster_sweep): a gain where a
-// CTA's chunk is short (B = 1 up to 8k keys: 1.05-1.14x), a loss on the ragged batch (a cluster
-// starts only when a GPC has all its slots free and holds them until its longest split ends),
-// on uniform batches of 4-8 sequences (clusters of 4-8 CTAs of 1k keys: 0.78-0.82x), and at
-// B = 1 from 16k keys a result that moved between runs by more than the gain (1.06x, then 0.93x
-// at 32k). So the rung merges in a cluster only where cluster_merge_pays (equal lengths, chunks
-// of at most kClusterMaxChunk = 512 keys) and elsewhere runs v09's plan and counter merge.
-// Predicted for that choice (before it ran): v09's time within 1% wherever it falls back, and
-// the sweep's cluster times at B = 1 up to 8k keys.
+// Measured (2026-12-03_698a305_decode_v11_v12_first, _decode_cluster_sweep,
+// 2026-12-03_2dc7a86_decode_cluster_bound): a gain where a CTA's chunk is short and the launch
+// is one cluster a GPC (B = 1 up to 8k keys: 1.05-1.14x); a loss on the ragged batch (a cluster
+// holds its slots until its longest split ends), on batches of 2-8 equal sequences (more
+// clusters than fit at once: 0.72-0.82x), and at B = 1 from 16k keys a result that moved between
+// runs by more than the gain. So the rung merges in a cluster only where cluster_merge_pays
+// (rung_plans.hpp) and elsewhere runs v09's plan and counter merge, its time within 1%.
 // Requirements: v09's, and v11's at most 16 splits a sequence (8 where one CTA fits an SM).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 #include "klab/harness/device_info.hpp"

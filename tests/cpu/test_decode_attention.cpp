@@ -978,7 +978,7 @@ TEST(DecodeAttentionTmaPages, PlanAtTheHeadlineShapes) {
 }
 
 // v11 (bf16) and v12 (e4m3) merge in a cluster only where cluster_merge_pays: uniform lengths
-// and chunks of at most kClusterMaxChunk keys; there at most 16 splits a sequence (8 at D = 256
+// chunks of at most kClusterMaxChunk keys, at most kClusterMaxClusters clusters; there at most 16 splits a sequence (8 at D = 256
 // in bf16, one CTA an SM), every key covered once, no workspace, and v06's chunk (v09's for
 // e4m3) where it already fits a cluster. Elsewhere v06's plan and its counters, exactly.
 TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
@@ -1005,6 +1005,9 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
     EXPECT_FALSE(clustered(dims(1, 16384, 16, 32, 8, 128, 0), elem));
     EXPECT_FALSE(clustered(dims(1, 131072, 16, 32, 8, 128, 0), elem));
     EXPECT_FALSE(clustered(dims(8, 4096, 16, 32, 8, 128, 0), elem));
+    EXPECT_FALSE(clustered(dims(2, 2048, 16, 32, 8, 128, 0), elem));  // 16 clusters
+    EXPECT_FALSE(clustered(dims(8, 1024, 16, 32, 8, 128, 0), elem));
+    EXPECT_TRUE(clustered(dims(2, 2048, 16, 32, 4, 128, 0), elem));  // 8 clusters (hkv 4)
     EXPECT_FALSE(clustered(dims(16, 8192, 16, 32, 8, 128, 0), elem));
     EXPECT_FALSE(clustered(dims(64, 16384, 16, 32, 8, 128, 100), elem));  // ragged
   }
