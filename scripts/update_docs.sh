@@ -255,10 +255,8 @@ run15=$res/2026-12-03_77c007b_decode_v09_swap_ab
   "$run15"/profiles.json --family decode_attention --readme docs/worklogs/decode.md \
   --section profile-77c007b
 # 9445930's run: v10 (the swap on bf16) beside v06, v09 and cuDNN.
-for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
-  "$klab" report "$res"/2026-12-03_9445930_decode_v10_swap_ab/bench_decode_attention.json \
-    --family decode_attention --readme "$readme" --section results-9445930
-done
+"$klab" report "$res"/2026-12-03_9445930_decode_v10_swap_ab/bench_decode_attention.json \
+  --family decode_attention --readme docs/worklogs/decode.md --section results-9445930
 # 9445930's B = 1 sweep: v10, cuDNN and v09 over the context length, and the harness's floor.
 sweep=$res/2026-12-03_9445930_decode_b1_sweep
 "$klab" report "$sweep"/sweep_*.json --family decode_attention --readme docs/worklogs/decode.md \
@@ -269,6 +267,19 @@ sweep=$res/2026-12-03_9445930_decode_b1_sweep
 run17=$res/2026-12-03_698a305_decode_v11_v12_first
 "$klab" report "$run17"/bench_decode_attention.json "$run17"/bench_decode_attention_e4m3.json \
   --family decode_attention --readme docs/worklogs/decode.md --section results-698a305
+"$klab" report "$res"/2026-12-03_698a305_decode_cluster_sweep/bf16_*.json \
+  "$res"/2026-12-03_698a305_decode_cluster_sweep/e4m3_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-698a305-sweep
+"$klab" profile-report "$res"/2026-12-03_698a305_decode_cluster_sweep/profiles.json \
+  --family decode_attention --readme docs/worklogs/decode.md --section profile-698a305
+# 2dc7a86's run: v11 and v12 with the cluster merge bounded, beside v10, v09 and cuDNN.
+run18=$res/2026-12-03_2dc7a86_decode_cluster_bound
+for readme in docs/worklogs/decode.md kernels/decode_attention/README.md; do
+  "$klab" report "$run18"/bench_decode_attention.json "$run18"/bench_decode_attention_e4m3.json \
+    --family decode_attention --readme "$readme" --section results-2dc7a86
+done
+"$klab" report "$run18"/small_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-2dc7a86-small
 "$klab" report "$att0"/bench_attention.json "$att0"/torch_sdpa.json --family attention \
   --readme docs/worklogs/attention.md --section results-de53735
 "$klab" report "$att1"/decode/bench_decode_attention.json --family decode_attention \

@@ -300,7 +300,7 @@ struct ClusterSplitPlan : CountedSplitPlan {
 /// large share of a CTA's time (B = 1 up to 8k keys: 1.05-1.14x; longer chunks lost or moved
 /// between runs by more than they gain), and the launch has at most kClusterMaxClusters clusters:
 /// Qwen3-8B's B = 1 makes 8 (one a GPC of the H200's 8) and gains; every batch of 2 to 8
-/// sequences with more clusters lost 0.72-0.78x, a second wave of clusters by its size (the
+/// sequences with more clusters lost 0.71-0.82x, a second wave of clusters by its size (the
 /// clusters that fit a GPC at once were not measured: cudaOccupancyMaxActiveClusters would say).
 inline constexpr int64_t kClusterMaxChunk = 512;
 inline constexpr int64_t kClusterMaxClusters = 8;

@@ -23,7 +23,7 @@
 // 2026-12-03_2dc7a86_decode_cluster_bound): a gain where a CTA's chunk is short and the launch
 // is one cluster a GPC (B = 1 up to 8k keys: 1.05-1.14x); a loss on the ragged batch (a cluster
 // holds its slots until its longest split ends), on batches of 2-8 equal sequences (more
-// clusters than fit at once: 0.72-0.82x), and at B = 1 from 16k keys a result that moved between
+// clusters than fit at once: 0.71-0.82x), and at B = 1 from 16k keys a result that moved between
 // runs by more than the gain. So the rung merges in a cluster only where cluster_merge_pays
 // (rung_plans.hpp) and elsewhere runs v10's plan and counter merge, its time within 1%.
 // Requirements: v10's; a sequence takes at most 16 splits (8 at D = 256; plan_v11).
