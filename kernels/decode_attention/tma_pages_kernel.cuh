@@ -22,6 +22,7 @@
 #include "kernels/decode_attention/tma_pages.cuh"
 #include "klab/device/cluster_sm90.cuh"
 #include "klab/device/occupancy.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
 
@@ -376,6 +377,24 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
   if (s.hkv * GqaMmaConfig::row_tiles(s) > 65535)
     return Status::no("decode_attention." + rung + ": hkv x row tiles above 65535 (grid y)");
   return Status::yes();
+}
+
+/// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
+/// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere.
+template <int kElem>
+Variant cluster_merge_variant(const std::string& rung, std::string summary) {
+  auto plan = [](const Problem& p) { return plan_v11(dims_of(p), device_info().sm_count, kElem); };
+  return split_kv_variant(
+      rung, std::move(summary),
+      [plan](const Problem& p, Buffers& b) {
+        const ClusterSplitPlan pl = plan(p);
+        return tma_pages_launch<kElem, true, true>(p, b, pl, pl.cluster);
+      },
+      plan,
+      [rung](const Problem& p) {
+        return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kElem);
+      },
+      /*min_sm*/ 90, kElem == 1 ? DType::e4m3 : DType::bf16);
 }
 
 }  // namespace klab::decode_attention

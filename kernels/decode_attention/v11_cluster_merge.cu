@@ -28,21 +28,14 @@
 // (rung_plans.hpp) and elsewhere runs v10's plan and counter merge, its time within 1%.
 // Requirements: v10's; a sequence takes at most 16 splits (8 at D = 256; plan_v11).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
-#include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
 
 Variant gpu_v11_cluster_merge() {
-  auto plan = [](const Problem& p) { return plan_v11(dims_of(p), device_info().sm_count); };
-  return split_kv_variant(
+  return cluster_merge_variant<2>(
       "v11_cluster_merge",
       "v10 with a row group's splits as one thread-block cluster: each CTA's rows merged by its "
-      "peers through distributed shared memory (no workspace, fence or atomic)",
-      [plan](const Problem& p, Buffers& b) {
-        const ClusterSplitPlan pl = plan(p);
-        return tma_pages_launch<2, true, true>(p, b, pl, pl.cluster);
-      },
-      plan, [](const Problem& p) { return tma_pages_limits("v11", dims_of(p)); }, /*min_sm*/ 90);
+      "peers through distributed shared memory (no workspace, fence or atomic), where that pays");
 }
 
 }  // namespace klab::decode_attention

@@ -18,24 +18,14 @@
 // (rung_plans.hpp) and elsewhere runs v09's plan and counter merge, its time within 1%.
 // Requirements: v09's, and v11's at most 16 splits a sequence (8 where one CTA fits an SM).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
-#include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
 
 Variant gpu_v12_fp8_cluster_merge() {
-  auto plan = [](const Problem& p) {
-    return plan_v11(dims_of(p), device_info().sm_count, /*elem*/ 1);
-  };
-  return split_kv_variant(
+  return cluster_merge_variant<1>(
       "v12_fp8_cluster_merge",
       "v09 (e4m3, swapped operands) with v11's cluster merge: a row group's splits as one "
-      "thread-block cluster, merged through distributed shared memory",
-      [plan](const Problem& p, Buffers& b) {
-        const ClusterSplitPlan pl = plan(p);
-        return tma_pages_launch<1, true, true>(p, b, pl, pl.cluster);
-      },
-      plan, [](const Problem& p) { return tma_pages_limits("v12", dims_of(p), /*elem*/ 1); },
-      /*min_sm*/ 90, DType::e4m3);
+      "thread-block cluster, merged through distributed shared memory, where that pays");
 }
 
 }  // namespace klab::decode_attention
