@@ -275,9 +275,9 @@ inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2) 
   return p;
 }
 
-/// v11: a row group's splits are one thread-block cluster, merged through distributed shared
-/// memory, so a sequence takes at most max_cluster_splits(d) splits and the plan needs no
-/// workspace. 16 (Hopper's non-portable size) where two or more CTAs fit an SM, so a cluster
+/// v11 and v12, where they cluster: a row group's splits are one thread-block cluster, merged
+/// through distributed shared memory, so a sequence takes at most max_cluster_splits(d) splits
+/// and the plan needs no workspace. 16 (Hopper's non-portable size) where two or more CTAs fit an SM, so a cluster
 /// needs at most 8 SMs of a GPC; 8 (portable, always launchable) at one CTA an SM (D = 256).
 inline constexpr int kMaxClusterSplits = 16;
 constexpr int max_cluster_splits(int64_t d, int64_t elem = 2) {

@@ -1,15 +1,15 @@
 #pragma once
-// The kernel of v06, v10 and v11 (bf16 KV, kElem = 2), v08 and v09 (e4m3 KV, kElem = 1): a CTA
+// The kernel of v06, v10, v11 (bf16 KV, kElem = 2), v08, v09, v12 (e4m3 KV, kElem = 1): a CTA
 // holds one tile of 16 of a KV head's query rows and one chunk of a sequence's keys; a producer
 // warp gathers the chunk's pages by TMA (tma_pages.cuh) into a ring of 64-key stages on
 // mbarriers; four math warps run gqa_mma.cuh's stage (bf16), gqa_mma_e4m3.cuh's (e4m3: Q's tile
 // in f16, K's scale in the scores' scale, V's on the output) or, kSwapTiles > 0,
 // gqa_swap_ab.cuh's (v09 on e4m3, v10 and v11 on bf16: keys as the mma's M, the rows as
 // kSwapTiles n8 tiles, Q in registers); splits are merged in the same launch by the last CTA of a
-// row group (partial_merge.cuh) or, kCluster (v11), through distributed shared memory within
-// the row group's cluster (cluster_merge). v06_tma_pages.cu tells the design's history and its
-// measurements, v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap,
-// v11_cluster_merge.cu the cluster.
+// row group (partial_merge.cuh) or, kCluster (v11 on bf16, v12 on e4m3, where their plan says
+// so; the counter merge elsewhere), through distributed shared memory within the row group's
+// cluster (cluster_merge). v06_tma_pages.cu tells the design's history and its measurements,
+// v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
 #include <type_traits>
@@ -338,12 +338,14 @@ struct TmaPagesLaunch {
   }
 };
 
-/// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3);
-/// cluster: the splits merge in a cluster (kCluster rungs whose plan says so), with no workspace.
-template <int kElem, bool kSwapAb = false, bool kCluster = false>
+/// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3). A
+/// ClusterSplitPlan (v11, v12: kCluster) says whether its splits merge in a cluster, with no
+/// workspace, or through v06's counters; any other plan merges through the counters.
+template <int kElem, bool kSwapAb = false, bool kCluster = false, typename Plan>
 TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buffers& b,
-                                                          const CountedSplitPlan& plan,
-                                                          bool cluster = false) {
+                                                          const Plan& plan) {
+  bool cluster = false;
+  if constexpr (std::is_same_v<Plan, ClusterSplitPlan>) cluster = plan.cluster;
   const Dims s = dims_of(p);
   KLAB_CHECK(kCluster || !cluster, "decode_attention: a cluster merge in a rung built without it");
   const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
@@ -387,8 +389,7 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   return split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        const ClusterSplitPlan pl = plan(p);
-        return tma_pages_launch<kElem, true, true>(p, b, pl, pl.cluster);
+        return tma_pages_launch<kElem, true, true>(p, b, plan(p));
       },
       plan,
       [rung](const Problem& p) {

@@ -5,13 +5,13 @@
 // global memory, a fence, an atomic on the row group's counter, then the last CTA's two passes
 // of dependent L2 loads), beside ~3.5 us of the harness's floor for any launch.
 // What changes: a row group's splits are one thread-block cluster along x (rank = split; up to
-// 16, Hopper's non-portable size, so plan_v11 takes chunks of at least 1/16 of the longest
-// sequence; 8 at D = 256, one CTA an SM). Each CTA merges its warps into its normalised rows
+// 16, Hopper's non-portable size, so a clustered plan_v11 takes chunks of at least 1/16 of the
+// longest sequence; 8 at D = 256, one CTA an SM). Each CTA merges its warps into its normalised rows
 // and lse in its own shared memory (the freed stages), a cluster barrier, then CTA `rank` merges
 // rows rank, rank + cluster size, .. over the sequence's splits' rows by ld.shared::cluster in
 // rank order (partial_merge.cuh: the bits v10's counter merge gives) and writes o and lse; a
 // second barrier keeps the rows alive until read.
-// No workspace, no counters, no fence, no atomic; CTAs of splits past a shorter sequence's exit
+// On that path no workspace, no counters, no fence, no atomic; CTAs of splits past a shorter sequence's exit
 // at once (their exit releases the cluster barriers they would hold up).
 // Expected bottleneck: at B = 1 the launch and the first stage's round trips; the stream
 // elsewhere, as v10.
@@ -26,7 +26,7 @@
 // clusters than fit at once: 0.71-0.82x), and at B = 1 from 16k keys a result that moved between
 // runs by more than the gain. So the rung merges in a cluster only where cluster_merge_pays
 // (rung_plans.hpp) and elsewhere runs v10's plan and counter merge, its time within 1%.
-// Requirements: v10's; a sequence takes at most 16 splits (8 at D = 256; plan_v11).
+// Requirements: v10's; where it clusters, at most 16 splits a sequence (8 at D = 256; plan_v11).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
 namespace klab::decode_attention {

@@ -16,7 +16,7 @@
 // clusters than fit at once: 0.71-0.82x), and at B = 1 from 16k keys a result that moved between
 // runs by more than the gain. So the rung merges in a cluster only where cluster_merge_pays
 // (rung_plans.hpp) and elsewhere runs v09's plan and counter merge, its time within 1%.
-// Requirements: v09's, and v11's at most 16 splits a sequence (8 where one CTA fits an SM).
+// Requirements: v09's; where it clusters, v11's at most 16 splits a sequence.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
 namespace klab::decode_attention {

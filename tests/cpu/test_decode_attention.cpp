@@ -1008,6 +1008,12 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
     EXPECT_FALSE(clustered(dims(2, 2048, 16, 32, 8, 128, 0), elem));  // 16 clusters
     EXPECT_FALSE(clustered(dims(8, 1024, 16, 32, 8, 128, 0), elem));
     EXPECT_TRUE(clustered(dims(2, 2048, 16, 32, 4, 128, 0), elem));  // 8 clusters (hkv 4)
+    // Each condition alone: lengths that differ (6 clusters, short chunks), an empty slot (8
+    // clusters), and row tiles counted in the clusters (B = 1, 8 query rows a token: 2 tiles).
+    EXPECT_FALSE(clustered(dims(3, 1000, 16, 10, 2, 128, 17), elem));
+    EXPECT_FALSE(clustered(dims(4, 2048, 16, 32, 2, 128, 0, /*empty*/ 1), elem));
+    EXPECT_FALSE(clustered(dims(1, 4096, 16, 32, 8, 128, 0, 0, /*qlen*/ 8), elem));  // 16
+    EXPECT_TRUE(clustered(dims(1, 4096, 16, 32, 4, 128, 0, 0, /*qlen*/ 4), elem));   // 8
     EXPECT_FALSE(clustered(dims(16, 8192, 16, 32, 8, 128, 0), elem));
     EXPECT_FALSE(clustered(dims(64, 16384, 16, 32, 8, 128, 100), elem));  // ragged
   }
