@@ -305,8 +305,8 @@ struct ClusterSplitPlan : CountedSplitPlan {
 inline constexpr int64_t kClusterMaxChunk = 512;
 inline constexpr int64_t kClusterMaxClusters = 8;
 
-inline bool cluster_merge_pays(const Dims& s, const SplitKvPlan& cluster_plan) {
-  const std::vector<int64_t> lens = context_lengths(s);
+inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
+                               const SplitKvPlan& cluster_plan) {
   if (lens.empty()) return false;
   const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
   const int64_t clusters = s.b * s.hkv * GqaMmaConfig::row_tiles(s);
@@ -330,8 +330,7 @@ inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) 
                           {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem),
                            Gqa::kBlockN, min_chunk},
                           2 * Gqa::kBlockN);
-  p.groups = s.b * units;
-  if (!cluster_merge_pays(s, p)) {
+  if (!cluster_merge_pays(s, lens, p)) {
     static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
     p.cluster = false;
   }

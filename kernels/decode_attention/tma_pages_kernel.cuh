@@ -339,15 +339,15 @@ struct TmaPagesLaunch {
 };
 
 /// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3). A
-/// ClusterSplitPlan (v11, v12: kCluster) says whether its splits merge in a cluster, with no
-/// workspace, or through v06's counters; any other plan merges through the counters.
-template <int kElem, bool kSwapAb = false, bool kCluster = false, typename Plan>
+/// ClusterSplitPlan (v11, v12) builds the clustered kernel too and says whether its splits merge
+/// in a cluster, with no workspace, or through v06's counters; any other plan uses the counters.
+template <int kElem, bool kSwapAb = false, typename Plan,
+          bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
 TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buffers& b,
                                                           const Plan& plan) {
   bool cluster = false;
-  if constexpr (std::is_same_v<Plan, ClusterSplitPlan>) cluster = plan.cluster;
+  if constexpr (kCluster) cluster = plan.cluster;
   const Dims s = dims_of(p);
-  KLAB_CHECK(kCluster || !cluster, "decode_attention: a cluster merge in a rung built without it");
   const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
                                  cluster ? nullptr : b.workspace, plan, s.rows(), s.d);
   int* counters =
@@ -388,9 +388,7 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   auto plan = [](const Problem& p) { return plan_v11(dims_of(p), device_info().sm_count, kElem); };
   return split_kv_variant(
       rung, std::move(summary),
-      [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, true>(p, b, plan(p));
-      },
+      [plan](const Problem& p, Buffers& b) { return tma_pages_launch<kElem, true>(p, b, plan(p)); },
       plan,
       [rung](const Problem& p) {
         return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kElem);
