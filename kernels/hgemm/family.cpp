@@ -32,7 +32,7 @@ std::vector<Problem> headline() {
 
 // Shapes that break careless kernels. The fast rungs copy 16-byte rows, so the list mixes shapes
 // where K % 8 == 0 and N % 8 == 0 (vector path, partial tiles at the M/N/K edges: 129x136x40,
-// 1000^3) with shapes where they do not (element path: odd or prime dims, K = 1, misaligned
+// 120x200x72 (v19's 128 tokens), 1000^3) with shapes where they do not (element path: odd or prime dims, K = 1, misaligned
 // pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops: fp64 samples and cuBLASLt judge it.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
@@ -44,6 +44,7 @@ std::vector<Problem> awkward() {
                                                                       {97, 101, 103},
                                                                       {127, 129, 136},
                                                                       {129, 136, 40},
+                                                                      {120, 200, 72},
                                                                       {1, 4096, 4096},
                                                                       {4096, 8, 512},
                                                                       {1000, 1000, 1000},

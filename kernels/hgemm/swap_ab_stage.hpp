@@ -1,8 +1,8 @@
 #pragma once
-// The shared-memory stage of hgemm's swapped-operand weight-streaming rung (v19, M <= 64), the
+// The shared-memory stage of hgemm's swapped-operand weight-streaming rung (v19, M <= 128), the
 // descriptors that read it, and how the rung divides the weight among CTAs. v19 computes
 // C^T = B^T A^T: the weight B (K x N, N contiguous) is wgmma's A operand, 64 of its columns per
-// m64 block, and the M <= 64 rows of A (the tokens) are wgmma's N, 8 to 64 wide. One stage holds
+// m64 block, and the M <= 128 rows of A (the tokens) are wgmma's N, 8 to 128 wide. One stage holds
 // one k-tile of 64: kBlocks panels of B, each the TMA's (64 n, 64 k-rows) box with
 // CU_TENSOR_MAP_SWIZZLE_128B (128-byte rows of N: an MN-major operand, the "transposed A"), then
 // A's (64 k, kTok rows) box, K-major (rows past M arrive as zeros). Host-and-device constexpr:
@@ -24,7 +24,8 @@ struct SwapAbStage {
   static constexpr uint32_t kBytesB = kBlocks * kPanelBytes, kBytesA = kTok * kRowBytes;
   static constexpr uint32_t kBytes = kBytesB + kBytesA;
   static constexpr auto kSwizzle = device::WgmmaSwizzle::b128;
-  static_assert(kTok == 8 || kTok == 16 || kTok == 32 || kTok == 64, "wgmma N: 8 to 64 tokens");
+  static_assert(kTok == 8 || kTok == 16 || kTok == 32 || kTok == 64 || kTok == 128,
+                "wgmma N: 8 to 128 tokens");
   static_assert(kBytes % 1024 == 0, "stages on 1024-byte boundaries (the 128-byte swizzle atom)");
 
   /// Where the TMA puts B(k, n) and A(tok, k) (bytes from the stage's start).
@@ -65,11 +66,11 @@ constexpr int v19_stages(int stage_bytes) {
 constexpr int v19_smem_bytes(int stage_bytes) {
   return 1024 + v19_stages(stage_bytes) * stage_bytes + 2 * v19_stages(stage_bytes) * 8;
 }
-/// The most any entry of v19 takes (64-column slabs of 16 tokens: the deepest ring).
+/// The most any entry of v19 takes, at any of its token widths.
 constexpr int v19_max_smem_bytes() {
   int most = 0;
   for (int blocks : {1, 3})
-    for (int tok : {16, 64}) {
+    for (int tok : {16, 64, 128}) {
       const int b = v19_smem_bytes(blocks * 8192 + tok * 128);
       most = b > most ? b : most;
     }
@@ -90,8 +91,11 @@ inline constexpr SwapAbEntry kV19Entries[] = {
 };
 inline constexpr int kV19SpaceSize = int(sizeof(kV19Entries) / sizeof(kV19Entries[0]));
 
-/// The tokens' width v19 runs m <= 64 rows at: 16 up to 16 rows, else 64.
-constexpr int v19_tokens(int64_t m) { return m <= 16 ? 16 : 64; }
+/// The most rows (tokens) v19 takes: one wgmma's N.
+inline constexpr int kV19MaxTokens = 128;
+/// The tokens' width v19 runs m <= kV19MaxTokens rows at: 16 up to 16 rows, 64 up to 64, else
+/// 128.
+constexpr int v19_tokens(int64_t m) { return m <= 16 ? 16 : m <= 64 ? 64 : 128; }
 
 /// The modelled time (seconds) of entry e at (n, k) when at most `resident` of its CTAs run at
 /// once (whole clusters; the device's answer, cudaOccupancyMaxActiveClusters x splits): the waves

@@ -159,9 +159,10 @@ Status v16_can_implement(const Problem& p) {
 }
 
 Status v19_can_implement(const Problem& p) {
-  if (p.dim("m") > 64)
+  if (p.dim("m") > kV19MaxTokens)
     return Status::no("m = " + std::to_string(p.dim("m")) +
-                      ": this rung holds the tokens as one wgmma's N (M <= 64, weight streaming)");
+                      ": this rung holds the tokens as one wgmma's N (M <= " +
+                      std::to_string(kV19MaxTokens) + ", weight streaming)");
   if ((p.dim("n") + 63) / 64 > 65535)  // the slabs are gridDim.y
     return Status::no("n = " + std::to_string(p.dim("n")) +
                       " needs more than 65535 slabs of 64 columns (grid y)");
@@ -245,12 +246,11 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   // v15's clusters: no model; only a tune table picks them.
   if (e.rung == 15) return inf;
   // Weight streaming: the bytes at the read rate; v19 (one launch, no partials in memory) ahead
-  // of v17 (one launch) ahead of v16 (two).
-  if (e.rung != 14)
-    return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16   ? 2
-                                                               : e.rung == 17 ? 1
-                                                                              : 0)
-                                         : inf;
+  // of v17 (one launch) ahead of v16 (two). v16 and v17 keep M <= 64, v19 M <= 128.
+  if (e.rung != 14) {
+    const int64_t rows = e.rung == 19 ? kV19MaxTokens : WeightStreaming::kBlockM;
+    return m <= rows ? dram + kUnitCost * (e.rung == 16 ? 2 : e.rung == 17 ? 1 : 0) : inf;
+  }
   if (!v18_tile_refusal(e, m, n, k, sm_count).empty()) return inf;
   const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
   const int64_t units = tiles_of(m, n, e.block_n) * e.splits;
@@ -266,6 +266,8 @@ int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count) {
   // M <= 64 streams the weight: v19 (the tile model has no term for how few bytes in flight
   // 96-192 tiles of one CTA each keep; v14 read 3.1 TB/s there against v16's 3.7, and v19 0.93-
   // 1.11x cuBLASLt where v16 and v17 read 0.68-0.98x: 2026-12-02_12dc393).
+  // Up to 128 rows v19's model (the weight's bytes at the read rate) is below every tile
+  // entry's, so the loop below picks it there too.
   if (m <= StreamKWeight::kBlockM) return 10;
   int best = 2;
   double best_s = v18_model_seconds(best, m, n, k, sm_count);

@@ -1,7 +1,7 @@
-// v19 wgmma_swap_ab (sm_90a): weight streaming for M <= 64 with the operands swapped. The
+// v19 wgmma_swap_ab (sm_90a): weight streaming for M <= 128 with the operands swapped. The
 // product is computed as C^T = B^T A^T: the weight B (K x N) is wgmma's A operand, read
 // MN-major straight from the TMA's 128-byte-swizzled (64 n, 64 k) boxes, 64 of its columns per
-// m64 block, and the M rows of A (the tokens, 16 or 64 wide) are wgmma's N. A CTA owns a slab
+// m64 block, and the M rows of A (the tokens, 16, 64 or 128 wide) are wgmma's N. A CTA owns a slab
 // of 64 kBlocks columns of B: a producer warp, whose lane 0 issues each k-tile's kBlocks boxes of
 // B and one (64 k, kTok) box of A (rows past M zero-filled by the TMA without reading memory)
 // into a ring of up to 12 stages, and one consumer warpgroup that runs kBlocks m64nTk16 wgmmas a
@@ -50,7 +50,15 @@
 // CTAs in one wave) were measured in 2026-12-02_984292d and refuted: 19.4-20.4 us at N = 6144
 // (0.87-0.94x) against 17.3-18.6 with 96 CTAs one an SM, so the ~34 GB/s is the SM's limit
 // here, not one CTA's; reverted.
-// Requirements: sm_90a (wgmma, TMA, clusters), M <= 64 (can_implement refuses larger M), up to
+// 128 tokens (M = 65..128), added for the prefill grid's M = 128, where v18 ran 128 x 128 tiles
+// with K split 2-4 ways through an fp32 workspace and a second launch (0.74-0.93x cuBLASLt in
+// ac8ef08's run): the same slabs and clusters with m64n128 wgmmas, the tokens a stage's 16 KiB
+// beside 8-24 KiB of weight, the partials still meeting in distributed shared memory. Predicted
+// (written before it ran; cuBLASLt's times in ac8ef08's run): M = 128, N = K = 4096 10-13 us
+// (cuBLASLt ~15.7, v18 19.6: 64 slabs x 2 splits, each CTA reading three times its weight bytes
+// from L2); N = 24576 48-53 us (192 accumulators a thread; v18 61.5); K = 12288 27-33 us (v18
+// 36.7). Measured: docs/worklogs/gemm.md.
+// Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
 #include <algorithm>
@@ -305,19 +313,23 @@ void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream) {
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-    if (v19_tokens(g.m) == 16)
-      launch_v19_tokens<16>(g, stream_of(args));
-    else
-      launch_v19_tokens<64>(g, stream_of(args));
+    switch (v19_tokens(g.m)) {
+      case 16:
+        return launch_v19_tokens<16>(g, stream_of(args));
+      case 64:
+        return launch_v19_tokens<64>(g, stream_of(args));
+      default:
+        return launch_v19_tokens<kV19MaxTokens>(g, stream_of(args));
+    }
   });
 }
 
 Variant gpu_v19_wgmma_swap_ab() {
   Variant v = gpu_variant(
       "v19_wgmma_swap_ab",
-      "M <= 64 weight streaming with swapped operands: B's columns as wgmma's M, the tokens as "
-      "its N (16 or 64); 64-192-column slabs, one CTA an SM on a deep TMA ring, K split over a "
-      "cluster whose partials meet in distributed shared memory",
+      "M <= 128 weight streaming with swapped operands: B's columns as wgmma's M, the tokens "
+      "as its N (16, 64 or 128); 64-192-column slabs, one CTA an SM on a deep TMA ring, K split "
+      "over a cluster whose partials meet in distributed shared memory",
       launch_v19);
   v.info.min_sm = 90;
   v.can_implement = v19_can_implement;

@@ -280,6 +280,8 @@ TEST(WgmmaDescriptor, SwapAbStagesAreReadWhereTheTmaWroteThem) {
   check_swap_ab_stage<1, 64>();
   check_swap_ab_stage<3, 64>();
   check_swap_ab_stage<2, 8>();
+  check_swap_ab_stage<1, 128>();
+  check_swap_ab_stage<3, 128>();
 }
 
 TEST(SwapAbPlan, EntriesFillOneWaveAtQwenShapes) {
@@ -296,6 +298,9 @@ TEST(SwapAbPlan, EntriesFillOneWaveAtQwenShapes) {
   EXPECT_EQ(v19_tokens(1), 16);
   EXPECT_EQ(v19_tokens(16), 16);
   EXPECT_EQ(v19_tokens(17), 64);
+  EXPECT_EQ(v19_tokens(64), 64);
+  EXPECT_EQ(v19_tokens(65), 128);
+  EXPECT_EQ(v19_tokens(kV19MaxTokens), 128);
 }
 
 // ---- wgmma accumulator fragment ----

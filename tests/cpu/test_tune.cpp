@@ -631,8 +631,11 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(pick(16384, 24576, 4096), "128x256_k1");
   // M = 512, N = 4096: 64 wide tiles for 132 SMs; 128 narrow ones fill the wave unsplit.
   EXPECT_EQ(pick(512, 4096, 4096), "128x128_k1");
-  // M = 128, N = 4096: 32 narrow tiles: K is split.
-  const std::string small = pick(128, 4096, 4096);
+  // M = 128: v19's 128-token weight streaming (one launch, no workspace).
+  EXPECT_EQ(pick(128, 4096, 4096), "v19");
+  EXPECT_EQ(pick(128, 24576, 4096), "v19");
+  // M = 256, N = 4096: 64 narrow tiles: K is split.
+  const std::string small = pick(256, 4096, 4096);
   EXPECT_NE(small.find("128x128_k"), std::string::npos) << small;
   EXPECT_NE(small, "128x128_k1");
   // Split entries are refused where the tiles already fill the SMs, or K has too few k-tiles;
@@ -641,7 +644,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_TRUE(std::isinf(v18_model_seconds(8, 128, 4096, 256, sms))) << "8 splits of 4 k-tiles";
   EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
-  EXPECT_TRUE(std::isinf(v18_model_seconds(10, 128, 4096, 4096, sms))) << "v19 keeps M <= 64";
+  EXPECT_TRUE(std::isinf(v18_model_seconds(10, 129, 4096, 4096, sms))) << "v19 keeps M <= 128";
   EXPECT_TRUE(std::isinf(v18_model_seconds(9, 8192, 8192, 8192, sms))) << "only a table picks v15";
   for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
 }
@@ -658,12 +661,12 @@ TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
   EXPECT_FALSE(v18_config_can_implement(10, big).ok()) << "weight streaming keeps M <= 64";
   EXPECT_FALSE(v18_config_can_implement(kV18SpaceSize, big).ok());
   EXPECT_EQ(v18_workspace_bytes(big), 0u) << "no entry that runs 4096^3 splits K";
-  for (int i = 2; i < 10; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
+  for (int i = 2; i <= 10; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
   // The most any entry needs: 8 splits of 128 x 4096 fp32 partials.
   EXPECT_EQ(v18_workspace_bytes(mid), size_t(8) * 128 * 4096 * sizeof(float));
-  // v19: M <= 64, and its slabs of 64 columns on the grid's y (at most 65535).
-  EXPECT_TRUE(v19_can_implement(problem("m=64,n=4096,k=4096")).ok());
-  EXPECT_FALSE(v19_can_implement(problem("m=65,n=4096,k=4096")).ok());
+  // v19: M <= 128, and its slabs of 64 columns on the grid's y (at most 65535).
+  EXPECT_TRUE(v19_can_implement(problem("m=128,n=4096,k=4096")).ok());
+  EXPECT_FALSE(v19_can_implement(problem("m=129,n=4096,k=4096")).ok());
   EXPECT_TRUE(v19_can_implement(problem("m=1,n=4194240,k=8")).ok());
   EXPECT_FALSE(v19_can_implement(problem("m=1,n=4194304,k=8")).ok());
   EXPECT_EQ(v18_shape_class(mid), "m128_n4096_k4096");
