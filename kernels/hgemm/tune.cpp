@@ -236,8 +236,9 @@ Status v18_config_can_implement(int index, const Problem& p) {
 double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_count) {
   // Rates of this H200's measured runs (2026-12-02_9c2ca7a_hopper_v15_v16): v14 sustains ~750
   // TFLOP/s over 132 SMs; an m64n128 wgmma reads twice B's shared memory per flop of an
-  // m64n256 (taken as 10% slower); partial sums move at L2-like 5 TB/s; DRAM reads ~4 TB/s.
-  constexpr double kMacsPerSm = 750e12 / 2 / 132, kNarrowRate = 0.9, kUnitCost = 1e-6;
+  // m64n256 (taken as 10% slower), an m64n192 half way (5%, not measured when written); partial
+  // sums move at L2-like 5 TB/s; DRAM reads ~4 TB/s.
+  constexpr double kMacsPerSm = 750e12 / 2 / 132, kUnitCost = 1e-6;
   constexpr double kSplitLaunch = 2e-6, kPartialBytesPerS = 5e12, kDramBytesPerS = 4e12;
   const double inf = std::numeric_limits<double>::infinity();
   if (index < 0 || index >= kV18SpaceSize || sm_count <= 0) return inf;
@@ -255,7 +256,7 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
   const int64_t units = tiles_of(m, n, e.block_n) * e.splits;
   const double waves = double((units + sm_count - 1) / sm_count);
-  const double rate = kMacsPerSm * (e.block_n == 256 ? 1.0 : kNarrowRate);
+  const double rate = kMacsPerSm * (e.block_n == 256 ? 1.0 : e.block_n == 192 ? 0.95 : 0.9);
   const double unit = 128.0 * e.block_n * 64.0 * double(per_split) / rate + kUnitCost;
   const double split =
       e.splits > 1 ? kSplitLaunch + double(m * n) * (8.0 * e.splits + 2) / kPartialBytesPerS : 0;

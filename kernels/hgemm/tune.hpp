@@ -222,17 +222,17 @@ Status v17_can_implement(const Problem& p);
 /// v17's workspace for p: the segments' partial slots and the slabs' arrival counters.
 size_t v17_workspace_bytes(const Problem& p);
 
-/// ok, or why v19 cannot run p (M > 64; shared memory).
+/// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
 
-/// v18's entries (sm_90a): the kernel of v16, v17 or v19 (weight streaming, M <= 64), or v14's
+/// v18's entries (sm_90a): the kernel of v16, v17 (weight streaming, M <= 64) or v19 (M <= 128), or v14's
 /// persistent kernel and TMA-store epilogue on 128 x block_n tiles of two m64 consumer
 /// warpgroups with K split `splits` ways into persistent (tile, split) units whose fp32 partials
 /// a second kernel sums in order. Index = position (append only), named "v16", "v17" and
 /// "128x<block_n>_k<splits>".
 struct WgmmaDispatchEntry {
   int rung;     ///< whose kernel: 16, 17, 19, 15, or 14 (v14's, generalised)
-  int block_n;  ///< v14's tiles: 256 or 128
+  int block_n;  ///< v14's tiles: 256, 192 or 128
   int splits;   ///< v14's tiles: K splits
 };
 inline constexpr WgmmaDispatchEntry kV18Entries[] = {
@@ -246,19 +246,23 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {14, 128, 4},  // 7
     {14, 128, 8},  // 8
     {15, 256, 1},  // 9: v15's 2-CTA clusters (won at 8192^3 and 6000x7000x5000 in ac8ef08's run)
-    {19, 0, 1},    // 10: v19's swapped-operand weight streaming, M <= 64
+    {19, 0, 1},    // 10: v19's swapped-operand weight streaming, M <= 128
+    {14, 192, 1},  // 11: 128 x 192 tiles: M = 512, N = 6144 is 128 of them (96 of 128 x 256)
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
-/// The ring depth of v18's 128 x block_n tiles: 4 stages of 48 KiB at 256, 5 of 32 KiB at 128
-/// (6 would pass the 227 KiB a block may have, with the 1 KiB the kernel's static shared memory
-/// takes beside it).
-constexpr int v18_stages(int block_n) { return block_n == 256 ? 4 : 5; }
-/// v18's dynamic shared memory for 128 x block_n tiles: the aligned ring, two 64 x 64 store-box
-/// slots per consumer warpgroup, the barriers.
+/// The ring depth of v18's 128 x block_n tiles: 4 stages of 48 KiB at 256 and of 40 KiB at 192,
+/// 5 of 32 KiB at 128 (one more would pass the 227 KiB a block may have, with the 1 KiB the
+/// kernel's static shared memory takes beside it).
+constexpr int v18_stages(int block_n) { return block_n == 128 ? 5 : 4; }
+/// The 64 x 64 store-box slots of each consumer warpgroup: a tile's boxes (block_n / 64) take
+/// them in turn, box b in slot b % slots, so the count divides the boxes: 3 at 192, else 2.
+constexpr int v18_store_slots(int block_n) { return block_n == 192 ? 3 : 2; }
+/// v18's dynamic shared memory for 128 x block_n tiles: the aligned ring, the store-box slots of
+/// the two consumer warpgroups, the barriers.
 constexpr int v18_smem_bytes(int block_n) {
-  return 1024 + v18_stages(block_n) * (128 + block_n) * 64 * 2 + 2 * 2 * 64 * 64 * 2 +
-         2 * v18_stages(block_n) * 8;
+  return 1024 + v18_stages(block_n) * (128 + block_n) * 64 * 2 +
+         2 * v18_store_slots(block_n) * 64 * 64 * 2 + 2 * v18_stages(block_n) * 8;
 }
 std::vector<std::string> v18_config_names();
 /// ok, or why v18's entry `index` cannot run `p`: v16's and v17's limits; tiles and shared

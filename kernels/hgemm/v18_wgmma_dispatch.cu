@@ -9,7 +9,11 @@
 // without a table, a wave model picks (v18_model_seconds: units per wave at the measured per-SM
 // wgmma rate, a fixed cost per unit, the partials' traffic).
 // Entry 9 runs v15's kernel (2-CTA clusters with B multicast) as it is; the model never picks it,
-// a tune table may.
+// a tune table may. Entry 11 (added after the grid of ac8ef08) is v14's kernel on 128 x 192
+// tiles (m64n192 wgmmas, 4 stages of 40 KiB, three store-box slots a consumer warpgroup): at
+// M = 512, N = 6144 they are 128 tiles, one wave, where 128 x 256 tiles are 96 (0.83x cuBLASLt
+// there) and 128 x 128 tiles 192. Predicted (written before it ran): 35-39 us there (v18 44.9,
+// cuBLASLt ~37 in ac8ef08's run); elsewhere in the grid the same waves as 128 x 256 or more.
 // Why: at Qwen3-8B's projections with M = 128..512 v14's 128 x 256 tiles number 16-96 for 132
 // SMs (e.g. M = 512, N = 4096: 64 tiles, half the GPU idle: 0.59x cuBLASLt in
 // 2026-12-02_9c2ca7a_hopper_v15_v16), and at M <= 64 only the weight-streaming rungs come near
@@ -40,7 +44,7 @@ template <int kBlockN>
 struct V18Config : device::WarpSpecialized</*consumer warps*/ 8> {
   using Stage = WgmmaStage</*block*/ 128, kBlockN>;
   static constexpr int kStages = v18_stages(kBlockN), kGroupM = 16;
-  static constexpr int kStoreSlots = 2;  // WgmmaStoreBox slots per consumer warpgroup
+  static constexpr int kStoreSlots = v18_store_slots(kBlockN);  // per consumer warpgroup
   static constexpr int kStoreBytes = kConsumerWarps / 4 * kStoreSlots * int(WgmmaStoreBox::kBytes);
   /// The ring (1024-byte aligned), the store slots, then the barriers (tune.hpp's count).
   static constexpr int kSmemBytes =
@@ -149,6 +153,8 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
       launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
     else if (e.block_n == 256)
       launch_split_tiles<256>(g, e.splits, workspace, stream_of(args));
+    else if (e.block_n == 192)
+      launch_split_tiles<192>(g, e.splits, workspace, stream_of(args));
     else
       launch_split_tiles<128>(g, e.splits, workspace, stream_of(args));
   });
@@ -158,7 +164,7 @@ Variant gpu_v18_wgmma_dispatch() {
   Variant v = gpu_variant(
       "v18_wgmma_dispatch",
       "per shape class (klab tune, else a wave model): v16 or v17 weight streaming at M <= 64, "
-      "v14's kernel on 128x256 or 128x128 tiles with K split into persistent (tile, split) units, "
+      "v14's kernel on 128x256, 128x192 or 128x128 tiles with K split into persistent (tile, split) units, "
       "or v15's clusters",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         launch_v18_config(v18_tuned_config(p), p, b, args);

@@ -617,6 +617,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(names[2], "128x256_k1");
   EXPECT_EQ(names[9], "v15");
   EXPECT_EQ(names[10], "v19");
+  EXPECT_EQ(names[11], "128x192_k1");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -629,6 +630,8 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(pick(4096, 4096, 4096), "128x256_k1");
   EXPECT_EQ(pick(8192, 8192, 8192), "128x256_k1");
   EXPECT_EQ(pick(16384, 24576, 4096), "128x256_k1");
+  // M = 512, N = 6144: 96 tiles of 128 x 256, 128 of 128 x 192 (one wave).
+  EXPECT_EQ(pick(512, 6144, 4096), "128x192_k1");
   // M = 512, N = 4096: 64 wide tiles for 132 SMs; 128 narrow ones fill the wave unsplit.
   EXPECT_EQ(pick(512, 4096, 4096), "128x128_k1");
   // M = 128: v19's 128-token weight streaming (one launch, no workspace).
@@ -661,7 +664,7 @@ TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
   EXPECT_FALSE(v18_config_can_implement(10, big).ok()) << "weight streaming keeps M <= 64";
   EXPECT_FALSE(v18_config_can_implement(kV18SpaceSize, big).ok());
   EXPECT_EQ(v18_workspace_bytes(big), 0u) << "no entry that runs 4096^3 splits K";
-  for (int i = 2; i <= 10; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
+  for (int i = 2; i < kV18SpaceSize; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
   // The most any entry needs: 8 splits of 128 x 4096 fp32 partials.
   EXPECT_EQ(v18_workspace_bytes(mid), size_t(8) * 128 * 4096 * sizeof(float));
   // v19: M <= 128, and its slabs of 64 columns on the grid's y (at most 65535).
