@@ -163,9 +163,9 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
 Variant gpu_v18_wgmma_dispatch() {
   Variant v = gpu_variant(
       "v18_wgmma_dispatch",
-      "per shape class (klab tune, else a wave model): v16 or v17 weight streaming at M <= 64, "
-      "v14's kernel on 128x256, 128x192 or 128x128 tiles with K split into persistent (tile, split) units, "
-      "or v15's clusters",
+      "per shape class (klab tune, else a wave model): v16, v17 or v19 weight streaming at "
+      "M <= 64 (v19 to 128), v14's kernel on 128x256, 128x192 or 128x128 tiles with K split into "
+      "persistent (tile, split) units, or v15's clusters",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         launch_v18_config(v18_tuned_config(p), p, b, args);
       });
