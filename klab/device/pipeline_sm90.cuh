@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/ring_slot.hpp"
 
 namespace klab::device {
 
@@ -28,17 +29,6 @@ struct WarpSpecialized {
       std::min(256, (16384 / 32 - kProducerRegs) / (kConsumerWarps / 4) / 8 * 8);
   static_assert(kConsumerWarps % 4 == 0, "whole consumer warpgroups");
   static_assert(kConsumerRegs >= kLaunchRegs && kProducerRegs <= kLaunchRegs);
-};
-
-/// Where a pipeline stands in a ring of kStages stages: the slot and the parity of the lap the
-/// ring is on (a stage's full/empty mbarriers complete one phase per lap).
-template <int kStages>
-struct RingSlot {
-  int index = 0;
-  uint32_t phase = 0;
-  __device__ RingSlot next() const {
-    return index + 1 == kStages ? RingSlot{0, phase ^ 1u} : RingSlot{index + 1, phase};
-  }
 };
 
 /// Sets up the ring's barriers: full[s] expects full_arrivals per phase, empty[s] empty_arrivals.

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "klab/device/ring_slot.hpp"
 #include "klab/device/stmatrix_fragment.hpp"
 #include "klab/device/swizzle.hpp"
 #include "klab/device/tile_order.hpp"
@@ -112,6 +113,29 @@ void check_grouped_order(I tiles_m, I tiles_n, I group) {
   for (size_t i = 0; i < count.size(); ++i)
     ASSERT_EQ(count[i], 1) << "tile " << i << " of " << tiles_m << "x" << tiles_n << " group "
                            << group;
+}
+
+template <int kStages>
+void check_ring_advance() {
+  using Slot = klab::device::RingSlot<kStages>;
+  for (int start = 0; start < 2 * kStages; ++start) {
+    Slot from;
+    for (int i = 0; i < start; ++i) from = from.next();
+    Slot stepped = from;
+    for (int n = 0; n <= 3 * kStages + 1; ++n) {
+      const Slot jumped = from.advance(n);
+      ASSERT_EQ(jumped.index, stepped.index) << "start " << start << " n " << n;
+      ASSERT_EQ(jumped.phase, stepped.phase) << "start " << start << " n " << n;
+      stepped = stepped.next();
+    }
+  }
+}
+
+TEST(RingSlot, AdvanceLandsWhereSingleStepsDo) {
+  check_ring_advance<1>();
+  check_ring_advance<4>();
+  check_ring_advance<5>();
+  check_ring_advance<6>();
 }
 
 TEST(TileOrder, GroupedOrderVisitsEveryTileOnce) {
