@@ -294,6 +294,16 @@ if [ -f "$mem" ]; then
   "$klab" report "$mem" --memory --family attention --readme docs/worklogs/attention.md \
     --section memory-assignment5
 fi
+# 5fbc421's run: hgemm v19 at 128 tokens beside v18 (tuned) and cuBLASLt at M = 128; v18's
+# tune at M = 128, N = K = 4096 and M = 512, N = 6144 (every entry); v20 beside v14 and
+# cuBLASLt at four prefill shapes.
+run19=$res/2026-12-03_5fbc421_hopper_m128_pingpong
+"$klab" report "$run19"/grid_128x*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-5fbc421-m128
+"$klab" report "$run19"/tune_128x4096x4096.json "$run19"/tune_512x6144x4096.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-5fbc421-tune
+"$klab" report "$run19"/pingpong_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-5fbc421-pingpong
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
