@@ -235,7 +235,7 @@ Status v18_config_can_implement(int index, const Problem& p) {
 
 double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_count) {
   // Rates of this H200's measured runs (2026-12-02_9c2ca7a_hopper_v15_v16): v14 sustains ~750
-  // TFLOP/s over 132 SMs; an m64n128 wgmma reads twice B's shared memory per flop of an
+  // TFLOP/s over 132 SMs; an m64n128 wgmma reads twice A's shared memory per flop of an
   // m64n256 (taken as 10% slower), an m64n192 half way (5%, not measured when written); partial
   // sums move at L2-like 5 TB/s; DRAM reads ~4 TB/s.
   constexpr double kMacsPerSm = 750e12 / 2 / 132, kUnitCost = 1e-6;
@@ -247,11 +247,18 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   // v15's clusters: no model; only a tune table picks them.
   if (e.rung == 15) return inf;
   // Weight streaming: the bytes at the read rate; v19 (one launch, no partials in memory) ahead
-  // of v17 (one launch) ahead of v16 (two). v16 and v17 keep M <= 64, v19 M <= 128.
-  if (e.rung != 14) {
-    const int64_t rows = e.rung == 19 ? kV19MaxTokens : WeightStreaming::kBlockM;
-    return m <= rows ? dram + kUnitCost * (e.rung == 16 ? 2 : e.rung == 17 ? 1 : 0) : inf;
+  // of v17 (one launch) ahead of v16 (two). v16 and v17 keep M <= 64, v19 M <= 128, and v19 is
+  // also held to its own model's best entry (few slabs stream slowly: a CTA an SM at most ~50
+  // GB/s), every entry taken to fit one CTA on each SM.
+  if (e.rung == 19) {
+    if (m > kV19MaxTokens) return inf;
+    double best = inf;
+    for (const SwapAbEntry& s : kV19Entries)
+      best = std::min(best, v19_model_seconds(s, n, k, sm_count));
+    return std::max(dram, best);
   }
+  if (e.rung != 14)
+    return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16 ? 2 : 1) : inf;
   if (!v18_tile_refusal(e, m, n, k, sm_count).empty()) return inf;
   const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
   const int64_t units = tiles_of(m, n, e.block_n) * e.splits;
@@ -267,8 +274,8 @@ int v18_builtin_config(int64_t m, int64_t n, int64_t k, int sm_count) {
   // M <= 64 streams the weight: v19 (the tile model has no term for how few bytes in flight
   // 96-192 tiles of one CTA each keep; v14 read 3.1 TB/s there against v16's 3.7, and v19 0.93-
   // 1.11x cuBLASLt where v16 and v17 read 0.68-0.98x: 2026-12-02_12dc393).
-  // Up to 128 rows v19's model (the weight's bytes at the read rate) is below every tile
-  // entry's, so the loop below picks it there too.
+  // From 65 to 128 rows v19 competes with the tile entries in the loop below (it won at the
+  // four M = 128 shapes of the grid in 2026-12-03_5fbc421's tune).
   if (m <= StreamKWeight::kBlockM) return 10;
   int best = 2;
   double best_s = v18_model_seconds(best, m, n, k, sm_count);

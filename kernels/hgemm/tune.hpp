@@ -251,9 +251,10 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
-/// The ring depth of v18's 128 x block_n tiles: 4 stages of 48 KiB at 256 and of 40 KiB at 192,
-/// 5 of 32 KiB at 128 (one more would pass the 227 KiB a block may have, with the 1 KiB the
-/// kernel's static shared memory takes beside it).
+/// The ring depth of v18's 128 x block_n tiles: 4 stages of 48 KiB at 256 and of 40 KiB at 192
+/// (a fifth would pass the 227 KiB a block may have, with the 1 KiB of the kernel's static
+/// shared memory), 5 of 32 KiB at 128 (a sixth would fit, as v20's ring does; five is what the
+/// 128-wide entries were measured with).
 constexpr int v18_stages(int block_n) { return block_n == 128 ? 5 : 4; }
 /// The 64 x 64 store-box slots of each consumer warpgroup: a tile's boxes (block_n / 64) take
 /// them in turn, box b in slot b % slots, so the count divides the boxes: 3 at 192, else 2.

@@ -18,7 +18,7 @@
 // SMs (e.g. M = 512, N = 4096: 64 tiles, half the GPU idle: 0.59x cuBLASLt in
 // 2026-12-02_9c2ca7a_hopper_v15_v16), and at M <= 64 only the weight-streaming rungs come near
 // the read ceiling.
-// 128 x 128 tiles double the tiles at ~10% lower wgmma efficiency (an m64n128 wgmma reads B's
+// 128 x 128 tiles double the tiles at ~10% lower wgmma efficiency (an m64n128 wgmma reads A's
 // shared memory twice per flop of an m64n256); split K multiplies the units again where even
 // those are few (M = 128, N = 4096: 32 tiles x 4 splits).
 // Prediction (written before it ran): M = 512, N = K = 4096 on 128 x 128 tiles (128 tiles, one

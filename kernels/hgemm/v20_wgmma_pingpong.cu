@@ -18,8 +18,8 @@
 // epilogue of a 128 x 256 tile is 16 stmatrix and four box stores a thread with two warpgroup
 // barriers each, which ping-pong hides behind the other warpgroup's math.
 // The cost: a 128 x 128 tile reads 32 KiB a k-tile for half the flops of v14's 48 KiB (a third
-// more L2-to-shared traffic per flop), and an m64n128 wgmma reads B's shared memory twice as
-// often per flop as an m64n256.
+// more L2-to-shared traffic per flop), and an m64n128 wgmma reads A's shared memory twice as
+// often per flop as an m64n256 (A's 64 x 16 slice serves half the columns).
 // Prediction (written before it ran; bf16, cuBLASLt ~750-780 TFLOP/s at 4096^3): 4096^3
 // 700-770 TFLOP/s (0.93-1.02x v14: the hidden epilogue, ~2% of a tile, against the narrower
 // wgmma and the extra traffic); 8192^3 the same ratio to v14.
