@@ -32,6 +32,7 @@ namespace {
 struct TuneOptions {
   std::string variant, shape, dtype, json_path, commit_to, configs;
   bool commit = false, no_cache = false;
+  int rounds = 1;
   SamplingOptions sampling;
 };
 
@@ -125,10 +126,26 @@ int run_tune(const TuneOptions& o) {
             << runnable << " of " << n << " configurations can run it; now using cfg"
             << before.config << " from " << before.describe() << "\n";
 
-  Progress progress(runnable, o.sampling.quiet);
+  Progress progress(runnable * o.rounds, o.sampling.quiet);
+  ProblemInputs shared;  // one problem: its inputs and reference made once for every configuration
+  // Round k runs every runnable configuration once, in index order, with its share of
+  // --max-time; only the first round checks. One configuration after another in a single round
+  // lets the GPU's power state rank them (the first runs cool); rounds spread that drift over all.
+  std::vector<std::vector<Result>> per(static_cast<size_t>(n));
+  for (int k = 0; k < o.rounds; ++k) {
+    RunOptions round = opt;
+    round.check = k == 0;
+    round.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / o.rounds;
+    for (int i = 0; i < n; ++i) {
+      if (!why[static_cast<size_t>(i)].ok()) continue;
+      const Variant& v = variants[static_cast<size_t>(i)];
+      progress.step(v.info.id + " " + t->configs[static_cast<size_t>(i)] +
+                    (o.rounds > 1 ? " round " + std::to_string(k + 1) : ""));
+      per[static_cast<size_t>(i)].push_back(run_variant(f, v, p, round, shared));
+    }
+  }
   std::vector<Result> results;
   bool failed = false;
-  ProblemInputs shared;  // one problem: its inputs and reference made once for every configuration
   for (int i = 0; i < n; ++i) {
     const Variant& v = variants[static_cast<size_t>(i)];
     if (!why[static_cast<size_t>(i)].ok()) {
@@ -143,8 +160,8 @@ int run_tune(const TuneOptions& o) {
       results.push_back(std::move(r));
       continue;
     }
-    progress.step(v.info.id + " " + t->configs[static_cast<size_t>(i)]);
-    results.push_back(run_variant(f, v, p, opt, shared));
+    auto& rs = per[static_cast<size_t>(i)];
+    results.push_back(o.rounds > 1 ? merge_rounds(f, std::move(rs)) : std::move(rs.front()));
     const Result& r = results.back();
     failed |= r.status == "error" || (r.checked && !r.check.passed);
   }
@@ -278,6 +295,10 @@ void add_tune_command(CLI::App& app, CommandList& out) {
   cmd->add_option("--configs", o->configs,
                   "only these configuration indices, e.g. 0,2,5-7 (default: all); the winner "
                   "is stored only when the configuration in use is among them");
+  cmd->add_option("--rounds", o->rounds,
+                  "measure the configurations in this many interleaved rounds, samples pooled "
+                  "(--max-time split between them): clock and power drifts fall on all")
+      ->check(CLI::Range(1, 100));
   add_sampling_options(cmd, o->sampling);
   out.emplace_back(cmd, [o] { return run_tune(*o); });
 }
