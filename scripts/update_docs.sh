@@ -308,11 +308,9 @@ run19=$res/2026-12-03_5fbc421_hopper_m128_pingpong
 # 32 shapes, two passes A and B), with its plot; 8192^3 and the ragged shape; the ladder v09-v20
 # at 4096^3 and 8192^3, with its plot; Nsight Compute of v19 at M = 128 and of v14/v20 at 4096^3.
 run20=$res/2026-12-03_05fcd95_hopper_grid
-for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
-  "$klab" report "$run20"/gridA/grid_*.json --family hgemm --readme "$readme" \
-    --section results-05fcd95-gridA --plot docs/worklogs/gemm_hopper_grid_05fcd95.png
-  rm -f docs/worklogs/gemm_hopper_grid_05fcd95.png.records.json
-done
+"$klab" report "$run20"/gridA/grid_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-05fcd95-gridA --plot docs/worklogs/gemm_hopper_grid_05fcd95.png
+rm -f docs/worklogs/gemm_hopper_grid_05fcd95.png.records.json
 "$klab" report "$run20"/gridB/grid_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-05fcd95-gridB
 "$klab" report "$run20"/bench_m_*.json --family hgemm --readme docs/worklogs/gemm.md \
@@ -322,6 +320,13 @@ done
 rm -f docs/worklogs/gemm_hopper_ladder.png.records.json
 "$klab" profile-report "$run20"/profiles.json --family hgemm --readme docs/worklogs/gemm.md \
   --section profile-05fcd95 || true
+# 45c3663's run: v18 re-tuned with `klab tune --rounds 3`, and the grid on its winners (the
+# worklog and the hgemm README).
+run21=$res/2026-12-03_45c3663_hopper_tune_rounds
+for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
+  "$klab" report "$run21"/gridA/grid_*.json --family hgemm --readme "$readme" \
+    --section results-45c3663-grid
+done
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
