@@ -252,10 +252,9 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   // GB/s), every entry taken to fit one CTA on each SM.
   if (e.rung == 19) {
     if (m > kV19MaxTokens) return inf;
-    double best = inf;
-    for (const SwapAbEntry& s : kV19Entries)
-      best = std::min(best, v19_model_seconds(s, n, k, sm_count));
-    return std::max(dram, best);
+    auto resident = [&](int) { return int64_t(sm_count); };
+    return std::max(dram,
+                    v19_model_seconds(kV19Entries[v19_entry(n, k, resident)], n, k, sm_count));
   }
   if (e.rung != 14)
     return m <= WeightStreaming::kBlockM ? dram + kUnitCost * (e.rung == 16 ? 2 : 1) : inf;
