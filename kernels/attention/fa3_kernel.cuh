@@ -254,28 +254,70 @@ __device__ __forceinline__ void mask_block(float (&sc)[kBlockN / 2], int jb,
     if (8 * (i / 4) + i % 2 > last[(i / 2) % 2]) sc[i] = -INFINITY;
 }
 
+/// The online softmax's two options from FlashAttention 4 (v07 and v08 measure them on Hopper):
+/// - kPolyEvery: of each row's terms in a block, every kPolyEvery-th by device::ex2_poly on the
+///   FMA and integer units instead of the MUFU (0: none), which pays only while the MUFU, not
+///   the issue slots, bounds the softmax (D = 64: half the GEMM time per exponential of D = 128);
+/// - kLazyRescale: a warp keeps its rows' running max (and leaves O and l unscaled) until some
+///   row's max grows by more than kLazyRescaleLog2 (log2 units: terms then stay below 2^8, far
+///   inside fp32 and the P types); the division by l at the end is exact either way. The vote
+///   is per warp, so that the skipped rescale is a uniform branch.
+template <int kPolyEvery_, bool kLazyRescale_>
+struct SoftmaxOptions {
+  static constexpr int kPolyEvery = kPolyEvery_;
+  static constexpr bool kLazyRescale = kLazyRescale_;
+};
+using ExactSoftmax = SoftmaxOptions<0, false>;
+inline constexpr float kLazyRescaleLog2 = 8.f;
+
 /// The online softmax of one key block's scores in place (they become the terms of P); alpha[r]
-/// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by.
-template <int kBlockN>
-__device__ __forceinline__ void softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
+/// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by. Returns whether
+/// O must be rescaled at all (always, unless Opt::kLazyRescale kept every row's max of the warp).
+template <int kBlockN, class Opt = ExactSoftmax>
+__device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                               float scale_log2, float (&alpha)[2]) {
+  float mx[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    float mx = -INFINITY;
+    mx[r] = -INFINITY;
 #pragma unroll
-    for (int i = 2 * r; i < kBlockN / 2; i += 4) mx = fmaxf(mx, fmaxf(sc[i], sc[i + 1]));
+    for (int i = 2 * r; i < kBlockN / 2; i += 4) mx[r] = fmaxf(mx[r], fmaxf(sc[i], sc[i + 1]));
+    mx[r] = quad_max(mx[r]);
+  }
+  constexpr int kEvery = Opt::kPolyEvery;
+  bool rescale = true;
+  if constexpr (Opt::kLazyRescale) {
+    // m = -inf (nothing seen yet) grows for any finite score: -inf + 8 stays -inf.
+    const bool grows = mx[0] * scale_log2 > rows[0].m + kLazyRescaleLog2 ||
+                       mx[1] * scale_log2 > rows[1].m + kLazyRescaleLog2;
+    rescale = __any_sync(0xffffffffu, grows);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
     float m_use;
-    alpha[r] = rows[r].rescale(quad_max(mx), scale_log2, m_use);
+    if (rescale) {
+      alpha[r] = rows[r].rescale(mx[r], scale_log2, m_use);
+    } else {  // the row keeps its max: its scores lie at most kLazyRescaleLog2 above it
+      alpha[r] = 1.f;
+      m_use = rows[r].m == -INFINITY ? 0.f : rows[r].m;
+    }
     float sum = 0.f;
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
+        const int k = (i / 4) * 2 + e;  // the term's place among the row's kBlockN / 4
+        bool poly = false;
+        if constexpr (kEvery > 0) poly = k % kEvery == kEvery - 1;
+        if (poly)
+          sc[i + e] = device::ex2_poly(fmaf(sc[i + e], scale_log2, -m_use));
+        else
+          sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
         sum += sc[i + e];
       }
     rows[r].l = rows[r].l * alpha[r] + sum;
   }
+  return rescale;
 }
 
 /// O's rows times their alpha.

@@ -33,8 +33,9 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// Consumer warpgroup wg's pass over tile t (rows n0 + 64 wg .. + 63): its rounds (Q already
 /// landed), its O rows and their lse. ring: where the tile's first key block sits, advanced past
 /// its last. kReleaseQ: hand Q back (empty_q) once the tile's last S is done (v06 reloads Q for
-/// the next tile under this one's last P V and epilogue).
-template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ>
+/// the next tile under this one's last P V and epilogue). Opt: the softmax's options
+/// (SoftmaxOptions; v07 and v08 take FlashAttention 4's).
+template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              const TileOf& t, int wg,
                                              ConsumerRing<C::kStages>& ring, T* __restrict__ o,
@@ -77,7 +78,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       const int jb = n - 1;
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];  // O is still 0: nothing to rescale
-      softmax_block<kBlockN>(sc, rows, g.scale_log2, alpha);
+      softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha);
       p_registers<kBlockN, T>(sc, pa);
     }
 
@@ -102,7 +103,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       if (kReleaseQ && it == n - 1) release(bars.empty_q, th.lane);
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];
-      softmax_block<kBlockN>(sc, rows, g.scale_log2, alpha);
+      const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha);
       // The row sums need every exponential of the block: stored, they hold the whole softmax
       // above the wait below (ptxas would otherwise run it after P V is done).
       if (th.lane == 0) device::keep_before_wgmma_wait(pin, rows[0].l + rows[1].l);
@@ -111,7 +112,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence_operands(acc);
       fence_p<kBlockN>(pa);
       release(&bars.empty_v[prev.index], th.lane);
-      rescale_o<kD>(acc, alpha);
+      if (rescale) rescale_o<kD>(acc, alpha);
       p_registers<kBlockN, T>(sc, pa);
       prev = cur;
     }
@@ -131,5 +132,42 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   }
   store_rows<T, kD>(acc, rows, th, t, o, lse, g);
 }
+
+/// The overlapped rungs' configuration (v05, v06, v07, v08): three stages where they fit beside
+/// Q, two at D = 256; V loaded one block behind K.
+template <int kD>
+using OverlapConfig = Config<kD, /*stages*/ kD == 256 ? 2 : 3, kOverlapKvLag>;
+static_assert(overlap_fits(64, OverlapConfig<64>::kBlockN, OverlapConfig<64>::kConsumerRegs) &&
+              overlap_fits(128, OverlapConfig<128>::kBlockN, OverlapConfig<128>::kConsumerRegs) &&
+              overlap_fits(256, OverlapConfig<256>::kBlockN, OverlapConfig<256>::kConsumerRegs));
+
+/// A one-tile block's consumer warpgroup (wg 0 or 1) on the overlapped loop (v05, v07, v08):
+/// rows n0 + 64 wg .. + 63 of the block's tile in rounds, then its O rows and their lse.
+template <class C, class T, int kD, class Opt>
+__device__ __forceinline__ void consume_one_tile(unsigned char* smem,
+                                                 const Barriers<C::kStages>& bars, const TileOf& t,
+                                                 int wg, T* __restrict__ o, float* __restrict__ lse,
+                                                 const Geometry& g) {
+  if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
+  ConsumerRing<C::kStages> ring;
+  consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt>(smem, bars, t, wg, ring, o,
+                                                                       lse, g);
+}
+
+/// A one-tile-per-block rung on the overlapped loop with softmax options Opt, as fa3_kernel.cuh's
+/// kernel takes it (Name: a type with the rung's kName).
+template <class Name, class Opt>
+struct OverlapRung {
+  static constexpr const char* kName = Name::kName;
+  template <int kD>
+  using Config = OverlapConfig<kD>;
+  template <class C, class T, int kD>
+  __device__ __forceinline__ static void consume(unsigned char* smem,
+                                                 const Barriers<C::kStages>& bars, const TileOf& t,
+                                                 int wg, T* __restrict__ o, float* __restrict__ lse,
+                                                 const Geometry& g) {
+    consume_one_tile<C, T, kD, Opt>(smem, bars, t, wg, o, lse, g);
+  }
+};
 
 }  // namespace klab::attention::fa3

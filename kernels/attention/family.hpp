@@ -77,6 +77,8 @@ Variant gpu_v03_fa2_mma();
 Variant gpu_v04_fa3_wgmma();
 Variant gpu_v05_fa3_overlap();
 Variant gpu_v06_fa3_persistent();
+Variant gpu_v07_fa4_lazy_rescale();
+Variant gpu_v08_fa4_poly_exp2();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

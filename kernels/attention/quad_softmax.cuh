@@ -2,10 +2,13 @@
 // The online softmax of the tensor-core attention rungs (v03 on mma.sync, v04 on wgmma), whose
 // accumulator fragments give each query row to a quad of 4 lanes (lanes 4g .. 4g + 3), each lane
 // holding some of the row's columns: the row's max and sum are reduced across the quad by
-// shuffles. Scores are kept in log2 units: s * scale * log2(e), so that exp2 does the exponential.
+// shuffles. Scores are kept in log2 units: s * scale * log2(e), so that exp2 does the exponential,
+// one MUFU.EX2 each (device::ex2_ftz: exp2f's handling of subnormal results would add three
+// instructions to every term, on the issue slots the softmax shares with the GEMMs).
 #include <cmath>
 
 #include "kernels/attention/tiled_launch.cuh"
+#include "klab/device/fast_exp.hpp"
 
 namespace klab::attention {
 
@@ -33,14 +36,14 @@ struct QuadRow {
   __device__ __forceinline__ float rescale(float mx, float scale_log2, float& m_use) {
     const float m_new = fmaxf(m, mx * scale_log2);
     m_use = m_new == -INFINITY ? 0.f : m_new;
-    const float alpha = exp2f(m - m_use);
+    const float alpha = device::ex2_ftz(m - m_use);
     m = m_new;
     return alpha;
   }
 
   /// The term of raw score s in the block rescale() was given.
   __device__ __forceinline__ static float term(float s, float scale_log2, float m_use) {
-    return exp2f(fmaf(s, scale_log2, -m_use));
+    return device::ex2_ftz(fmaf(s, scale_log2, -m_use));
   }
 
   /// After the last block: 1 / the row's sum (0 for a row that saw no key, whose O stays 0) and

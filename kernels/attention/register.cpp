@@ -18,6 +18,8 @@ void register_attention(Registry& r) {
     gpu_v04_fa3_wgmma(),
     gpu_v05_fa3_overlap(),
     gpu_v06_fa3_persistent(),
+    gpu_v07_fa4_lazy_rescale(),
+    gpu_v08_fa4_poly_exp2(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -47,40 +47,13 @@
 namespace klab::attention {
 
 namespace {
-
-/// Three stages where they fit beside Q, two at D = 256; V loaded one block behind K.
-template <int kD>
-using V05Config = fa3::Config<kD, /*stages*/ kD == 256 ? 2 : 3, fa3::kOverlapKvLag>;
-
-template <int kD>
-inline constexpr bool kV05Fits = fa3::overlap_fits(kD, V05Config<kD>::kBlockN,
-                                                   V05Config<kD>::kConsumerRegs);
-static_assert(kV05Fits<64> && kV05Fits<128> && kV05Fits<256>);
-
-/// The rung as fa3_kernel.cuh's kernel takes it.
-struct V05 {
+struct V05Name {
   static constexpr const char* kName = "attention.v05";
-  template <int kD>
-  using Config = V05Config<kD>;
-
-  /// A consumer warpgroup (wg 0 or 1): rows n0 + 64 wg .. + 63 of the block's one tile in
-  /// rounds (fa3_overlap.cuh), then its O rows and their lse.
-  template <class C, class T, int kD>
-  __device__ __forceinline__ static void consume(unsigned char* smem,
-                                                 const fa3::Barriers<C::kStages>& bars,
-                                                 const fa3::TileOf& t, int wg, T* __restrict__ o,
-                                                 float* __restrict__ lse, const Geometry& g) {
-    if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
-    fa3::ConsumerRing<C::kStages> ring;
-    fa3::consume_tile<C, T, kD, fa3::PingPong::kPerTile, /*release Q*/ false>(smem, bars, t, wg,
-                                                                              ring, o, lse, g);
-  }
 };
-
 }  // namespace
 
 Variant gpu_v05_fa3_overlap() {
-  return fa3::variant<V05>(
+  return fa3::variant<fa3::OverlapRung<V05Name, fa3::ExactSoftmax>>(
       "attention.v05_fa3_overlap",
       "FA3 with its two overlaps: v04's block, each consumer's softmax of block j under its own "
       "P V of block j - 1 (wgmma.wait_group 1), the two consumers' GEMMs alternated by named "

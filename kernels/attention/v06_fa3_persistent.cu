@@ -51,7 +51,7 @@ constexpr const char* kName = "attention.v06";
 
 /// v05's configuration: three stages where they fit beside Q, two at D = 256.
 template <int kD>
-using V06Config = fa3::Config<kD, /*stages*/ kD == 256 ? 2 : 3, fa3::kOverlapKvLag>;
+using V06Config = fa3::OverlapConfig<kD>;
 
 /// The workspace: the line's next tile past the grid's first ones, and the blocks done drawing.
 struct Counters {

@@ -1207,7 +1207,7 @@ void check_fa3_refusals(const Variant& v_ref) {
 
 }  // namespace
 
-// v04, v05 and v06 are registered in that order between v03 and the baselines; each refuses what the
+// v04 to v08 are registered in that order between v03 and the baselines; each refuses what the
 // TMA cannot read (a misaligned base) and head dimensions it has no tiles for, with reasons, and
 // takes every headline shape.
 TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
@@ -1222,12 +1222,15 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v04_fa3_wgmma"), at("attention.v03_fa2_mma") + 1);
   EXPECT_EQ(at("attention.v05_fa3_overlap"), at("attention.v04_fa3_wgmma") + 1);
   EXPECT_EQ(at("attention.v06_fa3_persistent"), at("attention.v05_fa3_overlap") + 1);
+  EXPECT_EQ(at("attention.v07_fa4_lazy_rescale"), at("attention.v06_fa3_persistent") + 1);
+  EXPECT_EQ(at("attention.v08_fa4_poly_exp2"), at("attention.v07_fa4_lazy_rescale") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
   EXPECT_GE(v06.workspace_bytes(family().headline.front()), 2 * sizeof(int));
   for (const char* id :
-       {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap", "attention.v06_fa3_persistent"}) {
+       {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap", "attention.v06_fa3_persistent",
+        "attention.v07_fa4_lazy_rescale", "attention.v08_fa4_poly_exp2"}) {
     SCOPED_TRACE(id);
     const Variant* v = family().find(id);
     ASSERT_NE(v, nullptr);

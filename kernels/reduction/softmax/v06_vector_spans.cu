@@ -35,6 +35,7 @@
 
 #include "kernels/reduction/softmax/rung.cuh"
 #include "kernels/reduction/softmax/vector_spans.hpp"
+#include "klab/device/fast_exp.hpp"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/vec.cuh"
 #include "klab/harness/device_info.hpp"
@@ -94,9 +95,7 @@ __device__ __forceinline__ void fold_parts(float (&acc)[kRows], int row, float l
 /// largest (exp(0) = 1): it changes the sum by less than fp32 can hold and its output by less
 /// than the tolerance's atol (family.cpp).
 __device__ __forceinline__ float exp_shifted_ftz(float t) {
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t * 1.44269504088896341f));  // log2(e)
-  return r;
+  return device::ex2_ftz(t * 1.44269504088896341f);  // log2(e)
 }
 
 // A lane's vectors are held as raw 32-bit words (uint4): bf16 pairs stay packed, two to a

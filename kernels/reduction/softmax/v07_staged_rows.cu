@@ -32,6 +32,7 @@
 
 #include "kernels/reduction/softmax/rung.cuh"
 #include "klab/device/cp_async.cuh"
+#include "klab/device/fast_exp.hpp"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/smem.cuh"
 #include "klab/device/vec.cuh"
@@ -70,14 +71,6 @@ __device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
   uint32_t v;
   asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
   return v;
-}
-
-/// exp2(t) for t <= 0 with results below 2^-126 flushed to zero (v06's exp_shifted_ftz, in
-/// base 2: the caller has already scaled by log2(e)).
-__device__ __forceinline__ float ex2_ftz(float t) {
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t));
-  return r;
 }
 
 /// Element h (0: the low half) of a word of two bf16, as fp32 (a bf16 is an fp32's high half).
@@ -203,7 +196,7 @@ __global__ void __launch_bounds__(kThreads) staged_rows_softmax(SoftmaxArgs<bf16
 #pragma unroll
         for (int h = 0; h < kWE; ++h) {
           const float x = word_element(w[i][k], h);
-          s[i] += (e[i][k * kWE + h] = ex2_ftz((x - mx[i]) * kLog2e));
+          s[i] += (e[i][k * kWE + h] = device::ex2_ftz((x - mx[i]) * kLog2e));
         }
     }
 #pragma unroll
