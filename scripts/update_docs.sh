@@ -327,6 +327,13 @@ for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
   "$klab" report "$run21"/gridA/grid_*.json --family hgemm --readme "$readme" \
     --section results-45c3663-grid
 done
+# 52cd004's run: attention's exp2 on one MUFU (v05, v06), v07 (FA4's lazy rescale) and v08 (its
+# emulated exp2) beside cuDNN at the headline shapes; v03 beside cuDNN and PyTorch's SDPA.
+run22=$res/2026-12-03_52cd004_attention_fa4_softmax
+"$klab" report "$run22"/bench_attention.json --family attention --readme docs/worklogs/attention.md \
+  --section results-52cd004
+"$klab" report "$run22"/v03_nq_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-52cd004-v03
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
