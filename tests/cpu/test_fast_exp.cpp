@@ -47,7 +47,8 @@ TEST(FastExp, PolyWithinEx2ApproxBoundOverNegativeArguments) {
 
 TEST(FastExp, PolyWithinBoundOverPositiveArgumentsToSixtyFour) {
   double worst = 0;
-  for (uint32_t u = to_bits(0.f); u <= to_bits(64.f); u += 61) worst = std::fmax(worst, rel_error(from_bits(u)));
+  for (uint32_t u = to_bits(0.f); u <= to_bits(64.f); u += 61)
+    worst = std::fmax(worst, rel_error(from_bits(u)));
   EXPECT_LE(worst, kBound);
 }
 
