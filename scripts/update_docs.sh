@@ -331,7 +331,7 @@ done
 # emulated exp2) beside cuDNN at the headline shapes; v03 beside cuDNN and PyTorch's SDPA.
 run22=$res/2026-12-03_52cd004_attention_fa4_softmax
 "$klab" report "$run22"/bench_attention.json --family attention --readme docs/worklogs/attention.md \
-  --section results-52cd004
+  --section results-52cd004 --fast-state
 "$klab" report "$run22"/v03_nq_*.json --family attention --readme docs/worklogs/attention.md \
   --section results-52cd004-v03
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).

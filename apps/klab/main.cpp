@@ -104,6 +104,11 @@ int main(int argc, char** argv) {
   bool report_memory = false;
   report->add_flag("--memory", report_memory,
                    "the device memory table (klab memory's records): tensors, workspace, peak");
+  bool report_fast_state = false;
+  report->add_flag("--fast-state", report_fast_state,
+                   "add each record's speed-up in the fast state: its baseline's 10th-percentile "
+                   "time over its own, beside the medians' (for GPUs that step between power "
+                   "states)");
 
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
@@ -142,7 +147,8 @@ int main(int argc, char** argv) {
     if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
-                                   max_delta, report_families, report_section, report_memory);
+                                   max_delta, report_families, report_section, report_memory,
+                                   report_fast_state);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

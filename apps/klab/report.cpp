@@ -58,8 +58,16 @@ std::string key(const Result& r) {
 
 // Markdown for one family: the table, the speed-ups summarised, the provenance of the numbers.
 std::string family_markdown(const std::string& family, const std::vector<Result>& rs,
-                            const std::vector<std::string>& files) {
+                            const std::vector<std::string>& files, bool fast_state) {
   std::string md = format_table(rs, true) + speedup_summary(rs) + dtype_summary(rs);
+  if (fast_state) {
+    const std::string fs = fast_state_summary(rs);
+    if (!fs.empty())
+      md +=
+          "\nThe fast state (10th percentiles of the samples, the variant's and its "
+          "baseline's):\n" +
+          fs;
+  }
   std::string dev, sha, ts;
   for (const auto& r : rs) ts = std::max(ts, r.timestamp);
   md += fmt::format(
@@ -95,7 +103,7 @@ std::string memory_markdown(const std::vector<Result>& rs, const std::vector<std
 int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md,
                const std::string& plot, const std::string& readme, const std::string& compare_with,
                double max_delta_pct, const std::vector<std::string>& families,
-               const std::string& section, bool memory) {
+               const std::string& section, bool memory, bool fast_state) {
   if (section.empty() || !std::all_of(section.begin(), section.end(), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
       }))
@@ -159,7 +167,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   for (const auto& r : results) by_family[r.family].push_back(r);
   std::string md;
   for (const auto& [fam, rs] : by_family)
-    md += "### " + fam + "\n\n" + family_markdown(fam, rs, files) + "\n";
+    md += "### " + fam + "\n\n" + family_markdown(fam, rs, files, fast_state) + "\n";
   if (!out_md.empty()) {
     std::ofstream(out_md) << md;
     std::cerr << "wrote " << out_md << "\n";

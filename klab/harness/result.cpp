@@ -259,6 +259,47 @@ std::string speedup_summary(const std::vector<Result>& results) {
   return md;
 }
 
+std::string fast_state_summary(const std::vector<Result>& results) {
+  auto at = [](const std::string& variant, const Result& r) {
+    return variant + " " + r.problem.str() + " " + r.timing.mode;
+  };
+  std::map<std::string, const Result*> baselines;
+  for (const auto& r : results)
+    if (r.timed && r.baseline_variant) baselines[at(r.variant, r)] = &r;
+  auto fixed = [](double x, const char* format) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, x);
+    return std::string(buf);
+  };
+  std::string rows;
+  std::map<std::string, std::vector<double>> per_variant;
+  for (const auto& r : results) {
+    if (!r.timed || r.baseline_variant || r.baseline.id.empty() || !(r.timing.stats.p10 > 0))
+      continue;
+    const auto it = baselines.find(at(r.baseline.id, r));
+    if (it == baselines.end() || !(it->second->timing.stats.p10 > 0)) continue;
+    const SampleStats &s = r.timing.stats, &b = it->second->timing.stats;
+    const double x = b.p10 / s.p10;
+    per_variant[r.variant].push_back(x);
+    rows += "| " + r.variant + " | " + r.problem.str() + " | " +
+            fixed(r.baseline.speedup, "%.2fx") + " | " + fixed(x, "%.2fx") + " | " +
+            fixed(s.p90 / s.p10, "%.3f") + " | " + fixed(b.p90 / b.p10, "%.3f") + " |\n";
+  }
+  if (rows.empty()) return "";
+  std::string md =
+      "\n| variant | problem | x baseline (medians) | x baseline (p10s) | p90 / p10 | baseline's "
+      "p90 / p10 |\n|---|---|---:|---:|---:|---:|\n" +
+      rows;
+  for (const auto& [variant, v] : per_variant) {
+    if (v.size() < 2) continue;
+    double log_sum = 0;
+    for (double x : v) log_sum += std::log(x);
+    md += "| " + variant + " | geometric mean, " + std::to_string(v.size()) + " problems | | " +
+          fixed(std::exp(log_sum / double(v.size())), "%.3fx") + " | | |\n";
+  }
+  return md;
+}
+
 std::string dtype_summary(const std::vector<Result>& results) {
   struct Best {
     double ms = INFINITY;

@@ -62,6 +62,14 @@ std::string now_iso8601();
 /// fastest variant of each problem (the "x baseline" column summarised, so that a worklog quotes
 /// a generated number). Empty otherwise.
 std::string speedup_summary(const std::vector<Result>& results);
+/// The speed-ups of the runs' fast state: for every record whose baseline's record of the same
+/// problem and mode is among the results, the x baseline of the medians (the table's) beside
+/// baseline p10 / record p10, and the spread p90 / p10 of both, then the p10 ratios' geometric
+/// mean per variant. Where a GPU steps between power states in stretches of seconds (attention
+/// at ~700 W on an H200: 8-15% apart), the share of samples each record drew in the slow state
+/// moves its median; the 10th percentiles compare both in the fast state. Empty without any
+/// such pair. `klab report --fast-state` appends it.
+std::string fast_state_summary(const std::vector<Result>& results);
 /// Where the same shape was timed in two or more dtypes (an e4m3 KV cache beside a bf16 one): a
 /// markdown table of each dtype's fastest rung (baselines left out) against the widest dtype's,
 /// the speed-up its median time gives, and their geometric mean per dtype pair. Empty otherwise.

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/bench.hpp"
@@ -127,6 +131,50 @@ TEST(SpeedupSummary, GeometricMeansPerVariantAndOfTheFastestPerProblem) {
             std::string::npos)
       << md;
   EXPECT_EQ(md.find("hgemm.base"), std::string::npos);
+}
+
+// The fast state: a record's p10 against its baseline's p10 of the same problem and mode, beside
+// the medians' speed-up; a record whose baseline is not among the results is left out.
+TEST(FastStateSummary, TenthPercentilesAgainstTheBaselinesOfTheSameProblem) {
+  const Family& f = registry().family("hgemm");
+  auto rec = [&](const char* variant, const char* shape, std::vector<double> samples,
+                 double median_speedup, bool baseline = false) {
+    Result r;
+    r.variant = variant;
+    r.problem = make_problem(f, shape, "bf16");
+    r.status = "ok";
+    r.timed = true;
+    r.timing.mode = "cold";
+    r.timing.samples_ms = samples;
+    r.timing.stats = summarize(samples);
+    r.baseline_variant = baseline;
+    if (!baseline) r.baseline = {"hgemm.base", median_speedup};
+    return r;
+  };
+  // Ten samples each: p10 is the second smallest by klab's percentile (between the two fastest).
+  std::vector<double> fast_slow(10, 2.0), base(10, 1.5);
+  for (int i = 0; i < 3; ++i) fast_slow[i] = 1.0;  // three samples in the fast state
+  for (int i = 0; i < 8; ++i) base[i] = 1.0;       // eight
+  EXPECT_EQ(fast_state_summary({rec("hgemm.a", "m=8,n=8,k=8", fast_slow, 0.75)}), "");
+  const std::vector<Result> rs = {
+      rec("hgemm.a", "m=8,n=8,k=8", fast_slow, 0.5),
+      rec("hgemm.base", "m=8,n=8,k=8", base, 0, true),
+      rec("hgemm.a", "m=16,n=8,k=8", {2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 0.5),
+      rec("hgemm.base", "m=16,n=8,k=8", {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0, true),
+      rec("hgemm.a", "m=32,n=8,k=8", {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 1.0),  // no baseline record
+  };
+  const std::string md = fast_state_summary(rs);
+  const SampleStats s = summarize(fast_slow), b = summarize(base);
+  ASSERT_GT(s.p10, 0);
+  char want[160];
+  std::snprintf(want, sizeof want, "| hgemm.a | %s | 0.50x | %.2fx | %.3f | %.3f |",
+                rs[0].problem.str().c_str(), b.p10 / s.p10, s.p90 / s.p10, b.p90 / b.p10);
+  EXPECT_NE(md.find(want), std::string::npos) << md << "\nwant: " << want;
+  EXPECT_NE(md.find("| 0.50x | 0.50x | 1.000 | 1.000 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("m=32"), std::string::npos) << md;
+  std::snprintf(want, sizeof want, "| hgemm.a | geometric mean, 2 problems | | %.3fx | | |",
+                std::sqrt(b.p10 / s.p10 * 0.5));
+  EXPECT_NE(md.find(want), std::string::npos) << md << "\nwant: " << want;
 }
 
 TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
