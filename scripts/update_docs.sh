@@ -334,6 +334,15 @@ run22=$res/2026-12-03_52cd004_attention_fa4_softmax
   --section results-52cd004 --fast-state
 "$klab" report "$run22"/v03_nq_*.json --family attention --readme docs/worklogs/attention.md \
   --section results-52cd004-v03
+# 4e010c8's run: v03 with two row tiles a warp (reverted after it) beside cuDNN and PyTorch; v05,
+# v07 and cuDNN at the headline shapes in six rounds; Nsight of v05, v07, v08 and cuDNN.
+run23=$res/2026-12-03_4e010c8_attention_v03_rows_profiles
+"$klab" report "$run23"/bench_attention.json --family attention --readme docs/worklogs/attention.md \
+  --section results-4e010c8 --fast-state
+"$klab" report "$run23"/v03_nq_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-4e010c8-v03
+"$klab" profile-report "$run23"/profiles.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-4e010c8
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

@@ -1,36 +1,33 @@
 // v03 fa2_mma: FlashAttention 2 on tensor cores through mma.sync m16n8k16 (bf16/f16 in, fp32
-// accumulate). A block of 4 warps owns kBlockM = 128 query rows of one (batch, query head) (64 at
-// D = 256); each warp owns 32 of them (16 at D = 256), two m16 row tiles, for the whole pass:
-// - its Q fragments are loaded by ldmatrix, once into registers at D = 64 and at every k step
-//   from Q's shared tile at D = 128 and 256 (as FA2 does: in registers they would take 64 more);
+// accumulate). A block of 4 warps owns kBlockM = 64 query rows of one (batch, query head); each
+// warp owns 16 of them for the whole pass:
+// - its Q fragments (16 rows x D) are loaded once by ldmatrix and stay in registers;
 // - per key block of kBlockN keys, S = Q K^T in fp32 accumulators (K's B fragments by ldmatrix
-//   from shared memory, each one feeding an MMA of both row tiles), the online softmax on those
-//   registers (the row's 4 lanes reduce by shuffles; exp2 of scores prescaled by scale *
-//   log2(e), one MUFU.EX2 each), and P, rounded to the input type in registers, is directly the A
-//   operand of O += P V (V's B fragments by ldmatrix.trans, again one per two MMAs): no score
-//   ever goes to shared or device memory, and no warp waits on another between the two products;
+//   from shared memory), the online softmax on those registers (the row's 4 lanes reduce by
+//   shuffles; exp2f of scores prescaled by scale * log2(e)), and P, rounded to the input type in
+//   registers, is directly the A operand of O += P V (V's B fragments by ldmatrix.trans): no
+//   score ever goes to shared or device memory, and no warp waits on another between the two
+//   products;
 // - O is rescaled by exp2(m_old - m_new) only in registers and divided by the row sum once at the
 //   end; lse = (m + log2 l) ln 2.
 // K and V tiles are (kBlockN, D), 16-byte chunks XOR-swizzled by row (fa2_fragment.hpp, modelled
 // lane by lane in the CPU tests), loaded with cp.async into two stages: the copy of the next key
-// block is in flight while the warps compute on the current one (one barrier per key block). Q
-// has its own tile after the stages, or at D = 64 is staged once through the second stage's
-// space before the loop.
+// block is in flight while the warps compute on the current one (one barrier per key block). Q is
+// staged once through the second stage's space before the loop.
 // Causal: the key blocks are walked from the last visible one down; blocks entirely above the
 // diagonal are never loaded, and only the blocks that cross the diagonal (or the end of the keys)
 // take the element-wise mask, a separate instantiation of the loop body.
 // Adds over v02: tensor cores (v02 runs every product on the FFMA pipe), P kept in registers
 // between the two products, the K/V copies asynchronous and double-buffered.
-// Expected bottleneck: the mma.sync issue rate and the shared-memory traffic of the fragments
-// (per key block a warp reads the whole K and V tiles, and Q's rows at D >= 128, for its 32
-// rows), then the softmax between the two products, which nothing overlaps with the tensor pipe
-// here (FA3's ping-pong does). Occupancy: 2 blocks (8 warps) per SM at D <= 128.
-// Prediction (written before it ran, with 16 rows a warp), causal D = 128 bf16 H = 32 N = 8k on
-// an H200: 200-330 TFLOP/s, i.e. 35-55% of cuDNN's ~600 and 0.6-1.0x PyTorch flash's ~337
-// (FlashAttention 2 itself on mma.sync): mma.sync tops out far below the wgmma peak on Hopper.
-// Measured 275-308; the two row tiles a warp and their prediction: docs/worklogs/attention.md.
-// Requirements: D in {64, 128, 256} (32-key blocks at 128 and 256, and one row tile a warp at
-// 256, so that O's 128 registers per thread fit); hq and b up to 65535 (grid y, z). 16-byte aligned Q/K/V/O take
+// Expected bottleneck: the mma.sync issue rate and the ldmatrix traffic of K and V (each warp
+// reads the whole K and V tiles for its 16 rows: 16 MACs per element loaded), then the softmax's
+// FMUL/MUFU work between the two products, which nothing overlaps with the tensor pipe here
+// (FA3's ping-pong does). Occupancy: 2 blocks (8 warps) per SM at D = 128.
+// Prediction (written before it ran), causal D = 128 bf16 H = 32 N = 8k on an H200: 200-330
+// TFLOP/s, i.e. 35-55% of cuDNN's ~600 and 0.6-1.0x PyTorch flash's ~337 (FlashAttention 2
+// itself on mma.sync): mma.sync tops out far below the wgmma peak on Hopper.
+// Requirements: D in {64, 128, 256} (256 with 32-key blocks, so that O's 128 and Q's 64
+// registers per thread fit); hq and b up to 65535 (grid y, z). 16-byte aligned Q/K/V/O take
 // cp.async and 16-byte stores of O staged through shared memory; any other alignment (the
 // harness's misalign) copies element by element into the same tiles (slow, nothing in flight)
 // and stores O element by element.
@@ -59,20 +56,12 @@ namespace {
 template <int kD>
 struct V03Config {
   static constexpr int kWarps = 4, kThreads = 32 * kWarps;
-  // Each warp owns kRowTiles m16 tiles of query rows for the whole pass: two at D <= 128 (FA2's
-  // 128-row tiles of four warps), so that every K and V fragment a warp reads from shared memory
-  // feeds two MMAs; one at D = 256, where O alone takes 128 registers a thread.
-  static constexpr int kRowTiles = kD == 256 ? 1 : 2;
-  static constexpr int kWarpRows = 16 * kRowTiles;
-  static constexpr int kBlockM = kWarpRows * kWarps;  // query rows of a block
-  // Keys per block: 32 at D >= 128, where O's 128 registers a thread beside 64 of S (64 keys)
-  // would spill (172 bytes at D = 128 with two row tiles); 64 at D = 64.
-  static constexpr int kBlockN = kD == 64 ? 64 : 32;
+  static constexpr int kBlockM = 16 * kWarps;           // each warp owns 16 query rows
+  static constexpr int kBlockN = kD == 256 ? 32 : 64;   // keys per block
   static constexpr int kMinBlocks = kD == 256 ? 1 : 2;  // blocks per SM (registers' cap)
-  // Q's fragments stay in registers where they are few (D = 64: 32 registers a thread); at
-  // D = 128 they would take 64 beside O's 128 and S's 64, and Q is read from its own shared tile
-  // at every k step instead (FA2's default).
-  static constexpr bool kQInRegs = kRowTiles * kD <= 128;
+  // Q's fragments stay in registers up to D = 128; at 256 they would take 64 registers beside
+  // O's 128, and Q is read from its own shared tile at every k step instead (FA2's default).
+  static constexpr bool kQInRegs = kD <= 128;
   static constexpr int kSteps = kD / 16;              // k steps of S = Q K^T
   static constexpr int kKeyTiles = kBlockN / 8;       // n tiles of S
   static constexpr int kDTiles = kD / 8;              // n tiles of O
@@ -80,7 +69,6 @@ struct V03Config {
   static constexpr int kStageElems = 2 * kTileElems;  // K then V
   static constexpr int kSmemBytes = 2 * (2 * kStageElems + (kQInRegs ? 0 : kBlockM * kD));
   static_assert(!kQInRegs || kBlockM * kD <= kStageElems, "Q is staged in stage 1's space");
-  static_assert(kBlockM * kD <= 2 * kStageElems, "O is staged in the stages' space");
   static_assert(kBlockN % 16 == 0 && kD % 64 == 0);
 };
 
@@ -127,7 +115,7 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
   const int64_t n0 = m_tile * C::kBlockM, h = blockIdx.y, bi = blockIdx.z, hk = h / g.group;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int gr = lane / 4, gt = lane % 4;  // the fragments' g and t
-  const int wr0 = C::kWarpRows * warp;     // the warp's first row in the block
+  const int wr0 = 16 * warp;               // the warp's first row in the block
   const fa2::LaneOffsets lo = fa2::lane_offsets<kD>(lane);
 
   const int64_t ld_q = g.hq * kD, ld_kv = g.hkv * kD;
@@ -160,123 +148,97 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
   device::cp_async_commit();
   device::cp_async_wait<0>();
   __syncthreads();
-  // A fragments of the warp's row tiles, by k step (in registers, or loaded at each k step).
-  uint32_t qf[C::kRowTiles][C::kQInRegs ? C::kSteps : 1][4];
+  uint32_t qf[C::kQInRegs ? C::kSteps : 1][4];  // A fragments of the warp's rows, by k step
   if constexpr (C::kQInRegs) {
 #pragma unroll
-    for (int mt = 0; mt < C::kRowTiles; ++mt)
-#pragma unroll
-      for (int kk = 0; kk < C::kSteps; ++kk)
-        device::ldmatrix_x4(qf[mt][kk],
-                            sQ + 2 * fa2::ldmatrix_offset<kD>(lo, wr0 + 16 * mt, 2 * kk));
+    for (int kk = 0; kk < C::kSteps; ++kk)
+      device::ldmatrix_x4(qf[kk], sQ + 2 * fa2::ldmatrix_offset<kD>(lo, wr0, 2 * kk));
     __syncthreads();  // stage 1 is free for the first prefetch
   }
 
-  // Rows gr (r = 0) and gr + 8 (r = 1) of each row tile mt: running max (log2 units), this
-  // lane's share of the running sum, and O's accumulators (D tile nt: columns 8 nt + 2 gt, + 1).
-  QuadRow rows[C::kRowTiles][2];
-  float acc[C::kRowTiles][C::kDTiles][4];
-  int64_t row[C::kRowTiles][2];
+  // Rows gr (r = 0) and gr + 8 (r = 1) of the warp: running max (log2 units), this lane's share
+  // of the running sum, and O's accumulators (D tile nt: columns 8 nt + 2 gt, + 1).
+  QuadRow rows[2];
+  float acc[C::kDTiles][4];
 #pragma unroll
-  for (int mt = 0; mt < C::kRowTiles; ++mt) {
+  for (int nt = 0; nt < C::kDTiles; ++nt)
 #pragma unroll
-    for (int nt = 0; nt < C::kDTiles; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0.f;
-    row[mt][0] = n0 + wr0 + 16 * mt + gr;
-    row[mt][1] = row[mt][0] + 8;
-  }
+    for (int e = 0; e < 4; ++e) acc[nt][e] = 0.f;
+  const int64_t row[2] = {n0 + wr0 + gr, n0 + wr0 + gr + 8};
 
-  // One key block: S = Q K^T, (mask), online softmax, O += P V. Each K and V fragment loaded
-  // from shared memory feeds one MMA per row tile.
+  // One key block: S = Q K^T, (mask), online softmax, O += P V.
   auto block = [&]<bool kMask>(int jb, uint32_t sK) {
     const uint32_t sV = sK + kTileBytes;
-    float s[C::kRowTiles][C::kKeyTiles][4];
+    float s[C::kKeyTiles][4];
 #pragma unroll
-    for (int mt = 0; mt < C::kRowTiles; ++mt)
+    for (int nt = 0; nt < C::kKeyTiles; ++nt)
 #pragma unroll
-      for (int nt = 0; nt < C::kKeyTiles; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.f;
+      for (int e = 0; e < 4; ++e) s[nt][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < C::kSteps; ++kk) {
+      uint32_t(&a)[4] = qf[C::kQInRegs ? kk : 0];
       if constexpr (!C::kQInRegs)
-#pragma unroll
-        for (int mt = 0; mt < C::kRowTiles; ++mt)
-          device::ldmatrix_x4(qf[mt][0],
-                              sQ + 2 * fa2::ldmatrix_offset<kD>(lo, wr0 + 16 * mt, 2 * kk));
+        device::ldmatrix_x4(a, sQ + 2 * fa2::ldmatrix_offset<kD>(lo, wr0, 2 * kk));
 #pragma unroll
       for (int p = 0; p < C::kKeyTiles / 2; ++p) {
         uint32_t r[4], b_lo[2], b_hi[2];
         device::ldmatrix_x4(r, sK + 2 * fa2::ldmatrix_offset<kD>(lo, 16 * p, 2 * kk));
         fa2::k_fragments(r, b_lo, b_hi);
-#pragma unroll
-        for (int mt = 0; mt < C::kRowTiles; ++mt) {
-          const uint32_t(&a)[4] = qf[mt][C::kQInRegs ? kk : 0];
-          device::mma_m16n8k16<T>(s[mt][2 * p], a, b_lo);
-          device::mma_m16n8k16<T>(s[mt][2 * p + 1], a, b_hi);
-        }
+        device::mma_m16n8k16<T>(s[2 * p], a, b_lo);
+        device::mma_m16n8k16<T>(s[2 * p + 1], a, b_hi);
       }
     }
-#pragma unroll
-    for (int mt = 0; mt < C::kRowTiles; ++mt) {
-      if constexpr (kMask) {
-        // The last visible key of each row, relative to this lane's first key in the block and
-        // clamped to [-1, kBlockN]: key 8 nt + (e & 1) of the lane is masked past it.
-        int last[2];
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          int64_t lim = g.causal ? row[mt][r] + g.causal_offset : g.nkv - 1;
-          lim = (lim < g.nkv - 1 ? lim : g.nkv - 1) - int64_t(jb) * C::kBlockN - 2 * gt;
-          last[r] = static_cast<int>(lim < -1 ? -1 : (lim > C::kBlockN ? C::kBlockN : lim));
-        }
-#pragma unroll
-        for (int nt = 0; nt < C::kKeyTiles; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            if (8 * nt + (e & 1) > last[e / 2]) s[mt][nt][e] = -INFINITY;
-      }
+    if constexpr (kMask) {
+      // The last visible key of each row, relative to this lane's first key in the block and
+      // clamped to [-1, kBlockN]: key 8 nt + (e & 1) of the lane is masked past it.
+      int last[2];
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        float mx = -INFINITY;
+        int64_t lim = g.causal ? row[r] + g.causal_offset : g.nkv - 1;
+        lim = (lim < g.nkv - 1 ? lim : g.nkv - 1) - int64_t(jb) * C::kBlockN - 2 * gt;
+        last[r] = static_cast<int>(lim < -1 ? -1 : (lim > C::kBlockN ? C::kBlockN : lim));
+      }
 #pragma unroll
-        for (int nt = 0; nt < C::kKeyTiles; ++nt)
-          mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
-        float m_use;
-        const float alpha = rows[mt][r].rescale(quad_max(mx), g.scale_log2, m_use);
-        float sum = 0.f;
+      for (int nt = 0; nt < C::kKeyTiles; ++nt)
 #pragma unroll
-        for (int nt = 0; nt < C::kKeyTiles; ++nt)
+        for (int e = 0; e < 4; ++e)
+          if (8 * nt + (e & 1) > last[e / 2]) s[nt][e] = -INFINITY;
+    }
 #pragma unroll
-          for (int e = 2 * r; e < 2 * r + 2; ++e) {
-            s[mt][nt][e] = QuadRow::term(s[mt][nt][e], g.scale_log2, m_use);
-            sum += s[mt][nt][e];
-          }
-        rows[mt][r].l = rows[mt][r].l * alpha + sum;
+    for (int r = 0; r < 2; ++r) {
+      float mx = -INFINITY;
 #pragma unroll
-        for (int nt = 0; nt < C::kDTiles; ++nt) {
-          acc[mt][nt][2 * r] *= alpha;
-          acc[mt][nt][2 * r + 1] *= alpha;
+      for (int nt = 0; nt < C::kKeyTiles; ++nt)
+        mx = fmaxf(mx, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
+      float m_use;
+      const float alpha = rows[r].rescale(quad_max(mx), g.scale_log2, m_use);
+      float sum = 0.f;
+#pragma unroll
+      for (int nt = 0; nt < C::kKeyTiles; ++nt)
+#pragma unroll
+        for (int e = 2 * r; e < 2 * r + 2; ++e) {
+          s[nt][e] = QuadRow::term(s[nt][e], g.scale_log2, m_use);
+          sum += s[nt][e];
         }
+      rows[r].l = rows[r].l * alpha + sum;
+#pragma unroll
+      for (int nt = 0; nt < C::kDTiles; ++nt) {
+        acc[nt][2 * r] *= alpha;
+        acc[nt][2 * r + 1] *= alpha;
       }
     }
 #pragma unroll
     for (int ks = 0; ks < C::kBlockN / 16; ++ks) {
-      uint32_t a[C::kRowTiles][4];
-#pragma unroll
-      for (int mt = 0; mt < C::kRowTiles; ++mt)
-        fa2::p_fragment(s[mt][2 * ks], s[mt][2 * ks + 1], a[mt],
-                        [](float x, float y) { return device::pack2<T>(x, y); });
+      uint32_t a[4];
+      fa2::p_fragment(s[2 * ks], s[2 * ks + 1], a,
+                      [](float x, float y) { return device::pack2<T>(x, y); });
 #pragma unroll
       for (int p = 0; p < C::kDTiles / 2; ++p) {
         uint32_t r[4], b_lo[2], b_hi[2];
         device::ldmatrix_x4_trans(r, sV + 2 * fa2::ldmatrix_offset<kD>(lo, 16 * ks, 2 * p));
         fa2::v_fragments(r, b_lo, b_hi);
-#pragma unroll
-        for (int mt = 0; mt < C::kRowTiles; ++mt) {
-          device::mma_m16n8k16<T>(acc[mt][2 * p], a[mt], b_lo);
-          device::mma_m16n8k16<T>(acc[mt][2 * p + 1], a[mt], b_hi);
-        }
+        device::mma_m16n8k16<T>(acc[2 * p], a, b_lo);
+        device::mma_m16n8k16<T>(acc[2 * p + 1], a, b_hi);
       }
     }
   };
@@ -302,37 +264,31 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
   device::cp_async_wait<0>();  // only empty groups can be pending: leave none behind
 
   // Epilogue: the rows' sums over their 4 lanes, O / l (0 for an empty row), lse.
-  float inv[C::kRowTiles][2];
+  float inv[2];
 #pragma unroll
-  for (int mt = 0; mt < C::kRowTiles; ++mt)
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const QuadRow::Final f = rows[mt][r].finish();
-      inv[mt][r] = f.inv;
-      if (gt == 0 && row[mt][r] < g.nq) lse[(bi * g.hq + h) * g.nq + row[mt][r]] = f.lse;
-    }
+  for (int r = 0; r < 2; ++r) {
+    const QuadRow::Final f = rows[r].finish();
+    inv[r] = f.inv;
+    if (gt == 0 && row[r] < g.nq) lse[(bi * g.hq + h) * g.nq + row[r]] = f.lse;
+  }
   if constexpr (kVec) {
-    // Through the warp's own rows of a swizzled (kBlockM, kD) tile at the stages' start (after
+    // Through the warp's own 16 rows of a swizzled (kBlockM, kD) tile in stage 0's space (after
     // the barrier: other warps may still read the last key block there), then 16-byte stores of
     // whole row chunks.
     __syncthreads();
     const uint32_t sO = s_base;
 #pragma unroll
-    for (int mt = 0; mt < C::kRowTiles; ++mt)
+    for (int nt = 0; nt < C::kDTiles; ++nt)
 #pragma unroll
-      for (int nt = 0; nt < C::kDTiles; ++nt)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const uint32_t w = device::pack2<T>(acc[mt][nt][2 * r] * inv[mt][r],
-                                              acc[mt][nt][2 * r + 1] * inv[mt][r]);
-          const int rr = wr0 + 16 * mt + gr + 8 * r;
-          const uint32_t addr = sO + 2 * (fa2::tile_offset<kD>(rr, nt) + 2 * gt);
-          asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(w) : "memory");
-        }
+      for (int r = 0; r < 2; ++r) {
+        const uint32_t w = device::pack2<T>(acc[nt][2 * r] * inv[r], acc[nt][2 * r + 1] * inv[r]);
+        const uint32_t addr = sO + 2 * (fa2::tile_offset<kD>(wr0 + gr + 8 * r, nt) + 2 * gt);
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(w) : "memory");
+      }
     __syncwarp();
     constexpr int kChunks = kD / 8;
 #pragma unroll
-    for (int i = 0; i < C::kWarpRows * kChunks / 32; ++i) {
+    for (int i = 0; i < 16 * kChunks / 32; ++i) {
       const int c = lane + 32 * i, rr = c / kChunks, ch = c % kChunks;
       const int64_t n = n0 + wr0 + rr;
       if (n >= g.nq) continue;
@@ -341,17 +297,15 @@ __global__ void __launch_bounds__(V03Config<kD>::kThreads, V03Config<kD>::kMinBl
     }
   } else {
 #pragma unroll
-    for (int mt = 0; mt < C::kRowTiles; ++mt)
+    for (int r = 0; r < 2; ++r) {
+      if (row[r] >= g.nq) continue;
+      T* dst = o + ((bi * g.nq + row[r]) * g.hq + h) * kD + 2 * gt;
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        if (row[mt][r] >= g.nq) continue;
-        T* dst = o + ((bi * g.nq + row[mt][r]) * g.hq + h) * kD + 2 * gt;
-#pragma unroll
-        for (int nt = 0; nt < C::kDTiles; ++nt) {
-          dst[8 * nt] = device::from_float<T>(acc[mt][nt][2 * r] * inv[mt][r]);
-          dst[8 * nt + 1] = device::from_float<T>(acc[mt][nt][2 * r + 1] * inv[mt][r]);
-        }
+      for (int nt = 0; nt < C::kDTiles; ++nt) {
+        dst[8 * nt] = device::from_float<T>(acc[nt][2 * r] * inv[r]);
+        dst[8 * nt + 1] = device::from_float<T>(acc[nt][2 * r + 1] * inv[r]);
       }
+    }
   }
 }
 
@@ -372,13 +326,13 @@ PreparedLaunch prepare(const Problem& p, Buffers& b) { return prepare_tiled<V03R
 Variant gpu_v03_fa2_mma() {
   Variant v = tiled_variant<prepare>(
       "attention.v03_fa2_mma",
-      "FA2 on mma.sync m16n8k16: 32 query rows per warp (16 at D = 256), P in registers, swizzled "
+      "FA2 on mma.sync m16n8k16: 16 query rows per warp, Q and P in registers, swizzled "
       "double-buffered cp.async K/V, causal blocks skipped",
       80);
   v.can_implement = [](const Problem& p) {
     const Dims s = dims_of(p);
     if (Status st = tiled_limits("attention.v03", s); !st.ok()) return st;
-    if (device::ceil_div(s.nq, V03Config<256>::kBlockM) > INT_MAX)  // the smallest tiles
+    if (device::ceil_div(s.nq, V03Config<64>::kBlockM) > INT_MAX)
       return Status::no("attention.v03: more than 2^31 - 1 query tiles");
     if (device::ceil_div(s.nkv, V03Config<256>::kBlockN) > INT_MAX)
       return Status::no("attention.v03: more than 2^31 - 1 key blocks");
