@@ -66,7 +66,7 @@ std::string speedup_summary(const std::vector<Result>& results);
 /// problem and mode is among the results, the x baseline of the medians (the table's) beside
 /// baseline p10 / record p10, and the spread p90 / p10 of both, then the p10 ratios' geometric
 /// mean per variant. Where a GPU steps between power states in stretches of seconds (attention
-/// at ~700 W on an H200: 8-15% apart), the share of samples each record drew in the slow state
+/// on an H200: 8-15% apart), the share of samples each record drew in the slow state
 /// moves its median; the 10th percentiles compare both in the fast state. Empty without any
 /// such pair. `klab report --fast-state` appends it.
 std::string fast_state_summary(const std::vector<Result>& results);
