@@ -35,19 +35,24 @@
 
 namespace klab::attention::fa3 {
 
-/// A block of two consumer warpgroups (setmaxnreg 232) and a producer warpgroup (40) over
-/// kStages (K, V) stages; kKvLag: how many blocks the producer's V loads trail its K loads
-/// (fa3_schedule.hpp's kv_step).
-template <int kD, int kStages_, int kKvLag_ = 0>
-struct Config : device::WarpSpecialized</*consumer warps*/ 8> {
-  using Tiles = fa3::Tiles<kD, kStages_>;
+/// A block of kConsumerWarpgroups_ consumer warpgroups of 64 query rows and a producer
+/// warpgroup over kStages (K, V) stages: two consumers (setmaxnreg 232) beside a producer at 40,
+/// or three (160) beside one at 24; kKvLag: how many blocks the producer's V loads trail its K
+/// loads (fa3_schedule.hpp's kv_step).
+template <int kD, int kStages_, int kKvLag_ = 0, int kConsumerWarpgroups_ = 2>
+struct Config
+    : device::WarpSpecialized</*consumer warps*/ 4 * kConsumerWarpgroups_,
+                              /*producer registers*/ (kConsumerWarpgroups_ > 2 ? 24 : 40)> {
+  static constexpr int kConsumerWarpgroups = kConsumerWarpgroups_;
+  using Tiles = fa3::Tiles<kD, kStages_, 64 * kConsumerWarpgroups_>;
   static constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
   static constexpr int kStages = Tiles::kStages;
   static constexpr int kKvLag = kKvLag_;
   static constexpr int kSmemBytes = fa3::kSmemBytes<Tiles>;
-  static_assert(kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer warpgroup");
+  static_assert(Config::kBlockM == 64 * (Config::kConsumerWarps / 4),
+                "one m64 block per consumer warpgroup");
   static_assert(kSmemBytes <= kMaxSmemBytes);
-  static_assert(kScratchBytes >= 16 + 4 * kConsumerWarps, "a pin word per consumer warp");
+  static_assert(kScratchBytes >= 16 + 4 * Config::kConsumerWarps, "a pin word per consumer warp");
 };
 
 /// The ring's barriers, after the tiles, and the persistent rung's tile index after them.

@@ -13,10 +13,10 @@ namespace klab::attention::fa3 {
 __device__ __forceinline__ void pingpong_wait(int wg) {
   device::named_barrier_sync(pingpong_wait_id(wg), kPingPongThreads);
 }
-/// The ping-pong's arrive on the other warpgroup's barrier after a round's wgmma (and the last
-/// warpgroup's opening one).
-__device__ __forceinline__ void pingpong_arrive(int wg) {
-  device::named_barrier_arrive(pingpong_arrive_id(wg), kPingPongThreads);
+/// The ping-pong's arrive on the next warpgroup's barrier (of `consumers`) after a round's wgmma
+/// (and the last warpgroup's opening one).
+__device__ __forceinline__ void pingpong_arrive(int wg, int consumers = kConsumerWarpgroups) {
+  device::named_barrier_arrive(pingpong_arrive_id(wg, consumers), kPingPongThreads);
 }
 
 /// How a consumer's tiles meet the ping-pong. kPerTile (v05, one tile a block): every tile
@@ -47,9 +47,10 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   // Round `round` of the tile's n: whether wg arrives on the other's barrier after it.
+  constexpr int kWgs = C::kConsumerWarpgroups;
   auto pass = [&](int round) {
-    if (kPingPong == PingPong::kAcrossTiles || pingpong_arrives_after(wg, round, n))
-      pingpong_arrive(wg);
+    if (kPingPong == PingPong::kAcrossTiles || pingpong_arrives_after(wg, round, n, kWgs))
+      pingpong_arrive(wg, kWgs);
   };
 
   QuadRow rows[2];    // the two rows' running max (log2 units) and this lane's share of the sum
@@ -60,7 +61,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   if (n > 0) {              // both consumers see the same n: the ping-pong's barriers stay balanced
     float sc[kBlockN / 2];  // S of the block being softmaxed
     uint32_t pa[kBlockN / 16][4];  // P of the block before it, the A operand in flight
-    if (kPingPong == PingPong::kPerTile && pingpong_opens(wg)) pingpong_arrive(wg);
+    if (kPingPong == PingPong::kPerTile && pingpong_opens(wg, kWgs)) pingpong_arrive(wg, kWgs);
 
     // Round 0: S of the first block visited (the last key block), alone.
     ConsumerRing<C::kStages> prev = ring;
@@ -154,13 +155,14 @@ __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                                        lse, g);
 }
 
-/// A one-tile-per-block rung on the overlapped loop with softmax options Opt, as fa3_kernel.cuh's
-/// kernel takes it (Name: a type with the rung's kName).
-template <class Name, class Opt>
+/// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration
+/// ConfigOf<kD> (OverlapConfig by default), as fa3_kernel.cuh's kernel takes it (Name: a type
+/// with the rung's kName).
+template <class Name, class Opt, template <int> class ConfigOf = OverlapConfig>
 struct OverlapRung {
   static constexpr const char* kName = Name::kName;
   template <int kD>
-  using Config = OverlapConfig<kD>;
+  using Config = ConfigOf<kD>;
   template <class C, class T, int kD>
   __device__ __forceinline__ static void consume(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,

@@ -9,12 +9,13 @@
 //   hands block r - 1's stage back and rescales O. The last P_{n-1} V_{n-1} follows the rounds.
 //   Live 32-bit registers a consumer thread holds through a softmax: O (kD / 2 floats), S_r
 //   (kBlockN / 2) and P_{r-1} (kBlockN / 4 packed pairs, read by the product in flight).
-// - Ping-pong between the two consumer warpgroups: before each round's wgmma a warpgroup waits
-//   on its own named barrier (bar.sync), after issuing it arrives on the other's (bar.arrive),
-//   so their rounds reach the tensor pipe alternately and one warpgroup's softmax runs while the
-//   other's GEMMs do. The last warpgroup opens the first round of the first one with one arrive
-//   before its rounds, and leaves out its arrive after its own last round, so that every bar.sync
-//   meets exactly one arrival set and no barrier is left half-arrived when the block exits.
+// - Ping-pong between the consumer warpgroups (two; three in v09 at D = 64): before each round's
+//   wgmma a warpgroup waits on its own named barrier (bar.sync), after issuing it arrives on the
+//   next one's (bar.arrive, cyclically), so their rounds reach the tensor pipe in turn and one
+//   warpgroup's softmax runs while the others' GEMMs do. The last warpgroup opens the first
+//   round of the first one with one arrive before its rounds, and leaves out its arrive after its
+//   own last round, so that every bar.sync meets exactly one arrival set and no barrier is left
+//   half-arrived when the block exits.
 // - The K/V ring (v04 and v05 alike: a stage's K and V have their own full and empty barriers).
 //   The producer's step j of a tile loads K of block j, then V of block j - lag: lag 0 is v04's
 //   order (K_j, V_j: its block j reads both), lag 1 v05's (K_j, V_{j-1}: the order round j reads
@@ -40,6 +41,8 @@
 
 namespace klab::attention::fa3 {
 
+/// Consumer warpgroups of a block: two (v04-v08); the functions below take the count, v09 runs
+/// three at D = 64.
 inline constexpr int kConsumerWarpgroups = 2;
 /// Hardware barrier ids of the ping-pong: consumer warpgroup wg waits on kPingPongBarrier0 + wg
 /// (barrier 0 is __syncthreads'); nothing else in the FA3 kernels uses a named barrier.
@@ -50,15 +53,18 @@ inline constexpr int kPingPongThreads = 2 * 128;
 
 /// The named barrier consumer warpgroup wg waits on before issuing a round's wgmma.
 KLAB_HOST_DEVICE constexpr int pingpong_wait_id(int wg) { return kPingPongBarrier0 + wg; }
-/// The named barrier wg arrives on after issuing them: the next warpgroup's.
-KLAB_HOST_DEVICE constexpr int pingpong_arrive_id(int wg) {
-  return kPingPongBarrier0 + (wg + 1) % kConsumerWarpgroups;
+/// The named barrier wg arrives on after issuing them: the next warpgroup's, of `consumers`.
+KLAB_HOST_DEVICE constexpr int pingpong_arrive_id(int wg, int consumers = kConsumerWarpgroups) {
+  return kPingPongBarrier0 + (wg + 1) % consumers;
 }
 /// Whether wg arrives once before its first round (the last warpgroup, opening the first's).
-KLAB_HOST_DEVICE constexpr bool pingpong_opens(int wg) { return wg == kConsumerWarpgroups - 1; }
+KLAB_HOST_DEVICE constexpr bool pingpong_opens(int wg, int consumers = kConsumerWarpgroups) {
+  return wg == consumers - 1;
+}
 /// Whether wg arrives after its round `round` of `rounds` (all but the last warpgroup's last).
-KLAB_HOST_DEVICE constexpr bool pingpong_arrives_after(int wg, int round, int rounds) {
-  return !(wg == kConsumerWarpgroups - 1 && round == rounds - 1);
+KLAB_HOST_DEVICE constexpr bool pingpong_arrives_after(int wg, int round, int rounds,
+                                                       int consumers = kConsumerWarpgroups) {
+  return !(wg == consumers - 1 && round == rounds - 1);
 }
 /// Across tiles (v06) every round is followed by an arrive, and the first warpgroup, the one the
 /// opening arrive was for, waits once more when the consumers leave: the last warpgroup's arrive

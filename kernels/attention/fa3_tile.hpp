@@ -52,13 +52,13 @@ struct PanelTile {
   }
 };
 
-/// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (two consumer warpgroups of
-/// 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05: 3 where they fit). Shared
+/// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (64 a consumer warpgroup: two
+/// of them, three in v09 at D = 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05: 3 where they fit). Shared
 /// memory: Q, then the stages (K, V each). kD = 256 takes 64-key blocks: two 128-key stages
 /// would need 256 KiB beside Q's 64.
-template <int kD, int kStages_ = 2>
+template <int kD, int kStages_ = 2, int kBlockM_ = 128>
 struct Tiles {
-  static constexpr int kBlockM = 128, kBlockN = kD == 256 ? 64 : 128, kStages = kStages_;
+  static constexpr int kBlockM = kBlockM_, kBlockN = kD == 256 ? 64 : 128, kStages = kStages_;
   using Q = PanelTile<kBlockM, kD>;
   using KV = PanelTile<kBlockN, kD>;
   static constexpr uint32_t kStageBytes = 2 * KV::kBytes;
@@ -79,7 +79,7 @@ inline constexpr int kBarrierCount = 2 + 4 * TilesT::kStages;
 /// Words after the mbarriers: the persistent rung's tile (query tile, head, batch and a spare
 /// word) and one word per consumer warp that pins its softmax ahead of a wgmma wait
 /// (fa3_kernel.cuh's Barriers).
-inline constexpr int kScratchBytes = 4 * 4 + 8 * 4;
+inline constexpr int kScratchBytes = 4 * 4 + 16 * 4;
 /// The dynamic shared memory of an FA3 block with these tiles: up to 1023 bytes lost aligning
 /// the base to 1024, the tiles, the mbarriers and the scratch words.
 template <class TilesT>

@@ -17,14 +17,15 @@ namespace klab::device {
 /// warpgroups) first, then one producer warpgroup (setmaxnreg works per warpgroup). Each of the
 /// SM's 4 sub-partitions holds 16384 registers and runs every 4th warp. The launch gives every
 /// thread kLaunchRegs (65536 / kThreads, rounded down to 8; __launch_bounds__(kThreads, 1)); then
-/// the producers drop to kProducerRegs and the consumers take what that frees.
-template <int kConsumerWarps_>
+/// the producers drop to kProducerRegs and the consumers take what that frees (40 by default;
+/// three consumer warpgroups take 24, the least setmaxnreg allows, to leave them 160).
+template <int kConsumerWarps_, int kProducerRegs_ = 40>
 struct WarpSpecialized {
   static constexpr int kConsumerWarps = kConsumerWarps_;
   static constexpr int kConsumers = 32 * kConsumerWarps, kProducers = 128;
   static constexpr int kThreads = kConsumers + kProducers;
   static constexpr int kLaunchRegs = (65536 / kThreads) / 8 * 8;
-  static constexpr int kProducerRegs = 40;
+  static constexpr int kProducerRegs = kProducerRegs_;
   static constexpr int kConsumerRegs =
       std::min(256, (16384 / 32 - kProducerRegs) / (kConsumerWarps / 4) / 8 * 8);
   static_assert(kConsumerWarps % 4 == 0, "whole consumer warpgroups");

@@ -718,15 +718,17 @@ struct PingPongOp {
   enum Kind { kArrive, kSync, kIssue } kind;
   int id_or_round;
 };
-std::vector<PingPongOp> pingpong_program(int wg, int n, bool arrive_after_last = false) {
+std::vector<PingPongOp> pingpong_program(int wg, int n, bool arrive_after_last = false,
+                                         int consumers = attention::fa3::kConsumerWarpgroups) {
   namespace fa3 = attention::fa3;
   std::vector<PingPongOp> ops;
-  if (fa3::pingpong_opens(wg)) ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg)});
+  if (fa3::pingpong_opens(wg, consumers))
+    ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg, consumers)});
   for (int r = 0; r < n; ++r) {
     ops.push_back({PingPongOp::kSync, fa3::pingpong_wait_id(wg)});
     ops.push_back({PingPongOp::kIssue, r});
-    if (fa3::pingpong_arrives_after(wg, r, n) || arrive_after_last)
-      ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg)});
+    if (fa3::pingpong_arrives_after(wg, r, n, consumers) || arrive_after_last)
+      ops.push_back({PingPongOp::kArrive, fa3::pingpong_arrive_id(wg, consumers)});
   }
   return ops;
 }
@@ -742,15 +744,16 @@ struct PingPongRun {
   bool stuck = false, phase_without_waiter = false;
 };
 PingPongRun run_pingpong_programs(std::vector<std::vector<PingPongOp>> prog, unsigned seed);
-PingPongRun run_pingpong(int n, unsigned seed, bool arrive_after_last = false) {
+PingPongRun run_pingpong(int n, unsigned seed, bool arrive_after_last = false,
+                         int consumers = attention::fa3::kConsumerWarpgroups) {
   std::vector<std::vector<PingPongOp>> prog;
-  for (int wg = 0; wg < attention::fa3::kConsumerWarpgroups; ++wg)
-    prog.push_back(pingpong_program(wg, n, arrive_after_last));
+  for (int wg = 0; wg < consumers; ++wg)
+    prog.push_back(pingpong_program(wg, n, arrive_after_last, consumers));
   return run_pingpong_programs(prog, seed);
 }
 PingPongRun run_pingpong_programs(std::vector<std::vector<PingPongOp>> prog, unsigned seed) {
   namespace fa3 = attention::fa3;
-  constexpr int kWgs = fa3::kConsumerWarpgroups, kWgThreads = 128;
+  const int kWgs = int(prog.size()), kWgThreads = 128;
   std::vector<size_t> pc(kWgs, 0);
   std::vector<bool> waiting(kWgs, false);
   std::map<int, int> count;  // barrier id -> threads arrived in its current phase
@@ -802,18 +805,26 @@ TEST(AttentionFa3Schedule, PingPongAlternatesTheConsumersAndBalancesItsBarriers)
   EXPECT_EQ(fa3::pingpong_arrive_id(1), fa3::pingpong_wait_id(0));
   for (int wg = 0; wg < fa3::kConsumerWarpgroups; ++wg) EXPECT_LE(fa3::pingpong_wait_id(wg), 15);
   EXPECT_EQ(fa3::kPingPongThreads % 32, 0);
-  for (int n = 1; n <= 7; ++n)
-    for (unsigned seed = 0; seed < 20; ++seed) {
-      const PingPongRun run = run_pingpong(n, seed);
-      ASSERT_FALSE(run.stuck) << "n " << n << " seed " << seed;
-      ASSERT_EQ(run.leftover, 0) << "n " << n << " seed " << seed;
-      ASSERT_FALSE(run.phase_without_waiter) << "n " << n << " seed " << seed;
-      ASSERT_EQ(run.issued.size(), size_t(2 * n));
-      for (int i = 0; i < 2 * n; ++i)
-        ASSERT_EQ(run.issued[i], std::make_pair(i % 2, i / 2)) << "n " << n << " seed " << seed;
+  // Two consumer warpgroups (v04-v08) and three (v09 at D = 64): the rounds go round in turn.
+  for (int wgs : {2, 3}) {
+    for (int wg = 0; wg < wgs; ++wg) {
+      EXPECT_EQ(fa3::pingpong_arrive_id(wg, wgs), fa3::pingpong_wait_id((wg + 1) % wgs));
+      EXPECT_LE(fa3::pingpong_wait_id(wg), 15);
     }
-  const PingPongRun wrong = run_pingpong(3, 1, /*arrive_after_last*/ true);
-  EXPECT_NE(wrong.leftover, 0);
+    for (int n = 1; n <= 7; ++n)
+      for (unsigned seed = 0; seed < 20; ++seed) {
+        const PingPongRun run = run_pingpong(n, seed, false, wgs);
+        ASSERT_FALSE(run.stuck) << wgs << " wgs, n " << n << " seed " << seed;
+        ASSERT_EQ(run.leftover, 0) << wgs << " wgs, n " << n << " seed " << seed;
+        ASSERT_FALSE(run.phase_without_waiter) << wgs << " wgs, n " << n << " seed " << seed;
+        ASSERT_EQ(run.issued.size(), size_t(wgs * n));
+        for (int i = 0; i < wgs * n; ++i)
+          ASSERT_EQ(run.issued[i], std::make_pair(i % wgs, i / wgs))
+              << wgs << " wgs, n " << n << " seed " << seed;
+      }
+    const PingPongRun wrong = run_pingpong(3, 1, /*arrive_after_last*/ true, wgs);
+    EXPECT_NE(wrong.leftover, 0) << wgs << " wgs";
+  }
 }
 
 // The rounds inside a consumer: S of every block once, in ring order, P V of every block once,
@@ -1182,6 +1193,15 @@ TEST(AttentionFa3Schedule, OverlapFitsTheRegisterAndSharedMemoryBudgets) {
   EXPECT_GT(two_s_blocks + fa3::kConsumerOverheadRegisters, kConsumerRegs);
   EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<64, 3>>), fa3::kMaxSmemBytes);
   EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<128, 3>>), fa3::kMaxSmemBytes);
+  // v09 at D = 64: three consumer warpgroups beside a producer at 24 take (512 - 24) / 3 rounded
+  // down to 8 = 160 registers; O, S and P hold 128 of them, leaving 32 (less than the 48 the
+  // two-warpgroup budget allows: there ptxas's report of no local memory is the check). Its
+  // 192-row Q beside three stages fits.
+  constexpr int kThreeRegs = (16384 / 32 - 24) / 3 / 8 * 8;
+  static_assert(kThreeRegs == 160);
+  EXPECT_EQ(fa3::overlap_live_registers(64, fa3::Tiles<64, 3, 192>::kBlockN) + 32, kThreeRegs);
+  EXPECT_EQ((fa3::Tiles<64, 3, 192>::Q::kBytes), 192u * 128u);
+  EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<64, 3, 192>>), fa3::kMaxSmemBytes);
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<256, 3>>), fa3::kMaxSmemBytes);
   EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<256, 2>>), fa3::kMaxSmemBytes);
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<128, 4>>), fa3::kMaxSmemBytes);
@@ -1207,7 +1227,7 @@ void check_fa3_refusals(const Variant& v_ref) {
 
 }  // namespace
 
-// v04 to v08 are registered in that order between v03 and the baselines; each refuses what the
+// v04 to v09 are registered in that order between v03 and the baselines; each refuses what the
 // TMA cannot read (a misaligned base) and head dimensions it has no tiles for, with reasons, and
 // takes every headline shape.
 TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
@@ -1224,6 +1244,7 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v06_fa3_persistent"), at("attention.v05_fa3_overlap") + 1);
   EXPECT_EQ(at("attention.v07_fa4_lazy_rescale"), at("attention.v06_fa3_persistent") + 1);
   EXPECT_EQ(at("attention.v08_fa4_poly_exp2"), at("attention.v07_fa4_lazy_rescale") + 1);
+  EXPECT_EQ(at("attention.v09_fa3_three_consumers"), at("attention.v08_fa4_poly_exp2") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
