@@ -533,14 +533,14 @@ uint32_t fa3_reads(uint64_t desc, bool mn_major, int mn, int k) {
                                        uint32_t(k));
 }
 
-template <int kD, int kStages = 2>
+template <int kD, int kStages = 2, int kBlockM = 128>
 void check_fa3_tiles() {
-  using Tiles = attention::fa3::Tiles<kD, kStages>;
+  using Tiles = attention::fa3::Tiles<kD, kStages, kBlockM>;
   using Q = typename Tiles::Q;
   using KV = typename Tiles::KV;
   constexpr int kBlockN = Tiles::kBlockN;
   // S = Q K^T. A = Q, K-major: warpgroup wg's (row, k) of k-step kk is Q's (64 wg + row, 16 kk + k).
-  for (int wg = 0; wg < 2; ++wg)
+  for (int wg = 0; wg < kBlockM / 64; ++wg)
     for (int kk = 0; kk < kD / 16; ++kk)
       for (int row = 0; row < 64; ++row)
         for (int k = 0; k < 16; ++k)
@@ -584,7 +584,7 @@ void check_fa3_tiles() {
   }
   EXPECT_EQ(Tiles::kBytes, Tiles::v_tile(Tiles::kStages - 1) + KV::kBytes);
   EXPECT_EQ(attention::fa3::kSmemBytes<Tiles>,
-            1024 + int(Tiles::kBytes) + (2 + 4 * Tiles::kStages) * 8 + 16 + 8 * 4);
+            1024 + int(Tiles::kBytes) + (2 + 4 * Tiles::kStages) * 8 + 16 + 16 * 4);
   EXPECT_LE(attention::fa3::kSmemBytes<Tiles>, attention::fa3::kMaxSmemBytes);
 }
 
@@ -597,6 +597,8 @@ TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
   // v05's three-stage rings (D <= 128).
   check_fa3_tiles<64, 3>();
   check_fa3_tiles<128, 3>();
+  // v09's 192-row tiles (three consumer warpgroups, D = 64).
+  check_fa3_tiles<64, 3, 192>();
 }
 
 // S's accumulators (wgmma_fragment.hpp: register i of thread t at (row, key)) become P's A
