@@ -32,8 +32,8 @@ struct V09Name {
 };
 /// Three consumer warpgroups at D = 64; v05's configuration elsewhere.
 template <int kD>
-using V09Config = std::conditional_t<kD == 64, fa3::Config<64, 3, fa3::kOverlapKvLag, 3>,
-                                     fa3::OverlapConfig<kD>>;
+using V09Config =
+    std::conditional_t<kD == 64, fa3::Config<64, 3, fa3::kOverlapKvLag, 3>, fa3::OverlapConfig<kD>>;
 }  // namespace
 
 Variant gpu_v09_fa3_three_consumers() {
