@@ -343,6 +343,12 @@ run23=$res/2026-12-03_4e010c8_attention_v03_rows_profiles
   --section results-4e010c8-v03
 "$klab" profile-report "$run23"/profiles.json --family attention \
   --readme docs/worklogs/attention.md --section profile-4e010c8
+# bcbcce5's run: attention v09 (three consumer warpgroups at D = 64) beside v07, v08 and cuDNN.
+run24=$res/2026-12-03_bcbcce5_attention_v09
+"$klab" report "$run24"/bench_d64_causal*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-bcbcce5 --fast-state
+"$klab" profile-report "$run24"/profiles.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-bcbcce5
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
