@@ -4,6 +4,8 @@
 // its own P_{j-1} V_{j-1} (wgmma.wait_group 1), its rounds alternated with the other consumer's
 // by the ping-pong's named barriers, K handed back once S has read it and V once P V has
 // (fa3_schedule.hpp holds the order, modelled on the CPU).
+#include <type_traits>
+
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_schedule.hpp"
 
@@ -154,6 +156,13 @@ __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
   consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt>(smem, bars, t, wg, ring, o,
                                                                        lse, g);
 }
+
+/// Three consumer warpgroups at D = 64 (v09, v10: 192-row tiles, setmaxnreg 24 / 160), the
+/// overlapped rungs' configuration at D = 128 and 256 (three would leave 160 registers for O's 64
+/// or 128).
+template <int kD>
+using ThreeConsumerConfig =
+    std::conditional_t<kD == 64, Config<64, 3, kOverlapKvLag, 3>, OverlapConfig<kD>>;
 
 /// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration
 /// ConfigOf<kD> (OverlapConfig by default), as fa3_kernel.cuh's kernel takes it (Name: a type

@@ -80,6 +80,7 @@ Variant gpu_v06_fa3_persistent();
 Variant gpu_v07_fa4_lazy_rescale();
 Variant gpu_v08_fa4_poly_exp2();
 Variant gpu_v09_fa3_three_consumers();
+Variant gpu_v10_fa4_poly_three_consumers();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

@@ -18,8 +18,6 @@
 // softmax options (lazy rescale) and the producer are v07's.
 // Prediction: docs/worklogs/attention.md.
 // Requirements: v05's.
-#include <type_traits>
-
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_overlap.cuh"
 #include "kernels/attention/family.hpp"
@@ -30,14 +28,11 @@ namespace {
 struct V09Name {
   static constexpr const char* kName = "attention.v09";
 };
-/// Three consumer warpgroups at D = 64; v05's configuration elsewhere.
-template <int kD>
-using V09Config =
-    std::conditional_t<kD == 64, fa3::Config<64, 3, fa3::kOverlapKvLag, 3>, fa3::OverlapConfig<kD>>;
 }  // namespace
 
 Variant gpu_v09_fa3_three_consumers() {
-  return fa3::variant<fa3::OverlapRung<V09Name, fa3::SoftmaxOptions<0, true>, V09Config>>(
+  return fa3::variant<
+      fa3::OverlapRung<V09Name, fa3::SoftmaxOptions<0, true>, fa3::ThreeConsumerConfig>>(
       "attention.v09_fa3_three_consumers",
       "v07 with three consumer warpgroups at D = 64 (192-row tiles, setmaxnreg 24/160, the "
       "ping-pong cycling over three)");

@@ -1229,7 +1229,7 @@ void check_fa3_refusals(const Variant& v_ref) {
 
 }  // namespace
 
-// v04 to v09 are registered in that order between v03 and the baselines; each refuses what the
+// v04 to v10 are registered in that order between v03 and the baselines; each refuses what the
 // TMA cannot read (a misaligned base) and head dimensions it has no tiles for, with reasons, and
 // takes every headline shape.
 TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
@@ -1247,6 +1247,8 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v07_fa4_lazy_rescale"), at("attention.v06_fa3_persistent") + 1);
   EXPECT_EQ(at("attention.v08_fa4_poly_exp2"), at("attention.v07_fa4_lazy_rescale") + 1);
   EXPECT_EQ(at("attention.v09_fa3_three_consumers"), at("attention.v08_fa4_poly_exp2") + 1);
+  EXPECT_EQ(at("attention.v10_fa4_poly_three_consumers"),
+            at("attention.v09_fa3_three_consumers") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
