@@ -349,6 +349,9 @@ run24=$res/2026-12-03_bcbcce5_attention_v09
   --readme docs/worklogs/attention.md --section results-bcbcce5 --fast-state
 "$klab" profile-report "$run24"/profiles.json --family attention \
   --readme docs/worklogs/attention.md --section profile-bcbcce5
+# e11578e's run: attention v10 (v09 with the polynomial exponential) beside v09 and cuDNN.
+"$klab" report "$res"/2026-12-03_e11578e_attention_v10/bench_d64_causal*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-e11578e --fast-state
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
