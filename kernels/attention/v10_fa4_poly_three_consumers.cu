@@ -21,8 +21,8 @@ struct V10Name {
 }  // namespace
 
 Variant gpu_v10_fa4_poly_three_consumers() {
-  return fa3::variant<fa3::OverlapRung<V10Name, fa3::SoftmaxOptions<8, true>,
-                                       fa3::ThreeConsumerConfig>>(
+  return fa3::variant<
+      fa3::OverlapRung<V10Name, fa3::SoftmaxOptions<8, true>, fa3::ThreeConsumerConfig>>(
       "attention.v10_fa4_poly_three_consumers",
       "v09 with v08's emulated exponential (every eighth term of a row by a polynomial on the "
       "FMA pipe)");
