@@ -304,7 +304,7 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
       alpha[r] = rows[r].rescale(mx[r], scale_log2, m_use);
     } else {  // the row keeps its max: its scores lie at most kLazyRescaleLog2 above it
       alpha[r] = 1.f;
-      m_use = rows[r].m == -INFINITY ? 0.f : rows[r].m;
+      m_use = QuadRow::subtrahend(rows[r].m);
     }
     float sum = 0.f;
 #pragma unroll

@@ -35,11 +35,15 @@ struct QuadRow {
   /// exp2(-inf) = 0 then).
   __device__ __forceinline__ float rescale(float mx, float scale_log2, float& m_use) {
     const float m_new = fmaxf(m, mx * scale_log2);
-    m_use = m_new == -INFINITY ? 0.f : m_new;
+    m_use = subtrahend(m_new);
     const float alpha = device::ex2_ftz(m - m_use);
     m = m_new;
     return alpha;
   }
+
+  /// What a block's scaled scores subtract under the running max m: m, or 0 while the row has
+  /// seen no visible key (its terms are exp2(-inf) = 0 then).
+  __device__ __forceinline__ static float subtrahend(float m) { return m == -INFINITY ? 0.f : m; }
 
   /// The term of raw score s in the block rescale() was given.
   __device__ __forceinline__ static float term(float s, float scale_log2, float m_use) {

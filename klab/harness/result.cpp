@@ -15,6 +15,20 @@ using nlohmann::json;
 
 namespace {
 
+/// The geometric mean of positive ratios (speed-ups).
+double geometric_mean(const std::vector<double>& v) {
+  double log_sum = 0;
+  for (double x : v) log_sum += std::log(x);
+  return std::exp(log_sum / static_cast<double>(v.size()));
+}
+
+/// x printed by one printf format of one double ("%.2fx").
+std::string printed(double x, const char* format) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, x);
+  return std::string(buf);
+}
+
 json check_json(const CheckResult& c) {
   json mism = json::array();
   for (const auto& m : c.first)
@@ -235,21 +249,14 @@ std::string speedup_summary(const std::vector<Result>& results) {
     best = std::max(best, r.baseline.speedup);
   }
   if (best_per_problem.size() < 2) return "";
-  auto fixed = [](double x, int digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*fx", digits, x);
-    return std::string(buf);
-  };
   std::string md =
       "\n| variant | problems | x baseline: geometric mean | min | max "
       "|\n|---|---:|---:|---:|---:|\n";
   auto row = [&](const std::string& name, const std::vector<double>& v) {
-    double log_sum = 0;
-    for (double x : v) log_sum += std::log(x);
     md += "| " + name + " | " + std::to_string(v.size()) + " | " +
-          fixed(std::exp(log_sum / double(v.size())), 3) + " | " +
-          fixed(*std::min_element(v.begin(), v.end()), 2) + " | " +
-          fixed(*std::max_element(v.begin(), v.end()), 2) + " |\n";
+          printed(geometric_mean(v), "%.3fx") + " | " +
+          printed(*std::min_element(v.begin(), v.end()), "%.2fx") + " | " +
+          printed(*std::max_element(v.begin(), v.end()), "%.2fx") + " |\n";
   };
   for (const auto& [variant, v] : per_variant)
     if (v.size() >= 2) row(variant, v);
@@ -266,11 +273,6 @@ std::string fast_state_summary(const std::vector<Result>& results) {
   std::map<std::string, const Result*> baselines;
   for (const auto& r : results)
     if (r.timed && r.baseline_variant) baselines[at(r.variant, r)] = &r;
-  auto fixed = [](double x, const char* format) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, format, x);
-    return std::string(buf);
-  };
   std::string rows;
   std::map<std::string, std::vector<double>> per_variant;
   for (const auto& r : results) {
@@ -282,8 +284,8 @@ std::string fast_state_summary(const std::vector<Result>& results) {
     const double x = b.p10 / s.p10;
     per_variant[r.variant].push_back(x);
     rows += "| " + r.variant + " | " + r.problem.str() + " | " +
-            fixed(r.baseline.speedup, "%.2fx") + " | " + fixed(x, "%.2fx") + " | " +
-            fixed(s.p90 / s.p10, "%.3f") + " | " + fixed(b.p90 / b.p10, "%.3f") + " |\n";
+            printed(r.baseline.speedup, "%.2fx") + " | " + printed(x, "%.2fx") + " | " +
+            printed(s.p90 / s.p10, "%.3f") + " | " + printed(b.p90 / b.p10, "%.3f") + " |\n";
   }
   if (rows.empty()) return "";
   std::string md =
@@ -292,10 +294,8 @@ std::string fast_state_summary(const std::vector<Result>& results) {
       rows;
   for (const auto& [variant, v] : per_variant) {
     if (v.size() < 2) continue;
-    double log_sum = 0;
-    for (double x : v) log_sum += std::log(x);
     md += "| " + variant + " | geometric mean, " + std::to_string(v.size()) + " problems | | " +
-          fixed(std::exp(log_sum / double(v.size())), "%.3fx") + " | | |\n";
+          printed(geometric_mean(v), "%.3fx") + " | | |\n";
   }
   return md;
 }
@@ -344,12 +344,10 @@ std::string dtype_summary(const std::vector<Result>& results) {
       "other dtype: rung | median ms | speed-up |\n|---|---|---:|---|---:|---:|\n" +
       md;
   for (const auto& [pair, v] : ratios) {
-    double log_sum = 0;
-    for (double x : v) log_sum += std::log(x);
     char buf[160];
     std::snprintf(buf, sizeof buf, "%zu shapes | | | | | %.3fx (min %.2fx, max %.2fx) |\n",
-                  v.size(), std::exp(log_sum / static_cast<double>(v.size())),
-                  *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
+                  v.size(), geometric_mean(v), *std::min_element(v.begin(), v.end()),
+                  *std::max_element(v.begin(), v.end()));
     md += "| geometric mean, " + std::string(dtype_name(pair.first)) + " over " +
           std::string(dtype_name(pair.second)) + ", " + buf;
   }

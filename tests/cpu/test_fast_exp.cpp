@@ -4,23 +4,14 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include "klab/device/fast_exp.hpp"
 
 namespace {
 
-float from_bits(uint32_t u) {
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-uint32_t to_bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
+using klab::device::detail::bits_float;
+using klab::device::detail::float_bits;
 double rel_error(float t) {
   const long double ref = std::exp2(static_cast<long double>(t));
   return static_cast<double>(std::fabs(klab::device::ex2_poly(t) / ref - 1.0L));
@@ -36,8 +27,8 @@ TEST(FastExp, PolyWithinEx2ApproxBoundOverNegativeArguments) {
   // ~17 million arguments, every binade and the rounding boundaries of n = round(t) among them.
   double worst = 0;
   float worst_t = 0;
-  for (uint32_t u = to_bits(-0.f); u <= to_bits(klab::device::kEx2PolyMin); u += 61) {
-    const float t = from_bits(u);
+  for (uint32_t u = float_bits(-0.f); u <= float_bits(klab::device::kEx2PolyMin); u += 61) {
+    const float t = bits_float(u);
     const double e = rel_error(t);
     if (e > worst) worst = e, worst_t = t;
   }
@@ -47,8 +38,8 @@ TEST(FastExp, PolyWithinEx2ApproxBoundOverNegativeArguments) {
 
 TEST(FastExp, PolyWithinBoundOverPositiveArgumentsToSixtyFour) {
   double worst = 0;
-  for (uint32_t u = to_bits(0.f); u <= to_bits(64.f); u += 61)
-    worst = std::fmax(worst, rel_error(from_bits(u)));
+  for (uint32_t u = float_bits(0.f); u <= float_bits(64.f); u += 61)
+    worst = std::fmax(worst, rel_error(bits_float(u)));
   EXPECT_LE(worst, kBound);
 }
 
