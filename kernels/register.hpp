@@ -17,6 +17,8 @@ void register_decode_attention(Registry& r);
 void register_add_rmsnorm_quant(Registry& r);
 /// Qwen3's QK-norm, rotary embedding and the paged KV cache write, fused.
 void register_qk_norm_rope_cache(Registry& r);
+/// A decoder layer's attention block at decode, from the families' rungs (fused against unfused).
+void register_attention_block(Registry& r);
 /// Wrong or slow on purpose: klab doctor's exhibits (Family::sabotaged; not in `klab run`).
 void register_sabotage(Registry& r);
 

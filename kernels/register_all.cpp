@@ -73,6 +73,7 @@ Registry& registry() {
     register_decode_attention(reg);
     register_add_rmsnorm_quant(reg);
     register_qk_norm_rope_cache(reg);
+    register_attention_block(reg);
     register_sabotage(reg);  // wrong or slow on purpose: klab doctor's exhibits
     return reg;
   }();

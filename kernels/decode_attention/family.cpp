@@ -270,6 +270,10 @@ void build_block_table(const Dims& s, const Tensor& seq_lens, Tensor& t, uint64_
   }
 }
 
+double o_bound_factor(int64_t d, int64_t n, double score_bound, bool e4m3, double delta) {
+  return o_c0(n, e4m3) + std::expm1(2 * (score_eta(d, e4m3) * score_bound + delta));
+}
+
 void reference_row(const Problem& p, const Buffers& b, int64_t bi, int64_t t, int64_t h,
                    RowReference& out, std::vector<double>& scratch) {
   const Dims s = dims_of(p);
@@ -298,7 +302,7 @@ void reference_row(const Problem& p, const Buffers& b, int64_t bi, int64_t t, in
   const double a = out.row.score_bound, eta = score_eta(s.d, e4m3);
   const double delta =
       e4m3 ? s.scale() * kF16SubnormalStep * static_cast<double>(q_subnormal) * 448 * ks : 0.0;
-  const double c = o_c0(n, e4m3) + std::expm1(2 * (eta * a + delta));
+  const double c = o_bound_factor(s.d, n, a, e4m3, delta);
   out.o_bound.resize(static_cast<size_t>(s.d));
   for (int64_t i = 0; i < s.d; ++i)
     out.o_bound[i] =

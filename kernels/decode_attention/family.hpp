@@ -84,6 +84,12 @@ struct RowReference {
 void reference_row(const Problem& p, const Buffers& b, int64_t bi, int64_t t, int64_t h,
                    RowReference& out, std::vector<double>& scratch);
 
+/// The factor c of a row's o bound, |o' - o| <= u_bf16 |o| + c m_d (family.cpp, tolerances), for
+/// n visible keys, the row's score bound A (AttentionRowReference::score_bound) and, in an e4m3
+/// cache, the f16 subnormal q's absolute score error delta.
+double o_bound_factor(int64_t d, int64_t n, double score_bound, bool e4m3 = false,
+                      double delta = 0);
+
 /// The v00 CPU rung refuses problems above this many flops (seconds per run on the host).
 inline constexpr double kCpuRungMaxFlops = 2e9;
 /// Above this many flops a sample of rows (every sequence's first and last rows among them)

@@ -19,6 +19,7 @@
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/runner.hpp"
+#include "tests/cpu/drawn_buffers.hpp"
 #include "tests/cpu/sampled_reference_check.hpp"
 
 using namespace klab;
@@ -34,19 +35,8 @@ Problem shape(int64_t tokens, int64_t hq, int64_t hkv, int64_t d, int64_t page, 
       Dims{tokens, hq, hkv, d, page, seqs, context, skip, zero_rows, amp});
 }
 
-// Host buffers of p: every input drawn or built from `seed` as a check does it (the run's
-// distribution: normal).
 Buffers host_buffers(const Problem& p, uint64_t seed) {
-  Buffers b = make_host_buffers(family(), p);
-  for (Tensor& t : b.tensors) t.data = t.host.data();
-  uint64_t k = 0;
-  for (Tensor& t : b.tensors)
-    if (++k, t.spec.role != Role::output && !t.spec.build)
-      fill_random(t.host.data(), t.spec.dtype, t.spec.numel, Dist::normal, seed + k);
-  k = 0;
-  for (Tensor& t : b.tensors)
-    if (++k, t.spec.build) t.spec.build(b, t, seed + k);
-  return b;
+  return test::drawn_host_buffers(family(), p, seed);
 }
 
 Reference whole(const Problem& p, const Buffers& b) {
