@@ -352,6 +352,14 @@ run24=$res/2026-12-03_bcbcce5_attention_v09
 # e11578e's run: attention v10 (v09 with the polynomial exponential) beside v09 and cuDNN.
 "$klab" report "$res"/2026-12-03_e11578e_attention_v10/bench_d64_causal*.json --family attention \
   --readme docs/worklogs/attention.md --section results-e11578e --fast-state
+# a787076's run: the attention block (attention_block) fused, as a graph and unfused.
+run25=$res/2026-12-03_a787076_attention_block
+"$klab" report "$run25"/bench_*.json --family attention_block \
+  --readme docs/worklogs/decode.md --section results-a787076-block --fast-state
+"$klab" report "$run25"/bench_*.json --family attention_block \
+  --readme kernels/attention_block/README.md --section results-latest --fast-state
+"$klab" profile-report "$run25"/profiles.json --family attention_block \
+  --readme docs/worklogs/decode.md --section profile-a787076-block
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
