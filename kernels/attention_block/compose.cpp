@@ -151,10 +151,12 @@ PreparedLaunch prepare_block(const Recipe& r, const Problem& p, Buffers& b, cons
   const std::array<Family, kSteps> families = {
       hgemm::make_hgemm(), qk_norm_rope_cache::make_qk_norm_rope_cache(),
       decode_attention::make_decode_attention(), hgemm::make_hgemm()};
+  LaunchArgs step_args = la;  // every library step follows another kernel
+  step_args.programmatic = r.programmatic;
   for (size_t i = 0; i < kSteps; ++i) {
     st->buffers[i] =
         bind_step(families[i], plan.problem[i], binds[i], scratch + plan.ws[i], plan.ws_bytes[i]);
-    st->launch[i] = prepare_launch(plan.variant[i], plan.problem[i], st->buffers[i], la);
+    st->launch[i] = prepare_launch(plan.variant[i], plan.problem[i], st->buffers[i], step_args);
   }
   st->norm = r.norm;
   st->norm_args = NormArgs{b["x"].data,

@@ -30,6 +30,9 @@ struct Recipe {
   std::function<Variant()> qk;         ///< a qk_norm_rope_cache rung
   std::function<Variant()> attention;  ///< a decode_attention rung
   bool host = false;                   ///< the CPU rung: scratch on the host, no workspace
+  /// The steps after the norm launch programmatically (LaunchArgs::programmatic): each may start
+  /// while the one before it ends.
+  bool programmatic = false;
 };
 
 /// The GPU rungs' GEMM and attention steps (the same in each; only the fused steps differ).

@@ -87,5 +87,6 @@ Variant cpu_v00();
 Variant gpu_baseline_unfused();
 Variant gpu_v01_fused();
 Variant gpu_v02_fused_graph();
+Variant gpu_v03_fused_pdl_graph();
 
 }  // namespace klab::attention_block

@@ -14,6 +14,7 @@
 #include "kernels/hgemm/family.hpp"
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/launch.hpp"
+#include "klab/device/pdl.cuh"
 #include "klab/device/vec.cuh"
 
 namespace klab::attention_block {
@@ -45,6 +46,7 @@ __device__ float block_sum(float v, float* shared) {
 template <bool kAdd>
 __global__ void __launch_bounds__(kMaxThreads) norm_kernel(NormArgs a) {
   __shared__ float partial[kMaxThreads / 32];
+  device::allow_dependent_launch();  // the QKV GEMM may start its weights' stream (pdl.cuh)
   const int64_t row = int64_t(blockIdx.x) * a.hidden;
   auto* h_out = static_cast<bf16*>(a.residual_out) + row;
   const int vectors = static_cast<int>(a.hidden / kVec);

@@ -1,11 +1,15 @@
 #pragma once
 // The GPU rungs' norm step (gpu_steps.cu): add and RMSNorm in one launch, or in the two a
-// framework runs without the fusion (an elementwise add, then the norm reading residual_out).
+// framework runs without the fusion (an elementwise add, then the norm reading residual_out);
+// and the graph rungs' launch (graph_variant.cu).
 #include "kernels/attention_block/compose.hpp"
 
 namespace klab::attention_block {
 
 void norm_fused(const NormArgs& a, Stream stream);
 void norm_unfused(const NormArgs& a, Stream stream);
+
+/// A rung whose steps are captured once into a CUDA graph and replayed (graph_variant.cu).
+Variant graph_variant(const std::string& name, const std::string& summary, Recipe r);
 
 }  // namespace klab::attention_block

@@ -12,6 +12,7 @@ void register_attention_block(Registry& r) {
 #if KLAB_HAS_CUDA
     gpu_v01_fused(),
     gpu_v02_fused_graph(),
+    gpu_v03_fused_pdl_graph(),
     gpu_baseline_unfused(),  // the same steps without the fused kernels: the fused rungs' baseline
 #endif
   };

@@ -1,64 +1,19 @@
 // v02 fused graph: v01's five launches captured once into a CUDA graph and replayed as one
-// graph launch, as serving engines run decode (vLLM's and SGLang's CUDA graphs): the host's work
-// a launch (the GEMM's tensor maps and tile choice, attention's plan, five kernel launches)
+// graph launch (graph_variant.cu), as serving engines run decode: the host's work a launch
 // happens once at capture, and the GPU takes the five kernels as one submission.
 // Prediction (written before it ran): against v01 in the same run, 3-8 us less at B = 1 and 16
 // (the host's per-launch work and the gaps between kernels), within 2% at (64, 4k).
-#include <cuda_runtime.h>
-
-#include <memory>
-
+// Measured (2026-12-03_a787076): 1.06x v01 at (1, 4k) (2.6 us), 1.01-1.04x elsewhere.
 #include "kernels/attention_block/gpu_steps.hpp"
 #include "kernels/qk_norm_rope_cache/family.hpp"
-#include "klab/core/cuda_check.hpp"
 
 namespace klab::attention_block {
 
-namespace {
-
-/// The captured block: its graph, the executable and the stream it was captured on.
-struct CapturedBlock {
-  cudaStream_t stream = nullptr;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  ~CapturedBlock() {
-    if (exec) KLAB_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec));
-    if (graph) KLAB_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
-    if (stream) KLAB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream));
-  }
-};
-
-Recipe fused() { return gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring); }
-
-}  // namespace
-
 Variant gpu_v02_fused_graph() {
-  Variant v = block_variant(
+  return graph_variant(
       "v02_fused_graph",
-      "v01's five launches captured once into a CUDA graph, replayed as one graph launch", fused());
-  v.prepare = [](const Problem& p, Buffers& b, const LaunchArgs& la) -> PreparedLaunch {
-    const PreparedLaunch steps = prepare_block(fused(), p, b, la);
-    auto g = std::make_shared<CapturedBlock>();
-    KLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-    const auto s = reinterpret_cast<Stream>(g->stream);
-    // Once eagerly: modules loaded, function attributes set, before anything is captured. Its
-    // outputs are then overwritten with NaN (bf16 0xFFFF), so that the check judges the graph's.
-    steps(s);
-    for (const Tensor& t : b.tensors)
-      if (t.is_output()) KLAB_CUDA_CHECK(cudaMemsetAsync(t.data, 0xFF, t.bytes(), g->stream));
-    KLAB_CUDA_CHECK(cudaStreamSynchronize(g->stream));
-    KLAB_CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeRelaxed));
-    steps(s);
-    KLAB_CUDA_CHECK(cudaStreamEndCapture(g->stream, &g->graph));
-    KLAB_CUDA_CHECK(cudaGraphInstantiate(&g->exec, g->graph, 0));
-    return [g, steps](Stream stream) {  // steps: the captured launches' buffers stay alive
-      KLAB_CUDA_CHECK(cudaGraphLaunch(g->exec, reinterpret_cast<cudaStream_t>(stream)));
-    };
-  };
-  v.launch = [](const Problem& p, Buffers& b, const LaunchArgs& la) {
-    prepare_block(fused(), p, b, la)(la.stream);
-  };
-  return v;
+      "v01's five launches captured once into a CUDA graph, replayed as one graph launch",
+      gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring));
 }
 
 }  // namespace klab::attention_block

@@ -102,12 +102,20 @@ void with_head_dim(int64_t d, F&& f) {
 template <class Make, class Plan, class Limits>
 Variant split_kv_variant(const std::string& rung, std::string summary, Make make, Plan plan,
                          Limits limits, int min_sm = 80, DType kv = DType::bf16) {
+  // Launch objects that can start programmatically (TmaPagesLaunch) take the request.
+  auto made = [make](const Problem& p, Buffers& b, const LaunchArgs& args) {
+    auto launch = make(p, b);
+    if constexpr (requires { launch.programmatic; }) launch.programmatic = args.programmatic;
+    return launch;
+  };
   Variant v = gpu_variant_of("decode_attention." + rung, std::move(summary), min_sm, {kv},
-                             [make](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                               make(p, b)(reinterpret_cast<cudaStream_t>(args.stream));
+                             [made](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                               made(p, b, args)(reinterpret_cast<cudaStream_t>(args.stream));
                              });
-  v.prepare = [make](const Problem& p, Buffers& b, const LaunchArgs&) -> PreparedLaunch {
-    return [launch = make(p, b)](Stream stream) { launch(reinterpret_cast<cudaStream_t>(stream)); };
+  v.prepare = [made](const Problem& p, Buffers& b, const LaunchArgs& args) -> PreparedLaunch {
+    return [launch = made(p, b, args)](Stream stream) {
+      launch(reinterpret_cast<cudaStream_t>(stream));
+    };
   };
   v.can_implement = [rung, limits](const Problem& p) {
     const int64_t d = dims_of(p).d;

@@ -21,7 +21,9 @@
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tma_pages.cuh"
 #include "klab/device/cluster_sm90.cuh"
+#include "klab/device/launch_attributes.hpp"
 #include "klab/device/occupancy.cuh"
+#include "klab/device/pdl.cuh"
 #include "klab/harness/device_info.hpp"
 
 namespace klab::decode_attention {
@@ -112,6 +114,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
 
+  // Launched programmatically (attention_block v03), the kernel before it may still be writing
+  // q or the new token's k and v: nothing is read before its end (pdl.cuh).
+  device::grid_dependency_wait();
+  device::allow_dependent_launch();
   const int split = static_cast<int>(blockIdx.x);
   const int hk = static_cast<int>(blockIdx.y) / g.row_tiles;
   const int row0 = (static_cast<int>(blockIdx.y) % g.row_tiles) * kRows;
@@ -275,6 +281,7 @@ struct TmaPagesLaunch {
   KvScales scales;
   int64_t b, d;
   bool cluster = false;  // kCluster rungs: the plan merges in a cluster (else through counters)
+  bool programmatic = false;  // LaunchArgs::programmatic: may start before the previous kernel ends
 
   template <int kD, int kSwapTiles>
   void enqueue(cudaStream_t stream) const {
@@ -293,9 +300,22 @@ struct TmaPagesLaunch {
       }
     }
     device::opt_in_dynamic_smem<kernel>(smem);
-    kernel<<<grid, kThreads, static_cast<size_t>(smem), stream>>>(
-        k_map, v_map, q, seq_lens, block_table, out, counters, g, scales);
+    launch_with<kernel>(grid, smem, 0, stream);
     KLAB_CHECK_LAUNCH();
+  }
+  /// kKernel on `grid`, in clusters of `cluster_x` CTAs along x (0: none), programmatically when
+  /// asked.
+  template <auto kKernel>
+  void launch_with(dim3 grid, int smem, unsigned cluster_x, cudaStream_t stream) const {
+    const device::LaunchAttributes attrs(cluster_x, programmatic);
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(tma_pages_detail::kThreads);
+    config.dynamicSmemBytes = static_cast<size_t>(smem);
+    config.stream = stream;
+    attrs.apply(config);
+    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, k_map, v_map, q, seq_lens, block_table,
+                                       out, counters, g, scales));
   }
   /// v11: a row group's splits are one cluster along x (up to 16: the non-portable size).
   template <auto kKernel>
@@ -308,19 +328,7 @@ struct TmaPagesLaunch {
       return true;
     }();
     (void)non_portable;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = grid.x;
-    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = grid;
-    config.blockDim = dim3(tma_pages_detail::kThreads);
-    config.dynamicSmemBytes = static_cast<size_t>(smem);
-    config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, k_map, v_map, q, seq_lens, block_table,
-                                       out, counters, g, scales));
+    launch_with<kKernel>(grid, smem, grid.x, stream);
   }
   void operator()(cudaStream_t stream) const {
     with_head_dim(d, [&]<int kD>() {

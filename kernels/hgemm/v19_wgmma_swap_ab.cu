@@ -58,6 +58,10 @@
 // (cuBLASLt ~15.7, v18 19.6: 64 slabs x 2 splits, each CTA reading three times its weight bytes
 // from L2); N = 24576 48-53 us (192 accumulators a thread; v18 61.5); K = 12288 27-33 us (v18
 // 36.7). Measured: docs/worklogs/gemm.md.
+// Launched programmatically (LaunchArgs::programmatic, klab/device/pdl.cuh; attention_block v03),
+// the producer issues the first lap's weight boxes, then waits on the grid dependency, then the
+// tokens' boxes: the weight's stream starts while the kernel that writes A finishes. Otherwise
+// the order is as before (the kernel's `programmatic` argument).
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -66,6 +70,8 @@
 #include "kernels/hgemm/swap_ab_stage.hpp"
 #include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
 #include "klab/device/cluster_sm90.cuh"
+#include "klab/device/launch_attributes.hpp"
+#include "klab/device/pdl.cuh"
 #include "klab/device/pipeline_sm90.cuh"
 #include "klab/device/warpgroup_sm90.cuh"
 
@@ -127,7 +133,7 @@ template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_swap_ab_kernel(const __grid_constant__ CUtensorMap a_map,
                          const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
-                         int k) {
+                         int k, bool programmatic) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma is sm_90a-only
   using Stage = typename Cfg::Stage;
   constexpr int kStages = Cfg::kStages, kSplits = Cfg::kSplitsK;
@@ -150,18 +156,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (threadIdx.x == Cfg::kConsumers) {
       device::prefetch_tensor_map(&b_map);
       device::prefetch_tensor_map(&a_map);
-      device::RingSlot<kStages> slot;
-      for (int kt = kt_begin; kt < kt_end; ++kt, slot = slot.next()) {
-        // Parity phase ^ 1 of a fresh barrier counts as complete: the first lap does not wait.
-        device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
-        unsigned char* stage = smem + slot.index * Stage::kBytes;
-        device::mbarrier_arrive_expect_tx(&full[slot.index], Stage::kBytes);
+      auto load_b = [&](int kt, int s) {  // the weight's boxes of k-tile kt into stage s
+        device::mbarrier_arrive_expect_tx(&full[s], Stage::kBytes);
 #pragma unroll
         for (int j = 0; j < Stage::kBlocks; ++j)
-          device::tma_load_2d(stage + j * Stage::kPanelBytes, &b_map, n0 + 64 * j,
-                              kt * Stage::kBlockK, &full[slot.index]);
-        device::tma_load_2d(stage + Stage::kBytesB, &a_map, kt * Stage::kBlockK, 0,
-                            &full[slot.index]);
+          device::tma_load_2d(smem + s * Stage::kBytes + j * Stage::kPanelBytes, &b_map,
+                              n0 + 64 * j, kt * Stage::kBlockK, &full[s]);
+      };
+      auto load_a = [&](int kt, int s) {  // the tokens' box of k-tile kt into stage s
+        device::tma_load_2d(smem + s * Stage::kBytes + Stage::kBytesB, &a_map, kt * Stage::kBlockK,
+                            0, &full[s]);
+      };
+      // Launched programmatically (pdl.cuh), the first lap's weight boxes go out before the wait
+      // on the grid dependency: nothing before this kernel writes B, so its stream starts while
+      // the kernel that writes A is still finishing. Otherwise B and A go out stage by stage.
+      const int first = programmatic ? std::min(kt_end - kt_begin, kStages) : 0;
+      for (int i = 0; i < first; ++i) load_b(kt_begin + i, i);
+      device::grid_dependency_wait();
+      for (int i = 0; i < first; ++i) load_a(kt_begin + i, i);
+      device::RingSlot<kStages> slot = device::RingSlot<kStages>{}.advance(first);
+      for (int kt = kt_begin + first; kt < kt_end; ++kt, slot = slot.next()) {
+        device::mbarrier_wait(&empty[slot.index], slot.phase ^ 1u);
+        load_b(kt, slot.index);
+        load_a(kt, slot.index);
       }
     }
   } else {  // the consumer warpgroup
@@ -220,6 +237,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     device::cluster_sync();  // rank 0 has read every peer's partial: the peers may exit
   }
+  // C is written after the producer's wait (the consumers' stages hold A, loaded after it); the
+  // next kernel may be scheduled now (pdl.cuh): it waits for this one's end before reading C.
+  device::allow_dependent_launch();
   if (threadIdx.x < Cfg::kConsumers && split == 0) store_swap_ab<Stage, T>(acc, c, m, n, n0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten
@@ -233,20 +253,18 @@ struct V19Launch {
   using Cfg = V19Config<kBlocks, kTok, kSplits>;
   static constexpr auto kKernel = wgmma_swap_ab_kernel<Cfg, T>;
 
-  cudaLaunchAttribute cluster{};
+  device::LaunchAttributes attrs;  // the cluster (kSplits > 1), programmatic serialization
   cudaLaunchConfig_t config{};
+  bool programmatic = false;
 
-  V19Launch(int n, cudaStream_t stream) {
+  V19Launch(int n, cudaStream_t stream, bool programmatic_ = false)
+      : attrs(kSplits > 1 ? kSplits : 0, programmatic_), programmatic(programmatic_) {
     device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = kSplits;
-    cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
     config.gridDim = dim3(unsigned(kSplits), unsigned(device::ceil_div(n, Cfg::Stage::kBlockN)));
     config.blockDim = dim3(Cfg::kThreads);
     config.dynamicSmemBytes = Cfg::kSmemBytes;
     config.stream = stream;
-    config.attrs = &cluster;
-    config.numAttrs = kSplits > 1 ? 1 : 0;
+    attrs.apply(config);
   }
 
   /// How many of the kernel's CTAs run at once on this device (whole clusters; memoised).
@@ -271,7 +289,8 @@ struct V19Launch {
     // measured 2-3% from the same change).
     const CUtensorMap a_map = make_a_map(g, kTok),
                       b_map = make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k));
+    KLAB_CUDA_CHECK(
+        cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k, programmatic));
   }
 };
 
@@ -295,7 +314,7 @@ static_assert(kV19SpaceSize == 4 && kV19Entries[0].blocks == 3 && kV19Entries[0]
               kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1);
 
 template <int kTok, class T>
-void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream) {
+void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream, bool programmatic) {
   const int entry = v19_entry(g.n, g.k, [](int i) {
     int64_t r = 0;
     with_v19_entry(i, [&]<int kBlocks, int kSplits>() {
@@ -304,7 +323,7 @@ void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream) {
     return r;
   });
   with_v19_entry(entry, [&]<int kBlocks, int kSplits>() {
-    V19Launch<kBlocks, kTok, kSplits, T>(g.n, stream)(g);
+    V19Launch<kBlocks, kTok, kSplits, T>(g.n, stream, programmatic)(g);
   });
 }
 
@@ -315,11 +334,11 @@ void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
     switch (v19_tokens(g.m)) {
       case 16:
-        return launch_v19_tokens<16>(g, stream_of(args));
+        return launch_v19_tokens<16>(g, stream_of(args), args.programmatic);
       case 64:
-        return launch_v19_tokens<64>(g, stream_of(args));
+        return launch_v19_tokens<64>(g, stream_of(args), args.programmatic);
       default:
-        return launch_v19_tokens<kV19MaxTokens>(g, stream_of(args));
+        return launch_v19_tokens<kV19MaxTokens>(g, stream_of(args), args.programmatic);
     }
   });
 }

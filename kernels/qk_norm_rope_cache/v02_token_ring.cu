@@ -29,7 +29,9 @@
 // memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
 #include "kernels/qk_norm_rope_cache/rung.cuh"
 #include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/launch_attributes.hpp"
 #include "klab/device/occupancy.cuh"
+#include "klab/device/pdl.cuh"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/harness/device_info.hpp"
 
@@ -59,6 +61,10 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   const int groups = blockDim.x / lanes;
   const int64_t stride = gridDim.x;
 
+  // Launched programmatically (attention_block v03), the QKV GEMM before it may still be writing
+  // qkv: nothing is read before its end (pdl.cuh).
+  device::grid_dependency_wait();
+  device::allow_dependent_launch();
   auto issue = [&](int64_t t, int s) {  // thread 0: token t's row into stage s
     device::mbarrier_arrive_expect_tx(&full[s], row_bytes);
     device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
@@ -125,8 +131,15 @@ Variant gpu_v02_token_ring() {
         const int64_t resident =
             device::resident_wave(device_info().sm_count, token_ring, threads, smem);
         const auto grid = static_cast<unsigned>(std::min<int64_t>(resident, a.tokens));
-        if (grid == 0) return;  // no token
-        token_ring<<<grid, threads, smem, stream_of(la)>>>(a);
+        if (grid == 0) return;                                     // no token
+        const device::LaunchAttributes attrs(0, la.programmatic);  // LaunchArgs::programmatic
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(grid);
+        config.blockDim = dim3(static_cast<unsigned>(threads));
+        config.dynamicSmemBytes = smem;
+        config.stream = stream_of(la);
+        attrs.apply(config);
+        KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, token_ring, a));
         KLAB_CHECK_LAUNCH();
       });
   v.info.min_sm = 90;

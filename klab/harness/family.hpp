@@ -30,6 +30,10 @@ struct Status {
 struct LaunchArgs {
   Stream stream = nullptr;
   int block_threads = 0;
+  /// Launch with programmatic stream serialization (klab/device/pdl.cuh): the kernel may start
+  /// before the previous one in the stream ends. Only kernels that wait on the grid dependency
+  /// take it (the others launch as usual); a rung of a chain sets it (attention_block v03).
+  bool programmatic = false;
 };
 
 struct VariantInfo {

@@ -1,0 +1,54 @@
+// The graph rungs' launch (v02, v03): a rung's steps captured once into a CUDA graph and
+// replayed as one graph launch, as serving engines run decode (vLLM's and SGLang's CUDA graphs):
+// the host's work a launch (the GEMM's tensor maps and tile choice, attention's plan, the kernel
+// launches) happens once at capture, and the GPU takes the kernels as one submission.
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "kernels/attention_block/gpu_steps.hpp"
+#include "klab/core/cuda_check.hpp"
+
+namespace klab::attention_block {
+
+namespace {
+
+/// The captured block: its graph, the executable and the stream it was captured on.
+struct CapturedBlock {
+  cudaStream_t stream = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ~CapturedBlock() {
+    if (exec) KLAB_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec));
+    if (graph) KLAB_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph));
+    if (stream) KLAB_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream));
+  }
+};
+
+}  // namespace
+
+Variant graph_variant(const std::string& name, const std::string& summary, Recipe r) {
+  Variant v = block_variant(name, summary, r);
+  v.prepare = [r](const Problem& p, Buffers& b, const LaunchArgs& la) -> PreparedLaunch {
+    const PreparedLaunch steps = prepare_block(r, p, b, la);
+    auto g = std::make_shared<CapturedBlock>();
+    KLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    const auto s = reinterpret_cast<Stream>(g->stream);
+    // Once eagerly: modules loaded, function attributes set, before anything is captured. Its
+    // outputs are then overwritten with NaN (bf16 0xFFFF), so that the check judges the graph's.
+    steps(s);
+    for (const Tensor& t : b.tensors)
+      if (t.is_output()) KLAB_CUDA_CHECK(cudaMemsetAsync(t.data, 0xFF, t.bytes(), g->stream));
+    KLAB_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    KLAB_CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeRelaxed));
+    steps(s);
+    KLAB_CUDA_CHECK(cudaStreamEndCapture(g->stream, &g->graph));
+    KLAB_CUDA_CHECK(cudaGraphInstantiate(&g->exec, g->graph, 0));
+    return [g, steps](Stream stream) {  // steps: the captured launches' buffers stay alive
+      KLAB_CUDA_CHECK(cudaGraphLaunch(g->exec, reinterpret_cast<cudaStream_t>(stream)));
+    };
+  };
+  return v;
+}
+
+}  // namespace klab::attention_block

@@ -1,0 +1,28 @@
+// v03 fused pdl graph: v02 with programmatic dependent launch (klab/device/pdl.cuh). Each kernel
+// after the first may start while the one before it finishes: the QKV and output GEMMs (hgemm
+// v19) issue their first ring lap of weight boxes, which nothing in the block writes, then wait
+// on the grid dependency before loading the activations; qk_norm_rope_cache v02 and decode
+// attention wait before anything. Every kernel lets the next one be scheduled (the norm and the
+// two small kernels at their start, the GEMMs before their epilogue, attention at its start).
+// Why: Nsight of a787076's run at (1, 4k) puts 28 us of the block's 49 in the two M = 1 GEMMs,
+// at 3.1 and 2.8 TB/s, each paying a ~5 us start (the first stages' round trip) that hgemm's
+// own M = 1 rows pay too; the three small kernels are latency alone.
+// Prediction (written before it ran): against v02 in the same run, 1.08-1.15x at (1, 4k) and
+// (4, 4k) (4-7 us: two GEMM starts and the gaps at the four boundaries), 1.03-1.06x at (1, 32k),
+// within 2% at (16, 8k) and (64, 4k), where the KV cache's stream dominates.
+#include "kernels/attention_block/gpu_steps.hpp"
+#include "kernels/qk_norm_rope_cache/family.hpp"
+
+namespace klab::attention_block {
+
+Variant gpu_v03_fused_pdl_graph() {
+  Recipe r = gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring);
+  r.programmatic = true;
+  return graph_variant(
+      "v03_fused_pdl_graph",
+      "v02 with programmatic dependent launch: each kernel starts while the one before ends, the "
+      "GEMMs' first weight boxes in flight before they wait for the activations",
+      r);
+}
+
+}  // namespace klab::attention_block
