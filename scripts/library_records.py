@@ -20,8 +20,8 @@ def clock_mhz(torch):
 
 
 def load_problems(path, family, baseline_id):
-    """klab's records of `family` in `path`: the first record of each (problem, dtype), and
-    the baseline's median time at each where it ran."""
+    """klab's records of `family` in `path`: a record of each (problem, dtype), one that ran
+    where any did (it carries the ceiling), and the baseline's median time at each where it ran."""
     with open(path) as f:
         records = json.load(f)
     if isinstance(records, dict):
@@ -29,7 +29,10 @@ def load_problems(path, family, baseline_id):
     problems, baseline_ms = {}, {}
     for r in records:
         if r.get("family") == family and r.get("flops"):
-            problems.setdefault((r["problem"], r["dtype"]), r)
+            key = (r["problem"], r["dtype"])
+            if key not in problems or (problems[key].get("status") != "ok"
+                                       and r.get("status") == "ok"):
+                problems[key] = r
             if r["variant"] == baseline_id and r.get("median_ms"):
                 baseline_ms[(r["problem"], r["dtype"])] = r["median_ms"]
     return problems, baseline_ms

@@ -356,8 +356,16 @@ run24=$res/2026-12-03_bcbcce5_attention_v09
 run25=$res/2026-12-03_a787076_attention_block
 "$klab" report "$run25"/bench_*.json --family attention_block \
   --readme docs/worklogs/decode.md --section results-a787076-block --fast-state
-"$klab" report "$run25"/bench_*.json --family attention_block \
+# 67777d3's run: attention_block v03 (programmatic dependent launch); decode_attention's headline
+# shapes beside cuDNN's paged SDPA and FlashInfer's paged decode (scripts/flashinfer_decode.py).
+run26=$res/2026-12-03_67777d3_block_pdl_flashinfer
+"$klab" report "$run26"/bench_block_*.json --family attention_block \
+  --readme docs/worklogs/decode.md --section results-67777d3-block --fast-state
+"$klab" report "$run26"/bench_block_*.json --family attention_block \
   --readme kernels/attention_block/README.md --section results-latest --fast-state
+"$klab" report "$run26"/bench_decode_attention.json "$run26"/flashinfer_decode.json \
+  --family decode_attention --readme docs/worklogs/decode.md --section results-67777d3-flashinfer \
+  --against decode_attention.flashinfer_paged --against decode_attention.flashinfer_paged_cuda_cores
 "$klab" profile-report "$run25"/profiles.json --family attention_block \
   --readme docs/worklogs/decode.md --section profile-a787076-block
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).

@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
   bool report_memory = false;
   report->add_flag("--memory", report_memory,
                    "the device memory table (klab memory's records): tensors, workspace, peak");
+  std::vector<std::string> report_against;
+  report->add_option("--against", report_against,
+                     "another library's variant id (e.g. decode_attention.flashinfer_paged): the "
+                     "family's fastest rung against it at each problem both timed");
   bool report_fast_state = false;
   report->add_flag("--fast-state", report_fast_state,
                    "add each record's speed-up in the fast state: its baseline's 10th-percentile "
@@ -148,7 +152,7 @@ int main(int argc, char** argv) {
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
                                    max_delta, report_families, report_section, report_memory,
-                                   report_fast_state);
+                                   report_fast_state, report_against);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

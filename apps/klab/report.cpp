@@ -58,8 +58,14 @@ std::string key(const Result& r) {
 
 // Markdown for one family: the table, the speed-ups summarised, the provenance of the numbers.
 std::string family_markdown(const std::string& family, const std::vector<Result>& rs,
-                            const std::vector<std::string>& files, bool fast_state) {
+                            const std::vector<std::string>& files, bool fast_state,
+                            const std::vector<std::string>& against) {
   std::string md = format_table(rs, true) + speedup_summary(rs) + dtype_summary(rs);
+  for (const std::string& id : against) {
+    const std::string vs = against_summary(rs, id);
+    if (!vs.empty())
+      md += "\nThe family's fastest rung against " + id + " (same problems, same run):\n" + vs;
+  }
   if (fast_state) {
     const std::string fs = fast_state_summary(rs);
     if (!fs.empty())
@@ -103,13 +109,18 @@ std::string memory_markdown(const std::vector<Result>& rs, const std::vector<std
 int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md,
                const std::string& plot, const std::string& readme, const std::string& compare_with,
                double max_delta_pct, const std::vector<std::string>& families,
-               const std::string& section, bool memory, bool fast_state) {
+               const std::string& section, bool memory, bool fast_state,
+               const std::vector<std::string>& against) {
   if (section.empty() || !std::all_of(section.begin(), section.end(), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
       }))
     throw UsageError("--section '" + section + "': letters, digits, '-' and '_' only");
   const auto files = expand(inputs);
   auto results = load_all(files);
+  for (const std::string& id : against)
+    if (std::none_of(results.begin(), results.end(),
+                     [&](const Result& r) { return r.variant == id; }))
+      throw UsageError("--against " + id + ": no record of it among the inputs");
   if (compare_with.empty()) results = newest_per_record(std::move(results));
   if (!families.empty()) {
     std::erase_if(results, [&](const Result& r) {
@@ -167,7 +178,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   for (const auto& r : results) by_family[r.family].push_back(r);
   std::string md;
   for (const auto& [fam, rs] : by_family)
-    md += "### " + fam + "\n\n" + family_markdown(fam, rs, files, fast_state) + "\n";
+    md += "### " + fam + "\n\n" + family_markdown(fam, rs, files, fast_state, against) + "\n";
   if (!out_md.empty()) {
     std::ofstream(out_md) << md;
     std::cerr << "wrote " << out_md << "\n";

@@ -1,6 +1,7 @@
 #include "klab/harness/result.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
@@ -297,6 +298,48 @@ std::string fast_state_summary(const std::vector<Result>& results) {
     md += "| " + variant + " | geometric mean, " + std::to_string(v.size()) + " problems | | " +
           printed(geometric_mean(v), "%.3fx") + " | | |\n";
   }
+  return md;
+}
+
+std::string against_summary(const std::vector<Result>& results, const std::string& against) {
+  // A rung of a family is "<family>.vNN_<name>": baselines and other libraries' records are not.
+  auto is_rung = [](const std::string& id) {
+    const size_t dot = id.find('.');
+    return dot != std::string::npos && id.size() > dot + 4 && id[dot + 1] == 'v' &&
+           std::isdigit(static_cast<unsigned char>(id[dot + 2])) &&
+           std::isdigit(static_cast<unsigned char>(id[dot + 3])) && id[dot + 4] == '_';
+  };
+  auto key = [](const Result& r) { return r.problem.str() + " " + r.timing.mode; };
+  std::map<std::string, const Result*> other, best;
+  for (const auto& r : results) {
+    if (!r.timed || !(r.timing.stats.median > 0)) continue;
+    if (r.variant == against) other[key(r)] = &r;
+    if (!is_rung(r.variant)) continue;
+    const Result*& b = best[key(r)];
+    if (!b || r.timing.stats.median < b->timing.stats.median) b = &r;
+  }
+  std::string rows;
+  std::map<DType, std::vector<double>> medians, p10s;
+  for (const auto& [k, o] : other) {
+    const auto it = best.find(k);
+    if (it == best.end()) continue;
+    const SampleStats &s = it->second->timing.stats, &b = o->timing.stats;
+    const double x = b.median / s.median, x10 = s.p10 > 0 && b.p10 > 0 ? b.p10 / s.p10 : 0;
+    medians[o->problem.dtype].push_back(x);
+    if (x10 > 0) p10s[o->problem.dtype].push_back(x10);
+    rows += "| " + o->problem.str() + " | " + it->second->variant + " | " +
+            printed(s.median, "%.4f") + " | " + printed(b.median, "%.4f") + " | " +
+            printed(x, "%.2fx") + " | " + (x10 > 0 ? printed(x10, "%.2fx") : "-") + " |\n";
+  }
+  if (rows.empty()) return "";
+  std::string md = "\n| problem | fastest rung | median ms | " + against +
+                   " median ms | speed-up (medians) | speed-up (p10s) |\n"
+                   "|---|---|---:|---:|---:|---:|\n" +
+                   rows;
+  for (const auto& [t, v] : medians)
+    md += "| geometric mean, " + std::string(dtype_name(t)) + ", " + std::to_string(v.size()) +
+          " problems | | | | " + printed(geometric_mean(v), "%.3fx") + " | " +
+          (p10s[t].empty() ? "-" : printed(geometric_mean(p10s[t]), "%.3fx")) + " |\n";
   return md;
 }
 

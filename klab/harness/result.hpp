@@ -70,6 +70,12 @@ std::string speedup_summary(const std::vector<Result>& results);
 /// moves its median; the 10th percentiles compare both in the fast state. Empty without any
 /// such pair. `klab report --fast-state` appends it.
 std::string fast_state_summary(const std::vector<Result>& results);
+/// Against another library's variant (`klab report --against ID`: FlashInfer's decode beside
+/// decode_attention's rungs): for every problem and mode where `against` was timed, the fastest
+/// rung of the family ("<family>.vNN_<name>"; baselines and other libraries left out), both
+/// medians, the speed-up of the medians and of the 10th percentiles, and their geometric means
+/// per dtype. Empty where no problem has both.
+std::string against_summary(const std::vector<Result>& results, const std::string& against);
 /// Where the same shape was timed in two or more dtypes (an e4m3 KV cache beside a bf16 one): a
 /// markdown table of each dtype's fastest rung (baselines left out) against the widest dtype's,
 /// the speed-up its median time gives, and their geometric mean per dtype pair. Empty otherwise.

@@ -215,3 +215,40 @@ TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
       << md;
   EXPECT_EQ(md.find("cudnn"), std::string::npos);
 }
+
+// Against another library's variant: the family's fastest rung at each problem that library
+// timed (baselines and other libraries left out), medians and p10s, geometric mean per dtype.
+TEST(AgainstSummary, FastestRungAgainstTheOtherLibrary) {
+  const Family& f = registry().family("hgemm");
+  auto rec = [&](const char* variant, const char* shape, double ms, bool baseline = false) {
+    Result r;
+    r.variant = variant;
+    r.problem = make_problem(f, shape, "bf16");
+    r.status = "ok";
+    r.timed = true;
+    r.timing.mode = "cold";
+    r.timing.samples_ms = std::vector<double>(10, ms);
+    r.timing.stats = summarize(r.timing.samples_ms);
+    r.baseline_variant = baseline;
+    return r;
+  };
+  const std::vector<Result> rs = {
+      rec("hgemm.v01_a", "m=8,n=8,k=8", 4.0),    rec("hgemm.v02_b", "m=8,n=8,k=8", 2.0),
+      rec("hgemm.lib", "m=8,n=8,k=8", 3.0),      rec("hgemm.base", "m=8,n=8,k=8", 1.0, true),
+      rec("hgemm.lib_slow", "m=8,n=8,k=8", 0.5), rec("hgemm.v01_a", "m=16,n=8,k=8", 1.0),
+      rec("hgemm.lib", "m=16,n=8,k=8", 3.0),     rec("hgemm.v01_a", "m=32,n=8,k=8", 1.0),
+  };
+  EXPECT_EQ(against_summary(rs, "hgemm.none"), "");
+  const std::string md = against_summary(rs, "hgemm.lib");
+  // m=8: v02 (2.0 ms) is the fastest rung; the baseline (1.0) and another library (0.5) are not
+  // rungs. m=16: v01 against 3.0. m=32: no record of the library.
+  EXPECT_NE(
+      md.find("| " + rs[0].problem.str() + " | hgemm.v02_b | 2.0000 | 3.0000 | 1.50x | 1.50x |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| hgemm.v01_a | 1.0000 | 3.0000 | 3.00x | 3.00x |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("m=32"), std::string::npos) << md;
+  EXPECT_NE(md.find("| geometric mean, bf16, 2 problems | | | | 2.121x | 2.121x |"),
+            std::string::npos)
+      << md;
+}
