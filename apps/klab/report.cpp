@@ -117,10 +117,6 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
     throw UsageError("--section '" + section + "': letters, digits, '-' and '_' only");
   const auto files = expand(inputs);
   auto results = load_all(files);
-  for (const std::string& id : against)
-    if (std::none_of(results.begin(), results.end(),
-                     [&](const Result& r) { return r.variant == id; }))
-      throw UsageError("--against " + id + ": no record of it among the inputs");
   if (compare_with.empty()) results = newest_per_record(std::move(results));
   if (!families.empty()) {
     std::erase_if(results, [&](const Result& r) {
@@ -128,6 +124,10 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
     });
     if (results.empty()) throw UsageError("no records of the requested families in the inputs");
   }
+  for (const std::string& id : against)
+    if (std::none_of(results.begin(), results.end(),
+                     [&](const Result& r) { return r.variant == id && r.timed; }))
+      throw UsageError("--against " + id + ": no timed record of it among the inputs");
 
   if (memory) {
     if (!compare_with.empty() || !plot.empty())

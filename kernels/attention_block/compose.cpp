@@ -111,6 +111,11 @@ Status block_can_implement(const Recipe& r, const Problem& p) {
   return Status::yes();
 }
 
+size_t block_intermediate_bytes(const Recipe& r, const Problem& p) {
+  const Plan plan = plan_of(r, p);
+  return plan.ws[0];  // y, q_out and lse come first (plan_of)
+}
+
 size_t block_workspace_bytes(const Recipe& r, const Problem& p) {
   return r.host ? 0 : plan_of(r, p).total;
 }

@@ -47,6 +47,10 @@ size_t block_workspace_bytes(const Recipe& r, const Problem& p);
 /// The steps prepared on (p, b): the launch enqueues the five steps in order on its stream.
 PreparedLaunch prepare_block(const Recipe& r, const Problem& p, Buffers& b, const LaunchArgs& la);
 
+/// Where the scratch keeps the block's own intermediates (y, q_out, lse): one byte range from the
+/// workspace's start, before the steps' workspaces.
+size_t block_intermediate_bytes(const Recipe& r, const Problem& p);
+
 /// A rung of this family from a recipe: id "attention_block.<name>".
 Variant block_variant(const std::string& name, const std::string& summary, Recipe r);
 

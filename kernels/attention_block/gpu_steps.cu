@@ -97,7 +97,25 @@ __global__ void add_kernel(NormArgs a) {
   }
 }
 
+__global__ void stale_slots_kernel(Dims s, const int64_t* __restrict__ slots, uint16_t* k,
+                                   uint16_t* v) {
+  const int64_t token = blockIdx.x, slot = slots[token];
+  for (int64_t e = threadIdx.x; e < s.hkv * s.d; e += blockDim.x) {
+    const int64_t at = qk_norm_rope_cache::pool_offset(slot, e / s.d, s.hkv, s.page, s.d) + e % s.d;
+    k[at] = v[at] = kStaleBits;
+  }
+}
+
 }  // namespace
+
+void write_stale_slots(const Dims& s, const int64_t* slots, void* k_cache, void* v_cache,
+                       Stream stream) {
+  if (s.b == 0) return;
+  stale_slots_kernel<<<static_cast<unsigned>(s.b), 256, 0,
+                       reinterpret_cast<cudaStream_t>(stream)>>>(
+      s, slots, static_cast<uint16_t*>(k_cache), static_cast<uint16_t*>(v_cache));
+  KLAB_CHECK_LAUNCH();
+}
 
 void norm_fused(const NormArgs& a, Stream stream) {
   if (a.tokens == 0) return;

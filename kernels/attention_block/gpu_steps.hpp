@@ -9,6 +9,11 @@ namespace klab::attention_block {
 void norm_fused(const NormArgs& a, Stream stream);
 void norm_unfused(const NormArgs& a, Stream stream);
 
+/// kStaleBits into KV head h's row of every token's slot (slot_mapping, device pointers) in both
+/// pools: the inputs' state at the new tokens' slots (family.hpp), restored.
+void write_stale_slots(const Dims& s, const int64_t* slots, void* k_cache, void* v_cache,
+                       Stream stream);
+
 /// A rung whose steps are captured once into a CUDA graph and replayed (graph_variant.cu).
 Variant graph_variant(const std::string& name, const std::string& summary, Recipe r);
 

@@ -239,7 +239,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   // C is written after the producer's wait (the consumers' stages hold A, loaded after it); the
   // next kernel may be scheduled now (pdl.cuh): it waits for this one's end before reading C.
-  device::allow_dependent_launch();
+  // The consumers signal it, past the main loop: the producer warp's idle lanes would reach this
+  // line at the kernel's start.
+  if (threadIdx.x < Cfg::kConsumers) device::allow_dependent_launch();
   if (threadIdx.x < Cfg::kConsumers && split == 0) store_swap_ab<Stage, T>(acc, c, m, n, n0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten

@@ -314,7 +314,7 @@ std::string against_summary(const std::vector<Result>& results, const std::strin
   for (const auto& r : results) {
     if (!r.timed || !(r.timing.stats.median > 0)) continue;
     if (r.variant == against) other[key(r)] = &r;
-    if (!is_rung(r.variant)) continue;
+    if (!is_rung(r.variant) || r.variant == against || (r.checked && !r.check.passed)) continue;
     const Result*& b = best[key(r)];
     if (!b || r.timing.stats.median < b->timing.stats.median) b = &r;
   }

@@ -72,7 +72,8 @@ std::string speedup_summary(const std::vector<Result>& results);
 std::string fast_state_summary(const std::vector<Result>& results);
 /// Against another library's variant (`klab report --against ID`: FlashInfer's decode beside
 /// decode_attention's rungs): for every problem and mode where `against` was timed, the fastest
-/// rung of the family ("<family>.vNN_<name>"; baselines and other libraries left out), both
+/// rung of the family ("<family>.vNN_<name>" that did not fail its check; baselines and other
+/// libraries left out), both
 /// medians, the speed-up of the medians and of the 10th percentiles, and their geometric means
 /// per dtype. Empty where no problem has both.
 std::string against_summary(const std::vector<Result>& results, const std::string& against);

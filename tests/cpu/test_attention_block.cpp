@@ -30,20 +30,30 @@ Result check(const Variant& v, const Problem& p) {
   return run_variant(family(), v, p, opt);
 }
 
-// A CPU step that runs with `delta` added to one of its i32 inputs (and restores it).
-std::function<Variant()> shifted(std::function<Variant()> make, std::string tensor, int delta) {
-  return [make, tensor, delta] {
+// A CPU step that runs with one of its inputs changed by `patch` (and restored after).
+std::function<Variant()> patched(std::function<Variant()> make, std::string tensor,
+                                 std::function<void(Tensor&)> patch) {
+  return [make, tensor, patch] {
     Variant inner = make();
     Variant v = inner;
     v.prepare = nullptr;
-    v.launch = [inner, tensor, delta](const Problem& p, Buffers& b, const LaunchArgs& la) {
-      auto* x = static_cast<int32_t*>(b[tensor].data);
-      const int64_t n = b[tensor].spec.numel;
-      for (int64_t i = 0; i < n; ++i) x[i] += delta;
+    v.launch = [inner, tensor, patch](const Problem& p, Buffers& b, const LaunchArgs& la) {
+      Tensor& t = b[tensor];
+      const auto* bytes = static_cast<unsigned char*>(t.data);
+      const std::vector<unsigned char> saved(bytes, bytes + t.bytes());
+      patch(t);
       prepare_launch(inner, p, b, la)(la.stream);
-      for (int64_t i = 0; i < n; ++i) x[i] -= delta;
+      std::copy(saved.begin(), saved.end(), static_cast<unsigned char*>(t.data));
     };
     return v;
+  };
+}
+
+// Every element of an integer input plus `delta` (i32 or i64, as the tensor's dtype says).
+std::function<void(Tensor&)> plus(int64_t delta) {
+  return [delta](Tensor& t) {
+    for (int64_t i = 0; i < t.spec.numel; ++i)
+      store_from_double(t.data, t.spec.dtype, i, load_as_double(t.data, t.spec.dtype, i) + delta);
   };
 }
 
@@ -123,17 +133,24 @@ TEST(AttentionBlock, MiswiredBlocksFail) {
   }
   {
     Recipe r = attention_block::cpu_recipe();
-    r.qk = shifted(r.qk, "positions", 1);
+    r.qk = patched(r.qk, "positions", plus(1));
     fails(r, "rope a position late");
   }
   {
     Recipe r = attention_block::cpu_recipe();
-    r.attention = shifted(r.attention, "seq_lens", -1);
+    r.attention = patched(r.attention, "seq_lens", plus(-1));
     fails(r, "attention without the new token");
   }
   {
     Recipe r = attention_block::cpu_recipe();
-    r.qk = shifted(r.qk, "slot_mapping", 0);  // a no-op shift: the control below must pass
+    r.qk = patched(r.qk, "slot_mapping", [](Tensor& t) {  // every token skipped: no k or v written
+      for (int64_t i = 0; i < t.spec.numel; ++i) store_from_double(t.data, t.spec.dtype, i, -1);
+    });
+    fails(r, "the cache write left out");
+  }
+  {
+    Recipe r = attention_block::cpu_recipe();
+    r.qk = patched(r.qk, "slot_mapping", plus(0));  // the patching itself: this control passes
     const Variant ok = attention_block::block_variant("v98_control", "control", r);
     EXPECT_TRUE(check(ok, p).check.passed);
   }

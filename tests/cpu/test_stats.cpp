@@ -232,12 +232,15 @@ TEST(AgainstSummary, FastestRungAgainstTheOtherLibrary) {
     r.baseline_variant = baseline;
     return r;
   };
-  const std::vector<Result> rs = {
-      rec("hgemm.v01_a", "m=8,n=8,k=8", 4.0),    rec("hgemm.v02_b", "m=8,n=8,k=8", 2.0),
-      rec("hgemm.lib", "m=8,n=8,k=8", 3.0),      rec("hgemm.base", "m=8,n=8,k=8", 1.0, true),
-      rec("hgemm.lib_slow", "m=8,n=8,k=8", 0.5), rec("hgemm.v01_a", "m=16,n=8,k=8", 1.0),
-      rec("hgemm.lib", "m=16,n=8,k=8", 3.0),     rec("hgemm.v01_a", "m=32,n=8,k=8", 1.0),
+  std::vector<Result> rs = {
+      rec("hgemm.v01_a", "m=8,n=8,k=8", 4.0),     rec("hgemm.v02_b", "m=8,n=8,k=8", 2.0),
+      rec("hgemm.lib", "m=8,n=8,k=8", 3.0),       rec("hgemm.base", "m=8,n=8,k=8", 1.0, true),
+      rec("hgemm.lib_slow", "m=8,n=8,k=8", 0.5),  rec("hgemm.v01_a", "m=16,n=8,k=8", 1.0),
+      rec("hgemm.lib", "m=16,n=8,k=8", 3.0),      rec("hgemm.v01_a", "m=32,n=8,k=8", 1.0),
+      rec("hgemm.v03_wrong", "m=8,n=8,k=8", 0.1),  // failed its check: never the fastest rung
   };
+  rs.back().checked = true;
+  rs.back().check.passed = false;
   EXPECT_EQ(against_summary(rs, "hgemm.none"), "");
   const std::string md = against_summary(rs, "hgemm.lib");
   // m=8: v02 (2.0 ms) is the fastest rung; the baseline (1.0) and another library (0.5) are not
