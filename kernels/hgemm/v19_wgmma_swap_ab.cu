@@ -144,6 +144,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp.
   device::init_ring<kStages>(full, empty, 1, Cfg::kConsumers / 32);
 
+  // The next kernel may be scheduled from the start (pdl.cuh): it waits for this one's end
+  // before it reads C. Signalled past the main loop instead, v03's block was 2% slower at B = 1
+  // to 4 (runs of 67777d3 and 4e8807c): its launch no longer overlapped this kernel.
+  device::allow_dependent_launch();
   // The grid is (splits, slabs): a cluster is one slab's splits, rank = split.
   const int split = int(blockIdx.x), n0 = int(blockIdx.y) * Stage::kBlockN;
   const int k_tiles = (k + Stage::kBlockK - 1) / Stage::kBlockK;
@@ -237,11 +241,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     device::cluster_sync();  // rank 0 has read every peer's partial: the peers may exit
   }
-  // C is written after the producer's wait (the consumers' stages hold A, loaded after it); the
-  // next kernel may be scheduled now (pdl.cuh): it waits for this one's end before reading C.
-  // The consumers signal it, past the main loop: the producer warp's idle lanes would reach this
-  // line at the kernel's start.
-  if (threadIdx.x < Cfg::kConsumers) device::allow_dependent_launch();
   if (threadIdx.x < Cfg::kConsumers && split == 0) store_swap_ab<Stage, T>(acc, c, m, n, n0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten
