@@ -361,7 +361,17 @@ run25=$res/2026-12-03_a787076_attention_block
 run26=$res/2026-12-03_67777d3_block_pdl_flashinfer
 "$klab" report "$run26"/bench_block_*.json --family attention_block \
   --readme docs/worklogs/decode.md --section results-67777d3-block --fast-state
-"$klab" report "$run26"/bench_block_*.json --family attention_block \
+# 4e8807c's run: the graph rungs after review, v19's signal past its main loop; the FA2 rung's
+# profile beside v05. 8821e21's run: attention_block as it stands.
+run27=$res/2026-12-03_4e8807c_block_review_fa2_profile
+"$klab" report "$run27"/bench_block_*.json --family attention_block \
+  --readme docs/worklogs/decode.md --section results-4e8807c-block --fast-state
+"$klab" profile-report "$run27"/profiles_fa2.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-4e8807c-fa2
+run28=$res/2026-12-03_8821e21_block_final
+"$klab" report "$run28"/bench_block_*.json --family attention_block \
+  --readme docs/worklogs/decode.md --section results-8821e21-block --fast-state
+"$klab" report "$run28"/bench_block_*.json --family attention_block \
   --readme kernels/attention_block/README.md --section results-latest --fast-state
 "$klab" report "$run26"/bench_decode_attention.json "$run26"/flashinfer_decode.json \
   --family decode_attention --readme docs/worklogs/decode.md --section results-67777d3-flashinfer \

@@ -11,7 +11,9 @@
 // within 2% at (16, 8k) and (64, 4k), where the KV cache's stream dominates.
 // Measured (2026-12-03_67777d3): 1.07x at (1, 4k), 1.11x at (4, 4k), 1.08x at (1, 32k), 1.02x at
 // (16, 8k) and (64, 4k). With the GEMMs' signal moved past their main loop (4e8807c's run)
-// 1.02-1.08x: the signal went back to the start.
+// 1.02-1.08x: the signal went back to the start. As it stands (2026-12-03_8821e21): 1.06x at
+// (1, 4k) (44.8 us against 47.4), 1.09x at (4, 4k), 1.08x at (1, 32k), 1.02x at (16, 8k) and
+// (64, 4k); 1.06-1.33x the unfused launches.
 #include "kernels/attention_block/gpu_steps.hpp"
 #include "kernels/qk_norm_rope_cache/family.hpp"
 
