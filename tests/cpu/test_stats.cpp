@@ -12,6 +12,26 @@
 
 using namespace klab;
 
+namespace {
+
+// A timed cold record of `variant` at `shape` of family f in `dtype` with these samples (none:
+// no statistics).
+Result timed_record(const Family& f, const char* variant, const char* shape, const char* dtype,
+                    std::vector<double> samples = {}, bool baseline = false) {
+  Result r;
+  r.variant = variant;
+  r.problem = make_problem(f, shape, dtype);
+  r.status = "ok";
+  r.timed = true;
+  r.timing.mode = "cold";
+  r.timing.samples_ms = samples;
+  if (!samples.empty()) r.timing.stats = summarize(samples);
+  r.baseline_variant = baseline;
+  return r;
+}
+
+}  // namespace
+
 TEST(Stats, PercentilesInterpolate) {
   const std::vector<double> v{5, 1, 4, 2, 3};
   EXPECT_DOUBLE_EQ(percentile(v, 0.5), 3);
@@ -106,13 +126,7 @@ TEST(Rounds, MergePoolsSamplesAndKeepsTheFirstRoundsCheck) {
 TEST(SpeedupSummary, GeometricMeansPerVariantAndOfTheFastestPerProblem) {
   const Family& f = registry().family("hgemm");
   auto rec = [&](const char* variant, const char* shape, double speedup, bool baseline = false) {
-    Result r;
-    r.variant = variant;
-    r.problem = make_problem(f, shape, "bf16");
-    r.status = "ok";
-    r.timed = true;
-    r.timing.mode = "cold";
-    r.baseline_variant = baseline;
+    Result r = timed_record(f, variant, shape, "bf16", {}, baseline);
     r.baseline.speedup = speedup;
     return r;
   };
@@ -139,15 +153,7 @@ TEST(FastStateSummary, TenthPercentilesAgainstTheBaselinesOfTheSameProblem) {
   const Family& f = registry().family("hgemm");
   auto rec = [&](const char* variant, const char* shape, std::vector<double> samples,
                  double median_speedup, bool baseline = false) {
-    Result r;
-    r.variant = variant;
-    r.problem = make_problem(f, shape, "bf16");
-    r.status = "ok";
-    r.timed = true;
-    r.timing.mode = "cold";
-    r.timing.samples_ms = samples;
-    r.timing.stats = summarize(samples);
-    r.baseline_variant = baseline;
+    Result r = timed_record(f, variant, shape, "bf16", samples, baseline);
     if (!baseline) r.baseline = {"hgemm.base", median_speedup};
     return r;
   };
@@ -181,14 +187,8 @@ TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
   const Family& f = registry().family("decode_attention");
   auto rec = [&](const char* variant, const char* shape, const char* dtype, double ms,
                  bool baseline = false) {
-    Result r;
-    r.variant = variant;
-    r.problem = make_problem(f, shape, dtype);
-    r.status = "ok";
-    r.timed = true;
-    r.timing.mode = "cold";
+    Result r = timed_record(f, variant, shape, dtype, {}, baseline);
     r.timing.stats.median = ms;
-    r.baseline_variant = baseline;
     return r;
   };
   const char* a = "b=1,qlen=1,hq=8,hkv=2,d=128,page=16,len=64,min_len=64,empty=0";
@@ -221,16 +221,7 @@ TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
 TEST(AgainstSummary, FastestRungAgainstTheOtherLibrary) {
   const Family& f = registry().family("hgemm");
   auto rec = [&](const char* variant, const char* shape, double ms, bool baseline = false) {
-    Result r;
-    r.variant = variant;
-    r.problem = make_problem(f, shape, "bf16");
-    r.status = "ok";
-    r.timed = true;
-    r.timing.mode = "cold";
-    r.timing.samples_ms = std::vector<double>(10, ms);
-    r.timing.stats = summarize(r.timing.samples_ms);
-    r.baseline_variant = baseline;
-    return r;
+    return timed_record(f, variant, shape, "bf16", std::vector<double>(10, ms), baseline);
   };
   std::vector<Result> rs = {
       rec("hgemm.v01_a", "m=8,n=8,k=8", 4.0),     rec("hgemm.v02_b", "m=8,n=8,k=8", 2.0),
