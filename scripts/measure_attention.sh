@@ -11,6 +11,10 @@
 #   torch     PyTorch's SDPA (flash and cuDNN back ends) at the problems of bench_attention.json,
 #             timed by scripts/torch_sdpa.py the same way (cold L2), into torch_sdpa.json: klab
 #             records, so `klab report` shows them beside the rungs (needs python3 with torch);
+#             and, where FlashInfer is installed (flashinfer-python 0.6.18), its paged decode at
+#             the problems of bench_decode_attention.json by scripts/flashinfer_decode.py, into
+#             flashinfer_decode.json (`klab report --against decode_attention.flashinfer_paged`
+#             tables the rungs against it);
 #   memory    assignment 5's table: `klab memory` of attention's v01, v03, v04, v05 and cuDNN at
 #             causal B = 1, Hq = Hkv = 32, D = 128, bf16, N = 1k to 64k (one allocation, prepare
 #             and synchronised run each, no timing; v01 is refused where its scores do not fit),
@@ -88,6 +92,13 @@ if has torch && [ -f "$out/bench_attention.json" ]; then
   timeout "${KLAB_ATTN_BENCH_LIMIT:-420}" python3 "$(dirname "$0")/torch_sdpa.py" "$out/bench_attention.json" \
     "$out/torch_sdpa.json" --max-time "$max_time" > "$out/torch_sdpa.txt" 2>&1 || status=1
   tail -n 30 "$out/torch_sdpa.txt" | tee -a "$out/summary.txt"
+fi
+if has torch && [ -f "$out/bench_decode_attention.json" ] && python3 -c "import flashinfer" 2>/dev/null; then
+  log "FlashInfer's paged decode at bench_decode_attention.json's problems"
+  timeout "${KLAB_ATTN_BENCH_LIMIT:-420}" python3 "$(dirname "$0")/flashinfer_decode.py" \
+    "$out/bench_decode_attention.json" "$out/flashinfer_decode.json" --max-time "$max_time" \
+    > "$out/flashinfer_decode.txt" 2>&1 || status=1
+  tail -n 30 "$out/flashinfer_decode.txt" | tee -a "$out/summary.txt"
 fi
 if has memory; then
   # The rungs as klab lists them (cuDNN's only where it was built), one --shape per N.
