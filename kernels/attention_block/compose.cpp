@@ -20,14 +20,18 @@ size_t aligned(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 enum StepIndex : size_t { kQkvGemm, kQk, kAttention, kOGemm, kSteps };
 
+/// A stretch of the scratch.
+struct Region {
+  size_t offset = 0, bytes = 0;
+};
+
 /// The four library steps of a rung on p, and where the scratch keeps what.
 struct Plan {
   Dims s;
   std::array<Variant, kSteps> variant;
   std::array<Problem, kSteps> problem;
-  size_t y = 0, q_out = 0, lse = 0;  ///< scratch offsets of the block's own intermediates
-  std::array<size_t, kSteps> ws{};   ///< scratch offsets of each step's workspace
-  std::array<size_t, kSteps> ws_bytes{};
+  Region y, q_out, lse;             ///< the block's own intermediates
+  std::array<Region, kSteps> ws{};  ///< each step's workspace
   size_t total = 0;
 };
 
@@ -40,17 +44,16 @@ Plan plan_of(const Recipe& r, const Problem& p) {
                   decode_attention::problem(s.attention()), s.o_gemm()};
   size_t at = 0;
   auto carve = [&](size_t bytes) {
-    const size_t here = at;
+    const Region r{at, bytes};
     at += aligned(bytes);
-    return here;
+    return r;
   };
   plan.y = carve(static_cast<size_t>(s.b * s.hidden) * 2);
   plan.q_out = carve(static_cast<size_t>(s.b * s.attn_cols()) * 2);
   plan.lse = carve(static_cast<size_t>(s.b * s.hq) * 4);
   for (size_t i = 0; i < kSteps; ++i) {
     const Variant& v = plan.variant[i];
-    plan.ws_bytes[i] = v.workspace_bytes ? v.workspace_bytes(plan.problem[i]) : 0;
-    plan.ws[i] = carve(plan.ws_bytes[i]);
+    plan.ws[i] = carve(v.workspace_bytes ? v.workspace_bytes(plan.problem[i]) : 0);
   }
   plan.total = at;
   return plan;
@@ -113,7 +116,7 @@ Status block_can_implement(const Recipe& r, const Problem& p) {
 
 size_t block_intermediate_bytes(const Recipe& r, const Problem& p) {
   const Plan plan = plan_of(r, p);
-  return plan.ws[0];  // y, q_out and lse come first (plan_of)
+  return plan.ws[0].offset;  // y, q_out and lse come first (plan_of)
 }
 
 size_t block_workspace_bytes(const Recipe& r, const Problem& p) {
@@ -134,24 +137,21 @@ PreparedLaunch prepare_block(const Recipe& r, const Problem& p, Buffers& b, cons
                "attention_block: the workspace is smaller than the plan's scratch");
     scratch = static_cast<unsigned char*>(b.workspace);
   }
-  auto mine = [&](const char* name) {  // one of the block's tensors, bound under its own name
-    return Binding{name, b[name].data, b[name].bytes()};
+  // A step's tensor `step` bound to the block's tensor `block`, or to a region of the scratch.
+  auto as = [&](const char* step, const char* block) {
+    return Binding{step, b[block].data, b[block].bytes()};
   };
-  auto scratch_at = [&](const char* name, size_t offset, int64_t bytes) {
-    return Binding{name, scratch + offset, bytes};
+  auto mine = [&](const char* name) { return as(name, name); };
+  auto in_scratch = [&](const char* step, const Region& r) {
+    return Binding{step, scratch + r.offset, static_cast<int64_t>(r.bytes)};
   };
-  const int64_t y_bytes = s.b * s.hidden * 2, q_bytes = s.b * s.attn_cols() * 2;
   const std::array<std::vector<Binding>, kSteps> binds = {{
-      {scratch_at("a", plan.y, y_bytes),
-       {"b", b["w_qkv"].data, b["w_qkv"].bytes()},
-       {"c", b["qkv"].data, b["qkv"].bytes()}},
+      {in_scratch("a", plan.y), as("b", "w_qkv"), as("c", "qkv")},
       {mine("qkv"), mine("q_weight"), mine("k_weight"), mine("positions"), mine("slot_mapping"),
-       scratch_at("q_out", plan.q_out, q_bytes), mine("k_cache"), mine("v_cache")},
-      {scratch_at("q", plan.q_out, q_bytes), mine("k_cache"), mine("v_cache"), mine("seq_lens"),
-       mine("block_table"), mine("o"), scratch_at("lse", plan.lse, s.b * s.hq * 4)},
-      {{"a", b["o"].data, b["o"].bytes()},
-       {"b", b["w_o"].data, b["w_o"].bytes()},
-       {"c", b["out"].data, b["out"].bytes()}},
+       in_scratch("q_out", plan.q_out), mine("k_cache"), mine("v_cache")},
+      {in_scratch("q", plan.q_out), mine("k_cache"), mine("v_cache"), mine("seq_lens"),
+       mine("block_table"), mine("o"), in_scratch("lse", plan.lse)},
+      {as("a", "o"), as("b", "w_o"), as("c", "out")},
   }};
   const std::array<Family, kSteps> families = {
       hgemm::make_hgemm(), qk_norm_rope_cache::make_qk_norm_rope_cache(),
@@ -159,8 +159,8 @@ PreparedLaunch prepare_block(const Recipe& r, const Problem& p, Buffers& b, cons
   LaunchArgs step_args = la;  // every library step follows another kernel
   step_args.programmatic = r.programmatic;
   for (size_t i = 0; i < kSteps; ++i) {
-    st->buffers[i] =
-        bind_step(families[i], plan.problem[i], binds[i], scratch + plan.ws[i], plan.ws_bytes[i]);
+    st->buffers[i] = bind_step(families[i], plan.problem[i], binds[i], scratch + plan.ws[i].offset,
+                               plan.ws[i].bytes);
     st->launch[i] = prepare_launch(plan.variant[i], plan.problem[i], st->buffers[i], step_args);
   }
   st->norm = r.norm;
@@ -168,7 +168,7 @@ PreparedLaunch prepare_block(const Recipe& r, const Problem& p, Buffers& b, cons
                            b["residual"].data,
                            b["norm_weight"].data,
                            b["residual_out"].data,
-                           scratch + plan.y,
+                           scratch + plan.y.offset,
                            s.b,
                            s.hidden};
   return [st](Stream stream) {

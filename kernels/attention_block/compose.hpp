@@ -35,8 +35,6 @@ struct Recipe {
   bool programmatic = false;
 };
 
-/// The GPU rungs' GEMM and attention steps (the same in each; only the fused steps differ).
-Recipe gpu_recipe(NormLaunch norm, std::function<Variant()> qk);
 /// The CPU rung's: the families' v00 rungs and the norm on the host (cpu.cpp).
 Recipe cpu_recipe();
 

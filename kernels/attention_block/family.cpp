@@ -220,15 +220,7 @@ decode_attention::Dims Dims::attention() const {
 }
 
 qk_norm_rope_cache::Dims Dims::qk() const {
-  qk_norm_rope_cache::Dims q;
-  q.tokens = b;
-  q.hq = hq;
-  q.hkv = hkv;
-  q.d = d;
-  q.page = page;
-  q.seqs = b;
-  q.context = len;
-  return q;
+  return {.tokens = b, .hq = hq, .hkv = hkv, .d = d, .page = page, .seqs = b, .context = len};
 }
 
 Problem Dims::qkv_gemm() const { return gemm_problem(b, qkv_cols(), hidden); }

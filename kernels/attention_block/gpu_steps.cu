@@ -12,6 +12,7 @@
 #include "kernels/attention_block/gpu_steps.hpp"
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/hgemm/family.hpp"
+#include "kernels/qk_norm_rope_cache/family.hpp"
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/launch.hpp"
 #include "klab/device/pdl.cuh"
@@ -41,6 +42,16 @@ __device__ float block_sum(float v, float* shared) {
   return total;
 }
 
+/// h = bf16(fp32(x + residual)) of the 8 elements at x and residual.
+__device__ __forceinline__ device::Vec16<bf16> residual_sum(const bf16* x, const bf16* residual) {
+  const auto a = device::load16(x), r = device::load16(residual);
+  device::Vec16<bf16> h;
+#pragma unroll
+  for (int i = 0; i < kVec; ++i)
+    h.v[i] = __float2bfloat16_rn(__bfloat162float(a.v[i]) + __bfloat162float(r.v[i]));
+  return h;
+}
+
 /// kAdd: h = x + residual, stored to residual_out; otherwise h is residual_out's (the unfused
 /// second launch). Each thread rereads only the vectors it wrote.
 template <bool kAdd>
@@ -54,11 +65,8 @@ __global__ void __launch_bounds__(kMaxThreads) norm_kernel(NormArgs a) {
   for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
     device::Vec16<bf16> h;
     if constexpr (kAdd) {
-      const auto x = device::load16(static_cast<const bf16*>(a.x) + row + v * kVec);
-      const auto r = device::load16(static_cast<const bf16*>(a.residual) + row + v * kVec);
-#pragma unroll
-      for (int i = 0; i < kVec; ++i)
-        h.v[i] = __float2bfloat16_rn(__bfloat162float(x.v[i]) + __bfloat162float(r.v[i]));
+      h = residual_sum(static_cast<const bf16*>(a.x) + row + v * kVec,
+                       static_cast<const bf16*>(a.residual) + row + v * kVec);
       device::store16(h_out + v * kVec, h);
     } else {
       h = device::load16(h_out + v * kVec);
@@ -87,13 +95,9 @@ __global__ void add_kernel(NormArgs a) {
   const int64_t vectors = a.tokens * a.hidden / kVec;
   for (int64_t v = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; v < vectors;
        v += int64_t(gridDim.x) * blockDim.x) {
-    const auto x = device::load16(static_cast<const bf16*>(a.x) + v * kVec);
-    const auto r = device::load16(static_cast<const bf16*>(a.residual) + v * kVec);
-    device::Vec16<bf16> h;
-#pragma unroll
-    for (int i = 0; i < kVec; ++i)
-      h.v[i] = __float2bfloat16_rn(__bfloat162float(x.v[i]) + __bfloat162float(r.v[i]));
-    device::store16(static_cast<bf16*>(a.residual_out) + v * kVec, h);
+    device::store16(static_cast<bf16*>(a.residual_out) + v * kVec,
+                    residual_sum(static_cast<const bf16*>(a.x) + v * kVec,
+                                 static_cast<const bf16*>(a.residual) + v * kVec));
   }
 }
 
@@ -133,6 +137,8 @@ void norm_unfused(const NormArgs& a, Stream stream) {
   norm_kernel<false><<<static_cast<unsigned>(a.tokens), norm_threads(a.hidden), 0, st>>>(a);
   KLAB_CHECK_LAUNCH();
 }
+
+Recipe fused_recipe() { return gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring); }
 
 Recipe gpu_recipe(NormLaunch norm, std::function<Variant()> qk) {
   Recipe r;

@@ -9,6 +9,12 @@ namespace klab::attention_block {
 void norm_fused(const NormArgs& a, Stream stream);
 void norm_unfused(const NormArgs& a, Stream stream);
 
+/// The GPU rungs' GEMM and attention steps (the same in each; only the fused steps differ).
+Recipe gpu_recipe(NormLaunch norm, std::function<Variant()> qk);
+/// The fused rungs' steps: norm_fused and qk_norm_rope_cache.v02 between gpu_recipe's GEMMs and
+/// attention.
+Recipe fused_recipe();
+
 /// kStaleBits into KV head h's row of every token's slot (slot_mapping, device pointers) in both
 /// pools: the inputs' state at the new tokens' slots (family.hpp), restored.
 void write_stale_slots(const Dims& s, const int64_t* slots, void* k_cache, void* v_cache,

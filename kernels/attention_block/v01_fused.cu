@@ -4,7 +4,6 @@
 // at B = 1 and 16 (three launches fewer, ~30-45 us a block there), within 3% at (64, 4k), where
 // the KV cache's 1 GiB dominates.
 #include "kernels/attention_block/gpu_steps.hpp"
-#include "kernels/qk_norm_rope_cache/family.hpp"
 
 namespace klab::attention_block {
 
@@ -13,7 +12,7 @@ Variant gpu_v01_fused() {
       "v01_fused",
       "the fused add + RMSNorm and qk_norm_rope_cache.v02 between the same GEMMs and attention: "
       "five launches",
-      gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring));
+      fused_recipe());
 }
 
 }  // namespace klab::attention_block

@@ -5,7 +5,6 @@
 // (the host's per-launch work and the gaps between kernels), within 2% at (64, 4k).
 // Measured (2026-12-03_a787076): 1.06x v01 at (1, 4k) (2.6 us), 1.01-1.04x elsewhere.
 #include "kernels/attention_block/gpu_steps.hpp"
-#include "kernels/qk_norm_rope_cache/family.hpp"
 
 namespace klab::attention_block {
 
@@ -13,7 +12,7 @@ Variant gpu_v02_fused_graph() {
   return graph_variant(
       "v02_fused_graph",
       "v01's five launches captured once into a CUDA graph, replayed as one graph launch",
-      gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring));
+      fused_recipe());
 }
 
 }  // namespace klab::attention_block

@@ -15,12 +15,11 @@
 // (1, 4k) (44.8 us against 47.4), 1.09x at (4, 4k), 1.08x at (1, 32k), 1.02x at (16, 8k) and
 // (64, 4k); 1.06-1.33x the unfused launches.
 #include "kernels/attention_block/gpu_steps.hpp"
-#include "kernels/qk_norm_rope_cache/family.hpp"
 
 namespace klab::attention_block {
 
 Variant gpu_v03_fused_pdl_graph() {
-  Recipe r = gpu_recipe(norm_fused, qk_norm_rope_cache::gpu_v02_token_ring);
+  Recipe r = fused_recipe();
   r.programmatic = true;
   return graph_variant(
       "v03_fused_pdl_graph",
