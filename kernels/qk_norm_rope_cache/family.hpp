@@ -124,5 +124,6 @@ Variant cpu_v00();
 Variant gpu_baseline_unfused();
 Variant gpu_v01_fused();
 Variant gpu_v02_token_ring();
+Variant gpu_v03_hoisted();
 
 }  // namespace klab::qk_norm_rope_cache

@@ -12,6 +12,7 @@ void register_qk_norm_rope_cache(Registry& r) {
 #if KLAB_HAS_CUDA
     gpu_v01_fused(),
     gpu_v02_token_ring(),
+    gpu_v03_hoisted(),
     gpu_baseline_unfused(),  // the unfused sequence of klab launches: the fused rung's baseline
 #endif
   };

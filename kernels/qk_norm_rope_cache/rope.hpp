@@ -37,11 +37,21 @@ namespace klab::qk_norm_rope_cache {
 inline constexpr double kLog2Theta = 19.931568569324174;
 inline constexpr double kLog2Pi = 1.6514961294723187;
 
-/// Pair i's rotation angle at position pos over pi, reduced to [-1, 1] (half-turns), in fp64.
-KLAB_HOST_DEVICE inline double rope_half_turns(int32_t pos, int i, int d) {
-  const double per_position = ::exp2(-(2.0 * i / d) * kLog2Theta - kLog2Pi);  // f_i / pi
+/// Pair i's angle per position over pi, f_i / pi, in fp64: the same at every position, so a rung
+/// may compute it once per pair (v03) instead of once per pair and token.
+KLAB_HOST_DEVICE inline double rope_per_position(int i, int d) {
+  return ::exp2(-(2.0 * i / d) * kLog2Theta - kLog2Pi);
+}
+
+/// The angle at position pos over pi, pos * per_position, reduced to [-1, 1] (half-turns), in fp64.
+KLAB_HOST_DEVICE inline double rope_reduce(int32_t pos, double per_position) {
   const double a = static_cast<double>(pos) * per_position;
   return a - 2.0 * ::rint(0.5 * a);  // exact: 2 rint(a / 2) is within 1 of a
+}
+
+/// Pair i's rotation angle at position pos over pi, reduced to [-1, 1] (half-turns), in fp64.
+KLAB_HOST_DEVICE inline double rope_half_turns(int32_t pos, int i, int d) {
+  return rope_reduce(pos, rope_per_position(i, d));
 }
 
 /// The table's layout on the GPU (rung.cuh): where pair i's cos sits among the token's D / 2

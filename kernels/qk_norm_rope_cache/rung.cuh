@@ -108,17 +108,20 @@ inline int token_block_threads(const Args& a, int heads, int max_threads = kMaxT
 /// Shared memory of the token's table: D / 2 cos, then D / 2 sin (fp32).
 inline size_t rope_table_bytes(const Args& a) { return static_cast<size_t>(a.d) * sizeof(float); }
 
-/// The token's cos and sin for its D / 2 pairs into sRope (cos in [0, D/2), sin in [D/2, D), each
-/// at rope_slot, rope.hpp), by the block's threads in turn; the caller synchronises before
-/// reading it.
+/// Pair i's cos and sin, from its reduced angle (rope.hpp), into the token's table sRope (cos in
+/// [0, D/2), sin in [D/2, D), each at rope_slot).
+__device__ __forceinline__ void store_rope_pair(float* sRope, double half_turns, int i, int half) {
+  float s, c;
+  sincospif(static_cast<float>(half_turns), &s, &c);
+  sRope[rope_slot(i, half)] = c;
+  sRope[half + rope_slot(i, half)] = s;
+}
+/// The token's cos and sin for its D / 2 pairs into sRope, by the block's threads in turn; the
+/// caller synchronises before reading it.
 __device__ __forceinline__ void fill_rope_table(float* sRope, int32_t pos, int d) {
   const int half = d / 2;
-  for (int i = threadIdx.x; i < half; i += blockDim.x) {
-    float s, c;
-    sincospif(static_cast<float>(rope_half_turns(pos, i, d)), &s, &c);
-    sRope[rope_slot(i, half)] = c;
-    sRope[half + rope_slot(i, half)] = s;
-  }
+  for (int i = threadIdx.x; i < half; i += blockDim.x)
+    store_rope_pair(sRope, rope_half_turns(pos, i, d), i, half);
 }
 
 /// A head's 16 elements in one thread: [0, 8) from the first half, [8, 16) from the second.
@@ -145,9 +148,12 @@ struct HeadVectors {
 __device__ __forceinline__ HeadVectors load_head(const bf16* row, int lane, int half) {
   return {device::load16(row + lane * kVec), device::load16(row + half + lane * kVec)};
 }
+__device__ __forceinline__ void store_head(bf16* row, int lane, int half, const HeadVectors& x) {
+  device::store16(row + lane * kVec, x.lo);
+  device::store16(row + half + lane * kVec, x.hi);
+}
 __device__ __forceinline__ void store_head(bf16* row, int lane, int half, const HalfPair& x) {
-  device::store16(row + lane * kVec, pack(x.lo));
-  device::store16(row + half + lane * kVec, pack(x.hi));
+  store_head(row, lane, half, HeadVectors{pack(x.lo), pack(x.hi)});
 }
 
 /// Sum over the `lanes` consecutive lanes of a group (aligned, a power of two): every lane ends

@@ -19,44 +19,29 @@
 // work to land in and 4 blocks an SM kept up to 144 KiB in flight, predicted 87-90% at 16384
 // tokens and 78-81% at 4096; measured 83.2% and 71.9% (the first copies of three rows a block
 // are not hidden where blocks walk ~8 tokens). The ring is back to two rows; kStages stays a
-// parameter.
+// parameter (token_ring.cuh).
 // Per-stage mbarriers instead of the block-wide barrier a token (a table per stage, full / filled
 // / empty barriers, each thread waiting only for what it reads or overwrites) were measured in
 // 2026-12-02_539bb43 and refuted: checks and sanitizers clean, but 58.5% / 52.7% of copy at
 // 16384 / 4096 tokens against 85.0% / 75.7% with the barrier (predicted 87-90% / 77-80%): 384
 // threads polling two mbarriers a token cost more issue slots than the barrier's stalls did.
-// Requirements: those of rung.cuh; sm_90; kStages rows and two tables within the block's shared
-// memory (Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row).
-#include "kernels/qk_norm_rope_cache/rung.cuh"
-#include "klab/device/mbarrier_sm90.cuh"
-#include "klab/device/launch_attributes.hpp"
-#include "klab/device/occupancy.cuh"
+// Requirements: those of rung.cuh and token_ring.cuh (kStages rows and two tables within the
+// block's shared memory: Hq + 2 Hkv heads x D bf16 of up to ~100 KiB a row); sm_90.
+#include "kernels/qk_norm_rope_cache/token_ring.cuh"
 #include "klab/device/pdl.cuh"
-#include "klab/device/tma_sm90.cuh"
-#include "klab/harness/device_info.hpp"
 
 namespace klab::qk_norm_rope_cache {
 
 namespace {
 
 constexpr int kThreads = 384;  // Qwen3-8B's 48 heads x 8 lanes in one pass, as v01
-constexpr int kStages = 2;     // rows in shared memory: this token's and the next one's
-constexpr int kTables = 2;     // rope tables: this token's and the next one's
-constexpr size_t kMaxSmem = 200 * 1024;
-
-/// Shared memory of the ring: kStages rows of `heads` x d bf16, then kTables tables of d floats.
-size_t ring_smem_bytes(int64_t heads, int64_t d) {
-  return kStages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
-}
+using ring::kStages;
 
 __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
+  const ring::Ring r(smem, full, a);
   const int heads = a.heads(), half = a.d / 2;
-  const int row_elems = heads * a.d;  // a multiple of 16: 16-byte aligned rows
-  const uint32_t row_bytes = uint32_t(row_elems) * sizeof(bf16);
-  bf16* rows = reinterpret_cast<bf16*>(smem);
-  float* tables = reinterpret_cast<float*>(smem + kStages * row_bytes);  // (kTables, D)
   const int lanes = a.lanes(), lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
   const int groups = blockDim.x / lanes;
   const int64_t stride = gridDim.x;
@@ -65,18 +50,9 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   // qkv: nothing is read before its end (pdl.cuh).
   device::grid_dependency_wait();
   device::allow_dependent_launch();
-  auto issue = [&](int64_t t, int s) {  // thread 0: token t's row into stage s
-    device::mbarrier_arrive_expect_tx(&full[s], row_bytes);
-    device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
-  };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) device::mbarrier_init(&full[s], 1);
-    device::fence_mbarrier_init();
-    for (int s = 0; s < kStages; ++s)
-      if (blockIdx.x + s * stride < a.tokens) issue(blockIdx.x + s * stride, s);
-  }
+  r.start(a, blockIdx.x, stride);
   int64_t t = blockIdx.x;  // < tokens: the grid is at most one block a token
-  fill_rope_table(tables, a.positions[t], a.d);
+  fill_rope_table(r.tables, a.positions[t], a.d);
   int64_t slot = a.slots[t];
   __syncthreads();  // the barriers are initialised; the first token's table is filled
 
@@ -88,8 +64,8 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
     const int64_t next = t + stride;
     const int32_t next_pos = next < a.tokens ? a.positions[next] : 0;  // in flight meanwhile
     const int64_t next_slot = next < a.tokens ? a.slots[next] : -1;
-    const bf16* sx = rows + s * row_elems;
-    const float* table = tables + tb * a.d;
+    const bf16* sx = r.rows + s * r.row_elems;
+    const float* table = r.tables + tb * a.d;
     device::mbarrier_wait(&full[s], phase);
 
     for (int base = 0; base < heads; base += groups) {  // the same trip count in every thread
@@ -105,11 +81,11 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
       finish_head(a, y, h, on, t, kv_base, table, lane);
     }
 
-    if (next < a.tokens) fill_rope_table(tables + (tb ^ 1) * a.d, next_pos, a.d);
+    if (next < a.tokens) fill_rope_table(r.tables + (tb ^ 1) * a.d, next_pos, a.d);
     // This thread's reads of stage s before the copy engine's next write into it.
     device::fence_proxy_async_shared();
     __syncthreads();  // stage s and its table are free; the next token's table is filled
-    if (threadIdx.x == 0 && t + kStages * stride < a.tokens) issue(t + kStages * stride, s);
+    if (threadIdx.x == 0 && t + kStages * stride < a.tokens) r.issue(a, t + kStages * stride, s);
     slot = next_slot;
     tb ^= 1;
     if (++s == kStages) s = 0, phase ^= 1u;
@@ -119,39 +95,20 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
 }  // namespace
 
 Variant gpu_v02_token_ring() {
+  const std::string id = "qk_norm_rope_cache.v02_token_ring";
   Variant v = rung_variant(
       "v02_token_ring",
       "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy two "
       "tokens ahead, its rope table one token ahead",
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
-        const size_t smem = ring_smem_bytes(a.heads(), a.d);
-        device::opt_in_dynamic_smem<token_ring>(static_cast<int>(kMaxSmem));
-        const int threads = token_block_threads(a, a.heads(), kThreads);
-        const int64_t resident =
-            device::resident_wave(device_info().sm_count, token_ring, threads, smem);
-        const auto grid = static_cast<unsigned>(std::min<int64_t>(resident, a.tokens));
-        if (grid == 0) return;                                     // no token
-        const device::LaunchAttributes attrs(0, la.programmatic);  // LaunchArgs::programmatic
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(grid);
-        config.blockDim = dim3(static_cast<unsigned>(threads));
-        config.dynamicSmemBytes = smem;
-        config.stream = stream_of(la);
-        attrs.apply(config);
-        KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, token_ring, a));
-        KLAB_CHECK_LAUNCH();
+        ring::launch<token_ring>(a, la, token_block_threads(a, a.heads(), kThreads));
       });
   v.info.min_sm = 90;
   const auto base = v.can_implement;
-  v.can_implement = [base](const Problem& p) {
+  v.can_implement = [base, id](const Problem& p) {
     if (Status s = base(p); !s.ok()) return s;
-    const Dims d = dims_of(p);
-    if (ring_smem_bytes(d.hq + 2 * d.hkv, d.d) > kMaxSmem)
-      return Status::no("qk_norm_rope_cache.v02_token_ring: " + std::to_string(kStages) +
-                        " qkv rows of " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
-                        std::to_string(d.d) + " do not fit in 200 KiB of shared memory");
-    return Status::yes();
+    return ring::fits(p, id);
   };
   return v;
 }

@@ -1,0 +1,93 @@
+#pragma once
+// The token ring of the sm_90 rungs (v02_token_ring, v03_hoisted): a resident wave of blocks walks
+// the tokens (block b takes tokens b, b + grid, ...), and each token's whole qkv row (Hq + 2 Hkv
+// heads of D bf16, contiguous: 12 KiB at Qwen3-8B) arrives in shared memory by one TMA bulk copy
+// on an mbarrier, issued kStages tokens ahead into a ring of rows. After the rows, kTables rope
+// tables (this token's and the next one's). Device side: the ring's layout and its copies;
+// host side: the launch and the shared-memory requirement.
+#include <algorithm>
+#include <string>
+
+#include "kernels/qk_norm_rope_cache/rung.cuh"
+#include "klab/device/launch_attributes.hpp"
+#include "klab/device/mbarrier_sm90.cuh"
+#include "klab/device/occupancy.cuh"
+#include "klab/device/tma_sm90.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::qk_norm_rope_cache::ring {
+
+inline constexpr int kStages = 2;  // rows in shared memory: this token's and the next one's
+inline constexpr int kTables = 2;  // rope tables: this token's and the next one's
+inline constexpr size_t kMaxSmem = 200 * 1024;
+
+/// Dynamic shared memory of the ring: kStages rows of `heads` x d bf16, then kTables tables of d
+/// floats.
+inline size_t smem_bytes(int64_t heads, int64_t d) {
+  return kStages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
+}
+
+/// The ring in a block's dynamic shared memory, and its row copies (by one thread).
+struct Ring {
+  bf16* rows;      // (kStages, heads x d)
+  float* tables;   // (kTables, d)
+  uint64_t* full;  // kStages mbarriers: the row of stage s has landed
+  int row_elems;   // a multiple of 16: 16-byte aligned rows
+  uint32_t row_bytes;
+
+  __device__ Ring(unsigned char* smem, uint64_t* full_barriers, const Args& a)
+      : rows(reinterpret_cast<bf16*>(smem)),
+        full(full_barriers),
+        row_elems(a.heads() * a.d),
+        row_bytes(uint32_t(a.heads() * a.d) * sizeof(bf16)) {
+    tables = reinterpret_cast<float*>(smem + kStages * row_bytes);
+  }
+
+  /// Token t's row into stage s (one thread).
+  __device__ void issue(const Args& a, int64_t t, int s) const {
+    device::mbarrier_arrive_expect_tx(&full[s], row_bytes);
+    device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
+  }
+
+  /// Thread 0: the barriers, then the block's first kStages rows (tokens first, first + stride,
+  /// ...). The caller synchronises the block before any thread waits on them.
+  __device__ void start(const Args& a, int64_t first, int64_t stride) const {
+    if (threadIdx.x != 0) return;
+    for (int s = 0; s < kStages; ++s) device::mbarrier_init(&full[s], 1);
+    device::fence_mbarrier_init();
+    for (int s = 0; s < kStages; ++s)
+      if (first + s * stride < a.tokens) issue(a, first + s * stride, s);
+  }
+};
+
+/// Launches kKernel over one resident wave of blocks of `threads` (at most one block a token),
+/// programmatically when la asks (LaunchArgs::programmatic).
+template <auto kKernel>
+void launch(const Args& a, const LaunchArgs& la, int threads) {
+  const size_t smem = smem_bytes(a.heads(), a.d);
+  device::opt_in_dynamic_smem<kKernel>(static_cast<int>(kMaxSmem));
+  const int64_t resident = device::resident_wave(device_info().sm_count, kKernel, threads, smem);
+  const auto grid = static_cast<unsigned>(std::min<int64_t>(resident, a.tokens));
+  if (grid == 0) return;  // no token
+  const device::LaunchAttributes attrs(0, la.programmatic);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream_of(la);
+  attrs.apply(config);
+  KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a));
+  KLAB_CHECK_LAUNCH();
+}
+
+/// The ring's requirement beyond rung.cuh's: kStages rows and kTables tables in kMaxSmem.
+inline Status fits(const Problem& p, const std::string& id) {
+  const Dims d = dims_of(p);
+  if (smem_bytes(d.hq + 2 * d.hkv, d.d) > kMaxSmem)
+    return Status::no(id + ": " + std::to_string(kStages) + " qkv rows of " +
+                      std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
+                      " do not fit in 200 KiB of shared memory");
+  return Status::yes();
+}
+
+}  // namespace klab::qk_norm_rope_cache::ring
