@@ -6,6 +6,7 @@
 // tables (this token's and the next one's). Device side: the ring's layout and its copies;
 // host side: the launch and the shared-memory requirement.
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "kernels/qk_norm_rope_cache/rung.cuh"
@@ -88,6 +89,21 @@ inline Status fits(const Problem& p, const std::string& id) {
                       std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
                       " do not fit in 200 KiB of shared memory");
   return Status::yes();
+}
+
+/// A token-ring rung: rung_variant's, on sm_90, refusing what rung.cuh refuses, what the ring
+/// cannot hold, then what `also` refuses (when given).
+inline Variant variant(const std::string& rung, const std::string& summary,
+                       std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch,
+                       std::function<Status(const Problem&)> also = {}) {
+  Variant v = rung_variant(rung, summary, std::move(launch));
+  v.info.min_sm = 90;
+  v.can_implement = [base = v.can_implement, id = v.info.id, also](const Problem& p) {
+    if (Status s = base(p); !s.ok()) return s;
+    if (Status s = fits(p, id); !s.ok()) return s;
+    return also ? also(p) : Status::yes();
+  };
+  return v;
 }
 
 }  // namespace klab::qk_norm_rope_cache::ring

@@ -95,8 +95,7 @@ __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
 }  // namespace
 
 Variant gpu_v02_token_ring() {
-  const std::string id = "qk_norm_rope_cache.v02_token_ring";
-  Variant v = rung_variant(
+  return ring::variant(
       "v02_token_ring",
       "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy two "
       "tokens ahead, its rope table one token ahead",
@@ -104,13 +103,6 @@ Variant gpu_v02_token_ring() {
         const Args a = args_of(p, b);
         ring::launch<token_ring>(a, la, token_block_threads(a, a.heads(), kThreads));
       });
-  v.info.min_sm = 90;
-  const auto base = v.can_implement;
-  v.can_implement = [base, id](const Problem& p) {
-    if (Status s = base(p); !s.ok()) return s;
-    return ring::fits(p, id);
-  };
-  return v;
 }
 
 }  // namespace klab::qk_norm_rope_cache

@@ -124,11 +124,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
 }  // namespace
 
 Variant gpu_v03_hoisted() {
-  const std::string id = "qk_norm_rope_cache.v03_hoisted";
-  Variant v = rung_variant(
+  return ring::variant(
       "v03_hoisted",
-      "v02's token ring with a head per thread every token: the norm weight in registers, the "
-      "rope frequencies once per pair, the pool offset once per token",
+      "v02's token ring with a head per thread every token: the rope frequencies once per pair, "
+      "the next token's pool offset once, by one thread",
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
         const int threads = hoisted_threads(a);
@@ -136,23 +135,20 @@ Variant gpu_v03_hoisted() {
           ring::launch<hoisted<kSmallThreads, 4>>(a, la, threads);
         else
           ring::launch<hoisted<kBlockLimit, 1>>(a, la, threads);
+      },
+      [](const Problem& p) {
+        const std::string id = "qk_norm_rope_cache.v03_hoisted";
+        const Dims d = dims_of(p);
+        const int64_t threads = std::max((d.hq + 2 * d.hkv) * (d.d / (2 * kVec)), d.d / 2);
+        if (threads > kBlockLimit)
+          return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
+                            std::to_string(d.d / (2 * kVec)) +
+                            " lanes exceed one block of 1024 threads (a head a thread group, one "
+                            "pass)");
+        if (d.pool_pages() * d.page > 2147483647)
+          return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
+        return Status::yes();
       });
-  v.info.min_sm = 90;
-  const auto base = v.can_implement;
-  v.can_implement = [base, id](const Problem& p) {
-    if (Status s = base(p); !s.ok()) return s;
-    const Dims d = dims_of(p);
-    const int64_t threads = std::max((d.hq + 2 * d.hkv) * (d.d / (2 * kVec)), d.d / 2);
-    if (threads > kBlockLimit)
-      return Status::no(
-          id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
-          std::to_string(d.d / (2 * kVec)) +
-          " lanes exceed one block of 1024 threads (a head a thread group, one pass)");
-    if (d.pool_pages() * d.page > 2147483647)
-      return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
-    return ring::fits(p, id);
-  };
-  return v;
 }
 
 }  // namespace klab::qk_norm_rope_cache
