@@ -20,7 +20,9 @@
 // Prediction (written before it ran): >= 90% of the copy ceiling at 16384 x 4096 (>= 80% at 4096
 // tokens), both granularities within a few percent of each other; >= 2x the unfused baseline at 1
 // and 16 tokens, >= 1.6x at 16384. Measured, and the weight prefetch and single reduction added
-// after the first run: docs/worklogs/fused.md.
+// after the first run: docs/worklogs/fused.md. The 1 x 128 slice is a compile-time case
+// (kGroupLanes = 16): at a run-time group its maximum was a loop of shuffles and its scale's
+// index two integer divisions, on the critical path of a one-row launch.
 // Requirements: hidden % 8 == 0 and <= 32768, aligned rows; group 0 or 8 x a power of two up to 256
 // (rung.cuh); sm_89 (the e4m3 conversion).
 #include "kernels/add_rmsnorm_quant/rung.cuh"
@@ -38,7 +40,10 @@ constexpr int max_threads() {
   return kChunks < 8 ? 256 : 512;
 }
 
-template <int kChunks, bool kLatency>
+// kGroupLanes: the lanes of a 1 x group slice fixed at compile time (16: DeepSeek's 1 x 128
+// blocks), so that the slice's maximum unrolls to four shuffles and the scale's index is a
+// shift; 0 takes a.group at run time (and a scale per token when it is 0).
+template <int kChunks, bool kLatency, int kGroupLanes>
 __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   __shared__ float red[64];
   const int64_t row = blockIdx.x;
@@ -87,7 +92,8 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   // (inv_rms > 0), so the per-token maximum needs no second block reduction after the norm.
   // It differs from the maximum of the rounded y by at most an ulp or two of fp32: the scale's
   // tolerance covers it, and the quantiser saturates at 448 either way.
-  if (kEarlyWeight && a.group == 0)
+  const int group = kGroupLanes > 0 ? kGroupLanes * kVec : a.group;
+  if (kEarlyWeight && group == 0)
     reduction::block_all_reduce2(sum_sq, reduction::SumOp{}, hw_max, reduction::MaxOp{}, red);
   else
     sum_sq = reduction::block_all_reduce(sum_sq, reduction::SumOp{}, red);
@@ -110,7 +116,7 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   }
 
   uint8_t* gQ = a.q + base;
-  if (a.group == 0) {  // one scale per token
+  if (group == 0) {  // one scale per token
     float token_max = hw_max * inv_rms;
     if constexpr (!kEarlyWeight) {  // a second block reduction, over the rounded y
       token_max = 0.f;
@@ -132,8 +138,8 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   }
   // One scale per group: group / 8 consecutive lanes hold a slice (blockDim is a multiple of 32
   // and of group / 8, so a slice never straddles two passes or two warps).
-  const int group_lanes = a.group / kVec;
-  float* gS = a.scales + row * (a.hidden / a.group);
+  const int group_lanes = group / kVec;
+  float* gS = a.scales + row * (a.hidden / group);
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
     const int c = k * blockDim.x + threadIdx.x;
@@ -164,13 +170,21 @@ Shape launch_shape(int hidden) {
 // a row's dependent steps.
 constexpr int64_t kLatencyRows = 132;
 
-template <int kChunks>
-void launch_fused(const Args& a, int threads, cudaStream_t stream) {
+template <int kChunks, int kGroupLanes>
+void launch_form(const Args& a, int threads, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(a.tokens);
   if (a.tokens < kLatencyRows)
-    fused_row<kChunks, true><<<grid, threads, 0, stream>>>(a);
+    fused_row<kChunks, true, kGroupLanes><<<grid, threads, 0, stream>>>(a);
   else
-    fused_row<kChunks, false><<<grid, threads, 0, stream>>>(a);
+    fused_row<kChunks, false, kGroupLanes><<<grid, threads, 0, stream>>>(a);
+}
+
+template <int kChunks>
+void launch_fused(const Args& a, int threads, cudaStream_t stream) {
+  if (a.group == 16 * kVec)
+    launch_form<kChunks, 16>(a, threads, stream);
+  else
+    launch_form<kChunks, 0>(a, threads, stream);
 }
 
 }  // namespace
