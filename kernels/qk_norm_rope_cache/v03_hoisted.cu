@@ -34,7 +34,7 @@ using ring::kStages;
 using ring::kTables;
 
 constexpr int kBlockLimit = 1024;
-constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 4 blocks an SM
+constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 3 blocks an SM
 
 /// Threads of a block: every head's group and every rope pair in one pass.
 int hoisted_threads(const Args& a) {
@@ -132,7 +132,7 @@ Variant gpu_v03_hoisted() {
         const Args a = args_of(p, b);
         const int threads = hoisted_threads(a);
         if (threads <= kSmallThreads)
-          ring::launch<hoisted<kSmallThreads, 4>>(a, la, threads);
+          ring::launch<hoisted<kSmallThreads, 3>>(a, la, threads);
         else
           ring::launch<hoisted<kBlockLimit, 1>>(a, la, threads);
       },
