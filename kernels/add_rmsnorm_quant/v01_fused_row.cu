@@ -20,9 +20,9 @@
 // Prediction (written before it ran): >= 90% of the copy ceiling at 16384 x 4096 (>= 80% at 4096
 // tokens), both granularities within a few percent of each other; >= 2x the unfused baseline at 1
 // and 16 tokens, >= 1.6x at 16384. Measured, and the weight prefetch and single reduction added
-// after the first run: docs/worklogs/fused.md. The 1 x 128 slice is a compile-time case
-// (kGroupLanes = 16): at a run-time group its maximum was a loop of shuffles and its scale's
-// index two integer divisions, on the critical path of a one-row launch.
+// after the first run: docs/worklogs/fused.md. The per-token path and the 1 x 128 slice are
+// compile-time cases (kGroupLanes): at a run-time group the slice's maximum was a loop of
+// shuffles and its scale's index two integer divisions, on the critical path of a one-row launch.
 // Requirements: hidden % 8 == 0 and <= 32768, aligned rows; group 0 or 8 x a power of two up to 256
 // (rung.cuh); sm_89 (the e4m3 conversion).
 #include "kernels/add_rmsnorm_quant/rung.cuh"
@@ -40,9 +40,9 @@ constexpr int max_threads() {
   return kChunks < 8 ? 256 : 512;
 }
 
-// kGroupLanes: the lanes of a 1 x group slice fixed at compile time (16: DeepSeek's 1 x 128
-// blocks), so that the slice's maximum unrolls to four shuffles and the scale's index is a
-// shift; 0 takes a.group at run time (and a scale per token when it is 0).
+// kGroupLanes: the scales' granularity fixed at compile time, so that each kernel holds one path:
+// 0 a scale per token; 16 the 1 x 128 slice (DeepSeek's blocks: the slice's maximum unrolls to
+// four shuffles and the scale's index is a shift); -1 any other group, a.group at run time.
 template <int kChunks, bool kLatency, int kGroupLanes>
 __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   __shared__ float red[64];
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
   // (inv_rms > 0), so the per-token maximum needs no second block reduction after the norm.
   // It differs from the maximum of the rounded y by at most an ulp or two of fp32: the scale's
   // tolerance covers it, and the quantiser saturates at 448 either way.
-  const int group = kGroupLanes > 0 ? kGroupLanes * kVec : a.group;
+  const int group = kGroupLanes >= 0 ? kGroupLanes * kVec : a.group;
   if (kEarlyWeight && group == 0)
     reduction::block_all_reduce2(sum_sq, reduction::SumOp{}, hw_max, reduction::MaxOp{}, red);
   else
@@ -181,10 +181,12 @@ void launch_form(const Args& a, int threads, cudaStream_t stream) {
 
 template <int kChunks>
 void launch_fused(const Args& a, int threads, cudaStream_t stream) {
-  if (a.group == 16 * kVec)
+  if (a.group == 0)
+    launch_form<kChunks, 0>(a, threads, stream);
+  else if (a.group == 16 * kVec)
     launch_form<kChunks, 16>(a, threads, stream);
   else
-    launch_form<kChunks, 0>(a, threads, stream);
+    launch_form<kChunks, -1>(a, threads, stream);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ using ring::kStages;
 using ring::kTables;
 
 constexpr int kBlockLimit = 1024;
-constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 3 blocks an SM
+constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 4 blocks an SM
 
 /// Threads of a block: every head's group and every rope pair in one pass.
 int hoisted_threads(const Args& a) {
@@ -42,24 +42,41 @@ int hoisted_threads(const Args& a) {
   return (threads + 31) / 32 * 32;
 }
 
+/// threadIdx.x, read again where it is called (volatile: not hoisted out of a loop), so that what
+/// derives from it is recomputed each token rather than held in registers across the loop (held,
+/// at four blocks an SM ptxas spilled it).
+__device__ __forceinline__ int reread_tid() {
+  unsigned tid;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
+  return int(tid);
+}
+
+/// A thread's head and what it does with it, every token.
+struct Role {
+  int lane, h;
+  bool q, k, v;
+  __device__ Role(const Args& a, int tid) : lane(tid % a.lanes()), h(tid / a.lanes()) {
+    q = h < a.hq;
+    k = !q && h < a.hq + a.hkv;
+    v = !q && !k && h < a.heads();
+  }
+  /// KV head j of a slot sits j pages' head strides (P x D) after head 0 (kv_base).
+  __device__ bf16* pool_head(const Args& a, bf16* pool, int64_t kv_base) const {
+    return pool + kv_base + int64_t(k ? h - a.hq : h - a.hq - a.hkv) * a.page * a.d;
+  }
+};
+
 template <int kBlock, int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
   __shared__ int64_t kv_bases[kTables];  // beside each table: its token's pool offset, -1: no slot
   const ring::Ring r(smem, full, a);
-  const int half = a.d / 2, lane = threadIdx.x % a.lanes();
-  const int h = threadIdx.x / a.lanes();  // this thread's head, every token
-  const bool q_head = h < a.hq, k_head = !q_head && h < a.hq + a.hkv;
-  const bool v_head = !q_head && !k_head && h < a.heads(), norms = q_head || k_head;
-  const bool warp_norms = __any_sync(0xffffffffu, norms);  // the group sums shuffle warp-wide
-  const bool filler = threadIdx.x < half;                  // fills rope pair threadIdx.x
-  const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + stride fits 32 bits
-  // KV head j of a slot: j pages' head strides (P x D) after head 0 (kv_base).
-  const int kv_head = k_head ? h - a.hq : h - a.hq - a.hkv;
-  auto pool_head = [&](bf16* pool, int64_t kv_base) {
-    return pool + kv_base + int64_t(kv_head) * a.page * a.d;
-  };
+  const int half = a.d / 2;
+  const bool filler = threadIdx.x < half;  // fills rope pair threadIdx.x
+  const bool warp_norms =                  // the group sums shuffle warp-wide
+      __any_sync(0xffffffffu, Role(a, threadIdx.x).q || Role(a, threadIdx.x).k);
+  const uint32_t stride = gridDim.x;    // tokens < 2^31 (rung.cuh): t + stride fits 32 bits
   auto pool_base = [&](int64_t slot) {  // pool_offset(slot, 0, ...), or -1: no slot
     if (slot < 0) return int64_t(-1);
     // In 32 bits (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine
@@ -88,23 +105,25 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
     const int32_t next_pos = more && filler ? a.positions[next] : 0;  // in flight meanwhile
     const int64_t next_slot = more && threadIdx.x == 0 ? a.slots[next] : -1;
     const int64_t kv_base = kv_bases[tb];
-    const bf16* sx = r.rows + s * r.row_elems + h * a.d;
+    const Role ro(a, reread_tid());
+    const bf16* sx = r.rows + s * r.row_elems + ro.h * a.d;
     device::mbarrier_wait(&full[s], phase);
 
-    if (v_head && kv_base >= 0)
-      store_head(pool_head(a.v_cache, kv_base), lane, half, load_head(sx, lane, half));
+    if (ro.v && kv_base >= 0)
+      store_head(ro.pool_head(a, a.v_cache, kv_base), ro.lane, half, load_head(sx, ro.lane, half));
     if (warp_norms) {  // every lane of the warp: the group sums shuffle
       HalfPair y{};
-      if (norms) {
-        const HeadVectors x = load_head(sx, lane, half);
+      if (ro.q || ro.k) {
+        const HeadVectors x = load_head(sx, ro.lane, half);
         unpack(x.lo, y.lo);
         unpack(x.hi, y.hi);
       }
-      rms_normalise(y, load_head(q_head ? a.q_weight : a.k_weight, lane, half), a);  // L1
-      if (q_head || (k_head && kv_base >= 0)) {
-        rotate(y, r.tables + tb * a.d, lane, half);
-        store_head(q_head ? a.q_out + (int64_t(t) * a.hq + h) * a.d : pool_head(a.k_cache, kv_base),
-                   lane, half, y);
+      rms_normalise(y, load_head(ro.q ? a.q_weight : a.k_weight, ro.lane, half), a);  // L1
+      if (ro.q || (ro.k && kv_base >= 0)) {
+        rotate(y, r.tables + tb * a.d, ro.lane, half);
+        store_head(
+            ro.q ? a.q_out + (int64_t(t) * a.hq + ro.h) * a.d : ro.pool_head(a, a.k_cache, kv_base),
+            ro.lane, half, y);
       }
     }
 
@@ -132,7 +151,7 @@ Variant gpu_v03_hoisted() {
         const Args a = args_of(p, b);
         const int threads = hoisted_threads(a);
         if (threads <= kSmallThreads)
-          ring::launch<hoisted<kSmallThreads, 3>>(a, la, threads);
+          ring::launch<hoisted<kSmallThreads, 4>>(a, la, threads);
         else
           ring::launch<hoisted<kBlockLimit, 1>>(a, la, threads);
       },
