@@ -82,11 +82,19 @@ __global__ void __launch_bounds__(max_threads<kChunks>()) fused_row(Args a) {
         h.v[i] = __float2bfloat16_rn(__bfloat162float(x.v[i]) + __bfloat162float(r.v[i]));
         rY[k][i] = __bfloat162float(h.v[i]);
         sum_sq += rY[k][i] * rY[k][i];
-        if constexpr (kEarlyWeight)
-          hw_max = fmaxf(hw_max, fabsf(rY[k][i] * __bfloat162float(rW[k].v[i])));
       }
       device::store16(gH + c * kVec, h);
     }
+  }
+  // The token's max |h * w| (the latency form's per-token path) after the stores of h, which do
+  // not wait for the weight.
+  if constexpr (kEarlyWeight) {
+#pragma unroll
+    for (int k = 0; k < kChunks; ++k)
+      if (k * blockDim.x + threadIdx.x < vectors)
+#pragma unroll
+        for (int i = 0; i < kVec; ++i)
+          hw_max = fmaxf(hw_max, fabsf(rY[k][i] * __bfloat162float(rW[k].v[i])));
   }
   // One pair of barriers for both of a token's reductions: max |y| = inv_rms * max |h * w|
   // (inv_rms > 0), so the per-token maximum needs no second block reduction after the norm.

@@ -8,13 +8,17 @@
 //  - the filler thread of rope pair i computes f_i / pi (an fp64 exp2 and a division) once
 //    (rope.hpp: rope_per_position); a token's table costs one product, the reduction and sincospif
 //    a pair;
-//  - thread 0 computes the next token's pool offset (a 64-bit division by the page size) into
-//    shared memory beside its table, where v02 had every thread divide;
+//  - one thread computes the next token's pool offset (a 64-bit division by the page size, here
+//    in 32 bits) into shared memory beside its table, where v02 had every thread divide;
 //  - v heads go from the ring to the v pool as raw 16-byte vectors (v02 unpacked and repacked
-//    them), and only the filler threads load the next position, only thread 0 the next slot.
-// The table, the ring and the one barrier a token are v02's (token_ring.cuh). Four blocks an SM,
-// as v02: at that bound (40 registers) ptxas keeps some of the head's hoisted offsets in local
-// memory (L1), reloaded each token. The norm weight stays a load from L1 each token: held in
+//    them), and only the filler threads load the next position, only one thread the next slot;
+//  - the fillers, the slot's reader and the ring's copies are the block's last threads: at
+//    Qwen3-8B the two warps of v heads, the lightest of a token (v02: the first threads, q heads).
+// The table, the ring and the one barrier a token are v02's (token_ring.cuh). Three blocks an SM
+// (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
+// four blocks at 40 registers with them spilled to local memory (77.1% of copy at 16384 tokens),
+// and four blocks with them recomputed each token from a re-read %tid.x (85.1%, against this
+// form's 87.4% in the same run). The norm weight stays a load from L1 each token: held in
 // registers it spilled more than it saved.
 // Expected bottleneck: DRAM bandwidth at thousands of tokens; at 1-16 tokens, as v02, the launch
 // and one token's chain.
@@ -34,7 +38,7 @@ using ring::kStages;
 using ring::kTables;
 
 constexpr int kBlockLimit = 1024;
-constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 4 blocks an SM
+constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 3 blocks an SM
 
 /// Threads of a block: every head's group and every rope pair in one pass.
 int hoisted_threads(const Args& a) {
@@ -42,41 +46,28 @@ int hoisted_threads(const Args& a) {
   return (threads + 31) / 32 * 32;
 }
 
-/// threadIdx.x, read again where it is called (volatile: not hoisted out of a loop), so that what
-/// derives from it is recomputed each token rather than held in registers across the loop (held,
-/// at four blocks an SM ptxas spilled it).
-__device__ __forceinline__ int reread_tid() {
-  unsigned tid;
-  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
-  return int(tid);
-}
-
-/// A thread's head and what it does with it, every token.
-struct Role {
-  int lane, h;
-  bool q, k, v;
-  __device__ Role(const Args& a, int tid) : lane(tid % a.lanes()), h(tid / a.lanes()) {
-    q = h < a.hq;
-    k = !q && h < a.hq + a.hkv;
-    v = !q && !k && h < a.heads();
-  }
-  /// KV head j of a slot sits j pages' head strides (P x D) after head 0 (kv_base).
-  __device__ bf16* pool_head(const Args& a, bf16* pool, int64_t kv_base) const {
-    return pool + kv_base + int64_t(k ? h - a.hq : h - a.hq - a.hkv) * a.page * a.d;
-  }
-};
-
 template <int kBlock, int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
   __shared__ int64_t kv_bases[kTables];  // beside each table: its token's pool offset, -1: no slot
   const ring::Ring r(smem, full, a);
-  const int half = a.d / 2;
-  const bool filler = threadIdx.x < half;  // fills rope pair threadIdx.x
-  const bool warp_norms =                  // the group sums shuffle warp-wide
-      __any_sync(0xffffffffu, Role(a, threadIdx.x).q || Role(a, threadIdx.x).k);
-  const uint32_t stride = gridDim.x;    // tokens < 2^31 (rung.cuh): t + stride fits 32 bits
+  const int half = a.d / 2, lane = threadIdx.x % a.lanes();
+  const int h = threadIdx.x / a.lanes();  // this thread's head, every token
+  const bool q_head = h < a.hq, k_head = !q_head && h < a.hq + a.hkv;
+  const bool v_head = !q_head && !k_head && h < a.heads(), norms = q_head || k_head;
+  const bool warp_norms = __any_sync(0xffffffffu, norms);  // the group sums shuffle warp-wide
+  // The block's last D / 2 threads fill the next token's rope table (pair `pair` each), and the
+  // last one also reads its slot and issues the ring's copies: at Qwen3-8B they are the v heads'
+  // two warps, which have the least to do with a token, so the barrier waits less for them.
+  const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
+  const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
+  const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + stride fits 32 bits
+  // KV head j of a slot: j pages' head strides (P x D) after head 0 (kv_base).
+  const int kv_head = k_head ? h - a.hq : h - a.hq - a.hkv;
+  auto pool_head = [&](bf16* pool, int64_t kv_base) {
+    return pool + kv_base + int64_t(kv_head) * a.page * a.d;
+  };
   auto pool_base = [&](int64_t slot) {  // pool_offset(slot, 0, ...), or -1: no slot
     if (slot < 0) return int64_t(-1);
     // In 32 bits (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine
@@ -87,14 +78,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
 
   // Launched programmatically (attention_block v03), the QKV GEMM before it may still be writing
   // qkv: nothing is read before its end (pdl.cuh). The frequencies are not its.
-  const double per_position = filler ? rope_per_position(threadIdx.x, a.d) : 0.0;
+  const double per_position = filler ? rope_per_position(pair, a.d) : 0.0;
   device::grid_dependency_wait();
   device::allow_dependent_launch();
   r.start(a, blockIdx.x, stride);
   uint32_t t = blockIdx.x;  // < tokens: the grid is at most one block a token
-  if (filler)
-    store_rope_pair(r.tables, rope_reduce(a.positions[t], per_position), threadIdx.x, half);
-  if (threadIdx.x == 0) kv_bases[0] = pool_base(a.slots[t]);
+  if (filler) store_rope_pair(r.tables, rope_reduce(a.positions[t], per_position), pair, half);
+  if (last) kv_bases[0] = pool_base(a.slots[t]);
   __syncthreads();  // the barriers are initialised; the first token's table and offset are in
 
   int s = 0, tb = 0;  // this token's row stage and table
@@ -103,38 +93,35 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
     const uint32_t next = t + stride;
     const bool more = next < a.tokens;
     const int32_t next_pos = more && filler ? a.positions[next] : 0;  // in flight meanwhile
-    const int64_t next_slot = more && threadIdx.x == 0 ? a.slots[next] : -1;
+    const int64_t next_slot = more && last ? a.slots[next] : -1;
     const int64_t kv_base = kv_bases[tb];
-    const Role ro(a, reread_tid());
-    const bf16* sx = r.rows + s * r.row_elems + ro.h * a.d;
+    const bf16* sx = r.rows + s * r.row_elems + h * a.d;
     device::mbarrier_wait(&full[s], phase);
 
-    if (ro.v && kv_base >= 0)
-      store_head(ro.pool_head(a, a.v_cache, kv_base), ro.lane, half, load_head(sx, ro.lane, half));
+    if (v_head && kv_base >= 0)
+      store_head(pool_head(a.v_cache, kv_base), lane, half, load_head(sx, lane, half));
     if (warp_norms) {  // every lane of the warp: the group sums shuffle
       HalfPair y{};
-      if (ro.q || ro.k) {
-        const HeadVectors x = load_head(sx, ro.lane, half);
+      if (norms) {
+        const HeadVectors x = load_head(sx, lane, half);
         unpack(x.lo, y.lo);
         unpack(x.hi, y.hi);
       }
-      rms_normalise(y, load_head(ro.q ? a.q_weight : a.k_weight, ro.lane, half), a);  // L1
-      if (ro.q || (ro.k && kv_base >= 0)) {
-        rotate(y, r.tables + tb * a.d, ro.lane, half);
-        store_head(
-            ro.q ? a.q_out + (int64_t(t) * a.hq + ro.h) * a.d : ro.pool_head(a, a.k_cache, kv_base),
-            ro.lane, half, y);
+      rms_normalise(y, load_head(q_head ? a.q_weight : a.k_weight, lane, half), a);  // L1
+      if (q_head || (k_head && kv_base >= 0)) {
+        rotate(y, r.tables + tb * a.d, lane, half);
+        store_head(q_head ? a.q_out + (int64_t(t) * a.hq + h) * a.d : pool_head(a.k_cache, kv_base),
+                   lane, half, y);
       }
     }
 
     if (more && filler)
-      store_rope_pair(r.tables + (tb ^ 1) * a.d, rope_reduce(next_pos, per_position), threadIdx.x,
-                      half);
-    if (more && threadIdx.x == 0) kv_bases[tb ^ 1] = pool_base(next_slot);
+      store_rope_pair(r.tables + (tb ^ 1) * a.d, rope_reduce(next_pos, per_position), pair, half);
+    if (more && last) kv_bases[tb ^ 1] = pool_base(next_slot);
     // This thread's reads of stage s before the copy engine's next write into it.
     device::fence_proxy_async_shared();
     __syncthreads();  // stage s and its table are free; the next token's table and offset are in
-    if (threadIdx.x == 0 && t + kStages * stride < a.tokens) r.issue(a, t + kStages * stride, s);
+    if (last && t + kStages * stride < a.tokens) r.issue(a, t + kStages * stride, s);
     tb ^= 1;
     if (++s == kStages) s = 0, phase ^= 1u;
   }
@@ -151,7 +138,7 @@ Variant gpu_v03_hoisted() {
         const Args a = args_of(p, b);
         const int threads = hoisted_threads(a);
         if (threads <= kSmallThreads)
-          ring::launch<hoisted<kSmallThreads, 4>>(a, la, threads);
+          ring::launch<hoisted<kSmallThreads, 3>>(a, la, threads);
         else
           ring::launch<hoisted<kBlockLimit, 1>>(a, la, threads);
       },
