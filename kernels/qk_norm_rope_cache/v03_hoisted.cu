@@ -18,8 +18,9 @@
 // (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
 // four blocks at 40 registers with them spilled to local memory (77.1% of copy at 16384 tokens),
 // and four blocks with them recomputed each token from a re-read %tid.x (85.1%, against this
-// form's 87.4% in the same run). The norm weight stays a load from L1 each token: held in
-// registers it spilled more than it saved.
+// form's 87.4% in the same run). The norm weights sit in shared memory as fp32, filled once a
+// block (v02: two loads from L1 and 16 conversions a head and token; held in registers across
+// tokens they spilled more than they saved).
 // Expected bottleneck: DRAM bandwidth at thousands of tokens; at 1-16 tokens, as v02, the launch
 // and one token's chain.
 // Prediction (written before it ran): 16384 tokens 85.0% -> 89-93% of copy, 4096 tokens 75.7% ->
@@ -38,6 +39,7 @@ using ring::kStages;
 using ring::kTables;
 
 constexpr int kBlockLimit = 1024;
+constexpr int kMaxD = 512;          // rung.cuh's largest head dimension
 constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller: 3 blocks an SM
 
 /// Threads of a block: every head's group and every rope pair in one pass.
@@ -51,6 +53,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
   __shared__ int64_t kv_bases[kTables];  // beside each table: its token's pool offset, -1: no slot
+  __shared__ __align__(16) float weights[2 * kMaxD];  // q's norm weight, then k's (fp32)
   const ring::Ring r(smem, full, a);
   const int half = a.d / 2, lane = threadIdx.x % a.lanes();
   const int h = threadIdx.x / a.lanes();  // this thread's head, every token
@@ -82,10 +85,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   device::grid_dependency_wait();
   device::allow_dependent_launch();
   r.start(a, blockIdx.x, stride);
+  for (int i = threadIdx.x; i < 2 * a.d; i += blockDim.x)
+    weights[i] = __bfloat162float(i < a.d ? a.q_weight[i] : a.k_weight[i - a.d]);
   uint32_t t = blockIdx.x;  // < tokens: the grid is at most one block a token
   if (filler) store_rope_pair(r.tables, rope_reduce(a.positions[t], per_position), pair, half);
   if (last) kv_bases[0] = pool_base(a.slots[t]);
-  __syncthreads();  // the barriers are initialised; the first token's table and offset are in
+  __syncthreads();  // barriers initialised; the weights, first token's table and offset are in
 
   int s = 0, tb = 0;  // this token's row stage and table
   uint32_t phase = 0;
@@ -107,7 +112,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
         unpack(x.lo, y.lo);
         unpack(x.hi, y.hi);
       }
-      rms_normalise(y, load_head(q_head ? a.q_weight : a.k_weight, lane, half), a);  // L1
+      HalfPair w;  // this lane's 16 weights of its head's kind, fp32 in shared memory
+      const float* sw = weights + (q_head ? 0 : a.d);
+#pragma unroll
+      for (int i = 0; i < kVec; i += 4) {
+        *reinterpret_cast<float4*>(w.lo + i) =
+            *reinterpret_cast<const float4*>(sw + lane * kVec + i);
+        *reinterpret_cast<float4*>(w.hi + i) =
+            *reinterpret_cast<const float4*>(sw + half + lane * kVec + i);
+      }
+      rms_normalise(y, w, a);
       if (q_head || (k_head && kv_base >= 0)) {
         rotate(y, r.tables + tb * a.d, lane, half);
         store_head(q_head ? a.q_out + (int64_t(t) * a.hq + h) * a.d : pool_head(a.k_cache, kv_base),
