@@ -53,7 +53,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
   __shared__ int64_t kv_bases[kTables];  // beside each table: its token's pool offset, -1: no slot
-  __shared__ __align__(16) float weights[2 * kMaxD];  // q's norm weight, then k's (fp32)
+  // q's norm weight, then k's, fp32, each half in rope_slot's order (rope.hpp): the 8 lanes of a
+  // head group reading one quarter of their elements read 32 consecutive words.
+  __shared__ __align__(16) float weights[2 * kMaxD];
   const ring::Ring r(smem, full, a);
   const int half = a.d / 2, lane = threadIdx.x % a.lanes();
   const int h = threadIdx.x / a.lanes();  // this thread's head, every token
@@ -85,8 +87,11 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   device::grid_dependency_wait();
   device::allow_dependent_launch();
   r.start(a, blockIdx.x, stride);
-  for (int i = threadIdx.x; i < 2 * a.d; i += blockDim.x)
-    weights[i] = __bfloat162float(i < a.d ? a.q_weight[i] : a.k_weight[i - a.d]);
+  for (int i = threadIdx.x; i < 2 * a.d; i += blockDim.x) {  // element e of a half at rope_slot
+    const int e = i % a.d, in_half = e % half;
+    weights[i - in_half + rope_slot(in_half, half)] =
+        __bfloat162float(i < a.d ? a.q_weight[e] : a.k_weight[e]);
+  }
   uint32_t t = blockIdx.x;  // < tokens: the grid is at most one block a token
   if (filler) store_rope_pair(r.tables, rope_reduce(a.positions[t], per_position), pair, half);
   if (last) kv_bases[0] = pool_base(a.slots[t]);
@@ -112,14 +117,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
         unpack(x.lo, y.lo);
         unpack(x.hi, y.hi);
       }
-      HalfPair w;  // this lane's 16 weights of its head's kind, fp32 in shared memory
+      HalfPair w;  // this lane's 16 weights of its head's kind (fp32, rope_slot's layout)
       const float* sw = weights + (q_head ? 0 : a.d);
 #pragma unroll
-      for (int i = 0; i < kVec; i += 4) {
-        *reinterpret_cast<float4*>(w.lo + i) =
-            *reinterpret_cast<const float4*>(sw + lane * kVec + i);
-        *reinterpret_cast<float4*>(w.hi + i) =
-            *reinterpret_cast<const float4*>(sw + half + lane * kVec + i);
+      for (int q = 0; q < 2; ++q) {  // quarter q of each half: a float4 at rope_slot(8 lane + 4 q)
+        const int at = rope_slot(lane * kVec + 4 * q, half);
+        *reinterpret_cast<float4*>(w.lo + 4 * q) = *reinterpret_cast<const float4*>(sw + at);
+        *reinterpret_cast<float4*>(w.hi + 4 * q) = *reinterpret_cast<const float4*>(sw + half + at);
       }
       rms_normalise(y, w, a);
       if (q_head || (k_head && kv_base >= 0)) {
