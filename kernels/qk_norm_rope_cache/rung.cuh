@@ -164,25 +164,36 @@ __device__ __forceinline__ float group_sum(float v, int lanes) {
   return v;
 }
 
-/// x (a head's 16 elements in this lane) times rsqrt(mean(x^2) + eps) times the weight's same
-/// elements, in place. Every lane of the warp calls it (the group's sum shuffles).
-__device__ __forceinline__ void rms_normalise(HalfPair& x, const HalfPair& w, const Args& a) {
+/// rsqrt(mean(x^2) + eps) over the head's group, x its 16 elements in this lane. Every lane of
+/// the warp calls it (the group's sum shuffles).
+__device__ __forceinline__ float inv_rms_of(const HalfPair& x, const Args& a) {
   float sum_sq = 0.f;
 #pragma unroll
   for (int i = 0; i < kVec; ++i) sum_sq += x.lo[i] * x.lo[i] + x.hi[i] * x.hi[i];
-  const float inv_rms = rsqrtf(group_sum(sum_sq, a.lanes()) * a.inv_d + a.eps);
+  return rsqrtf(group_sum(sum_sq, a.lanes()) * a.inv_d + a.eps);
+}
+/// x times inv_rms_of(x) times the weight's same elements, in place (every lane of the warp).
+/// The weight unpacked here, as before v03's fp32 form beside it: unpacked into a HalfPair and
+/// passed on, v02's kernel spilled at its 40 registers (measured in 4caec5b's and f12b286's runs).
+__device__ __forceinline__ void rms_normalise(HalfPair& x, const HeadVectors& w, const Args& a) {
+  const float inv_rms = inv_rms_of(x, a);
+  float wl[kVec], wh[kVec];
+  unpack(w.lo, wl);
+  unpack(w.hi, wh);
+#pragma unroll
+  for (int i = 0; i < kVec; ++i) {
+    x.lo[i] = x.lo[i] * inv_rms * wl[i];
+    x.hi[i] = x.hi[i] * inv_rms * wh[i];
+  }
+}
+/// The same with the weight's 16 elements already in fp32 (v03: from shared memory).
+__device__ __forceinline__ void rms_normalise(HalfPair& x, const HalfPair& w, const Args& a) {
+  const float inv_rms = inv_rms_of(x, a);
 #pragma unroll
   for (int i = 0; i < kVec; ++i) {
     x.lo[i] = x.lo[i] * inv_rms * w.lo[i];
     x.hi[i] = x.hi[i] * inv_rms * w.hi[i];
   }
-}
-/// The same with the weight's elements as bf16 vectors.
-__device__ __forceinline__ void rms_normalise(HalfPair& x, const HeadVectors& w, const Args& a) {
-  HalfPair wf;
-  unpack(w.lo, wf.lo);
-  unpack(w.hi, wf.hi);
-  rms_normalise(x, wf, a);
 }
 
 /// Rotate-half in place: pair (8 lane + j, D/2 + 8 lane + j) by the table's angle of that pair,

@@ -2,7 +2,8 @@
 // The token ring of the sm_90 rungs (v02_token_ring, v03_hoisted): a resident wave of blocks walks
 // the tokens (block b takes tokens b, b + grid, ...), and each token's whole qkv row (Hq + 2 Hkv
 // heads of D bf16, contiguous: 12 KiB at Qwen3-8B) arrives in shared memory by one TMA bulk copy
-// on an mbarrier, issued kStages tokens ahead into a ring of rows. After the rows, kTables rope
+// on an mbarrier, issued `stages` tokens ahead into a ring of rows (a rung's choice: v02 two,
+// v03 three). After the rows, kTables rope
 // tables (this token's and the next one's). Device side: the ring's layout and its copies;
 // host side: the launch and the shared-memory requirement.
 #include <algorithm>
@@ -18,17 +19,18 @@
 
 namespace klab::qk_norm_rope_cache::ring {
 
-inline constexpr int kStages = 2;  // rows in shared memory: this token's and the next one's
 inline constexpr int kTables = 2;  // rope tables: this token's and the next one's
 inline constexpr size_t kMaxSmem = 200 * 1024;
 
-/// Dynamic shared memory of the ring: kStages rows of `heads` x d bf16, then kTables tables of d
+/// Dynamic shared memory of the ring: `stages` rows of `heads` x d bf16, then kTables tables of d
 /// floats.
-inline size_t smem_bytes(int64_t heads, int64_t d) {
-  return kStages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
+inline size_t smem_bytes(int64_t heads, int64_t d, int stages) {
+  return stages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
 }
 
-/// The ring in a block's dynamic shared memory, and its row copies (by one thread).
+/// The ring of kStages rows in a block's dynamic shared memory, and its row copies (by one
+/// thread).
+template <int kStages>
 struct Ring {
   bf16* rows;      // (kStages, heads x d)
   float* tables;   // (kTables, d)
@@ -61,11 +63,11 @@ struct Ring {
   }
 };
 
-/// Launches kKernel over one resident wave of blocks of `threads` (at most one block a token),
-/// programmatically when la asks (LaunchArgs::programmatic).
+/// Launches kKernel (a ring of `stages` rows) over one resident wave of blocks of `threads` (at
+/// most one block a token), programmatically when la asks (LaunchArgs::programmatic).
 template <auto kKernel>
-void launch(const Args& a, const LaunchArgs& la, int threads) {
-  const size_t smem = smem_bytes(a.heads(), a.d);
+void launch(const Args& a, const LaunchArgs& la, int threads, int stages) {
+  const size_t smem = smem_bytes(a.heads(), a.d, stages);
   device::opt_in_dynamic_smem<kKernel>(static_cast<int>(kMaxSmem));
   const int64_t resident = device::resident_wave(device_info().sm_count, kKernel, threads, smem);
   const auto grid = static_cast<unsigned>(std::min<int64_t>(resident, a.tokens));
@@ -81,26 +83,26 @@ void launch(const Args& a, const LaunchArgs& la, int threads) {
   KLAB_CHECK_LAUNCH();
 }
 
-/// The ring's requirement beyond rung.cuh's: kStages rows and kTables tables in kMaxSmem.
-inline Status fits(const Problem& p, const std::string& id) {
+/// The ring's requirement beyond rung.cuh's: `stages` rows and kTables tables in kMaxSmem.
+inline Status fits(const Problem& p, const std::string& id, int stages) {
   const Dims d = dims_of(p);
-  if (smem_bytes(d.hq + 2 * d.hkv, d.d) > kMaxSmem)
-    return Status::no(id + ": " + std::to_string(kStages) + " qkv rows of " +
+  if (smem_bytes(d.hq + 2 * d.hkv, d.d, stages) > kMaxSmem)
+    return Status::no(id + ": " + std::to_string(stages) + " qkv rows of " +
                       std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
                       " do not fit in 200 KiB of shared memory");
   return Status::yes();
 }
 
-/// A token-ring rung: rung_variant's, on sm_90, refusing what rung.cuh refuses, what the ring
-/// cannot hold, then what `also` refuses (when given).
-inline Variant variant(const std::string& rung, const std::string& summary,
+/// A token-ring rung of `stages` rows: rung_variant's, on sm_90, refusing what rung.cuh refuses,
+/// what the ring cannot hold, then what `also` refuses (when given).
+inline Variant variant(const std::string& rung, const std::string& summary, int stages,
                        std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch,
                        std::function<Status(const Problem&)> also = {}) {
   Variant v = rung_variant(rung, summary, std::move(launch));
   v.info.min_sm = 90;
-  v.can_implement = [base = v.can_implement, id = v.info.id, also](const Problem& p) {
+  v.can_implement = [base = v.can_implement, id = v.info.id, stages, also](const Problem& p) {
     if (Status s = base(p); !s.ok()) return s;
-    if (Status s = fits(p, id); !s.ok()) return s;
+    if (Status s = fits(p, id, stages); !s.ok()) return s;
     return also ? also(p) : Status::yes();
   };
   return v;

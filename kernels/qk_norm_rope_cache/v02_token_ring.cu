@@ -35,12 +35,12 @@ namespace klab::qk_norm_rope_cache {
 namespace {
 
 constexpr int kThreads = 384;  // Qwen3-8B's 48 heads x 8 lanes in one pass, as v01
-using ring::kStages;
+constexpr int kStages = 2;     // rows in the ring: this token's and the next one's
 
 __global__ void __launch_bounds__(kThreads, 4) token_ring(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
-  const ring::Ring r(smem, full, a);
+  const ring::Ring<kStages> r(smem, full, a);
   const int heads = a.heads(), half = a.d / 2;
   const int lanes = a.lanes(), lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
   const int groups = blockDim.x / lanes;
@@ -99,9 +99,9 @@ Variant gpu_v02_token_ring() {
       "v02_token_ring",
       "v01's steps over a resident wave of blocks: each token's qkv row by one TMA bulk copy two "
       "tokens ahead, its rope table one token ahead",
-      [](const Problem& p, Buffers& b, const LaunchArgs& la) {
+      kStages, [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
-        ring::launch<token_ring>(a, la, token_block_threads(a, a.heads(), kThreads));
+        ring::launch<token_ring>(a, la, token_block_threads(a, a.heads(), kThreads), kStages);
       });
 }
 

@@ -35,7 +35,7 @@ namespace klab::qk_norm_rope_cache {
 
 namespace {
 
-using ring::kStages;
+constexpr int kStages = 3;  // rows in the ring: this token's and the next two
 using ring::kTables;
 
 constexpr int kBlockLimit = 1024;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) hoisted(Args a) {
   // q's norm weight, then k's, fp32, each half in rope_slot's order (rope.hpp): the 8 lanes of a
   // head group reading one quarter of their elements read 32 consecutive words.
   __shared__ __align__(16) float weights[2 * kMaxD];
-  const ring::Ring r(smem, full, a);
+  const ring::Ring<kStages> r(smem, full, a);
   const int half = a.d / 2, lane = threadIdx.x % a.lanes();
   const int h = threadIdx.x / a.lanes();  // this thread's head, every token
   const bool q_head = h < a.hq, k_head = !q_head && h < a.hq + a.hkv;
@@ -152,13 +152,14 @@ Variant gpu_v03_hoisted() {
       "v03_hoisted",
       "v02's token ring with a head per thread every token: the rope frequencies once per pair, "
       "the next token's pool offset once, by one thread",
+      kStages,
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
         const int threads = hoisted_threads(a);
         if (threads <= kSmallThreads)
-          ring::launch<hoisted<kSmallThreads, 3>>(a, la, threads);
+          ring::launch<hoisted<kSmallThreads, 3>>(a, la, threads, kStages);
         else
-          ring::launch<hoisted<kBlockLimit, 1>>(a, la, threads);
+          ring::launch<hoisted<kBlockLimit, 1>>(a, la, threads, kStages);
       },
       [](const Problem& p) {
         const std::string id = "qk_norm_rope_cache.v03_hoisted";
