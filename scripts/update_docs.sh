@@ -158,16 +158,13 @@ run3=$res/2026-12-02_5f71ea9_frontier_first
 "$klab" report "$res"/2026-12-02_2859f6d_qk_v02_gemm_profiles/bench_qk.json \
   --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section results-2859f6d-qk
 # 84b3a50's run: add_rmsnorm_quant with division-free scales, qk_norm_rope_cache with the v-head
-# warps skipping the norm (both beside their unfused launches), in the worklog and the READMEs.
+# warps skipping the norm (both beside their unfused launches), in the worklog (the READMEs take
+# the newest runs, below).
 run6=$res/2026-12-02_84b3a50_fused_trims_v19_hot
 "$klab" report "$run6"/bench_arq.json --family add_rmsnorm_quant --readme docs/worklogs/fused.md \
   --section results-84b3a50-arq
 "$klab" report "$run6"/bench_qk.json --family qk_norm_rope_cache --readme docs/worklogs/fused.md \
   --section results-84b3a50-qk
-"$klab" report "$run6"/bench_arq.json --family add_rmsnorm_quant \
-  --readme kernels/add_rmsnorm_quant/README.md
-"$klab" report "$run6"/bench_qk.json --family qk_norm_rope_cache \
-  --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # 789bfd3's run: hgemm v19 (swapped-operand weight streaming) and v18 tuned on it at the twelve
 # M <= 64 shapes of issue 13's grid, beside cuBLASLt; its Nsight Compute profiles, and those of
 # v16, v17 and cuBLASLt's kernels from 2859f6d's run.
@@ -378,6 +375,32 @@ run28=$res/2026-12-03_8821e21_block_final
   --against decode_attention.flashinfer_paged --against decode_attention.flashinfer_paged_cuda_cores
 "$klab" profile-report "$run25"/profiles.json --family attention_block \
   --readme docs/worklogs/decode.md --section profile-a787076-block
+# qk_norm_rope_cache v03 (hoisted) in its forms beside v02 and the unfused launches, and
+# add_rmsnorm_quant v01 with its scale paths compiled (20fb173, 74fb6d9, c7ff456, f12b286).
+run29=$res/2026-12-03_20fb173_qk_v03_arq_group
+"$klab" report "$run29"/bench_qk.json --family qk_norm_rope_cache --readme docs/worklogs/fused.md \
+  --section results-20fb173-qk
+"$klab" report "$run29"/bench_arq.json --family add_rmsnorm_quant --readme docs/worklogs/fused.md \
+  --section results-20fb173-arq
+run30=$res/2026-12-03_74fb6d9_qk_v03_forms
+for form in a b; do
+  "$klab" report "$run30"/$form/bench_qk.json --family qk_norm_rope_cache \
+    --readme docs/worklogs/fused.md --section results-74fb6d9-qk-$form
+done
+run31=$res/2026-12-03_c7ff456_qk_v03_arq_final
+"$klab" report "$run31"/bench_qk.json --family qk_norm_rope_cache --readme docs/worklogs/fused.md \
+  --section results-c7ff456-qk
+"$klab" profile-report "$run29"/profiles_qk.json "$run31"/profiles_qk.json \
+  --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-c7ff456-qk
+"$klab" report "$run31"/bench_arq.json --family add_rmsnorm_quant --readme docs/worklogs/fused.md \
+  --section results-c7ff456-arq
+"$klab" profile-report "$run29"/profiles_arq.json "$run31"/profiles_arq.json \
+  --family add_rmsnorm_quant --readme docs/worklogs/fused.md --section profile-c7ff456-arq
+"$klab" report "$run31"/bench_arq.json --family add_rmsnorm_quant \
+  --readme kernels/add_rmsnorm_quant/README.md
+run33=$res/2026-12-03_f12b286_qk_v03_final
+"$klab" report "$run33"/bench_qk.json --family qk_norm_rope_cache --readme docs/worklogs/fused.md \
+  --section results-f12b286-qk
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
