@@ -401,6 +401,15 @@ run31=$res/2026-12-03_c7ff456_qk_v03_arq_final
 run33=$res/2026-12-03_f12b286_qk_v03_final
 "$klab" report "$run33"/bench_qk.json --family qk_norm_rope_cache --readme docs/worklogs/fused.md \
   --section results-f12b286-qk
+run34=$res/2026-12-03_0a2a2ec_qk_v03_ring3
+"$klab" report "$run34"/bench_qk.json "$run34"/bench_qk_64.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-0a2a2ec-qk
+"$klab" report "$run34"/bench_arq_64_g*.json --family add_rmsnorm_quant \
+  --readme docs/worklogs/fused.md --section results-0a2a2ec-arq
+"$klab" profile-report "$run34"/profiles_qk.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section profile-0a2a2ec-qk
+"$klab" report "$run34"/bench_qk.json "$run34"/bench_qk_64.json --family qk_norm_rope_cache \
+  --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
