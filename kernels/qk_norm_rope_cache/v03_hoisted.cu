@@ -15,8 +15,7 @@
 //  - the fillers, the slot's reader and the ring's copies are the block's last threads: at
 //    Qwen3-8B the two warps of v heads, the lightest of a token (v02: the first threads, q heads).
 // The table and the one barrier a token are v02's; the ring (token_ring.cuh) is three rows deep
-// (v02: two). Three blocks an SM
-// (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
+// (v02: two). Three blocks an SM (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
 // four blocks at 40 registers with them spilled to local memory (77.1% of copy at 16384 tokens),
 // and four blocks with them recomputed each token from a re-read %tid.x (85.1%, against this
 // form's 87.4% in the same run). The norm weights sit in shared memory as fp32, filled once a
@@ -30,7 +29,7 @@
 // 76.1%), 2.09x and 2.18x the unfused launches at 1 and 16 tokens; the per-token barrier is now
 // its top stall (docs/worklogs/fused.md).
 // Requirements: those of rung.cuh and token_ring.cuh; sm_90; every head and every rope pair in one
-// pass: max(Hq + 2 Hkv groups, D / 2) threads, at most 1024.
+// pass: max(Hq + 2 Hkv groups, D / 2) threads, at most 1024; a pool of fewer than 2^31 slots.
 #include "kernels/qk_norm_rope_cache/token_ring.cuh"
 #include "klab/device/pdl.cuh"
 
