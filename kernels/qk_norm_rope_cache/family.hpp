@@ -125,5 +125,6 @@ Variant gpu_baseline_unfused();
 Variant gpu_v01_fused();
 Variant gpu_v02_token_ring();
 Variant gpu_v03_hoisted();
+Variant gpu_v04_token_pairs();
 
 }  // namespace klab::qk_norm_rope_cache

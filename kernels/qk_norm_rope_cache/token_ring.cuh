@@ -1,11 +1,11 @@
 #pragma once
-// The token ring of the sm_90 rungs (v02_token_ring, v03_hoisted): a resident wave of blocks walks
-// the tokens (block b takes tokens b, b + grid, ...), and each token's whole qkv row (Hq + 2 Hkv
-// heads of D bf16, contiguous: 12 KiB at Qwen3-8B) arrives in shared memory by one TMA bulk copy
-// on an mbarrier, issued `stages` tokens ahead into a ring of rows (a rung's choice: v02 two,
-// v03 three). After the rows, kTables rope
-// tables (this token's and the next one's). Device side: the ring's layout and its copies;
-// host side: the launch and the shared-memory requirement.
+// The token ring of the sm_90 rungs (v02_token_ring, v03_hoisted, v04_token_pairs): a resident
+// wave of blocks walks the tokens (block b takes tokens b, b + grid, ...), and each token's whole
+// qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B) arrives in shared memory
+// by one TMA bulk copy on an mbarrier, issued `stages` tokens ahead into a ring of rows (a rung's
+// choice: v02 two, v03 three, v04 four). After the rows, a rope table (D floats) per stage.
+// Device side: the ring's layout and its copies; host side: the launch and the shared-memory
+// requirement.
 #include <algorithm>
 #include <functional>
 #include <string>
@@ -19,13 +19,12 @@
 
 namespace klab::qk_norm_rope_cache::ring {
 
-inline constexpr int kTables = 2;  // rope tables: this token's and the next one's
 inline constexpr size_t kMaxSmem = 200 * 1024;
 
-/// Dynamic shared memory of the ring: `stages` rows of `heads` x d bf16, then kTables tables of d
-/// floats.
+/// Dynamic shared memory of the ring: `stages` rows of `heads` x d bf16, then `stages` rope tables
+/// of d floats.
 inline size_t smem_bytes(int64_t heads, int64_t d, int stages) {
-  return stages * size_t(heads) * d * sizeof(bf16) + kTables * size_t(d) * sizeof(float);
+  return stages * (size_t(heads) * d * sizeof(bf16) + size_t(d) * sizeof(float));
 }
 
 /// The ring of kStages rows in a block's dynamic shared memory, and its row copies (by one
@@ -33,7 +32,7 @@ inline size_t smem_bytes(int64_t heads, int64_t d, int stages) {
 template <int kStages>
 struct Ring {
   bf16* rows;      // (kStages, heads x d)
-  float* tables;   // (kTables, d)
+  float* tables;   // (kStages, d): the rope table of each stage's token
   uint64_t* full;  // kStages mbarriers: the row of stage s has landed
   int row_elems;   // a multiple of 16: 16-byte aligned rows
   uint32_t row_bytes;
@@ -83,7 +82,7 @@ void launch(const Args& a, const LaunchArgs& la, int threads, int stages) {
   KLAB_CHECK_LAUNCH();
 }
 
-/// The ring's requirement beyond rung.cuh's: `stages` rows and kTables tables in kMaxSmem.
+/// The ring's requirement beyond rung.cuh's: `stages` rows and tables in kMaxSmem.
 inline Status fits(const Problem& p, const std::string& id, int stages) {
   const Dims d = dims_of(p);
   if (smem_bytes(d.hq + 2 * d.hkv, d.d, stages) > kMaxSmem)

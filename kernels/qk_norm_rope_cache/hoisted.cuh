@@ -1,0 +1,186 @@
+#pragma once
+// The kernel of the hoisted rungs (v03_hoisted: one token a barrier; v04_token_pairs: two), on the
+// token ring (token_ring.cuh). What each part adds over v02 and why: v03_hoisted.cu's header and
+// docs/worklogs/fused.md.
+//
+// Every head and every rope pair in one pass of the block, so a thread keeps its head every
+// token; the block's last D / 2 threads fill the rope tables of the next group of tokens (each
+// rope pair's f_i / pi computed once, rope_per_position), and the last thread reads their slots,
+// computes their pool offsets (in 32 bits) and issues the ring's copies; v heads are copied as
+// raw vectors; the norm weights sit in shared memory as fp32 in rope_slot's order. A group of
+// kTokens tokens (the block's tokens j .. j + kTokens - 1, token j = blockIdx.x + j * gridDim.x,
+// its row, table and pool offset in stage j % kStages) is processed between two barriers.
+#include <algorithm>
+#include <string>
+
+#include "kernels/qk_norm_rope_cache/token_ring.cuh"
+#include "klab/device/pdl.cuh"
+
+namespace klab::qk_norm_rope_cache::hoisted {
+
+inline constexpr int kBlockLimit = 1024;
+inline constexpr int kMaxD = 512;          // rung.cuh's largest head dimension
+inline constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller
+
+/// Threads of a block: every head's group and every rope pair in one pass.
+inline int block_threads(const Args& a) {
+  const int threads = std::max(a.heads() * a.lanes(), a.d / 2);
+  return (threads + 31) / 32 * 32;
+}
+
+template <int kBlock, int kMinBlocks, int kTokens, int kStages>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
+  // The next group's tables go to stages the current group does not hold.
+  static_assert(kStages >= 2 * kTokens);
+  extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
+  __shared__ uint64_t full[kStages];
+  __shared__ int64_t kv_bases[kStages];  // each stage's token's pool offset, -1: no slot
+  // q's norm weight, then k's, fp32, each half in rope_slot's order (rope.hpp): the 8 lanes of a
+  // head group reading one quarter of their elements read 32 consecutive words.
+  __shared__ __align__(16) float weights[2 * kMaxD];
+  const ring::Ring<kStages> r(smem, full, a);
+  const int half = a.d / 2, lane = threadIdx.x % a.lanes();
+  const int h = threadIdx.x / a.lanes();  // this thread's head, every token
+  const bool q_head = h < a.hq, k_head = !q_head && h < a.hq + a.hkv;
+  const bool v_head = !q_head && !k_head && h < a.heads(), norms = q_head || k_head;
+  const bool warp_norms = __any_sync(0xffffffffu, norms);  // the group sums shuffle warp-wide
+  // The block's last D / 2 threads fill the rope tables (pair `pair` each), and the last one also
+  // reads the slots and issues the ring's copies: at Qwen3-8B they are the v heads' two warps,
+  // which have the least to do with a token, so the barrier waits less for them.
+  const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
+  const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
+  const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + k stride fits 32 bits
+  // KV head j of a slot: j pages' head strides (P x D) after head 0 (kv_base).
+  const int kv_head = k_head ? h - a.hq : h - a.hq - a.hkv;
+  auto pool_head = [&](bf16* pool, int64_t kv_base) {
+    return pool + kv_base + int64_t(kv_head) * a.page * a.d;
+  };
+  auto pool_base = [&](int64_t slot) {  // pool_offset(slot, 0, ...), or -1: no slot
+    if (slot < 0) return int64_t(-1);
+    // In 32 bits (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine
+    // whose register convention spilled this kernel.
+    const uint32_t s = uint32_t(slot), page = uint32_t(a.page);
+    return (int64_t(s / page) * a.hkv * page + s % page) * a.d;
+  };
+
+  // Launched programmatically (attention_block v03), the QKV GEMM before it may still be writing
+  // qkv: nothing is read before its end (pdl.cuh). The frequencies are not its.
+  const double per_position = filler ? rope_per_position(pair, a.d) : 0.0;
+  device::grid_dependency_wait();
+  device::allow_dependent_launch();
+  r.start(a, blockIdx.x, stride);
+  for (int i = threadIdx.x; i < 2 * a.d; i += blockDim.x) {  // element e of a half at rope_slot
+    const int e = i % a.d, in_half = e % half;
+    weights[i - in_half + rope_slot(in_half, half)] =
+        __bfloat162float(i < a.d ? a.q_weight[e] : a.k_weight[e]);
+  }
+#pragma unroll
+  for (int u = 0; u < kTokens; ++u) {  // the first group's tables and offsets
+    const uint32_t tu = blockIdx.x + u * stride;
+    if (tu >= a.tokens) break;
+    if (filler)
+      store_rope_pair(r.tables + u * a.d, rope_reduce(a.positions[tu], per_position), pair, half);
+    if (last) kv_bases[u] = pool_base(a.slots[tu]);
+  }
+  __syncthreads();  // barriers initialised; the weights, first tables and offsets are in
+
+  uint32_t j = 0;  // the block's tokens before this group
+  for (uint32_t t = blockIdx.x; t < a.tokens; t += kTokens * stride, j += kTokens) {
+    int32_t next_pos[kTokens];  // the next group's, in flight meanwhile
+    int64_t next_slot[kTokens];
+#pragma unroll
+    for (int u = 0; u < kTokens; ++u) {
+      const uint32_t tn = t + (kTokens + u) * stride;
+      next_pos[u] = tn < a.tokens && filler ? a.positions[tn] : 0;
+      next_slot[u] = tn < a.tokens && last ? a.slots[tn] : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < kTokens; ++u) {
+      const uint32_t tu = t + u * stride;
+      if (tu >= a.tokens) break;  // the same in every thread
+      const int st = (j + u) % kStages;
+      const int64_t kv_base = kv_bases[st];
+      const bf16* sx = r.rows + st * r.row_elems + h * a.d;
+      device::mbarrier_wait(&full[st], ((j + u) / kStages) & 1u);
+
+      if (v_head && kv_base >= 0)
+        store_head(pool_head(a.v_cache, kv_base), lane, half, load_head(sx, lane, half));
+      if (warp_norms) {  // every lane of the warp: the group sums shuffle
+        HalfPair y{};
+        if (norms) {
+          const HeadVectors x = load_head(sx, lane, half);
+          unpack(x.lo, y.lo);
+          unpack(x.hi, y.hi);
+        }
+        HalfPair w;  // this lane's 16 weights of its head's kind (fp32, rope_slot's layout)
+        const float* sw = weights + (q_head ? 0 : a.d);
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {  // quarter q of each half: a float4 at rope_slot(8 lane + 4 q)
+          const int at = rope_slot(lane * kVec + 4 * q, half);
+          *reinterpret_cast<float4*>(w.lo + 4 * q) = *reinterpret_cast<const float4*>(sw + at);
+          *reinterpret_cast<float4*>(w.hi + 4 * q) =
+              *reinterpret_cast<const float4*>(sw + half + at);
+        }
+        rms_normalise(y, w, a);
+        if (q_head || (k_head && kv_base >= 0)) {
+          rotate(y, r.tables + st * a.d, lane, half);
+          store_head(q_head ? a.q_out + (int64_t(tu) * a.hq + h) * a.d
+                            : pool_head(a.k_cache, kv_base),
+                     lane, half, y);
+        }
+      }
+    }
+
+#pragma unroll
+    for (int u = 0; u < kTokens; ++u) {  // the next group's tables and offsets
+      if (t + (kTokens + u) * stride >= a.tokens) break;
+      const int sn = (j + kTokens + u) % kStages;
+      if (filler)
+        store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos[u], per_position), pair, half);
+      if (last) kv_bases[sn] = pool_base(next_slot[u]);
+    }
+    // This thread's reads of the group's stages before the copy engine's next writes into them.
+    device::fence_proxy_async_shared();
+    __syncthreads();  // the group's stages are free; the next group's tables and offsets are in
+    if (last) {
+#pragma unroll
+      for (int u = 0; u < kTokens; ++u) {
+        const uint32_t tf = t + (kStages + u) * stride;  // token j + u + kStages
+        if (tf < a.tokens) r.issue(a, tf, (j + u) % kStages);
+      }
+    }
+  }
+}
+
+/// The variant of a hoisted rung: kTokens tokens a barrier, a ring of kStages rows; kSmallBlocks
+/// blocks an SM up to kSmallThreads threads (the register bound: 3 blocks, 56 registers), one
+/// beyond.
+template <int kTokens, int kStages, int kSmallBlocks = 3>
+Variant variant(const std::string& rung, const std::string& summary) {
+  const std::string id = "qk_norm_rope_cache." + rung;
+  return ring::variant(
+      rung, summary, kStages,
+      [](const Problem& p, Buffers& b, const LaunchArgs& la) {
+        const Args a = args_of(p, b);
+        const int threads = block_threads(a);
+        if (threads <= kSmallThreads)
+          ring::launch<kernel<kSmallThreads, kSmallBlocks, kTokens, kStages>>(a, la, threads,
+                                                                              kStages);
+        else
+          ring::launch<kernel<kBlockLimit, 1, kTokens, kStages>>(a, la, threads, kStages);
+      },
+      [id](const Problem& p) {
+        const Dims d = dims_of(p);
+        const int64_t threads = std::max((d.hq + 2 * d.hkv) * (d.d / (2 * kVec)), d.d / 2);
+        if (threads > kBlockLimit)
+          return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
+                            std::to_string(d.d / (2 * kVec)) +
+                            " lanes exceed one block of 1024 threads (a head a thread group, one "
+                            "pass)");
+        if (d.pool_pages() * d.page > 2147483647)
+          return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
+        return Status::yes();
+      });
+}
+
+}  // namespace klab::qk_norm_rope_cache::hoisted
