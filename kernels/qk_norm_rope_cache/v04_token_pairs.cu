@@ -16,7 +16,7 @@
 namespace klab::qk_norm_rope_cache {
 
 Variant gpu_v04_token_pairs() {
-  return hoisted::variant</*kTokens=*/2, /*kStages=*/4>(
+  return hoisted::variant</*kTokens=*/2, /*kStages=*/4, /*kSmallBlocks=*/2>(
       "v04_token_pairs", "v03 with two tokens between barriers (a ring of four rows)");
 }
 
