@@ -408,7 +408,14 @@ run34=$res/2026-12-03_0a2a2ec_qk_v03_ring3
   --readme docs/worklogs/fused.md --section results-0a2a2ec-arq
 "$klab" profile-report "$run34"/profiles_qk.json --family qk_norm_rope_cache \
   --readme docs/worklogs/fused.md --section profile-0a2a2ec-qk
-"$klab" report "$run34"/bench_qk.json "$run34"/bench_qk_64.json --family qk_norm_rope_cache \
+run35=$res/2026-12-03_3cec2d7_qk_v04_pairs
+for form in a b; do
+  "$klab" report "$run35"/$form/bench_qk.json --family qk_norm_rope_cache \
+    --readme docs/worklogs/fused.md --section results-3cec2d7-qk-$form
+done
+"$klab" profile-report "$run35"/a/profiles_qk.json "$run35"/b/profiles_qk.json \
+  --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-3cec2d7-qk
+"$klab" report "$run35"/b/bench_qk.json --family qk_norm_rope_cache \
   --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"

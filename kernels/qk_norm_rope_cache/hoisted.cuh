@@ -115,7 +115,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
         HalfPair w;  // this lane's 16 weights of its head's kind (fp32, rope_slot's layout)
         const float* sw = weights + (q_head ? 0 : a.d);
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {  // quarter q of each half: a float4 at rope_slot(8 lane + 4 q)
+        for (int q = 0; q < 2;
+             ++q) {  // quarter q of each half: a float4 at rope_slot(8 lane + 4 q)
           const int at = rope_slot(lane * kVec + 4 * q, half);
           *reinterpret_cast<float4*>(w.lo + 4 * q) = *reinterpret_cast<const float4*>(sw + at);
           *reinterpret_cast<float4*>(w.hi + 4 * q) =
@@ -124,9 +125,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
         rms_normalise(y, w, a);
         if (q_head || (k_head && kv_base >= 0)) {
           rotate(y, r.tables + st * a.d, lane, half);
-          store_head(q_head ? a.q_out + (int64_t(tu) * a.hq + h) * a.d
-                            : pool_head(a.k_cache, kv_base),
-                     lane, half, y);
+          store_head(
+              q_head ? a.q_out + (int64_t(tu) * a.hq + h) * a.d : pool_head(a.k_cache, kv_base),
+              lane, half, y);
         }
       }
     }

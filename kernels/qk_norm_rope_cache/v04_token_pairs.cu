@@ -10,6 +10,9 @@
 // block), as v03.
 // Prediction (written before it ran): 16384 tokens 87.4% -> 89-92% of copy, 4096 tokens 83.8% ->
 // 82-85% (a block's ~10 tokens are five pairs: the ramp weighs more); 1, 16 and 64 tokens as v03.
+// Measured (2026-12-03_3cec2d7): at three blocks an SM ptxas spilled 44 bytes (72.5% / 64.4% of
+// copy); at two (80 registers, kept) 87.1% at 16384 tokens, level with v03's 86.8% in the same
+// call, and 79.6% at 4096 against v03's 83.7%: refuted (docs/worklogs/fused.md).
 // Requirements: v03's (hoisted.cuh, token_ring.cuh: four rows in shared memory).
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
 
