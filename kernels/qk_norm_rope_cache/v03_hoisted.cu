@@ -14,8 +14,9 @@
 //    them), and only the filler threads load the next position, only one thread the next slot;
 //  - the fillers, the slot's reader and the ring's copies are the block's last threads: at
 //    Qwen3-8B the two warps of v heads, the lightest of a token (v02: the first threads, q heads).
-// The table and the one barrier a token are v02's; the ring (token_ring.cuh) is three rows deep
-// (v02: two). Three blocks an SM (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
+// The one barrier a token is v02's; the ring (token_ring.cuh) is three rows deep (v02: two), a
+// rope table and pool offset beside each row. The kernel is hoisted.cuh's, at one token a barrier
+// (v04 takes two). Three blocks an SM (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
 // four blocks at 40 registers with them spilled to local memory (77.1% of copy at 16384 tokens),
 // and four blocks with them recomputed each token from a re-read %tid.x (85.1%, against this
 // form's 87.4% in the same run). The norm weights sit in shared memory as fp32, filled once a
@@ -25,9 +26,9 @@
 // and one token's chain.
 // Prediction (written before it ran): 16384 tokens 85.0% -> 89-93% of copy, 4096 tokens 75.7% ->
 // 79-84% (the first copies of a block's ~8 tokens stay exposed); 1 and 16 tokens within 3% of
-// v02. Measured in its final form (2026-12-03_0a2a2ec): 87.4% and 83.8% of copy (v02 84.9% and
-// 76.1%), 2.09x and 2.18x the unfused launches at 1 and 16 tokens; the per-token barrier is now
-// its top stall (docs/worklogs/fused.md).
+// v02. Measured (2026-12-03_0a2a2ec): 87.4% and 83.8% of copy (v02 84.9% and 76.1%), 2.09x and
+// 2.18x the unfused launches at 1 and 16 tokens; as hoisted.cuh's kernel (2026-12-03_3cec2d7):
+// 86.8% and 83.7%. The per-token barrier is its top stall (docs/worklogs/fused.md).
 // Requirements: those of rung.cuh and token_ring.cuh; sm_90; every head and every rope pair in one
 // pass: max(Hq + 2 Hkv groups, D / 2) threads, at most 1024; a pool of fewer than 2^31 slots.
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
