@@ -22,9 +22,9 @@ inline constexpr int kBlockLimit = 1024;
 inline constexpr int kMaxD = 512;          // rung.cuh's largest head dimension
 inline constexpr int kSmallThreads = 384;  // Qwen3-8B (48 heads x 8 lanes) and smaller
 
-/// Threads of a block: every head's group and every rope pair in one pass.
-inline int block_threads(const Args& a) {
-  const int threads = std::max(a.heads() * a.lanes(), a.d / 2);
+/// Threads of a block: every head's group (D / 16 lanes each) and every rope pair in one pass.
+inline int64_t block_threads(int64_t heads, int64_t d) {
+  const int64_t threads = std::max(heads * (d / (2 * kVec)), d / 2);
   return (threads + 31) / 32 * 32;
 }
 
@@ -163,7 +163,7 @@ Variant variant(const std::string& rung, const std::string& summary) {
       rung, summary, kStages,
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
-        const int threads = block_threads(a);
+        const int threads = static_cast<int>(block_threads(a.heads(), a.d));
         if (threads <= kSmallThreads)
           ring::launch<kernel<kSmallThreads, kSmallBlocks, kTokens, kStages>>(a, la, threads,
                                                                               kStages);
@@ -172,8 +172,7 @@ Variant variant(const std::string& rung, const std::string& summary) {
       },
       [id](const Problem& p) {
         const Dims d = dims_of(p);
-        const int64_t threads = std::max((d.hq + 2 * d.hkv) * (d.d / (2 * kVec)), d.d / 2);
-        if (threads > kBlockLimit)
+        if (block_threads(d.hq + 2 * d.hkv, d.d) > kBlockLimit)
           return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
                             std::to_string(d.d / (2 * kVec)) +
                             " lanes exceed one block of 1024 threads (a head a thread group, one "
