@@ -126,5 +126,6 @@ Variant gpu_v01_fused();
 Variant gpu_v02_token_ring();
 Variant gpu_v03_hoisted();
 Variant gpu_v04_token_pairs();
+Variant gpu_v05_warp_specialised();
 
 }  // namespace klab::qk_norm_rope_cache

@@ -28,6 +28,83 @@ inline int64_t block_threads(int64_t heads, int64_t d) {
   return (threads + 31) / 32 * 32;
 }
 
+/// What a thread of a head group keeps every token: its head and the head's kind. Every lane of
+/// the warp constructs it (warp_norms: whether any group of the warp normalises).
+struct HeadRole {
+  int h, lane, kv_head;
+  bool q_head, k_head, v_head, norms, warp_norms;
+  __device__ explicit HeadRole(const Args& a)
+      : h(int(threadIdx.x) / a.lanes()),
+        lane(int(threadIdx.x) % a.lanes()),
+        q_head(h < a.hq),
+        k_head(!q_head && h < a.hq + a.hkv) {
+    v_head = !q_head && !k_head && h < a.heads();
+    norms = q_head || k_head;
+    warp_norms = __any_sync(0xffffffffu, norms);  // the group sums shuffle warp-wide
+    kv_head = k_head ? h - a.hq : h - a.hq - a.hkv;  // KV head j: j pages' head strides (P x D) on
+  }
+};
+
+/// pool_offset(slot, 0, ...) (the slot's KV head 0 in a pool), or -1: no slot. In 32 bits
+/// (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine whose register
+/// convention spilled v03's kernel.
+__device__ __forceinline__ int64_t pool_base(const Args& a, int64_t slot) {
+  if (slot < 0) return int64_t(-1);
+  const uint32_t s = uint32_t(slot), page = uint32_t(a.page);
+  return (int64_t(s / page) * a.hkv * page + s % page) * a.d;
+}
+
+/// q's norm weight, then k's, as fp32 into `weights` (2 D floats), each half in rope_slot's order
+/// (rope.hpp): the 8 lanes of a head group reading one quarter of their elements read 32
+/// consecutive words. By the block's threads in turn; the caller synchronises.
+__device__ __forceinline__ void fill_weights(float* weights, const Args& a) {
+  const int half = a.d / 2;
+  for (int i = threadIdx.x; i < 2 * a.d; i += blockDim.x) {  // element e of a half at rope_slot
+    const int e = i % a.d, in_half = e % half;
+    weights[i - in_half + rope_slot(in_half, half)] =
+        __bfloat162float(i < a.d ? a.q_weight[e] : a.k_weight[e]);
+  }
+}
+
+/// Token tu's step of this thread's head, from its row `sx` in the ring, its rope table and pool
+/// offset: a v head copied raw to the v pool, a q or k head normalised (fp32 weights from
+/// fill_weights), rotated and stored to q_out or the k pool. Every lane of the warp calls it.
+__device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, const bf16* sx,
+                                          const float* table, const float* weights,
+                                          int64_t kv_base, uint32_t tu) {
+  const int half = a.d / 2;
+  auto pool_head = [&](bf16* pool) { return pool + kv_base + int64_t(r.kv_head) * a.page * a.d; };
+  if (r.v_head && kv_base >= 0) store_head(pool_head(a.v_cache), r.lane, half, load_head(sx, r.lane, half));
+  if (!r.warp_norms) return;  // every lane of the warp: the group sums shuffle
+  HalfPair y{};
+  if (r.norms) {
+    const HeadVectors x = load_head(sx, r.lane, half);
+    unpack(x.lo, y.lo);
+    unpack(x.hi, y.hi);
+  }
+  HalfPair w;  // this lane's 16 weights of its head's kind (fp32, rope_slot's layout)
+  const float* sw = weights + (r.q_head ? 0 : a.d);
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {  // quarter q of each half: a float4 at rope_slot(8 lane + 4 q)
+    const int at = rope_slot(r.lane * kVec + 4 * q, half);
+    *reinterpret_cast<float4*>(w.lo + 4 * q) = *reinterpret_cast<const float4*>(sw + at);
+    *reinterpret_cast<float4*>(w.hi + 4 * q) = *reinterpret_cast<const float4*>(sw + half + at);
+  }
+  rms_normalise(y, w, a);
+  if (r.q_head || (r.k_head && kv_base >= 0)) {
+    rotate(y, table, r.lane, half);
+    store_head(r.q_head ? a.q_out + (int64_t(tu) * a.hq + r.h) * a.d : pool_head(a.k_cache),
+               r.lane, half, y);
+  }
+}
+
+/// can_implement's refusal of a pool of 2^31 slots or more (pool_base divides in 32 bits).
+inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
+  if (d.pool_pages() * d.page > 2147483647)
+    return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
+  return Status::yes();
+}
+
 template <int kBlock, int kMinBlocks, int kTokens, int kStages>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   // The next group's tables go to stages the current group does not hold.
@@ -35,33 +112,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];
   __shared__ int64_t kv_bases[kStages];  // each stage's token's pool offset, -1: no slot
-  // q's norm weight, then k's, fp32, each half in rope_slot's order (rope.hpp): the 8 lanes of a
-  // head group reading one quarter of their elements read 32 consecutive words.
-  __shared__ __align__(16) float weights[2 * kMaxD];
+  __shared__ __align__(16) float weights[2 * kMaxD];  // fill_weights's
   const ring::Ring<kStages> r(smem, full, a);
-  const int half = a.d / 2, lane = threadIdx.x % a.lanes();
-  const int h = threadIdx.x / a.lanes();  // this thread's head, every token
-  const bool q_head = h < a.hq, k_head = !q_head && h < a.hq + a.hkv;
-  const bool v_head = !q_head && !k_head && h < a.heads(), norms = q_head || k_head;
-  const bool warp_norms = __any_sync(0xffffffffu, norms);  // the group sums shuffle warp-wide
+  const HeadRole role(a);
+  const int half = a.d / 2;
   // The block's last D / 2 threads fill the rope tables (pair `pair` each), and the last one also
   // reads the slots and issues the ring's copies: at Qwen3-8B they are the v heads' two warps,
   // which have the least to do with a token, so the barrier waits less for them.
   const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
   const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
   const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + k stride fits 32 bits
-  // KV head j of a slot: j pages' head strides (P x D) after head 0 (kv_base).
-  const int kv_head = k_head ? h - a.hq : h - a.hq - a.hkv;
-  auto pool_head = [&](bf16* pool, int64_t kv_base) {
-    return pool + kv_base + int64_t(kv_head) * a.page * a.d;
-  };
-  auto pool_base = [&](int64_t slot) {  // pool_offset(slot, 0, ...), or -1: no slot
-    if (slot < 0) return int64_t(-1);
-    // In 32 bits (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine
-    // whose register convention spilled this kernel.
-    const uint32_t s = uint32_t(slot), page = uint32_t(a.page);
-    return (int64_t(s / page) * a.hkv * page + s % page) * a.d;
-  };
 
   // Launched programmatically (attention_block v03), the QKV GEMM before it may still be writing
   // qkv: nothing is read before its end (pdl.cuh). The frequencies are not its.
@@ -69,18 +129,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   device::grid_dependency_wait();
   device::allow_dependent_launch();
   r.start(a, blockIdx.x, stride);
-  for (int i = threadIdx.x; i < 2 * a.d; i += blockDim.x) {  // element e of a half at rope_slot
-    const int e = i % a.d, in_half = e % half;
-    weights[i - in_half + rope_slot(in_half, half)] =
-        __bfloat162float(i < a.d ? a.q_weight[e] : a.k_weight[e]);
-  }
+  fill_weights(weights, a);
 #pragma unroll
   for (int u = 0; u < kTokens; ++u) {  // the first group's tables and offsets
     const uint32_t tu = blockIdx.x + u * stride;
     if (tu >= a.tokens) break;
     if (filler)
       store_rope_pair(r.tables + u * a.d, rope_reduce(a.positions[tu], per_position), pair, half);
-    if (last) kv_bases[u] = pool_base(a.slots[tu]);
+    if (last) kv_bases[u] = pool_base(a, a.slots[tu]);
   }
   __syncthreads();  // barriers initialised; the weights, first tables and offsets are in
 
@@ -100,36 +156,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
       if (tu >= a.tokens) break;  // the same in every thread
       const int st = (j + u) % kStages;
       const int64_t kv_base = kv_bases[st];
-      const bf16* sx = r.rows + st * r.row_elems + h * a.d;
       device::mbarrier_wait(&full[st], ((j + u) / kStages) & 1u);
-
-      if (v_head && kv_base >= 0)
-        store_head(pool_head(a.v_cache, kv_base), lane, half, load_head(sx, lane, half));
-      if (warp_norms) {  // every lane of the warp: the group sums shuffle
-        HalfPair y{};
-        if (norms) {
-          const HeadVectors x = load_head(sx, lane, half);
-          unpack(x.lo, y.lo);
-          unpack(x.hi, y.hi);
-        }
-        HalfPair w;  // this lane's 16 weights of its head's kind (fp32, rope_slot's layout)
-        const float* sw = weights + (q_head ? 0 : a.d);
-#pragma unroll
-        for (int q = 0; q < 2;
-             ++q) {  // quarter q of each half: a float4 at rope_slot(8 lane + 4 q)
-          const int at = rope_slot(lane * kVec + 4 * q, half);
-          *reinterpret_cast<float4*>(w.lo + 4 * q) = *reinterpret_cast<const float4*>(sw + at);
-          *reinterpret_cast<float4*>(w.hi + 4 * q) =
-              *reinterpret_cast<const float4*>(sw + half + at);
-        }
-        rms_normalise(y, w, a);
-        if (q_head || (k_head && kv_base >= 0)) {
-          rotate(y, r.tables + st * a.d, lane, half);
-          store_head(
-              q_head ? a.q_out + (int64_t(tu) * a.hq + h) * a.d : pool_head(a.k_cache, kv_base),
-              lane, half, y);
-        }
-      }
+      head_step(a, role, r.rows + st * r.row_elems + role.h * a.d, r.tables + st * a.d, weights,
+                kv_base, tu);
     }
 
 #pragma unroll
@@ -138,7 +167,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
       const int sn = (j + kTokens + u) % kStages;
       if (filler)
         store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos[u], per_position), pair, half);
-      if (last) kv_bases[sn] = pool_base(next_slot[u]);
+      if (last) kv_bases[sn] = pool_base(a, next_slot[u]);
     }
     // This thread's reads of the group's stages before the copy engine's next writes into them.
     device::fence_proxy_async_shared();
@@ -177,9 +206,7 @@ Variant variant(const std::string& rung, const std::string& summary) {
                             std::to_string(d.d / (2 * kVec)) +
                             " lanes exceed one block of 1024 threads (a head a thread group, one "
                             "pass)");
-        if (d.pool_pages() * d.page > 2147483647)
-          return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
-        return Status::yes();
+        return slots_fit_32_bits(d, id);
       });
 }
 

@@ -51,6 +51,13 @@ struct Ring {
     device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
   }
 
+  /// Token t's row into stage s (one thread), expected on full[s] without an arrival: the
+  /// stage's arrivals are counted apart (v05's producer warp).
+  __device__ void copy(const Args& a, int64_t t, int s) const {
+    device::mbarrier_expect_tx(&full[s], row_bytes);
+    device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
+  }
+
   /// Thread 0: the barriers, then the block's first kStages rows (tokens first, first + stride,
   /// ...). The caller synchronises the block before any thread waits on them.
   __device__ void start(const Args& a, int64_t first, int64_t stride) const {

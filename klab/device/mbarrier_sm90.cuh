@@ -27,6 +27,14 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_
                : "memory");
 }
 
+/// Tells the barrier to expect `bytes` more from async copies this phase, without an arrival
+/// (the issuing thread arrives later, e.g. once it has written what else the phase hands over).
+__device__ __forceinline__ void mbarrier_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
 /// One arrival (release: this thread's earlier shared-memory reads and writes are ordered before
 /// it), e.g. a consumer handing a pipeline stage back to the thread that refills it.
 __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) {
