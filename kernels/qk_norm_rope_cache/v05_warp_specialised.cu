@@ -27,7 +27,8 @@
 namespace klab::qk_norm_rope_cache {
 namespace {
 
-constexpr int kStages = 4;
+constexpr int kStages = 8;      // rows of the ring
+constexpr int kSmallBlocks = 2;  // blocks an SM up to kSmallBlock threads
 constexpr int kProducer = 32;                                    // threads of the producer warp
 constexpr int kSmallBlock = hoisted::kSmallThreads + kProducer;  // Qwen3-8B: 12 + 1 warps
 
@@ -36,7 +37,7 @@ int64_t block_threads(int64_t heads, int64_t d) {
   return (heads * (d / (2 * kVec)) + 31) / 32 * 32 + kProducer;
 }
 
-template <int kBlock, int kMinBlocks>
+template <int kBlock, int kMinBlocks, int kStages>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
   __shared__ uint64_t full[kStages];   // the stage's row, table and offset are in
@@ -49,7 +50,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   const int consumers = int(blockDim.x) - kProducer;
   const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + stride fits 32 bits
 
-  if (threadIdx.x == 0) {
+  const bool producer = int(threadIdx.x) >= consumers;
+  const int lane = int(threadIdx.x) % 32;
+  if (producer && lane == 0) {
     for (int s = 0; s < kStages; ++s) {
       device::mbarrier_init(&full[s], kProducer);
       device::mbarrier_init(&empty[s], consumers / 32);
@@ -61,20 +64,26 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   for (int i = threadIdx.x; i < half; i += blockDim.x) per_position[i] = rope_per_position(i, a.d);
   device::grid_dependency_wait();
   device::allow_dependent_launch();
+  // The block's first token: its row's copy and its position and slot in flight before the
+  // block's one barrier (the grid has at most one block a token).
+  int32_t pos = 0;
+  int64_t slot = -1;
+  if (producer) {
+    if (lane == 0) r.copy(a, blockIdx.x, 0);
+    pos = a.positions[blockIdx.x];
+    slot = lane == 0 ? a.slots[blockIdx.x] : -1;
+  }
   hoisted::fill_weights(weights, a);
   __syncthreads();  // barriers initialised; the weights and frequencies are in
 
-  if (int(threadIdx.x) >= consumers) {  // the producer warp
-    const int lane = int(threadIdx.x) - consumers;
-    int32_t pos = a.positions[blockIdx.x];  // the grid has at most one block a token
-    int64_t slot = lane == 0 ? a.slots[blockIdx.x] : -1;
+  if (producer) {
     uint32_t j = 0;  // the block's tokens before this one
     for (uint32_t t = blockIdx.x; t < a.tokens; t += stride, ++j) {
       const int s = j % kStages;
       // The stage's previous token (j - kStages) read by every consumer warp; its reads before
       // the copy engine's writes.
       if (j >= kStages) device::mbarrier_wait(&empty[s], ((j / kStages) + 1) & 1u);
-      if (lane == 0) {
+      if (lane == 0 && j > 0) {  // token 0's went out before the barrier
         device::fence_proxy_async_shared();
         r.copy(a, t, s);
       }
@@ -116,9 +125,9 @@ Variant gpu_v05_warp_specialised() {
         const Args a = args_of(p, b);
         const int threads = static_cast<int>(block_threads(a.heads(), a.d));
         if (threads <= kSmallBlock)
-          ring::launch<kernel<kSmallBlock, 3>>(a, la, threads, kStages);
+          ring::launch<kernel<kSmallBlock, kSmallBlocks, kStages>>(a, la, threads, kStages);
         else
-          ring::launch<kernel<hoisted::kBlockLimit, 1>>(a, la, threads, kStages);
+          ring::launch<kernel<hoisted::kBlockLimit, 1, kStages>>(a, la, threads, kStages);
       },
       [id](const Problem& p) {
         const Dims d = dims_of(p);
