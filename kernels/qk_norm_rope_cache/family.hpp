@@ -127,5 +127,6 @@ Variant gpu_v02_token_ring();
 Variant gpu_v03_hoisted();
 Variant gpu_v04_token_pairs();
 Variant gpu_v05_warp_specialised();
+Variant gpu_v06_bulk_stores();
 
 }  // namespace klab::qk_norm_rope_cache

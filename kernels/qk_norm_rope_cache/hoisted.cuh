@@ -66,16 +66,12 @@ __device__ __forceinline__ void fill_weights(float* weights, const Args& a) {
   }
 }
 
-/// Token tu's step of this thread's head, from its row `sx` in the ring, its rope table and pool
-/// offset: a v head copied raw to the v pool, a q or k head normalised (fp32 weights from
-/// fill_weights), rotated and stored to q_out or the k pool. Every lane of the warp calls it.
-__device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, const bf16* sx,
-                                          const float* table, const float* weights,
-                                          int64_t kv_base, uint32_t tu) {
+/// This thread's q or k head from its row `sx` in the ring, RMS-normalised with the fp32 weights
+/// of fill_weights (zeros where the thread holds no q or k head). Every lane of a warp with
+/// warp_norms calls it (the group sums shuffle).
+__device__ __forceinline__ HalfPair normalised(const Args& a, const HeadRole& r, const bf16* sx,
+                                               const float* weights) {
   const int half = a.d / 2;
-  auto pool_head = [&](bf16* pool) { return pool + kv_base + int64_t(r.kv_head) * a.page * a.d; };
-  if (r.v_head && kv_base >= 0) store_head(pool_head(a.v_cache), r.lane, half, load_head(sx, r.lane, half));
-  if (!r.warp_norms) return;  // every lane of the warp: the group sums shuffle
   HalfPair y{};
   if (r.norms) {
     const HeadVectors x = load_head(sx, r.lane, half);
@@ -91,6 +87,21 @@ __device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, cons
     *reinterpret_cast<float4*>(w.hi + 4 * q) = *reinterpret_cast<const float4*>(sw + half + at);
   }
   rms_normalise(y, w, a);
+  return y;
+}
+
+/// Token tu's step of this thread's head, from its row `sx` in the ring, its rope table and pool
+/// offset: a v head copied raw to the v pool, a q or k head normalised, rotated and stored to
+/// q_out or the k pool. Every lane of the warp calls it.
+__device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, const bf16* sx,
+                                          const float* table, const float* weights,
+                                          int64_t kv_base, uint32_t tu) {
+  const int half = a.d / 2;
+  auto pool_head = [&](bf16* pool) { return pool + kv_base + int64_t(r.kv_head) * a.page * a.d; };
+  if (r.v_head && kv_base >= 0)
+    store_head(pool_head(a.v_cache), r.lane, half, load_head(sx, r.lane, half));
+  if (!r.warp_norms) return;  // every lane of the warp: the group sums shuffle
+  HalfPair y = normalised(a, r, sx, weights);
   if (r.q_head || (r.k_head && kv_base >= 0)) {
     rotate(y, table, r.lane, half);
     store_head(r.q_head ? a.q_out + (int64_t(tu) * a.hq + r.h) * a.d : pool_head(a.k_cache),
@@ -103,6 +114,16 @@ inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
   if (d.pool_pages() * d.page > 2147483647)
     return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
   return Status::yes();
+}
+
+/// The hoisted kernels' requirements beyond rung.cuh's and the ring's: every head and every rope
+/// pair in one pass of at most 1024 threads, and a pool of fewer than 2^31 slots.
+inline Status fits_one_pass(const Dims& d, const std::string& id) {
+  if (block_threads(d.hq + 2 * d.hkv, d.d) > kBlockLimit)
+    return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
+                      std::to_string(d.d / (2 * kVec)) +
+                      " lanes exceed one block of 1024 threads (a head a thread group, one pass)");
+  return slots_fit_32_bits(d, id);
 }
 
 template <int kBlock, int kMinBlocks, int kTokens, int kStages>
@@ -199,15 +220,7 @@ Variant variant(const std::string& rung, const std::string& summary) {
         else
           ring::launch<kernel<kBlockLimit, 1, kTokens, kStages>>(a, la, threads, kStages);
       },
-      [id](const Problem& p) {
-        const Dims d = dims_of(p);
-        if (block_threads(d.hq + 2 * d.hkv, d.d) > kBlockLimit)
-          return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
-                            std::to_string(d.d / (2 * kVec)) +
-                            " lanes exceed one block of 1024 threads (a head a thread group, one "
-                            "pass)");
-        return slots_fit_32_bits(d, id);
-      });
+      [id](const Problem& p) { return fits_one_pass(dims_of(p), id); });
 }
 
 }  // namespace klab::qk_norm_rope_cache::hoisted

@@ -30,6 +30,16 @@ __device__ __forceinline__ void bulk_copy_g2s(void* smem_dst, const void* gmem_s
       : "memory");
 }
 
+/// Bulk copy of `bytes` (multiple of 16, both addresses 16-byte aligned) shared -> global, part
+/// of the thread's current bulk group (see bulk_commit_group / bulk_wait_group_read). The shared
+/// memory's generic-proxy writes need fence_proxy_async_shared (by their writers) first.
+__device__ __forceinline__ void bulk_copy_s2g(void* gmem_dst, const void* smem_src,
+                                              uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gmem_dst),
+               "r"(smem_addr(smem_src)), "r"(bytes)
+               : "memory");
+}
+
 // ---- 2D tensor copies ----
 
 /// Fetches a tensor map (a __grid_constant__ kernel parameter's address) into the TMA unit's
