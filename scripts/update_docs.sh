@@ -415,7 +415,34 @@ for form in a b; do
 done
 "$klab" profile-report "$run35"/a/profiles_qk.json "$run35"/b/profiles_qk.json \
   --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-3cec2d7-qk
-"$klab" report "$run35"/b/bench_qk.json --family qk_norm_rope_cache \
+run36=$res/2026-12-03_48aa6e4_qk_v05_blocks
+"$klab" report "$run36"/b/bench_qk.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-48aa6e4-qk-b
+"$klab" profile-report "$run36"/a/profiles_qk.json "$run36"/b/profiles_qk.json \
+  --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-48aa6e4-qk
+run37=$res/2026-12-03_bd7108f_qk_v05_stages
+"$klab" report "$run37"/a/bench_qk.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-bd7108f-qk-a
+"$klab" profile-report "$run37"/a/profiles_qk.json "$run37"/b/profiles_qk.json \
+  --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-bd7108f-qk
+# The traffic-only probe: form b's checks fail by design (MANIFEST.md).
+run38=$res/2026-12-03_bd7108f_qk_traffic
+"$klab" report "$run38"/a/bench_qk_p*.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-bd7108f-pages
+"$klab" report "$run38"/a/bench_relu_*.json --family relu \
+  --readme docs/worklogs/fused.md --section results-bd7108f-relu
+"$klab" report "$run38"/b/bench_qk_*.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-bd7108f-traffic-only
+"$klab" profile-report "$run38"/a/profiles.json "$run38"/b/profiles.json \
+  --readme docs/worklogs/fused.md --section profile-bd7108f-traffic
+run39=$res/2026-12-03_a1263cb_qk_v06_bulk_stores
+for form in a b; do
+  "$klab" report "$run39"/$form/bench_qk.json --family qk_norm_rope_cache \
+    --readme docs/worklogs/fused.md --section results-a1263cb-qk-$form
+done
+"$klab" profile-report "$run39"/a/profiles_qk.json "$run39"/b/profiles_qk.json \
+  --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-a1263cb-qk
+"$klab" report "$run39"/a/bench_qk.json --family qk_norm_rope_cache \
   --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"

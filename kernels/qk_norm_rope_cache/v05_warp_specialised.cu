@@ -1,6 +1,6 @@
 // v05 warp-specialised: v03's token ring with its one barrier a token replaced by a producer warp
 // and two mbarriers a stage.
-// Adds over v03: v03's profile at 16384 tokens (2026-12-03_3cec2d7) puts the per-token
+// Adds over v03: v03's profile at 16384 tokens (2026-12-03_0a2a2ec) puts the per-token
 // __syncthreads at the top of its stalls (5.05 cycles an issue) with DRAM ~74% busy: every warp
 // waits each token for the slowest warp of the block and for the fillers' next table, so a late
 // q warp holds the v warps, and the ring's copies go out only after the whole block's barrier.
@@ -19,7 +19,16 @@
 // and one token's chain (the producer's slot read, the copy, the consumers' step).
 // Prediction (written before it ran): 16384 tokens 86.8-88.1% (v03) -> 89-93% of copy; 4096
 // tokens 83.7% -> 83-87%; 1 and 16 tokens within 3% of v03.
-// Requirements: those of rung.cuh and token_ring.cuh (a ring of four rows); sm_90; every head in
+// Measured: with four rows at three blocks an SM (ptxas spilling 16 bytes at 48 registers) 84.7% /
+// 80.8% of copy at 16384 / 4096 tokens against v03's 87.2% / 83.7% (2026-12-03_48aa6e4); at two
+// blocks (64 registers) 87.0% / 79.8% (v03 86.9% / 83.5%). Eight rows at two blocks, the first
+// copy before the block's barrier (kept): 86.0% / 79.3% (v03 87.0% / 83.3%; four rows 85.8%,
+// 2026-12-03_bd7108f_qk_v05_stages); 2.11x, 2.15x and 2.15x the unfused launches at 1, 16 and 64
+// tokens. Refuted: the barrier stall is gone (0.08 cycles an issue) and the warps now wait on
+// their rows (long_scoreboard 8.58), v03's time exactly in Nsight Compute (107.6 us against
+// 107.5). Built traffic-only (no norm, no rotation) this structure moves the bytes at 86.7%
+// (2026-12-03_bd7108f_qk_traffic): fewer warps storing, not the barrier, set its pace.
+// Requirements: those of rung.cuh and token_ring.cuh (a ring of eight rows); sm_90; every head in
 // one pass of the consumer warps plus one producer warp: Hq + 2 Hkv groups + 32 threads, at most
 // 1024; a pool of fewer than 2^31 slots.
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"

@@ -17,6 +17,13 @@
 // and one token's chain (plus the bulk stores' completion before the block exits).
 // Prediction (written before it ran): 16384 tokens 87.3% -> 89-92% of copy; 4096 tokens 83.3% ->
 // 83-87%; 1 and 16 tokens within 5% of v03.
+// Measured (2026-12-03_a1263cb_qk_v06_bulk_stores): 70.3% / 63.0% of copy at 16384 / 4096 tokens
+// against v03's 86.9% / 83.5% in the same call; at three blocks an SM (ptxas spilling 64 bytes)
+// 83.6% / 69.5%; 1.89x, 1.94x and 1.94x the unfused launches at 1, 16 and 64 tokens. Refuted: the
+// last warp's seventeen bulk copies a token (sixteen of them 256 bytes) and its wait for the
+// previous token's to have read their row sit between two barriers, and the barrier stall rose
+// to 8.45 cycles an issue (v03 5.30): small bulk copies cost the issuing warp more than the
+// stores they replace.
 // Requirements: those of rung.cuh, token_ring.cuh (a ring of four rows) and v03 (hoisted.cuh).
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
 
