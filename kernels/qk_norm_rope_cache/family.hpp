@@ -128,5 +128,6 @@ Variant gpu_v03_hoisted();
 Variant gpu_v04_token_pairs();
 Variant gpu_v05_warp_specialised();
 Variant gpu_v06_bulk_stores();
+Variant gpu_v07_head_parts();
 
 }  // namespace klab::qk_norm_rope_cache

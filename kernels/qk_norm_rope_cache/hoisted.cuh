@@ -1,7 +1,8 @@
 #pragma once
-// The kernel of the hoisted rungs (v03_hoisted: one token a barrier; v04_token_pairs: two), on the
-// token ring (token_ring.cuh). What each part adds over v02 and why: v03_hoisted.cu's header and
-// docs/worklogs/fused.md.
+// The kernel of the hoisted rungs (v03_hoisted: one token a barrier; v04_token_pairs: two;
+// v07_head_parts: a row split over three blocks), on the token ring (token_ring.cuh), and the
+// per-head step v05 and v06 share. What each part adds over v02 and why: v03_hoisted.cu's header
+// and docs/worklogs/fused.md.
 //
 // Every head and every rope pair in one pass of the block, so a thread keeps its head every
 // token; the block's last D / 2 threads fill the rope tables of the next group of tokens (each
@@ -9,7 +10,9 @@
 // computes their pool offsets (in 32 bits) and issues the ring's copies; v heads are copied as
 // raw vectors; the norm weights sit in shared memory as fp32 in rope_slot's order. A group of
 // kTokens tokens (the block's tokens j .. j + kTokens - 1, token j = blockIdx.x + j * gridDim.x,
-// its row, table and pool offset in stage j % kStages) is processed between two barriers.
+// its row, table and pool offset in stage j % kStages) is processed between two barriers. With
+// kParts > 1 a block holds one part of each of its tokens' rows (its heads a thread each, in
+// one pass): block b part b % kParts of tokens b / kParts + j * gridDim.x / kParts.
 #include <algorithm>
 #include <string>
 
@@ -33,8 +36,9 @@ inline int64_t block_threads(int64_t heads, int64_t d) {
 struct HeadRole {
   int h, lane, kv_head;
   bool q_head, k_head, v_head, norms, warp_norms;
-  __device__ explicit HeadRole(const Args& a)
-      : h(int(threadIdx.x) / a.lanes()),
+  /// head0: the block's first head (v07: a part of the row a block).
+  __device__ explicit HeadRole(const Args& a, int head0 = 0)
+      : h(head0 + int(threadIdx.x) / a.lanes()),
         lane(int(threadIdx.x) % a.lanes()),
         q_head(h < a.hq),
         k_head(!q_head && h < a.hq + a.hkv) {
@@ -126,7 +130,13 @@ inline Status fits_one_pass(const Dims& d, const std::string& id) {
   return slots_fit_32_bits(d, id);
 }
 
-template <int kBlock, int kMinBlocks, int kTokens, int kStages>
+/// Heads of each part of a row split over kParts blocks (the last part may hold fewer).
+template <int kParts>
+__host__ __device__ int part_heads(const Args& a) {
+  return (a.heads() + kParts - 1) / kParts;
+}
+
+template <int kBlock, int kMinBlocks, int kTokens, int kStages, int kParts>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   // The next group's tables go to stages the current group does not hold.
   static_assert(kStages >= 2 * kTokens);
@@ -134,26 +144,31 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   __shared__ uint64_t full[kStages];
   __shared__ int64_t kv_bases[kStages];  // each stage's token's pool offset, -1: no slot
   __shared__ __align__(16) float weights[2 * kMaxD];  // fill_weights's
-  const ring::Ring<kStages> r(smem, full, a);
-  const HeadRole role(a);
+  // kParts > 1 (v07): block b takes part b % kParts of each of its tokens, the heads from head0;
+  // its tokens are b / kParts, b / kParts + grid / kParts, ... (the grid is a multiple of kParts).
+  const int per_part = part_heads<kParts>(a);
+  const int head0 = kParts == 1 ? 0 : int(blockIdx.x % kParts) * per_part;
+  const ring::Ring<kStages> r(smem, full, a, head0, min(per_part, a.heads() - head0), per_part);
+  const HeadRole role(a, head0);
+  const uint32_t first = blockIdx.x / kParts;
   const int half = a.d / 2;
   // The block's last D / 2 threads fill the rope tables (pair `pair` each), and the last one also
   // reads the slots and issues the ring's copies: at Qwen3-8B they are the v heads' two warps,
   // which have the least to do with a token, so the barrier waits less for them.
   const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
   const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
-  const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + k stride fits 32 bits
+  const uint32_t stride = gridDim.x / kParts;  // tokens < 2^31 (rung.cuh): t + k stride fits
 
   // Launched programmatically (attention_block v03), the QKV GEMM before it may still be writing
   // qkv: nothing is read before its end (pdl.cuh). The frequencies are not its.
   const double per_position = filler ? rope_per_position(pair, a.d) : 0.0;
   device::grid_dependency_wait();
   device::allow_dependent_launch();
-  r.start(a, blockIdx.x, stride);
+  r.start(a, first, stride);
   fill_weights(weights, a);
 #pragma unroll
   for (int u = 0; u < kTokens; ++u) {  // the first group's tables and offsets
-    const uint32_t tu = blockIdx.x + u * stride;
+    const uint32_t tu = first + u * stride;
     if (tu >= a.tokens) break;
     if (filler)
       store_rope_pair(r.tables + u * a.d, rope_reduce(a.positions[tu], per_position), pair, half);
@@ -162,7 +177,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   __syncthreads();  // barriers initialised; the weights, first tables and offsets are in
 
   uint32_t j = 0;  // the block's tokens before this group
-  for (uint32_t t = blockIdx.x; t < a.tokens; t += kTokens * stride, j += kTokens) {
+  for (uint32_t t = first; t < a.tokens; t += kTokens * stride, j += kTokens) {
     int32_t next_pos[kTokens];  // the next group's, in flight meanwhile
     int64_t next_slot[kTokens];
 #pragma unroll
@@ -178,8 +193,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
       const int st = (j + u) % kStages;
       const int64_t kv_base = kv_bases[st];
       device::mbarrier_wait(&full[st], ((j + u) / kStages) & 1u);
-      head_step(a, role, r.rows + st * r.row_elems + role.h * a.d, r.tables + st * a.d, weights,
-                kv_base, tu);
+      head_step(a, role, r.rows + st * r.row_elems + (role.h - head0) * a.d, r.tables + st * a.d,
+                weights, kv_base, tu);
     }
 
 #pragma unroll
@@ -203,22 +218,25 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   }
 }
 
-/// The variant of a hoisted rung: kTokens tokens a barrier, a ring of kStages rows; kSmallBlocks
-/// blocks an SM up to kSmallThreads threads (the register bound: 3 blocks, 56 registers), one
-/// beyond.
-template <int kTokens, int kStages, int kSmallBlocks = 3>
+/// The variant of a hoisted rung: kTokens tokens a barrier, a ring of kStages rows, each token's
+/// row split over kParts blocks; kSmallBlocks blocks an SM up to kSmall threads (the register
+/// bound: v03 3 blocks of 384 threads, 56 registers), one beyond.
+template <int kTokens, int kStages, int kSmallBlocks = 3, int kParts = 1,
+          int kSmall = kSmallThreads>
 Variant variant(const std::string& rung, const std::string& summary) {
   const std::string id = "qk_norm_rope_cache." + rung;
   return ring::variant(
       rung, summary, kStages,
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
-        const int threads = static_cast<int>(block_threads(a.heads(), a.d));
-        if (threads <= kSmallThreads)
-          ring::launch<kernel<kSmallThreads, kSmallBlocks, kTokens, kStages>>(a, la, threads,
-                                                                              kStages);
+        const int heads = part_heads<kParts>(a);
+        const int threads = static_cast<int>(block_threads(heads, a.d));
+        if (threads <= kSmall)
+          ring::launch<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>>(
+              a, la, threads, kStages, kParts, heads);
         else
-          ring::launch<kernel<kBlockLimit, 1, kTokens, kStages>>(a, la, threads, kStages);
+          ring::launch<kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(a, la, threads, kStages,
+                                                                         kParts, heads);
       },
       [id](const Problem& p) { return fits_one_pass(dims_of(p), id); });
 }

@@ -16,6 +16,7 @@ void register_qk_norm_rope_cache(Registry& r) {
     gpu_v04_token_pairs(),
     gpu_v05_warp_specialised(),
     gpu_v06_bulk_stores(),
+    gpu_v07_head_parts(),
     gpu_baseline_unfused(),  // the unfused sequence of klab launches: the fused rung's baseline
 #endif
   };

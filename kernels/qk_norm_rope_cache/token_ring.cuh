@@ -1,9 +1,10 @@
 #pragma once
-// The token ring of the sm_90 rungs (v02_token_ring, v03_hoisted, v04_token_pairs): a resident
+// The token ring of the sm_90 rungs (v02_token_ring to v07_head_parts): a resident
 // wave of blocks walks the tokens (block b takes tokens b, b + grid, ...), and each token's whole
-// qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B) arrives in shared memory
-// by one TMA bulk copy on an mbarrier, issued `stages` tokens ahead into a ring of rows (a rung's
-// choice: v02 two, v03 three, v04 four). After the rows, a rope table (D floats) per stage.
+// qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B), or one part of it (v07),
+// arrives in shared memory by one TMA bulk copy on an mbarrier, issued ahead into a ring of rows
+// (a rung's choice: v02 two, v03 three, v04 to v07 four or eight). After the rows, a rope table
+// (D floats) per stage.
 // Device side: the ring's layout and its copies; host side: the launch and the shared-memory
 // requirement.
 #include <algorithm>
@@ -31,31 +32,40 @@ inline size_t smem_bytes(int64_t heads, int64_t d, int stages) {
 /// thread).
 template <int kStages>
 struct Ring {
-  bf16* rows;      // (kStages, heads x d)
-  float* tables;   // (kStages, d): the rope table of each stage's token
-  uint64_t* full;  // kStages mbarriers: the row of stage s has landed
-  int row_elems;   // a multiple of 16: 16-byte aligned rows
+  bf16* rows;         // (kStages, heads x d)
+  float* tables;      // (kStages, d): the rope table of each stage's token
+  uint64_t* full;     // kStages mbarriers: the row of stage s has landed
+  int row_elems;      // a multiple of 16: 16-byte aligned rows
   uint32_t row_bytes;
+  const bf16* src;    // the first copied element of token 0's qkv row
+  int token_elems;    // elements of a token's whole qkv row
 
+  /// A ring of whole qkv rows.
   __device__ Ring(unsigned char* smem, uint64_t* full_barriers, const Args& a)
+      : Ring(smem, full_barriers, a, 0, a.heads(), a.heads()) {}
+  /// A ring of a part of each row: `heads` heads from head `head0` (rows spaced for `max_heads`).
+  __device__ Ring(unsigned char* smem, uint64_t* full_barriers, const Args& a, int head0,
+                  int heads, int max_heads)
       : rows(reinterpret_cast<bf16*>(smem)),
         full(full_barriers),
-        row_elems(a.heads() * a.d),
-        row_bytes(uint32_t(a.heads() * a.d) * sizeof(bf16)) {
-    tables = reinterpret_cast<float*>(smem + kStages * row_bytes);
+        row_elems(max_heads * a.d),
+        row_bytes(uint32_t(heads * a.d) * sizeof(bf16)),
+        src(a.qkv + head0 * a.d),
+        token_elems(a.heads() * a.d) {
+    tables = reinterpret_cast<float*>(smem + kStages * size_t(row_elems) * sizeof(bf16));
   }
 
   /// Token t's row into stage s (one thread).
   __device__ void issue(const Args& a, int64_t t, int s) const {
     device::mbarrier_arrive_expect_tx(&full[s], row_bytes);
-    device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
+    device::bulk_copy_g2s(rows + s * row_elems, src + t * token_elems, row_bytes, &full[s]);
   }
 
   /// Token t's row into stage s (one thread), expected on full[s] without an arrival: the
   /// stage's arrivals are counted apart (v05's producer warp).
   __device__ void copy(const Args& a, int64_t t, int s) const {
     device::mbarrier_expect_tx(&full[s], row_bytes);
-    device::bulk_copy_g2s(rows + s * row_elems, a.qkv + t * row_elems, row_bytes, &full[s]);
+    device::bulk_copy_g2s(rows + s * row_elems, src + t * token_elems, row_bytes, &full[s]);
   }
 
   /// Thread 0: the barriers, then the block's first kStages rows (tokens first, first + stride,
@@ -70,13 +80,17 @@ struct Ring {
 };
 
 /// Launches kKernel (a ring of `stages` rows) over one resident wave of blocks of `threads` (at
-/// most one block a token), programmatically when la asks (LaunchArgs::programmatic).
+/// most one block a token), programmatically when la asks (LaunchArgs::programmatic). With
+/// `parts` > 1 each token's row is split over that many blocks (rows of `row_heads` heads): the
+/// grid is a multiple of `parts`, at most `parts` blocks a token.
 template <auto kKernel>
-void launch(const Args& a, const LaunchArgs& la, int threads, int stages) {
-  const size_t smem = smem_bytes(a.heads(), a.d, stages);
+void launch(const Args& a, const LaunchArgs& la, int threads, int stages, int parts = 1,
+            int row_heads = 0) {
+  const size_t smem = smem_bytes(row_heads > 0 ? row_heads : a.heads(), a.d, stages);
   device::opt_in_dynamic_smem<kKernel>(static_cast<int>(kMaxSmem));
   const int64_t resident = device::resident_wave(device_info().sm_count, kKernel, threads, smem);
-  const auto grid = static_cast<unsigned>(std::min<int64_t>(resident, a.tokens));
+  const auto grid =
+      static_cast<unsigned>(std::min<int64_t>(resident / parts * parts, a.tokens * parts));
   if (grid == 0) return;  // no token
   const device::LaunchAttributes attrs(0, la.programmatic);
   cudaLaunchConfig_t config{};
