@@ -231,12 +231,9 @@ Variant variant(const std::string& rung, const std::string& summary) {
         const Args a = args_of(p, b);
         const int heads = part_heads<kParts>(a);
         const int threads = static_cast<int>(block_threads(heads, a.d));
-        if (threads <= kSmall)
-          ring::launch<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>>(
-              a, la, threads, kStages, kParts, heads);
-        else
-          ring::launch<kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(a, la, threads, kStages,
-                                                                         kParts, heads);
+        ring::launch_sized<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>,
+                           kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(
+            a, la, threads, kSmall, kStages, kParts, heads);
       },
       [id](const Problem& p) { return fits_one_pass(dims_of(p), id); });
 }

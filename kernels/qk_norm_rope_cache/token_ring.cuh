@@ -103,6 +103,17 @@ void launch(const Args& a, const LaunchArgs& la, int threads, int stages, int pa
   KLAB_CHECK_LAUNCH();
 }
 
+/// launch of kSmall (bounded for blocks of at most `small_threads` threads: several blocks an SM)
+/// when `threads` fits it, else of kLarge (1024 threads, one block an SM).
+template <auto kSmall, auto kLarge>
+void launch_sized(const Args& a, const LaunchArgs& la, int threads, int small_threads, int stages,
+                  int parts = 1, int row_heads = 0) {
+  if (threads <= small_threads)
+    launch<kSmall>(a, la, threads, stages, parts, row_heads);
+  else
+    launch<kLarge>(a, la, threads, stages, parts, row_heads);
+}
+
 /// The ring's requirement beyond rung.cuh's: `stages` rows and tables in kMaxSmem.
 inline Status fits(const Problem& p, const std::string& id, int stages) {
   const Dims d = dims_of(p);
@@ -126,6 +137,22 @@ inline Variant variant(const std::string& rung, const std::string& summary, int 
     return also ? also(p) : Status::yes();
   };
   return v;
+}
+
+/// A token-ring rung of one kernel in two sizes (launch_sized): `threads_of(heads, d)` threads a
+/// block, kSmall up to `small_threads`; refusing what variant() refuses, then what `also` does.
+template <auto kSmall, auto kLarge>
+Variant sized_variant(const std::string& rung, const std::string& summary, int stages,
+                      int small_threads, int64_t (*threads_of)(int64_t heads, int64_t d),
+                      std::function<Status(const Problem&)> also) {
+  return variant(
+      rung, summary, stages,
+      [=](const Problem& p, Buffers& b, const LaunchArgs& la) {
+        const Args a = args_of(p, b);
+        launch_sized<kSmall, kLarge>(a, la, static_cast<int>(threads_of(a.heads(), a.d)),
+                                     small_threads, stages);
+      },
+      std::move(also));
 }
 
 }  // namespace klab::qk_norm_rope_cache::ring

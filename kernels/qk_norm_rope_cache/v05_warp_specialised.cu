@@ -125,20 +125,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
 
 Variant gpu_v05_warp_specialised() {
   const std::string id = "qk_norm_rope_cache.v05_warp_specialised";
-  return ring::variant(
+  return ring::sized_variant<kernel<kSmallBlock, kSmallBlocks, kStages>,
+                             kernel<hoisted::kBlockLimit, 1, kStages>>(
       "v05_warp_specialised",
       "v03's heads and ring with a producer warp: the stages handed over by mbarriers, no "
       "block-wide barrier a token",
-      kStages,
-      [](const Problem& p, Buffers& b, const LaunchArgs& la) {
-        const Args a = args_of(p, b);
-        const int threads = static_cast<int>(block_threads(a.heads(), a.d));
-        if (threads <= kSmallBlock)
-          ring::launch<kernel<kSmallBlock, kSmallBlocks, kStages>>(a, la, threads, kStages);
-        else
-          ring::launch<kernel<hoisted::kBlockLimit, 1, kStages>>(a, la, threads, kStages);
-      },
-      [id](const Problem& p) {
+      kStages, kSmallBlock, block_threads, [id](const Problem& p) {
         const Dims d = dims_of(p);
         if (block_threads(d.hq + 2 * d.hkv, d.d) > hoisted::kBlockLimit)
           return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +

@@ -115,19 +115,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
 
 Variant gpu_v06_bulk_stores() {
   const std::string id = "qk_norm_rope_cache.v06_bulk_stores";
-  return ring::variant(
+  return ring::sized_variant<kernel<hoisted::kSmallThreads, kSmallBlocks>,
+                             kernel<hoisted::kBlockLimit, 1>>(
       "v06_bulk_stores",
       "v03 with the token's outputs written back into its ring row and sent out by bulk copies "
       "(cp.async.bulk shared -> global)",
-      kStages,
-      [](const Problem& p, Buffers& b, const LaunchArgs& la) {
-        const Args a = args_of(p, b);
-        const int threads = static_cast<int>(hoisted::block_threads(a.heads(), a.d));
-        if (threads <= hoisted::kSmallThreads)
-          ring::launch<kernel<hoisted::kSmallThreads, kSmallBlocks>>(a, la, threads, kStages);
-        else
-          ring::launch<kernel<hoisted::kBlockLimit, 1>>(a, la, threads, kStages);
-      },
+      kStages, hoisted::kSmallThreads, hoisted::block_threads,
       [id](const Problem& p) { return hoisted::fits_one_pass(dims_of(p), id); });
 }
 
