@@ -36,9 +36,11 @@ inline int64_t block_threads(int64_t heads, int64_t d) {
 struct HeadRole {
   int h, lane, kv_head;
   bool q_head, k_head, v_head, norms, warp_norms;
-  /// head0: the block's first head (v07: a part of the row a block).
-  __device__ explicit HeadRole(const Args& a, int head0 = 0)
-      : h(head0 + int(threadIdx.x) / a.lanes()),
+  /// This thread's head: its lane group's index in the block.
+  __device__ explicit HeadRole(const Args& a) : HeadRole(a, int(threadIdx.x) / a.lanes()) {}
+  /// Head `head` (a.heads() or more: none).
+  __device__ HeadRole(const Args& a, int head)
+      : h(head),
         lane(int(threadIdx.x) % a.lanes()),
         q_head(h < a.hq),
         k_head(!q_head && h < a.hq + a.hkv) {
@@ -148,8 +150,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   // its tokens are b / kParts, b / kParts + grid / kParts, ... (the grid is a multiple of kParts).
   const int per_part = part_heads<kParts>(a);
   const int head0 = kParts == 1 ? 0 : int(blockIdx.x % kParts) * per_part;
-  const ring::Ring<kStages> r(smem, full, a, head0, min(per_part, a.heads() - head0), per_part);
-  const HeadRole role(a, head0);
+  const int head_end = min(head0 + per_part, a.heads());
+  const ring::Ring<kStages> r(smem, full, a, head0, head_end - head0, per_part);
+  // With parts, a thread past the part's heads (blocks round up to warps and to D / 2 fillers)
+  // takes the index a.heads(): no head.
+  const int group = int(threadIdx.x) / a.lanes();
+  const HeadRole role(a, kParts == 1                  ? group
+                         : group < head_end - head0 ? head0 + group
+                                                    : a.heads());
   const uint32_t first = blockIdx.x / kParts;
   const int half = a.d / 2;
   // The block's last D / 2 threads fill the rope tables (pair `pair` each), and the last one also
