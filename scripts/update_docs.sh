@@ -444,6 +444,20 @@ done
   --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-a1263cb-qk
 "$klab" report "$run39"/a/bench_qk.json --family qk_norm_rope_cache \
   --readme kernels/qk_norm_rope_cache/README.md --section results-latest
+# v07's first build (68db206): its timings at Qwen3-8B are of the fixed code (no spare threads
+# there); form b is traffic-only, its checks fail by design (MANIFEST.md).
+run40=$res/2026-12-03_68db206_qk_v07_head_parts
+"$klab" report "$run40"/a/bench_qk.json "$run40"/a/bench_qk_64.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-68db206-qk-a
+"$klab" report "$run40"/b/bench_qk_*.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-68db206-traffic-only
+"$klab" profile-report "$run40"/a/profiles_qk.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section profile-68db206-qk
+run41=$res/2026-12-03_25baf7e_qk_v07_fixed
+"$klab" report "$run41"/a/bench_qk.json "$run41"/a/bench_qk_64.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-25baf7e-qk-a
+"$klab" report "$run41"/b/bench_qk.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-25baf7e-qk-b
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

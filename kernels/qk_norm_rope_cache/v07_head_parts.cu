@@ -12,6 +12,13 @@
 // and one token's chain (three blocks a token instead of one).
 // Prediction (written before it ran): 16384 tokens 87.3% -> 89-92% of copy; 4096 tokens 83.3% ->
 // 84-88%; 1 and 16 tokens within 5% of v03.
+// Measured (2026-12-03_25baf7e_qk_v07_fixed): 85.3% / 75.8% of copy at 16384 / 4096 tokens
+// against v03's 87.1% / 83.7% in the same call; in two parts of 24 heads (192 threads, five
+// blocks an SM) 87.5% / 77.1% (v03 87.0% / 83.5%); 1.91x, 1.97x and 1.90x the unfused launches at
+// 1, 16 and 64 tokens. Refuted as a rung; its data path, built traffic-only, moves the bytes at
+// 91.4% of copy at 16384 tokens against v03's 89.9% (2026-12-03_68db206_qk_v07_head_parts): the
+// three rope tables a token and the fillers' place among head warps take back more than the
+// path gains (docs/worklogs/fused.md).
 // Requirements: v03's (hoisted.cuh, token_ring.cuh: four rows of a part in shared memory).
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
 
