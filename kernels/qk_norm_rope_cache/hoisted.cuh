@@ -46,7 +46,7 @@ struct HeadRole {
         k_head(!q_head && h < a.hq + a.hkv) {
     v_head = !q_head && !k_head && h < a.heads();
     norms = q_head || k_head;
-    warp_norms = __any_sync(0xffffffffu, norms);  // the group sums shuffle warp-wide
+    warp_norms = __any_sync(0xffffffffu, norms);     // the group sums shuffle warp-wide
     kv_head = k_head ? h - a.hq : h - a.hq - a.hkv;  // KV head j: j pages' head strides (P x D) on
   }
 };
@@ -100,8 +100,8 @@ __device__ __forceinline__ HalfPair normalised(const Args& a, const HeadRole& r,
 /// offset: a v head copied raw to the v pool, a q or k head normalised, rotated and stored to
 /// q_out or the k pool. Every lane of the warp calls it.
 __device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, const bf16* sx,
-                                          const float* table, const float* weights,
-                                          int64_t kv_base, uint32_t tu) {
+                                          const float* table, const float* weights, int64_t kv_base,
+                                          uint32_t tu) {
   const int half = a.d / 2;
   auto pool_head = [&](bf16* pool) { return pool + kv_base + int64_t(r.kv_head) * a.page * a.d; };
   if (r.v_head && kv_base >= 0)
@@ -110,8 +110,8 @@ __device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, cons
   HalfPair y = normalised(a, r, sx, weights);
   if (r.q_head || (r.k_head && kv_base >= 0)) {
     rotate(y, table, r.lane, half);
-    store_head(r.q_head ? a.q_out + (int64_t(tu) * a.hq + r.h) * a.d : pool_head(a.k_cache),
-               r.lane, half, y);
+    store_head(r.q_head ? a.q_out + (int64_t(tu) * a.hq + r.h) * a.d : pool_head(a.k_cache), r.lane,
+               half, y);
   }
 }
 
@@ -122,13 +122,20 @@ inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
   return Status::yes();
 }
 
-/// The hoisted kernels' requirements beyond rung.cuh's and the ring's: every head and every rope
-/// pair in one pass of at most 1024 threads, and a pool of fewer than 2^31 slots.
-inline Status fits_one_pass(const Dims& d, const std::string& id) {
-  if (block_threads(d.hq + 2 * d.hkv, d.d) > kBlockLimit)
-    return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
-                      std::to_string(d.d / (2 * kVec)) +
-                      " lanes exceed one block of 1024 threads (a head a thread group, one pass)");
+/// The hoisted kernels' requirements beyond rung.cuh's and the ring's: a block of threads_of(heads
+/// of a block, d) threads at most 1024 (every head of the block and every rope pair in one
+/// pass; `parts` blocks a row), and a pool of fewer than 2^31 slots.
+inline Status fits_one_pass(const Dims& d, const std::string& id,
+                            int64_t (*threads_of)(int64_t heads, int64_t d) = block_threads,
+                            int parts = 1) {
+  const int64_t heads = (d.hq + 2 * d.hkv + parts - 1) / parts;
+  if (threads_of(heads, d.d) > kBlockLimit)
+    return Status::no(
+        id + ": " + std::to_string(heads) + " heads x " + std::to_string(d.d / (2 * kVec)) +
+        " lanes (a head a thread group, one pass) need more than 1024 threads a block");
+  if (parts > 1 && (parts - 1) * heads >= d.hq + 2 * d.hkv)
+    return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads leave a part of " +
+                      std::to_string(parts) + " empty");
   return slots_fit_32_bits(d, id);
 }
 
@@ -155,14 +162,15 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   // With parts, a thread past the part's heads (blocks round up to warps and to D / 2 fillers)
   // takes the index a.heads(): no head.
   const int group = int(threadIdx.x) / a.lanes();
-  const HeadRole role(a, kParts == 1                  ? group
+  const HeadRole role(a, kParts == 1                ? group
                          : group < head_end - head0 ? head0 + group
                                                     : a.heads());
   const uint32_t first = blockIdx.x / kParts;
   const int half = a.d / 2;
   // The block's last D / 2 threads fill the rope tables (pair `pair` each), and the last one also
-  // reads the slots and issues the ring's copies: at Qwen3-8B they are the v heads' two warps,
-  // which have the least to do with a token, so the barrier waits less for them.
+  // reads the slots and issues the ring's copies: at Qwen3-8B without parts they are the v
+  // heads' two warps, which have the least to do with a token, so the barrier waits less for
+  // them.
   const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
   const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
   const uint32_t stride = gridDim.x / kParts;  // tokens < 2^31 (rung.cuh): t + k stride fits
@@ -233,17 +241,11 @@ template <int kTokens, int kStages, int kSmallBlocks = 3, int kParts = 1,
           int kSmall = kSmallThreads>
 Variant variant(const std::string& rung, const std::string& summary) {
   const std::string id = "qk_norm_rope_cache." + rung;
-  return ring::variant(
-      rung, summary, kStages,
-      [](const Problem& p, Buffers& b, const LaunchArgs& la) {
-        const Args a = args_of(p, b);
-        const int heads = part_heads<kParts>(a);
-        const int threads = static_cast<int>(block_threads(heads, a.d));
-        ring::launch_sized<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>,
-                           kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(
-            a, la, threads, kSmall, kStages, kParts, heads);
-      },
-      [id](const Problem& p) { return fits_one_pass(dims_of(p), id); });
+  return ring::sized_variant<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>,
+                             kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(
+      rung, summary, kStages, kSmall, block_threads,
+      [id](const Problem& p) { return fits_one_pass(dims_of(p), id, block_threads, kParts); },
+      kParts);
 }
 
 }  // namespace klab::qk_norm_rope_cache::hoisted

@@ -1,6 +1,7 @@
 #pragma once
 // The token ring of the sm_90 rungs (v02_token_ring to v07_head_parts): a resident
-// wave of blocks walks the tokens (block b takes tokens b, b + grid, ...), and each token's whole
+// wave of blocks walks the tokens (block b takes tokens b, b + grid, ...; with v07's parts,
+// block b takes part b % parts of tokens b / parts, b / parts + grid / parts, ...), and each token's whole
 // qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B), or one part of it (v07),
 // arrives in shared memory by one TMA bulk copy on an mbarrier, issued ahead into a ring of rows
 // (a rung's choice: v02 two, v03 three, v04 to v07 four or eight). After the rows, a rope table
@@ -32,20 +33,20 @@ inline size_t smem_bytes(int64_t heads, int64_t d, int stages) {
 /// thread).
 template <int kStages>
 struct Ring {
-  bf16* rows;         // (kStages, heads x d)
-  float* tables;      // (kStages, d): the rope table of each stage's token
-  uint64_t* full;     // kStages mbarriers: the row of stage s has landed
-  int row_elems;      // a multiple of 16: 16-byte aligned rows
+  bf16* rows;      // (kStages, max_heads x d): whole rows, or parts of at most max_heads
+  float* tables;   // (kStages, d): the rope table of each stage's token
+  uint64_t* full;  // kStages mbarriers: the row of stage s has landed
+  int row_elems;   // a multiple of 16: 16-byte aligned rows
   uint32_t row_bytes;
-  const bf16* src;    // the first copied element of token 0's qkv row
-  int token_elems;    // elements of a token's whole qkv row
+  const bf16* src;  // the first copied element of token 0's qkv row
+  int token_elems;  // elements of a token's whole qkv row
 
   /// A ring of whole qkv rows.
   __device__ Ring(unsigned char* smem, uint64_t* full_barriers, const Args& a)
       : Ring(smem, full_barriers, a, 0, a.heads(), a.heads()) {}
   /// A ring of a part of each row: `heads` heads from head `head0` (rows spaced for `max_heads`).
-  __device__ Ring(unsigned char* smem, uint64_t* full_barriers, const Args& a, int head0,
-                  int heads, int max_heads)
+  __device__ Ring(unsigned char* smem, uint64_t* full_barriers, const Args& a, int head0, int heads,
+                  int max_heads)
       : rows(reinterpret_cast<bf16*>(smem)),
         full(full_barriers),
         row_elems(max_heads * a.d),
@@ -55,19 +56,25 @@ struct Ring {
     tables = reinterpret_cast<float*>(smem + kStages * size_t(row_elems) * sizeof(bf16));
   }
 
-  /// Token t's row into stage s (one thread).
+  /// Token t's row into stage s (one thread), with this thread's arrival on full[s].
   __device__ void issue(const Args& a, int64_t t, int s) const {
     device::mbarrier_arrive_expect_tx(&full[s], row_bytes);
-    device::bulk_copy_g2s(rows + s * row_elems, src + t * token_elems, row_bytes, &full[s]);
+    load(t, s);
   }
 
   /// Token t's row into stage s (one thread), expected on full[s] without an arrival: the
   /// stage's arrivals are counted apart (v05's producer warp).
   __device__ void copy(const Args& a, int64_t t, int s) const {
     device::mbarrier_expect_tx(&full[s], row_bytes);
+    load(t, s);
+  }
+
+ private:
+  __device__ void load(int64_t t, int s) const {
     device::bulk_copy_g2s(rows + s * row_elems, src + t * token_elems, row_bytes, &full[s]);
   }
 
+ public:
   /// Thread 0: the barriers, then the block's first kStages rows (tokens first, first + stride,
   /// ...). The caller synchronises the block before any thread waits on them.
   __device__ void start(const Args& a, int64_t first, int64_t stride) const {
@@ -91,7 +98,10 @@ void launch(const Args& a, const LaunchArgs& la, int threads, int stages, int pa
   const int64_t resident = device::resident_wave(device_info().sm_count, kKernel, threads, smem);
   const auto grid =
       static_cast<unsigned>(std::min<int64_t>(resident / parts * parts, a.tokens * parts));
-  if (grid == 0) return;  // no token
+  if (a.tokens == 0) return;
+  KLAB_CHECK(grid > 0, "qk_norm_rope_cache: no block of " + std::to_string(threads) +
+                           " threads and " + std::to_string(smem) + " bytes of shared memory " +
+                           "(" + std::to_string(parts) + " a token) is resident on an SM");
   const device::LaunchAttributes attrs(0, la.programmatic);
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
@@ -114,12 +124,14 @@ void launch_sized(const Args& a, const LaunchArgs& la, int threads, int small_th
     launch<kLarge>(a, la, threads, stages, parts, row_heads);
 }
 
-/// The ring's requirement beyond rung.cuh's: `stages` rows and tables in kMaxSmem.
-inline Status fits(const Problem& p, const std::string& id, int stages) {
+/// The ring's requirement beyond rung.cuh's: `stages` rows (or parts of a row of `parts`) and
+/// tables in kMaxSmem.
+inline Status fits(const Problem& p, const std::string& id, int stages, int parts = 1) {
   const Dims d = dims_of(p);
-  if (smem_bytes(d.hq + 2 * d.hkv, d.d, stages) > kMaxSmem)
-    return Status::no(id + ": " + std::to_string(stages) + " qkv rows of " +
-                      std::to_string(d.hq + 2 * d.hkv) + " heads x " + std::to_string(d.d) +
+  const int64_t heads = (d.hq + 2 * d.hkv + parts - 1) / parts;
+  if (smem_bytes(heads, d.d, stages) > kMaxSmem)
+    return Status::no(id + ": " + std::to_string(stages) + " qkv rows of " + std::to_string(heads) +
+                      " heads x " + std::to_string(d.d) +
                       " do not fit in 200 KiB of shared memory");
   return Status::yes();
 }
@@ -128,31 +140,34 @@ inline Status fits(const Problem& p, const std::string& id, int stages) {
 /// what the ring cannot hold, then what `also` refuses (when given).
 inline Variant variant(const std::string& rung, const std::string& summary, int stages,
                        std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch,
-                       std::function<Status(const Problem&)> also = {}) {
+                       std::function<Status(const Problem&)> also = {}, int parts = 1) {
   Variant v = rung_variant(rung, summary, std::move(launch));
   v.info.min_sm = 90;
-  v.can_implement = [base = v.can_implement, id = v.info.id, stages, also](const Problem& p) {
+  v.can_implement = [base = v.can_implement, id = v.info.id, stages, also,
+                     parts](const Problem& p) {
     if (Status s = base(p); !s.ok()) return s;
-    if (Status s = fits(p, id, stages); !s.ok()) return s;
+    if (Status s = fits(p, id, stages, parts); !s.ok()) return s;
     return also ? also(p) : Status::yes();
   };
   return v;
 }
 
 /// A token-ring rung of one kernel in two sizes (launch_sized): `threads_of(heads, d)` threads a
-/// block, kSmall up to `small_threads`; refusing what variant() refuses, then what `also` does.
+/// block for the heads of a block (a row's, or with `parts` > 1 a part's: ceil(heads / parts)),
+/// kSmall up to `small_threads`; refusing what variant() refuses, then what `also` does.
 template <auto kSmall, auto kLarge>
 Variant sized_variant(const std::string& rung, const std::string& summary, int stages,
                       int small_threads, int64_t (*threads_of)(int64_t heads, int64_t d),
-                      std::function<Status(const Problem&)> also) {
+                      std::function<Status(const Problem&)> also, int parts = 1) {
   return variant(
       rung, summary, stages,
       [=](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
-        launch_sized<kSmall, kLarge>(a, la, static_cast<int>(threads_of(a.heads(), a.d)),
-                                     small_threads, stages);
+        const int heads = (a.heads() + parts - 1) / parts;
+        launch_sized<kSmall, kLarge>(a, la, static_cast<int>(threads_of(heads, a.d)), small_threads,
+                                     stages, parts, heads);
       },
-      std::move(also));
+      std::move(also), parts);
 }
 
 }  // namespace klab::qk_norm_rope_cache::ring

@@ -14,7 +14,8 @@
 //    the table and offset; the copy's bytes complete it);
 //  - each consumer warp waits on `full` for its token, runs v03's step of its heads (hoisted.cuh:
 //    head_step), and hands the stage back with one arrival on `empty`: no warp waits for another
-//    except through the ring, so a fast warp runs up to four tokens ahead of the slowest.
+//    except through the ring, so a fast warp runs up to a ring's depth of tokens ahead of the
+//    slowest.
 // Expected bottleneck: DRAM bandwidth at thousands of tokens; at 1-16 tokens, as v03, the launch
 // and one token's chain (the producer's slot read, the copy, the consumers' step).
 // Prediction (written before it ran): 16384 tokens 86.8-88.1% (v03) -> 89-93% of copy; 4096
@@ -36,24 +37,24 @@
 namespace klab::qk_norm_rope_cache {
 namespace {
 
-constexpr int kStages = 8;      // rows of the ring
+constexpr int kStages = 8;       // rows of the ring
 constexpr int kSmallBlocks = 2;  // blocks an SM up to kSmallBlock threads
-constexpr int kProducer = 32;                                    // threads of the producer warp
+constexpr int kProducer = 32;    // threads of the producer warp
 constexpr int kSmallBlock = hoisted::kSmallThreads + kProducer;  // Qwen3-8B: 12 + 1 warps
 
 /// Consumer threads (a head group each, in warps) plus the producer warp.
-int64_t block_threads(int64_t heads, int64_t d) {
+int64_t threads_with_producer(int64_t heads, int64_t d) {
   return (heads * (d / (2 * kVec)) + 31) / 32 * 32 + kProducer;
 }
 
-template <int kBlock, int kMinBlocks, int kStages>
+template <int kBlock, int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   extern __shared__ __align__(128) unsigned char smem[];  // rows, then tables
-  __shared__ uint64_t full[kStages];   // the stage's row, table and offset are in
-  __shared__ uint64_t empty[kStages];  // every consumer warp has read the stage
+  __shared__ uint64_t full[kStages];     // the stage's row, table and offset are in
+  __shared__ uint64_t empty[kStages];    // every consumer warp has read the stage
   __shared__ int64_t kv_bases[kStages];  // each stage's token's pool offset, -1: no slot
   __shared__ __align__(16) float weights[2 * hoisted::kMaxD];  // hoisted::fill_weights's
-  __shared__ double per_position[hoisted::kMaxD / 2];         // rope_per_position of each pair
+  __shared__ double per_position[hoisted::kMaxD / 2];          // rope_per_position of each pair
   const ring::Ring<kStages> r(smem, full, a);
   const int half = a.d / 2;
   const int consumers = int(blockDim.x) - kProducer;
@@ -89,8 +90,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
     uint32_t j = 0;  // the block's tokens before this one
     for (uint32_t t = blockIdx.x; t < a.tokens; t += stride, ++j) {
       const int s = j % kStages;
-      // The stage's previous token (j - kStages) read by every consumer warp; its reads before
-      // the copy engine's writes.
+      // The stage's previous token (j - kStages) read by every consumer warp: their arrivals
+      // release those reads and this wait acquires them, before the copy engine's writes. (The
+      // proxy fence below is this thread's own; the measured code has it, the ordering does not
+      // rest on it.)
       if (j >= kStages) device::mbarrier_wait(&empty[s], ((j / kStages) + 1) & 1u);
       if (lane == 0 && j > 0) {  // token 0's went out before the barrier
         device::fence_proxy_async_shared();
@@ -125,18 +128,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
 
 Variant gpu_v05_warp_specialised() {
   const std::string id = "qk_norm_rope_cache.v05_warp_specialised";
-  return ring::sized_variant<kernel<kSmallBlock, kSmallBlocks, kStages>,
-                             kernel<hoisted::kBlockLimit, 1, kStages>>(
+  return ring::sized_variant<kernel<kSmallBlock, kSmallBlocks>, kernel<hoisted::kBlockLimit, 1>>(
       "v05_warp_specialised",
       "v03's heads and ring with a producer warp: the stages handed over by mbarriers, no "
       "block-wide barrier a token",
-      kStages, kSmallBlock, block_threads, [id](const Problem& p) {
-        const Dims d = dims_of(p);
-        if (block_threads(d.hq + 2 * d.hkv, d.d) > hoisted::kBlockLimit)
-          return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads x " +
-                            std::to_string(d.d / (2 * kVec)) +
-                            " lanes and a producer warp exceed one block of 1024 threads");
-        return hoisted::slots_fit_32_bits(d, id);
+      kStages, kSmallBlock, threads_with_producer, [id](const Problem& p) {
+        return hoisted::fits_one_pass(dims_of(p), id, threads_with_producer);
       });
 }
 

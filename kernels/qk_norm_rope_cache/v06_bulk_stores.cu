@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
   const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
   const int store_lane = int(threadIdx.x) - (int(blockDim.x) - 32);  // < 0: not in the last warp
-  const int stores = 1 + 2 * a.hkv;  // a token's bulk stores: q, then each k head, each v head
+  const int stores = 1 + 2 * a.hkv;   // a token's bulk stores: q, then each k head, each v head
   const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + k stride fits 32 bits
 
   // Launched programmatically, the kernel before may still be writing qkv: nothing is read

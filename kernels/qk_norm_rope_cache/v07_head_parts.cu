@@ -6,8 +6,9 @@
 // 92.7%. Here the data path takes relu v05's shape: block b takes part b % 3 of its tokens'
 // rows (16 of Qwen3-8B's 48 heads, 4 KiB: q heads 0-15, q heads 16-31, or the k and v heads),
 // so a barrier joins four warps, not twelve, and about eight blocks an SM keep three 4 KiB rows
-// each in flight. The price: each token's rope table is computed by every part that holds q or k
-// heads (three times at Qwen3-8B, once in v03).
+// each in flight. The price: every part computes its tokens' rope tables (three times a token
+// at Qwen3-8B, once in v03; a part of v heads alone, at other head counts, computes one it does
+// not read).
 // Expected bottleneck: DRAM bandwidth at thousands of tokens; at 1-16 tokens, as v03, the launch
 // and one token's chain (three blocks a token instead of one).
 // Prediction (written before it ran): 16384 tokens 87.3% -> 89-92% of copy; 4096 tokens 83.3% ->
@@ -19,7 +20,8 @@
 // 91.4% of copy at 16384 tokens against v03's 89.9% (2026-12-03_68db206_qk_v07_head_parts): the
 // three rope tables a token and the fillers' place among head warps take back more than the
 // path gains (docs/worklogs/fused.md).
-// Requirements: v03's (hoisted.cuh, token_ring.cuh: four rows of a part in shared memory).
+// Requirements: v03's (hoisted.cuh, token_ring.cuh: four rows of a part in shared memory), for
+// the heads of a part; no part empty (at least 2 x ceil(heads / 3) + 1 heads).
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
 
 namespace klab::qk_norm_rope_cache {
