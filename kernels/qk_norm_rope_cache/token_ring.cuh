@@ -1,7 +1,7 @@
 #pragma once
-// The token ring of the sm_90 rungs (v02_token_ring to v07_head_parts): a resident
-// wave of blocks walks the tokens (block b takes tokens b, b + grid, ...; with v07's parts,
-// block b takes part b % parts of tokens b / parts, b / parts + grid / parts, ...), and each token's whole
+// The token ring of the sm_90 rungs (v02_token_ring to v07_head_parts): a resident wave of
+// blocks walks the tokens (block b takes tokens b, b + grid, ...; with v07's parts, part
+// b % parts of tokens b / parts, b / parts + grid / parts, ...), and each token's whole
 // qkv row (Hq + 2 Hkv heads of D bf16, contiguous: 12 KiB at Qwen3-8B), or one part of it (v07),
 // arrives in shared memory by one TMA bulk copy on an mbarrier, issued ahead into a ring of rows
 // (a rung's choice: v02 two, v03 three, v04 to v07 four or eight). After the rows, a rope table

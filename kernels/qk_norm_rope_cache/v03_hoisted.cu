@@ -16,8 +16,8 @@
 //    Qwen3-8B the two warps of v heads, the lightest of a token (v02: the first threads, q heads).
 // The one barrier a token is v02's; the ring (token_ring.cuh) is three rows deep (v02: two), a
 // rope table and pool offset beside each row. The kernel is hoisted.cuh's, at one token a barrier
-// (v04 takes two). Three blocks an SM (56 registers): the hoisted offsets held in registers. Measured and set aside (the worklog):
-// four blocks at 40 registers with them spilled to local memory (77.1% of copy at 16384 tokens),
+// (v04 takes two). Three blocks an SM (56 registers): the hoisted offsets held in registers.
+// Measured and set aside (the worklog): four blocks at 40 registers with them spilled to local memory (77.1% of copy at 16384 tokens),
 // and four blocks with them recomputed each token from a re-read %tid.x (85.1%, against this
 // form's 87.4% in the same run). The norm weights sit in shared memory as fp32, filled once a
 // block (v02: two loads from L1 and 16 conversions a head and token; held in registers across
