@@ -335,6 +335,18 @@ TEST(QkNormRopeCache, GpuRungsRefuseWithAReason) {
   }
 }
 
+// v07 splits each row over three blocks: it takes every headline shape, and refuses head counts
+// that would leave a part empty (4 heads: parts of 2, 2 and none) with a reason.
+TEST(QkNormRopeCache, HeadPartsRefuseAnEmptyPart) {
+  const Variant* v = family().find("qk_norm_rope_cache.v07_head_parts");
+  if (!v) GTEST_SKIP() << "CPU-only build";
+  for (const Problem& p : family().headline) EXPECT_TRUE(v->can_implement(p).ok()) << p.str();
+  EXPECT_TRUE(v->can_implement(shape(3, 4, 1, 64, 16, 1, 64)).ok());  // 6 heads: 2, 2, 2
+  const Status empty = v->can_implement(shape(3, 2, 1, 64, 16, 1, 64));
+  EXPECT_FALSE(empty.ok());
+  EXPECT_NE(empty.reason.find("empty"), std::string::npos) << empty.reason;
+}
+
 namespace {
 
 Result check(const Variant& v, const Problem& p, std::vector<Dist> dists = {Dist::normal}) {
