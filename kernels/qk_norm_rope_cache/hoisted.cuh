@@ -51,6 +51,21 @@ struct HeadRole {
   }
 };
 
+/// The block's fillers and its last thread: the last D / 2 threads fill the rope tables (pair
+/// `pair` each, its f_i / pi computed once, rope_per_position: constructed before
+/// grid_dependency_wait, it reads no memory), and the last thread also reads the slots and issues
+/// the ring's copies.
+struct Fillers {
+  int pair;
+  bool filler, last;
+  double per_position;
+  __device__ explicit Fillers(const Args& a)
+      : pair(int(threadIdx.x) - (int(blockDim.x) - a.d / 2)),
+        filler(pair >= 0),
+        last(threadIdx.x + 1 == blockDim.x),
+        per_position(filler ? rope_per_position(pair, a.d) : 0.0) {}
+};
+
 /// pool_offset(slot, 0, ...) (the slot's KV head 0 in a pool), or -1: no slot. In 32 bits
 /// (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine whose register
 /// convention spilled v03's kernel.
@@ -128,7 +143,7 @@ inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
 inline Status fits_one_pass(const Dims& d, const std::string& id,
                             int64_t (*threads_of)(int64_t heads, int64_t d) = block_threads,
                             int parts = 1) {
-  const int64_t heads = (d.hq + 2 * d.hkv + parts - 1) / parts;
+  const int64_t heads = ring::part_heads<int64_t>(d.hq + 2 * d.hkv, parts);
   if (threads_of(heads, d.d) > kBlockLimit)
     return Status::no(
         id + ": " + std::to_string(heads) + " heads x " + std::to_string(d.d / (2 * kVec)) +
@@ -137,12 +152,6 @@ inline Status fits_one_pass(const Dims& d, const std::string& id,
     return Status::no(id + ": " + std::to_string(d.hq + 2 * d.hkv) + " heads leave a part of " +
                       std::to_string(parts) + " empty");
   return slots_fit_32_bits(d, id);
-}
-
-/// Heads of each part of a row split over kParts blocks (the last part may hold fewer).
-template <int kParts>
-__host__ __device__ int part_heads(const Args& a) {
-  return (a.heads() + kParts - 1) / kParts;
 }
 
 template <int kBlock, int kMinBlocks, int kTokens, int kStages, int kParts>
@@ -155,7 +164,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   __shared__ __align__(16) float weights[2 * kMaxD];  // fill_weights's
   // kParts > 1 (v07): block b takes part b % kParts of each of its tokens, the heads from head0;
   // its tokens are b / kParts, b / kParts + grid / kParts, ... (the grid is a multiple of kParts).
-  const int per_part = part_heads<kParts>(a);
+  const int per_part = ring::part_heads(a.heads(), kParts);
   const int head0 = kParts == 1 ? 0 : int(blockIdx.x % kParts) * per_part;
   const int head_end = min(head0 + per_part, a.heads());
   const ring::Ring<kStages> r(smem, full, a, head0, head_end - head0, per_part);
@@ -167,17 +176,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
                                                     : a.heads());
   const uint32_t first = blockIdx.x / kParts;
   const int half = a.d / 2;
-  // The block's last D / 2 threads fill the rope tables (pair `pair` each), and the last one also
-  // reads the slots and issues the ring's copies: at Qwen3-8B without parts they are the v
-  // heads' two warps, which have the least to do with a token, so the barrier waits less for
-  // them.
-  const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
-  const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
   const uint32_t stride = gridDim.x / kParts;  // tokens < 2^31 (rung.cuh): t + k stride fits
 
-  // Launched programmatically (attention_block v03), the QKV GEMM before it may still be writing
-  // qkv: nothing is read before its end (pdl.cuh). The frequencies are not its.
-  const double per_position = filler ? rope_per_position(pair, a.d) : 0.0;
+  // The fillers and the last thread: at Qwen3-8B without parts the v heads' two warps, which have
+  // the least to do with a token, so the barrier waits less for them. Launched programmatically
+  // (attention_block v03), the QKV GEMM before may still be writing qkv: nothing is read before
+  // its end (pdl.cuh); the frequencies are not its.
+  const Fillers f(a);
   device::grid_dependency_wait();
   device::allow_dependent_launch();
   r.start(a, first, stride);
@@ -186,9 +191,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   for (int u = 0; u < kTokens; ++u) {  // the first group's tables and offsets
     const uint32_t tu = first + u * stride;
     if (tu >= a.tokens) break;
-    if (filler)
-      store_rope_pair(r.tables + u * a.d, rope_reduce(a.positions[tu], per_position), pair, half);
-    if (last) kv_bases[u] = pool_base(a, a.slots[tu]);
+    if (f.filler)
+      store_rope_pair(r.tables + u * a.d, rope_reduce(a.positions[tu], f.per_position), f.pair,
+                      half);
+    if (f.last) kv_bases[u] = pool_base(a, a.slots[tu]);
   }
   __syncthreads();  // barriers initialised; the weights, first tables and offsets are in
 
@@ -199,8 +205,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
 #pragma unroll
     for (int u = 0; u < kTokens; ++u) {
       const uint32_t tn = t + (kTokens + u) * stride;
-      next_pos[u] = tn < a.tokens && filler ? a.positions[tn] : 0;
-      next_slot[u] = tn < a.tokens && last ? a.slots[tn] : -1;
+      next_pos[u] = tn < a.tokens && f.filler ? a.positions[tn] : 0;
+      next_slot[u] = tn < a.tokens && f.last ? a.slots[tn] : -1;
     }
 #pragma unroll
     for (int u = 0; u < kTokens; ++u) {
@@ -217,14 +223,15 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
     for (int u = 0; u < kTokens; ++u) {  // the next group's tables and offsets
       if (t + (kTokens + u) * stride >= a.tokens) break;
       const int sn = (j + kTokens + u) % kStages;
-      if (filler)
-        store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos[u], per_position), pair, half);
-      if (last) kv_bases[sn] = pool_base(a, next_slot[u]);
+      if (f.filler)
+        store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos[u], f.per_position), f.pair,
+                        half);
+      if (f.last) kv_bases[sn] = pool_base(a, next_slot[u]);
     }
     // This thread's reads of the group's stages before the copy engine's next writes into them.
     device::fence_proxy_async_shared();
     __syncthreads();  // the group's stages are free; the next group's tables and offsets are in
-    if (last) {
+    if (f.last) {
 #pragma unroll
       for (int u = 0; u < kTokens; ++u) {
         const uint32_t tf = t + (kStages + u) * stride;  // token j + u + kStages

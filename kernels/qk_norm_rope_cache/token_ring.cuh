@@ -23,6 +23,13 @@ namespace klab::qk_norm_rope_cache::ring {
 
 inline constexpr size_t kMaxSmem = 200 * 1024;
 
+/// Heads of each part of a row of `heads` split over `parts` blocks (the last part may hold
+/// fewer; parts = 1: the whole row).
+template <class Int>
+__host__ __device__ Int part_heads(Int heads, int parts) {
+  return (heads + parts - 1) / parts;
+}
+
 /// Dynamic shared memory of the ring: `stages` rows of `heads` x d bf16, then `stages` rope tables
 /// of d floats.
 inline size_t smem_bytes(int64_t heads, int64_t d, int stages) {
@@ -93,12 +100,12 @@ struct Ring {
 template <auto kKernel>
 void launch(const Args& a, const LaunchArgs& la, int threads, int stages, int parts = 1,
             int row_heads = 0) {
+  if (a.tokens == 0) return;
   const size_t smem = smem_bytes(row_heads > 0 ? row_heads : a.heads(), a.d, stages);
   device::opt_in_dynamic_smem<kKernel>(static_cast<int>(kMaxSmem));
   const int64_t resident = device::resident_wave(device_info().sm_count, kKernel, threads, smem);
   const auto grid =
       static_cast<unsigned>(std::min<int64_t>(resident / parts * parts, a.tokens * parts));
-  if (a.tokens == 0) return;
   KLAB_CHECK(grid > 0, "qk_norm_rope_cache: no block of " + std::to_string(threads) +
                            " threads and " + std::to_string(smem) + " bytes of shared memory " +
                            "(" + std::to_string(parts) + " a token) is resident on an SM");
@@ -128,7 +135,7 @@ void launch_sized(const Args& a, const LaunchArgs& la, int threads, int small_th
 /// tables in kMaxSmem.
 inline Status fits(const Problem& p, const std::string& id, int stages, int parts = 1) {
   const Dims d = dims_of(p);
-  const int64_t heads = (d.hq + 2 * d.hkv + parts - 1) / parts;
+  const int64_t heads = part_heads<int64_t>(d.hq + 2 * d.hkv, parts);
   if (smem_bytes(heads, d.d, stages) > kMaxSmem)
     return Status::no(id + ": " + std::to_string(stages) + " qkv rows of " + std::to_string(heads) +
                       " heads x " + std::to_string(d.d) +
@@ -163,7 +170,7 @@ Variant sized_variant(const std::string& rung, const std::string& summary, int s
       rung, summary, stages,
       [=](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
-        const int heads = (a.heads() + parts - 1) / parts;
+        const int heads = part_heads(a.heads(), parts);
         launch_sized<kSmall, kLarge>(a, la, static_cast<int>(threads_of(heads, a.d)), small_threads,
                                      stages, parts, heads);
       },

@@ -42,31 +42,28 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   const ring::Ring<kStages> r(smem, full, a);
   const hoisted::HeadRole role(a);
   const int half = a.d / 2;
-  // v03's roles: the block's last D / 2 threads fill the rope tables, the last thread reads the
-  // slots and issues the ring's copies; the last warp's lanes issue the bulk stores.
-  const int pair = int(threadIdx.x) - (int(blockDim.x) - half);
-  const bool filler = pair >= 0, last = threadIdx.x + 1 == blockDim.x;
+  // v03's roles (hoisted::Fillers); the last warp's lanes issue the bulk stores.
+  const hoisted::Fillers f(a);
   const int store_lane = int(threadIdx.x) - (int(blockDim.x) - 32);  // < 0: not in the last warp
   const int stores = 1 + 2 * a.hkv;   // a token's bulk stores: q, then each k head, each v head
   const uint32_t stride = gridDim.x;  // tokens < 2^31 (rung.cuh): t + k stride fits 32 bits
 
   // Launched programmatically, the kernel before may still be writing qkv: nothing is read
   // before its end (pdl.cuh). The frequencies are not its.
-  const double per_position = filler ? rope_per_position(pair, a.d) : 0.0;
   device::grid_dependency_wait();
   device::allow_dependent_launch();
   r.start(a, blockIdx.x, stride);
   hoisted::fill_weights(weights, a);
-  if (filler)
-    store_rope_pair(r.tables, rope_reduce(a.positions[blockIdx.x], per_position), pair, half);
-  if (last) kv_bases[0] = hoisted::pool_base(a, a.slots[blockIdx.x]);
+  if (f.filler)
+    store_rope_pair(r.tables, rope_reduce(a.positions[blockIdx.x], f.per_position), f.pair, half);
+  if (f.last) kv_bases[0] = hoisted::pool_base(a, a.slots[blockIdx.x]);
   __syncthreads();  // barriers initialised; the weights, first table and offset are in
 
   uint32_t j = 0;  // the block's tokens before this one
   for (uint32_t t = blockIdx.x; t < a.tokens; t += stride, ++j) {
     const uint32_t tn = t + stride;  // the next token's position and slot, in flight meanwhile
-    const int32_t next_pos = tn < a.tokens && filler ? a.positions[tn] : 0;
-    const int64_t next_slot = tn < a.tokens && last ? a.slots[tn] : -1;
+    const int32_t next_pos = tn < a.tokens && f.filler ? a.positions[tn] : 0;
+    const int64_t next_slot = tn < a.tokens && f.last ? a.slots[tn] : -1;
     const int s = j % kStages;
     bf16* row = r.rows + s * r.row_elems;
     device::mbarrier_wait(&full[s], (j / kStages) & 1u);
@@ -79,9 +76,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
     }
     const int sn = (j + 1) % kStages;  // the next token's table and offset
     if (tn < a.tokens) {
-      if (filler)
-        store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos, per_position), pair, half);
-      if (last) kv_bases[sn] = hoisted::pool_base(a, next_slot);
+      if (f.filler)
+        store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos, f.per_position), f.pair, half);
+      if (f.last) kv_bases[sn] = hoisted::pool_base(a, next_slot);
     }
     // The row's shared-memory writes before the copy engine reads it.
     device::fence_proxy_async_shared();
@@ -104,7 +101,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
       device::bulk_wait_group_read<1>();
       __syncwarp();
       const uint32_t tf = t - stride + kStages * stride;  // token j - 1 + kStages
-      if (last && j > 0 && tf < a.tokens) r.issue(a, tf, (j - 1) % kStages);
+      if (f.last && j > 0 && tf < a.tokens) r.issue(a, tf, (j - 1) % kStages);
     }
   }
   // The bulk stores read shared memory and write the outputs before the block exits.
