@@ -36,17 +36,20 @@
 namespace klab::attention::fa3 {
 
 /// A block of kConsumerWarpgroups_ consumer warpgroups of 64 query rows and a producer
-/// warpgroup over kStages (K, V) stages: two consumers (setmaxnreg 232) beside a producer at 40,
-/// or three (160) beside one at 24; kKvLag: how many blocks the producer's V loads trail its K
-/// loads (fa3_schedule.hpp's kv_step).
-template <int kD, int kStages_, int kKvLag_ = 0, int kConsumerWarpgroups_ = 2>
+/// warpgroup over kStages (K, V) stages of kBlockN_ keys: two consumers (setmaxnreg 232) beside
+/// a producer at 40, or three (160) beside one at 24; kKvLag: how many blocks the producer's V
+/// loads trail its K loads (fa3_schedule.hpp's kv_step); kPInSmem_: P V reads P from shared
+/// memory (v11) instead of registers.
+template <int kD, int kStages_, int kKvLag_ = 0, int kConsumerWarpgroups_ = 2,
+          int kBlockN_ = kDefaultBlockN<kD>, bool kPInSmem_ = false>
 struct Config
     : device::WarpSpecialized</*consumer warps*/ 4 * kConsumerWarpgroups_,
                               /*producer registers*/ (kConsumerWarpgroups_ > 2 ? 24 : 40)> {
   static constexpr int kConsumerWarpgroups = kConsumerWarpgroups_;
-  using Tiles = fa3::Tiles<kD, kStages_, 64 * kConsumerWarpgroups_>;
+  using Tiles = fa3::Tiles<kD, kStages_, 64 * kConsumerWarpgroups_, kBlockN_, kPInSmem_>;
   static constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
   static constexpr int kStages = Tiles::kStages;
+  static constexpr bool kPInSmem = Tiles::kPInSmem;
   static constexpr int kKvLag = kKvLag_;
   static constexpr int kSmemBytes = fa3::kSmemBytes<Tiles>;
   static_assert(Config::kBlockM == 64 * (Config::kConsumerWarps / 4),
@@ -215,6 +218,44 @@ __device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
   for (int ks = 0; ks < C::kBlockN / 16; ++ks)
     device::wgmma_rs<kD, T, /*B MN-major*/ 1>(
         acc, pa[ks], Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
+}
+
+/// Issues O += P V over stage s's V with P from consumer warpgroup wg's shared tile (v11):
+/// kBlockN / 16 k-steps of m64 x kD, both operands from shared memory.
+template <class C, class T, int kD>
+__device__ __forceinline__ void issue_pv_smem(float (&acc)[kD / 2], uint32_t s_base, int wg,
+                                              int s) {
+  using Tiles = typename C::Tiles;
+  // P's tile does not move: ptxas would hoist its kBlockN / 16 descriptors out of the loop and
+  // keep them (two registers each) live through the softmax. An opaque copy of the address makes
+  // them a few integer adds before each issue instead.
+  uint32_t p_addr = s_base + Tiles::p_tile(wg);
+  asm volatile("" : "+r"(p_addr));
+#pragma unroll
+  for (int ks = 0; ks < C::kBlockN / 16; ++ks)
+    device::wgmma_ss<kD, T, /*A K-major*/ 0, /*B MN-major*/ 1>(
+        acc, Tiles::P::desc_k_major(p_addr, 0, ks),
+        Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
+}
+
+/// P rounded to T into consumer warpgroup wg's shared tile (v11), where the next P V reads it
+/// through the async proxy: each thread stores its accumulator pairs (fa3_tile.hpp's
+/// p_pair_offset: one row, two adjacent keys; the 128-byte swizzle puts a warp's eight rows of
+/// one 16-byte chunk on eight different chunks, so a store instruction is conflict-free) and
+/// fences them for the async proxy. The warpgroup must synchronise before the wgmma that reads
+/// the tile.
+template <class C, class T>
+__device__ __forceinline__ void store_p(const float (&sc)[C::kBlockN / 2], uint32_t s_base, int wg,
+                                        int tid) {
+  const PStore at = p_store_of(tid);
+  const uint32_t tile = s_base + C::Tiles::p_tile(wg);
+#pragma unroll
+  for (int nb = 0; nb < C::kBlockN / 8; ++nb)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      device::st_shared_u32(tile + p_pair_offset<C::kBlockN>(at, nb, h),
+                            device::pack2<T>(sc[4 * nb + 2 * h], sc[4 * nb + 2 * h + 1]));
+  device::fence_proxy_async_shared();
 }
 
 /// Keeps P's registers unchanged until the P V that reads them has been waited for.
@@ -407,15 +448,15 @@ __device__ __forceinline__ void run_block(const CUtensorMap* q_map, const CUtens
       });
 }
 
-/// An FA3 rung's kernel: Rung provides kName, Config<kD> and consume<C, T, kD>(smem, bars, tile,
-/// wg, o, lse, geometry), its consumer warpgroups' loop.
-template <class Rung, class T, int kD>
-__global__ void __launch_bounds__(Rung::template Config<kD>::kThreads, 1)
+/// An FA3 rung's kernel on configuration C (Rung::Config<kD>, or at a non-causal problem
+/// Rung::NonCausalConfig<kD> where the rung has one): Rung provides kName, the configurations
+/// and consume<C, T, kD>(smem, bars, tile, wg, o, lse, geometry), its consumer warpgroups' loop.
+template <class Rung, class C, class T, int kD>
+__global__ void __launch_bounds__(C::kThreads, 1)
     kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
            const __grid_constant__ CUtensorMap v_map, T* __restrict__ o, float* __restrict__ lse,
            Geometry g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
-  using C = typename Rung::template Config<kD>;
   run_block<C>(&q_map, &k_map, &v_map, g,
                [&](unsigned char* smem, const Barriers<C::kStages>& bars, const TileOf& t, int wg) {
                  Rung::template consume<C, T, kD>(smem, bars, t, wg, o, lse, g);
@@ -446,26 +487,42 @@ TensorMaps tensor_maps(const char* name, const Tensors<T>& t, const Dims& s, int
           token_tensor_map(t.v, batch, s.nkv, s.hkv, kD, C::kBlockN)};
 }
 
-/// Rung's enqueue-only launch for problem p on buffers b: its tensor maps built and its
+/// The enqueue-only launch of Rung's kernel on configuration C: its tensor maps built and its
 /// shared-memory opt-in done once.
+template <class Rung, class C, class T, int kD>
+PreparedLaunch prepare_config(const Dims& s, const Geometry& g, int64_t batch,
+                              const Tensors<T>& t) {
+  const TensorMaps m = tensor_maps<C>(Rung::kName, t, s, batch);
+  constexpr auto kernel = fa3::kernel<Rung, C, T, kD>;
+  device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
+  const dim3 grid = tiled_grid(g, batch, C::kBlockM);
+  T* out = t.o;
+  float* lse = t.lse;
+  return PreparedLaunch([=](Stream stream) {
+    kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
+        m.q, m.k, m.v, out, lse, g);
+    KLAB_CHECK_LAUNCH();
+  });
+}
+
+/// Whether Rung has a configuration of its own for non-causal problems (v11).
+template <class Rung, int kD>
+concept HasNonCausalConfig = requires {
+  typename Rung::template NonCausalConfig<kD>;
+};
+
+/// Rung's enqueue-only launch for problem p on buffers b.
 template <class Rung>
 PreparedLaunch prepare(const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
   return dispatch_tiled(
       Rung::kName, p, b,
       [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
-        using C = typename Rung::template Config<kD>;
-        const TensorMaps m = tensor_maps<C>(Rung::kName, t, s, batch);
-        constexpr auto kernel = fa3::kernel<Rung, T, kD>;
-        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
-        const dim3 grid = tiled_grid(g, batch, C::kBlockM);
-        T* out = t.o;
-        float* lse = t.lse;
-        return PreparedLaunch([=](Stream stream) {
-          kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
-              m.q, m.k, m.v, out, lse, g);
-          KLAB_CHECK_LAUNCH();
-        });
+        if constexpr (HasNonCausalConfig<Rung, kD>)
+          if (!g.causal)
+            return prepare_config<Rung, typename Rung::template NonCausalConfig<kD>, T, kD>(
+                s, g, batch, t);
+        return prepare_config<Rung, typename Rung::template Config<kD>, T, kD>(s, g, batch, t);
       });
 }
 

@@ -44,6 +44,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
                                              float* __restrict__ lse, const Geometry& g) {
   static_assert(C::kKvLag == kOverlapKvLag, "the producer's order is the rounds' (K_j, V_{j-1})");
   constexpr int kBlockN = C::kBlockN;
+  constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
   const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
@@ -62,7 +63,25 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
 
   if (n > 0) {              // both consumers see the same n: the ping-pong's barriers stay balanced
     float sc[kBlockN / 2];  // S of the block being softmaxed
-    uint32_t pa[kBlockN / 16][4];  // P of the block before it, the A operand in flight
+    uint32_t pa[kBlockN / 16][4];  // P of the block before it, the A operand in flight (RS)
+    // P of the softmaxed block as the next P V's A operand: in registers, or stored into the
+    // warpgroup's shared tile (the next round's ping-pong wait, or the barrier before the last
+    // P V, makes every warp's stores visible before a wgmma reads them).
+    auto make_p = [&] {
+      if constexpr (kSmemP)
+        store_p<C, T>(sc, s_base, wg, th.tid);
+      else
+        p_registers<kBlockN, T>(sc, pa);
+    };
+    auto issue_p_v = [&](int stage) {
+      if constexpr (kSmemP)
+        issue_pv_smem<C, T, kD>(acc, s_base, wg, stage);
+      else
+        issue_pv<C, T, kD>(acc, pa, s_base, stage);
+    };
+    auto hold_p = [&] {
+      if constexpr (!kSmemP) fence_p<kBlockN>(pa);
+    };
     if (kPingPong == PingPong::kPerTile && pingpong_opens(wg, kWgs)) pingpong_arrive(wg, kWgs);
 
     // Round 0: S of the first block visited (the last key block), alone.
@@ -82,7 +101,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];  // O is still 0: nothing to rescale
       softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha);
-      p_registers<kBlockN, T>(sc, pa);
+      make_p();
     }
 
     // Rounds 1 .. n - 1: S of this block, P V of the one before, this block's softmax under it.
@@ -95,7 +114,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence();
       issue_s<C, T, kD>(sc, s_base, wg, cur.index);
       device::wgmma_commit_group();
-      issue_pv<C, T, kD>(acc, pa, s_base, prev.index);
+      issue_p_v(prev.index);
       device::wgmma_commit_group();
       pass(it);
 
@@ -113,21 +132,22 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
 
       device::wgmma_wait_group<0>();  // P V done: O may be rescaled, P and V's slot reused
       device::wgmma_fence_operands(acc);
-      fence_p<kBlockN>(pa);
+      hold_p();
       release(&bars.empty_v[prev.index], th.lane);
       if (rescale) rescale_o<kD>(acc, alpha);
-      p_registers<kBlockN, T>(sc, pa);
+      make_p();  // P V of the block before has read the shared tile: it may be overwritten
       prev = cur;
     }
 
     // The last block's P V, outside the ping-pong.
     device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
+    if constexpr (kSmemP) device::named_barrier_sync(p_ready_id(wg), device::kWarpgroupThreads);
     device::wgmma_fence();
-    issue_pv<C, T, kD>(acc, pa, s_base, prev.index);
+    issue_p_v(prev.index);
     device::wgmma_commit_group();
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(acc);
-    fence_p<kBlockN>(pa);
+    hold_p();
     release(&bars.empty_v[prev.index], th.lane);
     ring = prev.next();
   } else if (kReleaseQ) {
@@ -164,14 +184,28 @@ template <int kD>
 using ThreeConsumerConfig =
     std::conditional_t<kD == 64, Config<64, 3, kOverlapKvLag, 3>, OverlapConfig<kD>>;
 
+/// v11 at non-causal problems: at D = 64, v09's three consumers on 192-key blocks
+/// (FlashAttention 3's non-causal tile there) with P V's A from shared memory, two stages (Q's
+/// 24 KiB, three P tiles of 24 and two stages of 48: 192 KiB); v09's configuration at D = 128
+/// and 256.
+template <int kD>
+using WideKeyConfig = std::conditional_t<kD == 64, Config<64, 2, kOverlapKvLag, 3, 192, true>,
+                                         ThreeConsumerConfig<kD>>;
+// As many live registers as v09's 128-key blocks with P in registers (128 of 160).
+static_assert(overlap_live_registers(64, 192, /*P in smem*/ true) ==
+              overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN));
+
 /// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration
-/// ConfigOf<kD> (OverlapConfig by default), as fa3_kernel.cuh's kernel takes it (Name: a type
-/// with the rung's kName).
-template <class Name, class Opt, template <int> class ConfigOf = OverlapConfig>
+/// ConfigOf<kD> (OverlapConfig by default; NonCausalConfigOf<kD> at non-causal problems), as
+/// fa3_kernel.cuh's kernel takes it (Name: a type with the rung's kName).
+template <class Name, class Opt, template <int> class ConfigOf = OverlapConfig,
+          template <int> class NonCausalConfigOf = ConfigOf>
 struct OverlapRung {
   static constexpr const char* kName = Name::kName;
   template <int kD>
   using Config = ConfigOf<kD>;
+  template <int kD>
+  using NonCausalConfig = NonCausalConfigOf<kD>;
   template <class C, class T, int kD>
   __device__ __forceinline__ static void consume(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,

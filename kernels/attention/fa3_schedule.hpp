@@ -45,8 +45,11 @@ namespace klab::attention::fa3 {
 /// three at D = 64.
 inline constexpr int kConsumerWarpgroups = 2;
 /// Hardware barrier ids of the ping-pong: consumer warpgroup wg waits on kPingPongBarrier0 + wg
-/// (barrier 0 is __syncthreads'); nothing else in the FA3 kernels uses a named barrier.
+/// (barrier 0 is __syncthreads'), for up to three consumer warpgroups.
 inline constexpr int kPingPongBarrier0 = 1;
+/// The barrier consumer warpgroup wg's own threads meet at before the last P V reads the P its
+/// warps stored in shared memory (v11; the rounds' ping-pong waits serve the others).
+KLAB_HOST_DEVICE constexpr int p_ready_id(int wg) { return kPingPongBarrier0 + 3 + wg; }
 /// Threads that complete one ping-pong barrier phase: the waiting warpgroup's 128 and the
 /// arriving one's 128.
 inline constexpr int kPingPongThreads = 2 * 128;
@@ -90,17 +93,20 @@ KLAB_HOST_DEVICE constexpr KvStep kv_step(int j, int n, int lag) {
 /// v05's order: V one block behind K.
 inline constexpr int kOverlapKvLag = 1;
 
-/// 32-bit registers a consumer thread keeps live through a softmax under the overlap (above).
-KLAB_HOST_DEVICE constexpr int overlap_live_registers(int d, int block_n) {
-  return d / 2 + block_n / 2 + block_n / 4;
+/// 32-bit registers a consumer thread keeps live through a softmax under the overlap (above):
+/// O, S, and P in flight as the A operand unless P V reads it from shared memory (v11).
+KLAB_HOST_DEVICE constexpr int overlap_live_registers(int d, int block_n, bool p_in_smem = false) {
+  return d / 2 + block_n / 2 + (p_in_smem ? 0 : block_n / 4);
 }
 /// An allowance for the rest of a consumer thread (row state, addresses, descriptors, the
 /// softmax's temporaries, loop state): the budget's assumption, which ptxas's report of no local
 /// memory for every instantiation is the check of.
 inline constexpr int kConsumerOverheadRegisters = 48;
 /// Whether the overlap fits a consumer thread's setmaxnreg budget `consumer_regs`.
-KLAB_HOST_DEVICE constexpr bool overlap_fits(int d, int block_n, int consumer_regs) {
-  return overlap_live_registers(d, block_n) + kConsumerOverheadRegisters <= consumer_regs;
+KLAB_HOST_DEVICE constexpr bool overlap_fits(int d, int block_n, int consumer_regs,
+                                             bool p_in_smem = false) {
+  return overlap_live_registers(d, block_n, p_in_smem) + kConsumerOverheadRegisters <=
+         consumer_regs;
 }
 
 /// The persistent rung's line of tiles (see above). Pairs p = bi * heads + h (query heads of one

@@ -52,24 +52,59 @@ struct PanelTile {
   }
 };
 
+/// The key block of the FA3 rungs at head dimension kD, unless a rung picks its own: kD = 256
+/// takes 64 keys (two 128-key stages would need 256 KiB beside Q's 64), the others 128.
+template <int kD>
+inline constexpr int kDefaultBlockN = kD == 256 ? 64 : 128;
+
 /// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (64 a consumer warpgroup: two
-/// of them, three in v09 at D = 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05: 3 where they fit). Shared
-/// memory: Q, then the stages (K, V each). kD = 256 takes 64-key blocks: two 128-key stages
-/// would need 256 KiB beside Q's 64.
-template <int kD, int kStages_ = 2, int kBlockM_ = 128>
+/// of them, three in v09 at D = 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05:
+/// 3 where they fit). Shared memory: Q, then the stages (K, V each), then, with kPInSmem_ (v11),
+/// one P tile per consumer warpgroup: its (64, kBlockN) probabilities as the K-major A operand
+/// of an SS P V (P's keys are its k), laid out as Q's panels are.
+template <int kD, int kStages_ = 2, int kBlockM_ = 128, int kBlockN_ = kDefaultBlockN<kD>,
+          bool kPInSmem_ = false>
 struct Tiles {
-  static constexpr int kBlockM = kBlockM_, kBlockN = kD == 256 ? 64 : 128, kStages = kStages_;
+  static constexpr int kBlockM = kBlockM_, kBlockN = kBlockN_, kStages = kStages_;
+  static constexpr bool kPInSmem = kPInSmem_;
   using Q = PanelTile<kBlockM, kD>;
   using KV = PanelTile<kBlockN, kD>;
+  using P = PanelTile<64, kBlockN>;
+  static constexpr int kPTiles = kPInSmem ? kBlockM / 64 : 0;
   static constexpr uint32_t kStageBytes = 2 * KV::kBytes;
-  static constexpr uint32_t kBytes = Q::kBytes + kStages * kStageBytes;
+  static constexpr uint32_t kBytes = Q::kBytes + kStages * kStageBytes + kPTiles * P::kBytes;
   KLAB_HOST_DEVICE static constexpr uint32_t k_tile(int stage) {
     return Q::kBytes + uint32_t(stage) * kStageBytes;
   }
   KLAB_HOST_DEVICE static constexpr uint32_t v_tile(int stage) {
     return k_tile(stage) + KV::kBytes;
   }
+  /// Consumer warpgroup wg's P tile (kPInSmem).
+  KLAB_HOST_DEVICE static constexpr uint32_t p_tile(int wg) {
+    return Q::kBytes + kStages * kStageBytes + uint32_t(wg) * P::kBytes;
+  }
 };
+
+/// Where a consumer thread stores its P pairs into its warpgroup's P tile (v11): the pair of S's
+/// n8 block nb in row half h is wgmma_acc_coord's registers 4 nb + 2 h and + 1, row 16 w + l / 4
+/// + 8 h and keys 8 nb + 2 (l % 4) + {0, 1} of warp w, lane l; the 128-byte swizzle moves the
+/// block's 16-byte chunk nb % 8 to chunk (nb % 8) ^ (l / 4) (the row's r % 8). p_store_of
+/// computes a thread's part once, p_pair_offset the rest from constants (nb, h), so that a
+/// kernel's 48 stores a block do not each keep an address live.
+struct PStore {
+  uint32_t base;   // row 16 w + l / 4, column pair 2 (l % 4): (16 w + l / 4) 128 + 4 (l % 4)
+  uint32_t xor16;  // 16 (l / 4): the swizzle's chunk XOR, in bytes
+};
+KLAB_HOST_DEVICE constexpr PStore p_store_of(int tid) {
+  const int w = tid / 32, l = tid % 32;
+  return {uint32_t(16 * w + l / 4) * kRowBytes + 4u * uint32_t(l % 4), 16u * uint32_t(l / 4)};
+}
+template <int kBlockN>
+KLAB_HOST_DEVICE constexpr uint32_t p_pair_offset(PStore t, int nb, int h) {
+  return t.base + uint32_t(h) * kAtomBytes +
+         uint32_t(nb / 8) * PanelTile<64, kBlockN>::kPanelBytes +
+         ((uint32_t(nb % 8) * 16u) ^ t.xor16);
+}
 
 /// The mbarriers after the tiles: Q's full and empty, then per stage K's full, V's full, K's
 /// empty and V's empty (a stage's K and V go back separately: v05 hands K back once S has read

@@ -244,7 +244,8 @@ std::vector<Problem> headline() {
 // Shapes that break careless kernels: lengths off every tile (1, 17, 127, 129, 1000), one query
 // against a long KV, Nq != Nkv under the causal mask both ways (Nq > Nkv leaves the first
 // Nq - Nkv rows empty: O = 0, lse = -inf), group sizes 1, 4, 5, 6, 8, every D, many (batch,
-// head) pairs with short rows, large-magnitude scores, a misaligned base, f16.
+// head) pairs with short rows, large-magnitude scores, a misaligned base, f16, several ragged
+// 192-key blocks.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   auto add = [&](int64_t b, int64_t nq, int64_t nkv, int64_t hq, int64_t hkv, int64_t d,
@@ -272,6 +273,11 @@ std::vector<Problem> awkward() {
   for (bool causal : {false, true}) add(2, 129, 129, 4, 2, 128, causal, DType::f16);
   add(1, 300, 127, 4, 1, 64, true, DType::f16);
   add(1, 257, 257, 2, 1, 256, true, DType::f16, 8);
+  // Several 192-key blocks at non-causal D = 64 (v11's tile) with ragged ends: Nq != Nkv, the
+  // large-magnitude path, f16.
+  add(2, 300, 1000, 4, 1, 64, false);
+  add(1, 400, 400, 2, 1, 64, false, DType::bf16, 8);
+  add(1, 200, 577, 2, 2, 64, false, DType::f16);
   // Larger than the whole reference: judged by sampled rows.
   add(1, 4096, 4096, 16, 4, 128, true);
   return v;

@@ -22,6 +22,7 @@ void register_attention(Registry& r) {
     gpu_v08_fa4_poly_exp2(),
     gpu_v09_fa3_three_consumers(),
     gpu_v10_fa4_poly_three_consumers(),
+    gpu_v11_fa3_wide_keys(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

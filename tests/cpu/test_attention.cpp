@@ -533,9 +533,10 @@ uint32_t fa3_reads(uint64_t desc, bool mn_major, int mn, int k) {
                                        uint32_t(k));
 }
 
-template <int kD, int kStages = 2, int kBlockM = 128>
+template <int kD, int kStages = 2, int kBlockM = 128,
+          int kBlockN_ = attention::fa3::kDefaultBlockN<kD>, bool kPInSmem = false>
 void check_fa3_tiles() {
-  using Tiles = attention::fa3::Tiles<kD, kStages, kBlockM>;
+  using Tiles = attention::fa3::Tiles<kD, kStages, kBlockM, kBlockN_, kPInSmem>;
   using Q = typename Tiles::Q;
   using KV = typename Tiles::KV;
   constexpr int kBlockN = Tiles::kBlockN;
@@ -582,7 +583,8 @@ void check_fa3_tiles() {
     EXPECT_GE(Tiles::k_tile(st), st == 0 ? Q::kBytes : Tiles::v_tile(st - 1) + KV::kBytes);
     EXPECT_EQ(Tiles::v_tile(st), Tiles::k_tile(st) + KV::kBytes);
   }
-  EXPECT_EQ(Tiles::kBytes, Tiles::v_tile(Tiles::kStages - 1) + KV::kBytes);
+  EXPECT_EQ(Tiles::kBytes,
+            Tiles::v_tile(Tiles::kStages - 1) + KV::kBytes + Tiles::kPTiles * Tiles::P::kBytes);
   EXPECT_EQ(attention::fa3::kSmemBytes<Tiles>,
             1024 + int(Tiles::kBytes) + (2 + 4 * Tiles::kStages) * 8 + 16 + 16 * 4);
   EXPECT_LE(attention::fa3::kSmemBytes<Tiles>, attention::fa3::kMaxSmemBytes);
@@ -599,6 +601,58 @@ TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
   check_fa3_tiles<128, 3>();
   // v09's 192-row tiles (three consumer warpgroups, D = 64).
   check_fa3_tiles<64, 3, 192>();
+  // v11's 192-key blocks at D = 64, with the consumers' P tiles after the stages.
+  check_fa3_tiles<64, 2, 192, 192, true>();
+}
+
+// v11's P V reads P from shared memory: each consumer thread stores its S accumulator pairs
+// (wgmma_fragment.hpp: register i of thread t at (row, key)) where the K-major A descriptor of
+// key step ks reads (row, 16 ks + k), every element of the warpgroup's (64, 192) tile once; a
+// warp's store of one (nb, h) touches 32 distinct banks (no conflict); the P tiles sit after the
+// stages, one per consumer warpgroup, 1024-byte aligned and disjoint.
+TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
+  namespace fa3 = attention::fa3;
+  using Tiles = fa3::Tiles<64, 2, 192, 192, true>;
+  using P = Tiles::P;
+  constexpr int kN = 192;
+  std::set<uint32_t> seen;
+  for (int t = 0; t < 128; ++t) {
+    const fa3::PStore at = fa3::p_store_of(t);
+    for (int nb = 0; nb < kN / 8; ++nb)
+      for (int h = 0; h < 2; ++h) {
+        const device::WgmmaAccCoord c = device::wgmma_acc_coord(t, 4 * nb + 2 * h);
+        const device::WgmmaAccCoord c1 = device::wgmma_acc_coord(t, 4 * nb + 2 * h + 1);
+        ASSERT_EQ(c1.row, c.row);
+        ASSERT_EQ(c1.col, c.col + 1);
+        const uint32_t off = fa3::p_pair_offset<kN>(at, nb, h);
+        ASSERT_EQ(off, P::offset(c.row, c.col)) << "t " << t << " nb " << nb << " h " << h;
+        ASSERT_EQ(off + 2, P::offset(c.row, c.col + 1));
+        seen.insert(off);
+      }
+  }
+  EXPECT_EQ(seen.size(), size_t(64 * kN / 2));
+  for (int nb = 0; nb < kN / 8; ++nb)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < 4; ++w) {
+        std::set<uint32_t> banks;
+        for (int l = 0; l < 32; ++l)
+          banks.insert(fa3::p_pair_offset<kN>(fa3::p_store_of(32 * w + l), nb, h) / 4 % 32);
+        ASSERT_EQ(banks.size(), 32u) << "nb " << nb << " h " << h << " warp " << w;
+      }
+  for (int ks = 0; ks < kN / 16; ++ks)
+    for (int row = 0; row < 64; ++row)
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(fa3_reads(P::desc_k_major(0, 0, ks), false, row, k), P::offset(row, 16 * ks + k))
+            << "ks " << ks << " row " << row << " k " << k;
+  EXPECT_EQ(Tiles::kPTiles, 3);
+  EXPECT_EQ(Tiles::p_tile(0), Tiles::v_tile(Tiles::kStages - 1) + Tiles::KV::kBytes);
+  for (int wg = 0; wg < 3; ++wg) EXPECT_EQ(Tiles::p_tile(wg) % 1024, 0u);
+  EXPECT_EQ(Tiles::p_tile(1), Tiles::p_tile(0) + P::kBytes);
+  EXPECT_EQ(Tiles::kBytes, Tiles::p_tile(2) + P::kBytes);
+  EXPECT_EQ(Tiles::kBytes, 192u * 1024u);
+  EXPECT_LE(fa3::kSmemBytes<Tiles>, fa3::kMaxSmemBytes);
+  // Three stages of 192 keys would not fit beside the P tiles.
+  EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 192, true>>), fa3::kMaxSmemBytes);
 }
 
 // S's accumulators (wgmma_fragment.hpp: register i of thread t at (row, key)) become P's A
@@ -807,6 +861,12 @@ TEST(AttentionFa3Schedule, PingPongAlternatesTheConsumersAndBalancesItsBarriers)
   EXPECT_EQ(fa3::pingpong_arrive_id(1), fa3::pingpong_wait_id(0));
   for (int wg = 0; wg < fa3::kConsumerWarpgroups; ++wg) EXPECT_LE(fa3::pingpong_wait_id(wg), 15);
   EXPECT_EQ(fa3::kPingPongThreads % 32, 0);
+  // v11's P barriers: one per consumer warpgroup, none a ping-pong barrier or __syncthreads'.
+  for (int wg = 0; wg < 3; ++wg) {
+    EXPECT_GT(fa3::p_ready_id(wg), fa3::pingpong_wait_id(2));
+    EXPECT_LE(fa3::p_ready_id(wg), 15);
+    if (wg > 0) EXPECT_EQ(fa3::p_ready_id(wg), fa3::p_ready_id(wg - 1) + 1);
+  }
   // Two consumer warpgroups (v04-v08) and three (v09 at D = 64): the rounds go round in turn.
   for (int wgs : {2, 3}) {
     for (int wg = 0; wg < wgs; ++wg) {
@@ -1202,6 +1262,10 @@ TEST(AttentionFa3Schedule, OverlapFitsTheRegisterAndSharedMemoryBudgets) {
   constexpr int kThreeRegs = (16384 / 32 - 24) / 3 / 8 * 8;
   static_assert(kThreeRegs == 160);
   EXPECT_EQ(fa3::overlap_live_registers(64, fa3::Tiles<64, 3, 192>::kBlockN) + 32, kThreeRegs);
+  // v11's 192-key blocks: with P in registers O, S and P would take 176 of the 160; with P in
+  // shared memory O and S take v09's 128.
+  EXPECT_GT(fa3::overlap_live_registers(64, 192), kThreeRegs);
+  EXPECT_EQ(fa3::overlap_live_registers(64, 192, /*P in smem*/ true) + 32, kThreeRegs);
   EXPECT_EQ((fa3::Tiles<64, 3, 192>::Q::kBytes), 192u * 128u);
   EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<64, 3, 192>>), fa3::kMaxSmemBytes);
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<256, 3>>), fa3::kMaxSmemBytes);
@@ -1249,13 +1313,14 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v09_fa3_three_consumers"), at("attention.v08_fa4_poly_exp2") + 1);
   EXPECT_EQ(at("attention.v10_fa4_poly_three_consumers"),
             at("attention.v09_fa3_three_consumers") + 1);
+  EXPECT_EQ(at("attention.v11_fa3_wide_keys"), at("attention.v10_fa4_poly_three_consumers") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
   EXPECT_GE(v06.workspace_bytes(family().headline.front()), 2 * sizeof(int));
-  for (const char* id :
-       {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap", "attention.v06_fa3_persistent",
-        "attention.v07_fa4_lazy_rescale", "attention.v08_fa4_poly_exp2"}) {
+  for (const char* id : {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap",
+                         "attention.v06_fa3_persistent", "attention.v07_fa4_lazy_rescale",
+                         "attention.v08_fa4_poly_exp2", "attention.v11_fa3_wide_keys"}) {
     SCOPED_TRACE(id);
     const Variant* v = family().find(id);
     ASSERT_NE(v, nullptr);
