@@ -505,10 +505,17 @@ PreparedLaunch prepare_config(const Dims& s, const Geometry& g, int64_t batch,
   });
 }
 
-/// Whether Rung has a configuration of its own for non-causal problems (v11).
+/// Rung's configuration at non-causal problems: its NonCausalConfig<kD> where it has one (v11),
+/// else its Config<kD>.
 template <class Rung, int kD>
-concept HasNonCausalConfig = requires {
-  typename Rung::template NonCausalConfig<kD>;
+concept HasNonCausalConfig = requires { typename Rung::template NonCausalConfig<kD>; };
+template <class Rung, int kD, bool = HasNonCausalConfig<Rung, kD>>
+struct NonCausalConfigOf {
+  using type = typename Rung::template Config<kD>;
+};
+template <class Rung, int kD>
+struct NonCausalConfigOf<Rung, kD, true> {
+  using type = typename Rung::template NonCausalConfig<kD>;
 };
 
 /// Rung's enqueue-only launch for problem p on buffers b.
@@ -518,11 +525,10 @@ PreparedLaunch prepare(const Problem& p, Buffers& b) {
   return dispatch_tiled(
       Rung::kName, p, b,
       [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
-        if constexpr (HasNonCausalConfig<Rung, kD>)
-          if (!g.causal)
-            return prepare_config<Rung, typename Rung::template NonCausalConfig<kD>, T, kD>(
-                s, g, batch, t);
-        return prepare_config<Rung, typename Rung::template Config<kD>, T, kD>(s, g, batch, t);
+        using Causal = typename Rung::template Config<kD>;
+        using NonCausal = typename NonCausalConfigOf<Rung, kD>::type;
+        return g.causal ? prepare_config<Rung, Causal, T, kD>(s, g, batch, t)
+                        : prepare_config<Rung, NonCausal, T, kD>(s, g, batch, t);
       });
 }
 
