@@ -253,7 +253,7 @@ __device__ __forceinline__ void store_p(const float (&sc)[C::kBlockN / 2], uint3
   for (int nb = 0; nb < C::kBlockN / 8; ++nb)
 #pragma unroll
     for (int h = 0; h < 2; ++h)
-      device::st_shared_u32(tile + p_pair_offset<C::kBlockN>(at, nb, h),
+      device::st_shared_u32(tile + p_pair_offset(at, nb, h),
                             device::pack2<T>(sc[4 * nb + 2 * h], sc[4 * nb + 2 * h + 1]));
   device::fence_proxy_async_shared();
 }
@@ -508,7 +508,9 @@ PreparedLaunch prepare_config(const Dims& s, const Geometry& g, int64_t batch,
 /// Rung's configuration at non-causal problems: its NonCausalConfig<kD> where it has one (v11),
 /// else its Config<kD>.
 template <class Rung, int kD>
-concept HasNonCausalConfig = requires { typename Rung::template NonCausalConfig<kD>; };
+concept HasNonCausalConfig = requires {
+  typename Rung::template NonCausalConfig<kD>;
+};
 template <class Rung, int kD, bool = HasNonCausalConfig<Rung, kD>>
 struct NonCausalConfigOf {
   using type = typename Rung::template Config<kD>;

@@ -184,15 +184,14 @@ template <int kD>
 using ThreeConsumerConfig =
     std::conditional_t<kD == 64, Config<64, 3, kOverlapKvLag, 3>, OverlapConfig<kD>>;
 
-/// v11 at non-causal problems: at D = 64, v09's three consumers on 192-key blocks
-/// (FlashAttention 3's non-causal tile there) with P V's A from shared memory, two stages (Q's
-/// 24 KiB, three P tiles of 24 and two stages of 48: 192 KiB); v09's configuration at D = 128
-/// and 256.
+/// v11 at non-causal problems: at D = 64, v09's three consumers on kWideKeys-key blocks with P
+/// V's A from shared memory; v09's configuration at D = 128 and 256.
 template <int kD>
-using WideKeyConfig = std::conditional_t<kD == 64, Config<64, 2, kOverlapKvLag, 3, 192, true>,
-                                         ThreeConsumerConfig<kD>>;
-// As many live registers as v09's 128-key blocks with P in registers (128 of 160).
-static_assert(overlap_live_registers(64, 192, /*P in smem*/ true) ==
+using WideKeyConfig =
+    std::conditional_t<kD == 64, Config<64, kWideStages, kOverlapKvLag, 3, kWideKeys, true>,
+                       ThreeConsumerConfig<kD>>;
+// No more live registers than v09's 128-key blocks with P in registers (128 of 160).
+static_assert(overlap_live_registers(64, kWideKeys, /*P in smem*/ true) <=
               overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN));
 
 /// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration

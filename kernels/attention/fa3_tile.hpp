@@ -57,11 +57,18 @@ struct PanelTile {
 template <int kD>
 inline constexpr int kDefaultBlockN = kD == 256 ? 64 : 128;
 
+/// v11's key block and stages at non-causal D = 64 (fa3_overlap.cuh's WideKeyConfig). 192 keys
+/// (FlashAttention 3's non-causal tile there) leave two stages beside Q's 24 KiB and three P
+/// tiles of 24 KiB, and ptxas spills ~14 registers a consumer thread (d645a54's run); 160 keys
+/// leave three stages and no spill.
+inline constexpr int kWideKeys = 160, kWideStages = 3;
+
 /// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (64 a consumer warpgroup: two
 /// of them, three in v09 at D = 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05:
 /// 3 where they fit). Shared memory: Q, then the stages (K, V each), then, with kPInSmem_ (v11),
 /// one P tile per consumer warpgroup: its (64, kBlockN) probabilities as the K-major A operand
-/// of an SS P V (P's keys are its k), laid out as Q's panels are.
+/// of an SS P V (P's keys are its k), laid out as Q's panels are (whole panels of 64 keys: the
+/// swizzle may put a row's first chunks anywhere in its panel).
 template <int kD, int kStages_ = 2, int kBlockM_ = 128, int kBlockN_ = kDefaultBlockN<kD>,
           bool kPInSmem_ = false>
 struct Tiles {
@@ -69,7 +76,7 @@ struct Tiles {
   static constexpr bool kPInSmem = kPInSmem_;
   using Q = PanelTile<kBlockM, kD>;
   using KV = PanelTile<kBlockN, kD>;
-  using P = PanelTile<64, kBlockN>;
+  using P = PanelTile<64, (kBlockN + kPanelCols - 1) / kPanelCols * kPanelCols>;  // whole panels
   static constexpr int kPTiles = kPInSmem ? kBlockM / 64 : 0;
   static constexpr uint32_t kStageBytes = 2 * KV::kBytes;
   static constexpr uint32_t kBytes = Q::kBytes + kStages * kStageBytes + kPTiles * P::kBytes;
@@ -99,10 +106,8 @@ KLAB_HOST_DEVICE constexpr PStore p_store_of(int tid) {
   const int w = tid / 32, l = tid % 32;
   return {uint32_t(16 * w + l / 4) * kRowBytes + 4u * uint32_t(l % 4), 16u * uint32_t(l / 4)};
 }
-template <int kBlockN>
 KLAB_HOST_DEVICE constexpr uint32_t p_pair_offset(PStore t, int nb, int h) {
-  return t.base + uint32_t(h) * kAtomBytes +
-         uint32_t(nb / 8) * PanelTile<64, kBlockN>::kPanelBytes +
+  return t.base + uint32_t(h) * kAtomBytes + uint32_t(nb / 8) * (64 * kRowBytes) +
          ((uint32_t(nb % 8) * 16u) ^ t.xor16);
 }
 

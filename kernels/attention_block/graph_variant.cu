@@ -68,7 +68,14 @@ Variant graph_variant(const std::string& name, const std::string& summary, Recip
                       b["k_cache"].data, b["v_cache"].data, s);
     KLAB_CUDA_CHECK(cudaStreamSynchronize(g->stream));
     return [g, steps](Stream stream) {  // steps: the captured launches' buffers stay alive
-      KLAB_CUDA_CHECK(cudaGraphLaunch(g->exec, reinterpret_cast<cudaStream_t>(stream)));
+      const auto cs = reinterpret_cast<cudaStream_t>(stream);
+      // Under a capture of the caller's (klab's kernel capture: MainPath, `klab sass`) a graph
+      // launch is not permitted: the steps go in instead, the graph's kernels as they were
+      // captured here.
+      cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+      KLAB_CUDA_CHECK(cudaStreamIsCapturing(cs, &capturing));
+      if (capturing == cudaStreamCaptureStatusActive) return steps(stream);
+      KLAB_CUDA_CHECK(cudaGraphLaunch(g->exec, cs));
     };
   };
   return v;

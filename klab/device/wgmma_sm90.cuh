@@ -38,7 +38,8 @@ __device__ __forceinline__ void wgmma_fence_operands(float (&d)[kN]) {
 /// but each width is its own asm text (below), so only the ones kernels use are spelled out.
 template <int kN>
 inline constexpr bool kWgmmaWidthSupported =
-    kN == 8 || kN == 16 || kN == 32 || kN == 64 || kN == 128 || kN == 192 || kN == 256;
+    kN == 8 || kN == 16 || kN == 32 || kN == 64 || kN == 128 || kN == 160 || kN == 176 ||
+    kN == 192 || kN == 256;
 
 // The asm text of one wgmma: N/2 accumulator registers (their names, 32 at a time, and their
 // operands d[i]), then descriptor A, descriptor B, the scale-d predicate and the two transpose
@@ -55,6 +56,8 @@ inline constexpr bool kWgmmaWidthSupported =
 #define KLAB_WGMMA_D64                                               \
   "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79," \
   "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
+#define KLAB_WGMMA_D64_16 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"
+#define KLAB_WGMMA_D64_24 KLAB_WGMMA_D64_16 ",%80,%81,%82,%83,%84,%85,%86,%87"
 #define KLAB_WGMMA_D96                                                           \
   "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111," \
   "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
@@ -83,7 +86,8 @@ inline constexpr bool kWgmmaWidthSupported =
 template <int kN, class T, int kTransA = 0, int kTransB = 0>
 __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b,
                                          bool accumulate) {
-  static_assert(kWgmmaWidthSupported<kN>, "wgmma_ss: N in {8, 16, 32, 64, 128, 192, 256}");
+  static_assert(kWgmmaWidthSupported<kN>,
+                "wgmma_ss: N in {8, 16, 32, 64, 128, 160, 176, 192, 256}");
   static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
   static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1));
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -102,6 +106,15 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], uint64_t desc_a, ui
   } else if constexpr (kN == 128) {
     KLAB_WGMMA_SS_TYPED("m64n128k16", KLAB_WGMMA_D0 "," KLAB_WGMMA_D32, "%64", "%65", "%66", "%67",
                         "%68", KLAB_WGMMA_F32(0), KLAB_WGMMA_F32(32));
+  } else if constexpr (kN == 160) {
+    KLAB_WGMMA_SS_TYPED("m64n160k16", KLAB_WGMMA_D0 "," KLAB_WGMMA_D32 "," KLAB_WGMMA_D64_16, "%80",
+                        "%81", "%82", "%83", "%84", KLAB_WGMMA_F32(0), KLAB_WGMMA_F32(32),
+                        KLAB_WGMMA_F4(64), KLAB_WGMMA_F4(68), KLAB_WGMMA_F4(72), KLAB_WGMMA_F4(76));
+  } else if constexpr (kN == 176) {
+    KLAB_WGMMA_SS_TYPED("m64n176k16", KLAB_WGMMA_D0 "," KLAB_WGMMA_D32 "," KLAB_WGMMA_D64_24, "%88",
+                        "%89", "%90", "%91", "%92", KLAB_WGMMA_F32(0), KLAB_WGMMA_F32(32),
+                        KLAB_WGMMA_F4(64), KLAB_WGMMA_F4(68), KLAB_WGMMA_F4(72), KLAB_WGMMA_F4(76),
+                        KLAB_WGMMA_F4(80), KLAB_WGMMA_F4(84));
   } else if constexpr (kN == 192) {
     KLAB_WGMMA_SS_TYPED("m64n192k16", KLAB_WGMMA_D0 "," KLAB_WGMMA_D32 "," KLAB_WGMMA_D64, "%96",
                         "%97", "%98", "%99", "%100", KLAB_WGMMA_F32(0), KLAB_WGMMA_F32(32),

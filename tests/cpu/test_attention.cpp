@@ -601,20 +601,21 @@ TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
   check_fa3_tiles<128, 3>();
   // v09's 192-row tiles (three consumer warpgroups, D = 64).
   check_fa3_tiles<64, 3, 192>();
-  // v11's 192-key blocks at D = 64, with the consumers' P tiles after the stages.
+  // v11's wide key blocks at D = 64, with the consumers' P tiles after the stages.
   check_fa3_tiles<64, 2, 192, 192, true>();
+  check_fa3_tiles<64, attention::fa3::kWideStages, 192, attention::fa3::kWideKeys, true>();
 }
 
 // v11's P V reads P from shared memory: each consumer thread stores its S accumulator pairs
 // (wgmma_fragment.hpp: register i of thread t at (row, key)) where the K-major A descriptor of
-// key step ks reads (row, 16 ks + k), every element of the warpgroup's (64, 192) tile once; a
+// key step ks reads (row, 16 ks + k), every element of the warpgroup's (64, kN) tile once; a
 // warp's store of one (nb, h) touches 32 distinct banks (no conflict); the P tiles sit after the
-// stages, one per consumer warpgroup, 1024-byte aligned and disjoint.
-TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
+// stages, one per consumer warpgroup, in whole panels, 1024-byte aligned and disjoint.
+template <int kN, int kStages>
+void check_p_tiles() {
   namespace fa3 = attention::fa3;
-  using Tiles = fa3::Tiles<64, 2, 192, 192, true>;
-  using P = Tiles::P;
-  constexpr int kN = 192;
+  using Tiles = fa3::Tiles<64, kStages, 192, kN, true>;
+  using P = typename Tiles::P;
   std::set<uint32_t> seen;
   for (int t = 0; t < 128; ++t) {
     const fa3::PStore at = fa3::p_store_of(t);
@@ -624,8 +625,8 @@ TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
         const device::WgmmaAccCoord c1 = device::wgmma_acc_coord(t, 4 * nb + 2 * h + 1);
         ASSERT_EQ(c1.row, c.row);
         ASSERT_EQ(c1.col, c.col + 1);
-        const uint32_t off = fa3::p_pair_offset<kN>(at, nb, h);
-        ASSERT_EQ(off, P::offset(c.row, c.col)) << "t " << t << " nb " << nb << " h " << h;
+        const uint32_t off = fa3::p_pair_offset(at, nb, h);
+        ASSERT_EQ(off, P::offset(c.row, c.col)) << "N " << kN << " t " << t << " nb " << nb;
         ASSERT_EQ(off + 2, P::offset(c.row, c.col + 1));
         seen.insert(off);
       }
@@ -636,23 +637,32 @@ TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
       for (int w = 0; w < 4; ++w) {
         std::set<uint32_t> banks;
         for (int l = 0; l < 32; ++l)
-          banks.insert(fa3::p_pair_offset<kN>(fa3::p_store_of(32 * w + l), nb, h) / 4 % 32);
-        ASSERT_EQ(banks.size(), 32u) << "nb " << nb << " h " << h << " warp " << w;
+          banks.insert(fa3::p_pair_offset(fa3::p_store_of(32 * w + l), nb, h) / 4 % 32);
+        ASSERT_EQ(banks.size(), 32u) << "N " << kN << " nb " << nb << " h " << h << " warp " << w;
       }
   for (int ks = 0; ks < kN / 16; ++ks)
     for (int row = 0; row < 64; ++row)
       for (int k = 0; k < 16; ++k)
         ASSERT_EQ(fa3_reads(P::desc_k_major(0, 0, ks), false, row, k), P::offset(row, 16 * ks + k))
-            << "ks " << ks << " row " << row << " k " << k;
+            << "N " << kN << " ks " << ks << " row " << row << " k " << k;
+  EXPECT_EQ(P::kPanels, (kN + 63) / 64);
   EXPECT_EQ(Tiles::kPTiles, 3);
   EXPECT_EQ(Tiles::p_tile(0), Tiles::v_tile(Tiles::kStages - 1) + Tiles::KV::kBytes);
   for (int wg = 0; wg < 3; ++wg) EXPECT_EQ(Tiles::p_tile(wg) % 1024, 0u);
   EXPECT_EQ(Tiles::p_tile(1), Tiles::p_tile(0) + P::kBytes);
   EXPECT_EQ(Tiles::kBytes, Tiles::p_tile(2) + P::kBytes);
-  EXPECT_EQ(Tiles::kBytes, 192u * 1024u);
   EXPECT_LE(fa3::kSmemBytes<Tiles>, fa3::kMaxSmemBytes);
-  // Three stages of 192 keys would not fit beside the P tiles.
+}
+
+TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
+  namespace fa3 = attention::fa3;
+  check_p_tiles<192, 2>();
+  check_p_tiles<176, 2>();
+  check_p_tiles<160, 3>();
+  check_p_tiles<fa3::kWideKeys, fa3::kWideStages>();
+  // Three stages of 192 or 176 keys would not fit beside the P tiles.
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 192, true>>), fa3::kMaxSmemBytes);
+  EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 176, true>>), fa3::kMaxSmemBytes);
 }
 
 // S's accumulators (wgmma_fragment.hpp: register i of thread t at (row, key)) become P's A
