@@ -458,6 +458,21 @@ run41=$res/2026-12-03_25baf7e_qk_v07_fixed
   --readme docs/worklogs/fused.md --section results-25baf7e-qk-a
 "$klab" report "$run41"/b/bench_qk.json --family qk_norm_rope_cache \
   --readme docs/worklogs/fused.md --section results-25baf7e-qk-b
+# attention v11 (192-key blocks, P from shared memory) at D = 64 non-causal beside v09 and cuDNN;
+# then 160 keys and three stages (a, 2a751b2) against 176 keys and two stages (b, the same commit
+# with fa3_tile.hpp's kWideKeys = 176, kWideStages = 2), two interleaved calls each.
+run42=$res/2026-12-03_d645a54_attention_v11_first
+"$klab" report "$run42"/bench_d64_causal0.json --family attention \
+  --readme docs/worklogs/attention.md --section results-d645a54 --fast-state
+"$klab" profile-report "$run42"/profiles.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-d645a54
+run43=$res/2026-12-03_2a751b2_attention_v11_keys
+for x in a b; do
+  "$klab" report "$run43"/$x/bench_d64_causal0_*.json --family attention \
+    --readme docs/worklogs/attention.md --section results-2a751b2-$x --fast-state
+done
+"$klab" profile-report "$run43"/a/profiles.json "$run43"/b/profiles.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-2a751b2
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
