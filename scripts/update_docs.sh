@@ -473,6 +473,9 @@ for x in a b; do
 done
 "$klab" profile-report "$run43"/a/profiles.json "$run43"/b/profiles.json --family attention \
   --readme docs/worklogs/attention.md --section profile-2a751b2
+# Issue 14's status: v03, v07, v09 and cuDNN at every headline shape in one call.
+"$klab" report "$res"/2026-12-03_2a751b2_attention_status/bench_attention.json --family attention \
+  --readme docs/worklogs/attention.md --section results-2a751b2-status --fast-state
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
