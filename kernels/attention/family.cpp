@@ -20,9 +20,15 @@ namespace klab::attention {
 namespace {
 
 constexpr double kU32 = 1.0 / (1 << 24);  // fp32 unit roundoff: scores, sums, accumulators
+// The FP8 tensor cores' accumulation: an FP8 wgmma adds its k32 steps' products into the
+// accumulator keeping about 14 bits of mantissa (DeepGEMM's measurement on Hopper, the reason it
+// promotes partial sums to CUDA-core fp32 every 128 of K): up to 2^-13 of the accumulated
+// magnitude a k32 step, modelled here as such an error per step.
+constexpr double kFp8Acc = 1.0 / (1 << 13);
 
-// Row `row` (d elements) of a (.., d) input tensor as double: bf16 and f16 by their bits (exact).
-void load_row(const Tensor& t, int64_t row, int64_t d, double* out) {
+// Row `row` (d elements) of a (.., d) input tensor as double, times `scale`: bf16 and f16 by
+// their bits (exact), e4m3 by its value (an e4m3 value times a power of two is exact in fp64).
+void load_row(const Tensor& t, int64_t row, int64_t d, double* out, double scale = 1.0) {
   const int64_t at = row * d;
   const auto* bits = reinterpret_cast<const uint16_t*>(t.host.data()) + at;
   if (t.spec.dtype == DType::bf16) {
@@ -32,6 +38,14 @@ void load_row(const Tensor& t, int64_t row, int64_t d, double* out) {
   } else {
     for (int64_t i = 0; i < d; ++i) out[i] = t.host_at(at + i);
   }
+  if (scale != 1.0)
+    for (int64_t i = 0; i < d; ++i) out[i] *= scale;
+}
+
+// The scale of input tensor `name` ("q_scale", "k_scale", "v_scale"): 1 unless the problem is
+// e4m3.
+double input_scale(const Buffers& b, const char* name) {
+  return b["q"].spec.dtype == DType::e4m3 ? b[name].host_at(0) : 1.0;
 }
 
 // First-order error model of a rung that follows FlashAttention's arithmetic, for one output
@@ -53,25 +67,40 @@ void load_row(const Tensor& t, int64_t row, int64_t d, double* out) {
 //   expm1(2 eta A) relative: c1 = 2 eta. Large-magnitude rows (A in the hundreds) need it.
 // - f16 only: p_j <= 1 falls into f16's subnormal range below 2^-14, where its rounding error is
 //   absolute, up to 2^-25 per weight: c2 = 2^-25 (bf16's subnormals start at 2^-126: c2 = 0).
+// - e4m3 inputs (FlashAttention 3's FP8 forward): P is rounded to e4m3 (u_in = 2^-4) for weights
+//   of 2^-6 and above, and by up to half the subnormal step, 2^-10 absolute, below: c2 = 2^-10
+//   (a rung that scales P by 2^8 first stays within both). The FP8 tensor cores' accumulation
+//   (kFp8Acc a k32 step): P V adds (Nkv / 32 + 1) kFp8Acc m_d, the scores' eta gains
+//   (D / 32 + 1) kFp8Acc, and the three scales' products 1 u32 (on top of the fp32 terms above,
+//   which a rung that accumulates in fp32 meets instead). The row sums come from the fp32 terms
+//   before P is rounded (FlashAttention 3 and cuDNN), so lse takes only the scores' errors.
 // The fp64 reference reports magnitude_d = (c0 m_d + expm1(c1 A) m_d + c2 t_d) / c0, so that
 // the harness's mtol * magnitude with mtol = c0 is the bound above.
 struct ErrorModel {
   double c0 = 0, c1 = 0, c2 = 0;
 };
 
+// Score errors (relative to the row's score bound A): eta as above.
+double score_eta(const Dims& s, DType t) {
+  const double d = static_cast<double>(s.d);
+  double eta = 2 * d * kU32 + 4 * kU32;
+  if (t == DType::e4m3) eta += (d / 32 + 1) * kFp8Acc + kU32;
+  return eta;
+}
+
 ErrorModel error_model(const Problem& p) {
   const Dims s = dims_of(p);
   const double u_in = dtype_unit_roundoff(p.dtype);
-  const double nkv = static_cast<double>(s.nkv), d = static_cast<double>(s.d);
+  const double nkv = static_cast<double>(s.nkv);
   ErrorModel e;
   e.c0 = u_in + 3 * nkv * kU32 + 16 * kU32;
-  e.c1 = 2 * (2 * d * kU32 + 4 * kU32);
-  e.c2 = p.dtype == DType::f16 ? std::ldexp(1.0, -25) : 0.0;
+  if (p.dtype == DType::e4m3) e.c0 += (nkv / 32 + 1) * kFp8Acc;
+  e.c1 = 2 * score_eta(s, p.dtype);
+  e.c2 = p.dtype == DType::f16    ? std::ldexp(1.0, -25)
+         : p.dtype == DType::e4m3 ? std::ldexp(1.0, -10)
+                                  : 0.0;
   return e;
 }
-
-// Score errors of the log-sum-exp: eta as above (its magnitude is A).
-double lse_score_eta(const Dims& s) { return 2 * static_cast<double>(s.d) * kU32 + 4 * kU32; }
 
 // The row's error magnitudes (error_model) from its fp64 reference.
 void finish_row(const Problem& p, AttentionRowReference& rr, int64_t nvis, RowReference& out) {
@@ -103,6 +132,8 @@ void reference_block(const Problem& p, const Buffers& b, const int64_t* rows, in
   const Dims s = dims_of(p);
   const int64_t d = s.d, bi = rows[0] / (s.nq * s.hq), hk = rows[0] % s.hq / s.group();
   const double scale = s.scale();
+  const double q_scale = input_scale(b, "q_scale"), k_scale = input_scale(b, "k_scale"),
+               v_scale = input_scale(b, "v_scale");
   std::vector<double> row(static_cast<size_t>(d));
   std::vector<double> q(static_cast<size_t>(d * R), 0.0);  // (D, R)
   int64_t nvis[R] = {}, max_vis = 0;
@@ -110,7 +141,7 @@ void reference_block(const Problem& p, const Buffers& b, const int64_t* rows, in
     const int64_t n = rows[r] / s.hq % s.nq;
     nvis[r] = s.visible_keys(n);
     max_vis = std::max(max_vis, nvis[r]);
-    load_row(b["q"], rows[r], d, row.data());
+    load_row(b["q"], rows[r], d, row.data(), q_scale);
     for (int64_t i = 0; i < d; ++i) q[i * R + r] = row[i];
   }
   const Tensor &kt = b["k"], &vt = b["v"];
@@ -119,7 +150,7 @@ void reference_block(const Problem& p, const Buffers& b, const int64_t* rows, in
   double mx[R], amax[R] = {}, l[R] = {};
   std::fill(mx, mx + R, -std::numeric_limits<double>::infinity());
   for (int64_t j = 0; j < max_vis; ++j) {
-    load_row(kt, kv_row(j), d, row.data());
+    load_row(kt, kv_row(j), d, row.data(), k_scale);
     double dot[R] = {}, mag[R] = {};
     for (int64_t i = 0; i < d; ++i)
       for (int r = 0; r < R; ++r) {
@@ -143,7 +174,7 @@ void reference_block(const Problem& p, const Buffers& b, const int64_t* rows, in
   double* abs_mean = o + d * R;
   double* abs_sum = abs_mean + d * R;
   for (int64_t j = 0; j < max_vis; ++j) {
-    load_row(vt, kv_row(j), d, row.data());
+    load_row(vt, kv_row(j), d, row.data(), v_scale);
     double w[R], seen[R];
     for (int r = 0; r < R; ++r) {
       w[r] = p_rows[j * R + r];  // 0 past the row's visible keys
@@ -217,6 +248,16 @@ void reference_rows(const Problem& p, const Buffers& b, const std::vector<int64_
 int64_t qo_numel(const Dims& s) { return checked_product({s.b, s.nq, s.hq, s.d}, "attention q"); }
 int64_t kv_numel(const Dims& s) { return checked_product({s.b, s.nkv, s.hkv, s.d}, "attention k"); }
 
+// An e4m3 problem's scale of q, k or v: 2^(-2 + 2 u), u uniform in [0, 1) from the seed (their
+// product stays at most 1, so that the scores are no larger than a bf16 problem's), times amp for
+// q and k (amp > 1 scales the scales, not the e4m3 values, which it could saturate).
+void build_input_scale(Tensor& t, double amp, uint64_t seed) {
+  const double u =
+      static_cast<double>(splitmix64(seed) >> 11) / static_cast<double>(uint64_t(1) << 53);
+  store_from_double(t.host.data(), DType::f32, 0,
+                    static_cast<float>(std::exp2(-2.0 + 2.0 * u) * amp));
+}
+
 // Q and K of a problem with amp > 1: N(0, amp^2), the power-of-two scaling exact in bf16/f16.
 // (A build step does not see the run's distribution; V follows it.)
 void build_amplified(Tensor& t, int64_t amp, uint64_t seed) {
@@ -245,7 +286,7 @@ std::vector<Problem> headline() {
 // against a long KV, Nq != Nkv under the causal mask both ways (Nq > Nkv leaves the first
 // Nq - Nkv rows empty: O = 0, lse = -inf), group sizes 1, 4, 5, 6, 8, every D, many (batch,
 // head) pairs with short rows, large-magnitude scores, a misaligned base, f16, several ragged
-// 192-key blocks.
+// 192-key blocks, e4m3 inputs.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   auto add = [&](int64_t b, int64_t nq, int64_t nkv, int64_t hq, int64_t hkv, int64_t d,
@@ -278,6 +319,12 @@ std::vector<Problem> awkward() {
   add(2, 300, 1000, 4, 1, 64, false);
   add(1, 400, 400, 2, 1, 64, false, DType::bf16, 8);
   add(1, 200, 577, 2, 2, 64, false, DType::f16);
+  // e4m3 inputs with their scales (bf16 O): both masks, every D, empty rows, large magnitudes.
+  for (bool causal : {false, true}) add(2, 129, 129, 4, 2, 128, causal, DType::e4m3);
+  add(1, 1000, 1000, 2, 1, 64, false, DType::e4m3);
+  add(2, 17, 17, 4, 2, 256, false, DType::e4m3);
+  add(1, 300, 127, 4, 1, 128, true, DType::e4m3);  // rows 0..172 empty
+  add(1, 257, 257, 2, 1, 128, true, DType::e4m3, 8);
   // Larger than the whole reference: judged by sampled rows.
   add(1, 4096, 4096, 16, 4, 128, true);
   return v;
@@ -365,12 +412,15 @@ Family make_attention() {
   f.name = "attention";
   f.summary =
       "O = softmax(Q K^T / sqrt(D), causal optional) V and its log-sum-exp; (B, N, H, D), GQA, "
-      "bf16/f16, fp32 accumulation";
+      "bf16/f16, fp32 accumulation; or e4m3 Q, K, V with per-tensor scales and bf16 O";
   f.dims = {"b", "nq", "nkv", "hq", "hkv", "d", "causal", "amp"};
   f.zero_ok_dims = {"causal"};
   f.default_dims = {{"causal", 0}, {"amp", 1}};  // not causal, inputs of unit scale
-  f.dtypes = {DType::bf16, DType::f16};
+  f.dtypes = {DType::bf16, DType::f16, DType::e4m3};
   f.ceiling = "bf16_tc";
+  f.ceiling_of = [](const Problem& p) {
+    return p.dtype == DType::e4m3 ? std::string("fp8_tc") : std::string("bf16_tc");
+  };
   f.headline = headline();
   f.awkward = awkward();
 
@@ -389,27 +439,38 @@ Family make_attention() {
         {"q", p.dtype, qo_numel(s), Role::input},
         {"k", p.dtype, kv_numel(s), Role::input},
         {"v", p.dtype, kv_numel(s), Role::input},
-        {"o", p.dtype, qo_numel(s), Role::output},
+        {"o", output_dtype(p.dtype), qo_numel(s), Role::output},
         {"lse", DType::f32, checked_product({s.b, s.hq, s.nq}, "attention lse"), Role::output}};
-    if (s.amp > 1)
+    if (p.dtype == DType::e4m3) {
+      for (const char* name : {"q_scale", "k_scale", "v_scale"}) {
+        TensorSpec scale{name, DType::f32, 1, Role::input};
+        const double amp = name[0] == 'v' ? 1.0 : static_cast<double>(s.amp);
+        scale.build = [amp](const Buffers&, Tensor& x, uint64_t seed) {
+          build_input_scale(x, amp, seed);
+        };
+        t.push_back(scale);
+      }
+    } else if (s.amp > 1) {
       for (int i : {0, 1})
         t[i].build = [amp = s.amp](const Buffers&, Tensor& x, uint64_t seed) {
           build_amplified(x, amp, seed);
         };
+    }
     return t;
   };
   f.reference = reference_all;
   // 4 flops per visible (query, key) pair and head dimension: 2 for the score's multiply-add,
   // 2 for P V's (FlashAttention's count; exp and the rescales not counted). Bytes: Q, K, V read
-  // once, O and lse written once.
+  // once, O and lse written once (an e4m3 problem's O in bf16, and its three scales read).
   f.counts = [](const Problem& p) {
     const Dims s = dims_of(p);
     const double flops = 4 * static_cast<double>(s.b) * static_cast<double>(s.hq) *
                          static_cast<double>(s.d) * visible_pairs(s);
     const double es = static_cast<double>(dtype_size(p.dtype));
+    const double os = static_cast<double>(dtype_size(output_dtype(p.dtype)));
     const double bytes =
-        (2.0 * static_cast<double>(qo_numel(s)) + 2.0 * static_cast<double>(kv_numel(s))) * es +
-        4.0 * static_cast<double>(s.b * s.hq * s.nq);
+        static_cast<double>(qo_numel(s)) * (es + os) + 2.0 * static_cast<double>(kv_numel(s)) * es +
+        4.0 * static_cast<double>(s.b * s.hq * s.nq) + (p.dtype == DType::e4m3 ? 3 * 4.0 : 0.0);
     return Counts{flops, bytes};
   };
 
@@ -419,7 +480,10 @@ Family make_attention() {
   // Nkv u32 relative error and __logf's 2^-21.4 absolute error (atol), the fp32 rounding of lse
   // itself (rtol 2 u32).
   // Relative L2 (a statistic: rounding errors of random sign, RMS u / sqrt(3) each): o's
-  // rounding and P's, u_out + u_in, the accumulations 4 sqrt(Nkv) u32, and the scores' share,
+  // rounding and P's, u_out + u_in (for e4m3 inputs: 2^-8 + 2^-4: P's rounding, ~u_in / sqrt(3)
+  // relative whatever Nkv, since o shrinks as the same sqrt(N_eff) as its error; a lost KV block
+  // of 1 / n of the keys moves o by ~sqrt(1 / n), far above at the small shapes), the
+  // accumulations 4 sqrt(Nkv) u32, and the scores' share,
   // 4 sqrt(D) u32 times a row's typical score bound: scale sum_i |q_i k_i| ~ sqrt(D) amp^2 E|xy|
   // (E|xy| <= 1.21 for the harness's distributions; 2 leaves room for the maximum over keys),
   // 8 D u32 amp^2 in all. lse's errors are absolute (the same terms); its RMS over rows is at
@@ -429,15 +493,22 @@ Family make_attention() {
     const Dims s = dims_of(p);
     const double nkv = static_cast<double>(s.nkv), d = static_cast<double>(s.d);
     const double amp2 = static_cast<double>(s.amp * s.amp);
-    const double scores_l2 = 8 * d * kU32 * amp2;
+    const bool e4m3 = p.dtype == DType::e4m3;
+    // e4m3: the FP8 accumulation's share, sqrt(D / 32 + 1) kFp8Acc a score and
+    // sqrt(Nkv / 32 + 1) kFp8Acc for P V, in the same form (the scales' product is at most amp^2).
+    const double scores_l2 =
+        8 * d * kU32 * amp2 + (e4m3 ? 8 * std::sqrt(d * (d / 32 + 1)) * kFp8Acc * amp2 : 0.0);
+    const double acc_l2 =
+        4 * std::sqrt(nkv) * kU32 + (e4m3 ? 4 * std::sqrt(nkv / 32 + 1) * kFp8Acc : 0.0);
     if (output == "lse") {
       const double abs_err = nkv * kU32 + std::ldexp(1.0, -20);
       const double l2 = 3 * (4 * std::sqrt(nkv) * kU32 + std::ldexp(1.0, -20) + scores_l2);
-      return Tolerance{abs_err, 2 * kU32, lse_score_eta(s) + kU32, l2 + 4 * kU32};
+      return Tolerance{abs_err, 2 * kU32, score_eta(s, p.dtype) + kU32, l2 + 4 * kU32};
     }
-    const double u = dtype_unit_roundoff(p.dtype);
-    const double atol = p.dtype == DType::f16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
-    return Tolerance{atol, u, error_model(p).c0, 2 * u + 4 * std::sqrt(nkv) * kU32 + scores_l2};
+    const DType out = output_dtype(p.dtype);
+    const double u_out = dtype_unit_roundoff(out), u_in = dtype_unit_roundoff(p.dtype);
+    const double atol = out == DType::f16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
+    return Tolerance{atol, u_out, error_model(p).c0, u_out + u_in + acc_l2 + scores_l2};
   };
   f.tolerance = [f_tol = f.output_tolerance](const Problem& p) { return f_tol(p, "o"); };
 

@@ -1,9 +1,14 @@
 #pragma once
 // The attention family (forward): O = softmax(Q K^T * scale, optional causal mask) V and the
-// log-sum-exp of every query row, bf16/f16 in and out, fp32 log-sum-exp; and its rung factories.
+// log-sum-exp of every query row, bf16/f16 in and out, fp32 log-sum-exp; or FP8 (e4m3) Q, K
+// and V with per-tensor fp32 scales and bf16 out (FlashAttention 3's FP8 forward); and its rung
+// factories.
 //
 // Tensors (row-major):
 //   q   (B, Nq,  Hq,  D)   k, v (B, Nkv, Hkv, D)   o (B, Nq, Hq, D)   lse (B, Hq, Nq) fp32
+// An e4m3 problem adds q_scale, k_scale and v_scale (fp32, one each, after lse): the inputs'
+// values are the e4m3 elements times their tensor's scale (the descale factors FlashAttention 3
+// and cuDNN take); o is bf16.
 // Query head h reads key/value head h / (Hq / Hkv) (grouped-query attention: any Hq that is a
 // multiple of Hkv). scale = 1 / sqrt(D). lse = log(sum_j exp(s_j)) in natural-log units of the
 // scaled scores s_j = scale * q . k_j, as FlashAttention returns it (its softmax_lse).
@@ -41,6 +46,8 @@ struct Dims {
 };
 
 Dims dims_of(const Problem& p);
+/// The type of o (and of P in a tensor-core rung's P V): the problem's, bf16 for e4m3 inputs.
+inline DType output_dtype(DType t) { return t == DType::e4m3 ? DType::bf16 : t; }
 Problem problem(const Dims& s, DType t, int64_t misalign = 0);
 
 /// Unmasked (query, key) pairs of one (batch, head), as the continuous area FlashAttention's

@@ -123,6 +123,9 @@ struct Family {
   std::vector<DType> dtypes;  ///< dtypes any rung takes
   /// Which measured ceiling bounds this family: "copy", "read", "write", "fp32", "bf16_tc", ...
   std::string ceiling;
+  /// Where a problem's dtype changes the bound (attention's e4m3 problems run on the FP8 tensor
+  /// cores: "fp8_tc"): the ceiling of that problem; unset, every problem takes `ceiling`.
+  std::function<std::string(const Problem&)> ceiling_of;
   /// Rungs (by name, "v14_wgmma_tma_store") that `klab ceilings` runs beside the vendor
   /// baselines at the headline shapes to raise the ceiling: where a rung beats the vendor, the
   /// vendor alone would put it above 100%.

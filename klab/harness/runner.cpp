@@ -448,7 +448,8 @@ void attach_throughput(const Family& f, Result& r) {
   r.tflops = r.counts.flops / s / 1e12;
   r.gbps = r.counts.bytes / s / 1e9;
   if (r.device_kind != "gpu" || f.ceiling.empty() || !device_info().present) return;
-  const Ceiling* c = ceilings_for_this_device().find(f.ceiling);
+  const Ceiling* c =
+      ceilings_for_this_device().find(f.ceiling_of ? f.ceiling_of(r.problem) : f.ceiling);
   if (!c || c->value <= 0) return;
   r.ceiling.name = c->name;
   r.ceiling.unit = c->unit;
