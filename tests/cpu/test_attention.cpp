@@ -241,6 +241,13 @@ TEST(Attention, CountsFollowFlashAttention) {
   // Bytes: Q, K, V, O once in bf16, lse once in fp32.
   EXPECT_DOUBLE_EQ(f.counts(full).bytes,
                    2.0 * (2 * 1024 * 8 * 128 * 2 + 2 * 1024 * 2 * 128 * 2) + 4.0 * 2 * 8 * 1024);
+  // e4m3: Q, K, V in one byte, O in bf16, lse in fp32, the three scales; the same flops.
+  const Problem fp8 = attention::problem(dims(2, 1024, 1024, 8, 2, 128, false), DType::e4m3);
+  EXPECT_DOUBLE_EQ(f.counts(fp8).flops, f.counts(full).flops);
+  EXPECT_DOUBLE_EQ(f.counts(fp8).bytes, 2.0 * 1024 * 8 * 128 * (1 + 2) + 2.0 * 1024 * 2 * 128 * 2 +
+                                            4.0 * 2 * 8 * 1024 + 12);
+  EXPECT_EQ(f.ceiling_of(fp8), "fp8_tc");
+  EXPECT_EQ(f.ceiling_of(full), "bf16_tc");
 }
 
 TEST(Attention, BadProblemsAreUsageErrors) {
@@ -297,6 +304,89 @@ TEST(Attention, ChecksPassTheCpuRungAndCatchWrongOnes) {
   }
   const Problem p = attention::problem(dims(1, 65, 65, 2, 1, 64, false), DType::bf16);
   EXPECT_FALSE(run_variant(f, log2_lse, p, opt).check.passed);
+}
+
+// e4m3 problems: the CPU rung passes (its fp32 arithmetic on the scaled inputs), and so does a
+// rung with FlashAttention 3's FP8 arithmetic (P rounded to e4m3 before P V, plain or scaled by
+// 2^8 first, the row sums from the unrounded terms), at the delicate shapes; rungs wrong on
+// purpose fail: one that drops the last key block of a 128-key tiling (keys 896..999 of 1000),
+// one that ignores V's scale.
+namespace {
+
+// FlashAttention 3's FP8 arithmetic on the host: v00's loop with each p_j rounded to e4m3 (times
+// 2^8 first when `offset`) in P V, the sum l of the unrounded terms.
+Variant fp8_arithmetic(bool offset, int64_t drop_keys = 0, bool ignore_v_scale = false) {
+  Variant v = *family().find("attention.v00_cpu");
+  v.launch = [=](const Problem& p, Buffers& b, const LaunchArgs&) {
+    const Dims s = attention::dims_of(p);
+    // The rung's buffers (host memory for a CPU rung): element i of tensor `name` as a float.
+    auto at = [&](const char* name, int64_t i) {
+      return static_cast<float>(load_as_double(b[name].data, b[name].spec.dtype, i));
+    };
+    auto scaled = [&](const char* name, float sc) {
+      std::vector<float> x(static_cast<size_t>(b[name].spec.numel));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = at(name, int64_t(i)) * sc;
+      return x;
+    };
+    const std::vector<float> q = scaled("q", at("q_scale", 0)), k = scaled("k", at("k_scale", 0));
+    const std::vector<float> vv = scaled("v", ignore_v_scale ? 1.f : at("v_scale", 0));
+    const float mul = offset ? 256.f : 1.f;
+    for (int64_t r = 0; r < s.rows(); ++r) {
+      const int64_t bi = r / (s.nq * s.hq), n = (r / s.hq) % s.nq, h = r % s.hq;
+      const int64_t hk = h / s.group();
+      const int64_t nvis = std::max<int64_t>(0, s.visible_keys(n) - drop_keys);
+      auto row = [&](const std::vector<float>& x, int64_t j) {
+        return x.data() + ((bi * s.nkv + j) * s.hkv + hk) * s.d;
+      };
+      std::vector<float> pj(static_cast<size_t>(std::max<int64_t>(nvis, 1)));
+      float mx = -INFINITY;
+      for (int64_t j = 0; j < nvis; ++j) {
+        float dot = 0.f;
+        for (int64_t i = 0; i < s.d; ++i) dot += q[r * s.d + i] * row(k, j)[i];
+        mx = std::max(mx, pj[j] = static_cast<float>(s.scale()) * dot);
+      }
+      float l = 0.f;
+      std::vector<float> acc(static_cast<size_t>(s.d), 0.f);
+      for (int64_t j = 0; j < nvis; ++j) {
+        const float t = std::exp(pj[j] - mx) * mul;
+        l += t;
+        const float rounded = e4m3_bits_to_float(float_to_e4m3_bits(t));
+        for (int64_t i = 0; i < s.d; ++i) acc[i] += rounded * row(vv, j)[i];
+      }
+      for (int64_t i = 0; i < s.d; ++i)
+        store_from_double(b["o"].data, DType::bf16, r * s.d + i, nvis > 0 ? acc[i] / l : 0.0);
+      b.ptr<float>("lse")[(bi * s.hq + h) * s.nq + n] =
+          nvis > 0 ? mx + std::log(l / mul) : -INFINITY;
+    }
+  };
+  return v;
+}
+
+}  // namespace
+
+TEST(Attention, E4m3ChecksPassFp8ArithmeticAndCatchWrongRungs) {
+  const Family& f = family();
+  RunOptions opt;
+  opt.bench = false;
+  opt.dists = {Dist::normal, Dist::uniform, Dist::heavy};
+  Dims large = dims(1, 257, 257, 2, 1, 128, true);
+  large.amp = 8;
+  const std::vector<Problem> delicate = {
+      attention::problem(dims(1, 300, 127, 4, 1, 128, true), DType::e4m3),  // empty rows
+      attention::problem(dims(1, 1000, 1000, 2, 1, 64, false), DType::e4m3),
+      attention::problem(large, DType::e4m3)};
+  for (const Problem& p : delicate) {
+    for (const Variant& v : {*f.find("attention.v00_cpu"), fp8_arithmetic(false),
+                             fp8_arithmetic(true)}) {
+      const Result r = run_variant(f, v, p, opt);
+      ASSERT_EQ(r.status, "ok") << r.reason;
+      EXPECT_TRUE(r.check.passed) << p.str() << ": " << r.check.summary();
+    }
+  }
+  const Problem p = attention::problem(dims(1, 1000, 1000, 2, 1, 64, false), DType::e4m3);
+  EXPECT_FALSE(run_variant(f, fp8_arithmetic(true, /*drop_keys*/ 1000 - 896), p, opt).check.passed);
+  EXPECT_FALSE(run_variant(f, fp8_arithmetic(true, 0, /*ignore_v_scale*/ true), p, opt)
+                   .check.passed);
 }
 
 // The host cost of a sampled check at a headline shape (causal, N = 8192, H = 32, D = 128): the
