@@ -9,12 +9,14 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
 
+#include "kernels/attention/fa3_fp8.hpp"
 #include "kernels/attention/fa3_schedule.hpp"
 #include "kernels/attention/fa3_tile.hpp"
 #include "kernels/attention/family.hpp"
@@ -30,10 +32,20 @@
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
 #include "klab/device/warpgroup_sm90.cuh"
+#include "klab/device/wgmma_fp8_sm90.cuh"
 #include "klab/device/wgmma_fragment.hpp"
 #include "klab/device/wgmma_sm90.cuh"
 
 namespace klab::attention::fa3 {
+
+/// The FP8 rung's element type (v12): e4m3 Q, K and V, bf16 O; P's A registers a k32 step.
+template <class T>
+inline constexpr bool kIsFp8 = std::is_same_v<T, __nv_fp8_e4m3>;
+template <class T>
+using OutputOf = std::conditional_t<kIsFp8<T>, __nv_bfloat16, T>;
+/// The k-steps of P V over a key block of kBlockN: 16 keys (16-bit), 32 (e4m3).
+template <class T, int kBlockN>
+inline constexpr int kPSteps = kIsFp8<T> ? kBlockN / 32 : kBlockN / 16;
 
 /// A block of kConsumerWarpgroups_ consumer warpgroups of 64 query rows and a producer
 /// warpgroup over kStages (K, V) stages of kBlockN_ keys: two consumers (setmaxnreg 232) beside
@@ -196,28 +208,45 @@ __device__ __forceinline__ void release(uint64_t* empty, int lane) {
 }
 
 /// Issues S = Q K^T for consumer warpgroup wg over stage s's K: kD / 16 k-steps of m64 x kBlockN
-/// (the caller fences before and commits after).
+/// (e4m3: kD / 32 of 32 bytes each; the tiles' byte geometry is the same) (the caller fences
+/// before and commits after).
 template <class C, class T, int kD>
 __device__ __forceinline__ void issue_s(float (&sc)[C::kBlockN / 2], uint32_t s_base, int wg,
                                         int s) {
   using Tiles = typename C::Tiles;
+  if constexpr (kIsFp8<T>) {
+    static_assert(C::kBlockN == kFp8BlockN && kD == kFp8D);
 #pragma unroll
-  for (int kk = 0; kk < kD / 16; ++kk)
-    device::wgmma_ss<C::kBlockN, T, /*A K-major*/ 0, /*B K-major*/ 0>(
-        sc, Tiles::Q::desc_k_major(s_base, 64 * wg, kk),
-        Tiles::KV::desc_k_major(s_base + Tiles::k_tile(s), 0, kk), kk > 0);
+    for (int kk = 0; kk < kD / 32; ++kk)
+      device::wgmma_ss_e4m3_n128(sc, Tiles::Q::desc_k_major(s_base, 64 * wg, kk),
+                                 Tiles::KV::desc_k_major(s_base + Tiles::k_tile(s), 0, kk), kk > 0);
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk)
+      device::wgmma_ss<C::kBlockN, T, /*A K-major*/ 0, /*B K-major*/ 0>(
+          sc, Tiles::Q::desc_k_major(s_base, 64 * wg, kk),
+          Tiles::KV::desc_k_major(s_base + Tiles::k_tile(s), 0, kk), kk > 0);
+  }
 }
 
-/// Issues O += P V over stage s's V: P the register A operand, kBlockN / 16 k-steps of m64 x kD.
+/// Issues O += P V over stage s's V: P the register A operand, kBlockN / 16 k-steps of m64 x kD
+/// (e4m3: kBlockN / 32 over Vt's tile, K-major, fa3_fp8.hpp).
 template <class C, class T, int kD>
 __device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
-                                         const uint32_t (&pa)[C::kBlockN / 16][4], uint32_t s_base,
-                                         int s) {
+                                         const uint32_t (&pa)[kPSteps<T, C::kBlockN>][4],
+                                         uint32_t s_base, int s) {
   using Tiles = typename C::Tiles;
+  if constexpr (kIsFp8<T>) {
 #pragma unroll
-  for (int ks = 0; ks < C::kBlockN / 16; ++ks)
-    device::wgmma_rs<kD, T, /*B MN-major*/ 1>(
-        acc, pa[ks], Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
+    for (int ks = 0; ks < C::kBlockN / 32; ++ks)
+      device::wgmma_rs_e4m3_n128(acc, pa[ks],
+                                 Tiles::KV::desc_k_major(s_base + Tiles::v_tile(s), 0, ks), true);
+  } else {
+#pragma unroll
+    for (int ks = 0; ks < C::kBlockN / 16; ++ks)
+      device::wgmma_rs<kD, T, /*B MN-major*/ 1>(
+          acc, pa[ks], Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
+  }
 }
 
 /// Issues O += P V over stage s's V with P from consumer warpgroup wg's shared tile (v11):
@@ -259,10 +288,10 @@ __device__ __forceinline__ void store_p(const float (&sc)[C::kBlockN / 2], uint3
 }
 
 /// Keeps P's registers unchanged until the P V that reads them has been waited for.
-template <int kBlockN>
-__device__ __forceinline__ void fence_p(uint32_t (&pa)[kBlockN / 16][4]) {
+template <int kSteps>
+__device__ __forceinline__ void fence_p(uint32_t (&pa)[kSteps][4]) {
 #pragma unroll
-  for (int ks = 0; ks < kBlockN / 16; ++ks)
+  for (int ks = 0; ks < kSteps; ++ks)
 #pragma unroll
     for (int e = 0; e < 4; ++e) device::wgmma_fence_operand(pa[ks][e]);
 }
@@ -308,10 +337,16 @@ __device__ __forceinline__ void mask_block(float (&sc)[kBlockN / 2], int jb,
 ///   row's max grows by more than kLazyRescaleLog2 (log2 units: terms then stay below 2^8, far
 ///   inside fp32 and the P types); the division by l at the end is exact either way. The vote
 ///   is per warp, so that the skipped rescale is a uniform branch.
-template <int kPolyEvery_, bool kLazyRescale_>
+/// - kMaxOffset (v12, FlashAttention 3's FP8 max offset): the terms are exp2(x - m + kMaxOffset),
+///   2^kMaxOffset times the usual (up to 256 with 8, inside e4m3's 448), so that P's e4m3 values
+///   stay normal down to 2^-(6 + kMaxOffset); l carries the same factor, O / l is unchanged, and
+///   lse subtracts it (store_rows). Only with exact rescaling (lazy terms may reach 2^8 already).
+template <int kPolyEvery_, bool kLazyRescale_, int kMaxOffset_ = 0>
 struct SoftmaxOptions {
   static constexpr int kPolyEvery = kPolyEvery_;
   static constexpr bool kLazyRescale = kLazyRescale_;
+  static constexpr int kMaxOffset = kMaxOffset_;
+  static_assert(kMaxOffset == 0 || !kLazyRescale);
 };
 using ExactSoftmax = SoftmaxOptions<0, false>;
 inline constexpr float kLazyRescaleLog2 = 8.f;
@@ -347,6 +382,7 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
       alpha[r] = 1.f;
       m_use = QuadRow::subtrahend(rows[r].m);
     }
+    if constexpr (Opt::kMaxOffset != 0) m_use -= float(Opt::kMaxOffset);
     float sum = 0.f;
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4)
@@ -378,28 +414,40 @@ __device__ __forceinline__ void rescale_o(float (&acc)[kD / 2], const float (&al
     }
 }
 
-/// P rounded into the register A operand of P V.
+/// P rounded into the register A operand of P V (e4m3: four terms a register, in place,
+/// fa3_fp8.hpp's p8_source).
 template <int kBlockN, class T>
 __device__ __forceinline__ void p_registers(const float (&sc)[kBlockN / 2],
-                                            uint32_t (&pa)[kBlockN / 16][4]) {
+                                            uint32_t (&pa)[kPSteps<T, kBlockN>][4]) {
+  if constexpr (kIsFp8<T>) {
 #pragma unroll
-  for (int ks = 0; ks < kBlockN / 16; ++ks)
-    p_operand<kBlockN>(sc, ks, pa[ks], [](float x, float y) { return device::pack2<T>(x, y); });
+    for (int ks = 0; ks < kBlockN / 32; ++ks)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        pa[ks][j] = device::pack_e4m3x4(sc[p8_source(ks, j, 0)], sc[p8_source(ks, j, 1)],
+                                        sc[p8_source(ks, j, 2)], sc[p8_source(ks, j, 3)]);
+  } else {
+#pragma unroll
+    for (int ks = 0; ks < kBlockN / 16; ++ks)
+      p_operand<kBlockN>(sc, ks, pa[ks], [](float x, float y) { return device::pack2<T>(x, y); });
+  }
 }
 
-/// Epilogue: the rows' sums over their 4 lanes, O / l (0 for an empty row), lse.
+/// Epilogue: the rows' sums over their 4 lanes, O / l (0 for an empty row) times o_scale (v12:
+/// V's scale), lse less lse_offset (v12: the softmax's max offset, in natural-log units).
 template <class T, int kD>
 __device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const QuadRow (&rows)[2],
                                            const ConsumerThread& th, const TileOf& t,
                                            T* __restrict__ o, float* __restrict__ lse,
-                                           const Geometry& g) {
+                                           const Geometry& g, float o_scale = 1.f,
+                                           float lse_offset = 0.f) {
   float inv[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const QuadRow::Final f = rows[r].finish();
-    inv[r] = f.inv;
+    inv[r] = f.inv * o_scale;
     if (th.quad == 0 && th.row[r] < g.nq)
-      lse[(int64_t(t.bi) * g.hq + t.h) * g.nq + th.row[r]] = f.lse;
+      lse[(int64_t(t.bi) * g.hq + t.h) * g.nq + th.row[r]] = f.lse - lse_offset;
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -454,8 +502,8 @@ __device__ __forceinline__ void run_block(const CUtensorMap* q_map, const CUtens
 template <class Rung, class C, class T, int kD>
 __global__ void __launch_bounds__(C::kThreads, 1)
     kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
-           const __grid_constant__ CUtensorMap v_map, T* __restrict__ o, float* __restrict__ lse,
-           Geometry g) {
+           const __grid_constant__ CUtensorMap v_map, OutputOf<T>* __restrict__ o,
+           float* __restrict__ lse, Geometry g) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
   run_block<C>(&q_map, &k_map, &v_map, g,
                [&](unsigned char* smem, const Barriers<C::kStages>& bars, const TileOf& t, int wg) {

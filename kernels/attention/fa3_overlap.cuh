@@ -40,11 +40,18 @@ using ConsumerRing = device::RingSlot<kStages>;
 template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              const TileOf& t, int wg,
-                                             ConsumerRing<C::kStages>& ring, T* __restrict__ o,
-                                             float* __restrict__ lse, const Geometry& g) {
+                                             ConsumerRing<C::kStages>& ring,
+                                             OutputOf<T>* __restrict__ o, float* __restrict__ lse,
+                                             const Geometry& g) {
   static_assert(C::kKvLag == kOverlapKvLag, "the producer's order is the rounds' (K_j, V_{j-1})");
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
+  // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
+  float scale_log2 = g.scale_log2, o_scale = 1.f;
+  if constexpr (kIsFp8<T>) {
+    scale_log2 *= *g.descale_q * *g.descale_k;
+    o_scale = *g.descale_v;
+  }
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
   const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
@@ -63,7 +70,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
 
   if (n > 0) {              // both consumers see the same n: the ping-pong's barriers stay balanced
     float sc[kBlockN / 2];  // S of the block being softmaxed
-    uint32_t pa[kBlockN / 16][4];  // P of the block before it, the A operand in flight (RS)
+    uint32_t pa[kPSteps<T, kBlockN>][4];  // P of the block before it, the A operand (RS)
     // P of the softmaxed block as the next P V's A operand: in registers, or stored into the
     // warpgroup's shared tile (the next round's ping-pong wait, or the barrier before the last
     // P V, makes every warp's stores visible before a wgmma reads them).
@@ -80,7 +87,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         issue_pv<C, T, kD>(acc, pa, s_base, stage);
     };
     auto hold_p = [&] {
-      if constexpr (!kSmemP) fence_p<kBlockN>(pa);
+      if constexpr (!kSmemP) fence_p(pa);
     };
     if (kPingPong == PingPong::kPerTile && pingpong_opens(wg, kWgs)) pingpong_arrive(wg, kWgs);
 
@@ -100,7 +107,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       const int jb = n - 1;
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];  // O is still 0: nothing to rescale
-      softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha);
+      softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
       make_p();
     }
 
@@ -125,7 +132,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       if (kReleaseQ && it == n - 1) release(bars.empty_q, th.lane);
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];
-      const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha);
+      const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
       // The row sums need every exponential of the block: stored, they hold the whole softmax
       // above the wait below (ptxas would otherwise run it after P V is done).
       if (th.lane == 0) device::keep_before_wgmma_wait(pin, rows[0].l + rows[1].l);
@@ -153,7 +160,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   } else if (kReleaseQ) {
     release(bars.empty_q, th.lane);  // no S reads this tile's Q
   }
-  store_rows<T, kD>(acc, rows, th, t, o, lse, g);
+  store_rows<OutputOf<T>, kD>(acc, rows, th, t, o, lse, g, o_scale, float(Opt::kMaxOffset) * kLn2);
 }
 
 /// The overlapped rungs' configuration (v05, v06, v07, v08): three stages where they fit beside
@@ -169,8 +176,8 @@ static_assert(overlap_fits(64, OverlapConfig<64>::kBlockN, OverlapConfig<64>::kC
 template <class C, class T, int kD, class Opt>
 __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,
-                                                 int wg, T* __restrict__ o, float* __restrict__ lse,
-                                                 const Geometry& g) {
+                                                 int wg, OutputOf<T>* __restrict__ o,
+                                                 float* __restrict__ lse, const Geometry& g) {
   if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
   ConsumerRing<C::kStages> ring;
   consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt>(smem, bars, t, wg, ring, o,
@@ -208,8 +215,8 @@ struct OverlapRung {
   template <class C, class T, int kD>
   __device__ __forceinline__ static void consume(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,
-                                                 int wg, T* __restrict__ o, float* __restrict__ lse,
-                                                 const Geometry& g) {
+                                                 int wg, OutputOf<T>* __restrict__ o,
+                                                 float* __restrict__ lse, const Geometry& g) {
     consume_one_tile<C, T, kD, Opt>(smem, bars, t, wg, o, lse, g);
   }
 };

@@ -273,12 +273,14 @@ std::vector<Problem> headline() {
     v.push_back(problem(Dims::of(32768 / n, n, n, 32, 32, d, causal), t));  // B * N = 32k
   };
   // Issue 14's goals: causal D = 128 at N = 4k..32k; non-causal at 8k; D = 64 and 256 at 8k,
-  // causal and not; one f16 shape.
+  // causal and not; one f16 shape; e4m3 at 8k.
   for (int64_t n : {4096, 8192, 16384, 32768}) add(n, 128, true);
   add(8192, 128, false);
   for (int64_t d : {64, 256})
     for (bool causal : {true, false}) add(8192, d, causal);
   add(8192, 128, true, DType::f16);
+  // The FP8 forward (e4m3 inputs, bf16 O) at the bf16 goal's shapes, causal and not.
+  for (bool causal : {true, false}) add(8192, 128, causal, DType::e4m3);
   return v;
 }
 

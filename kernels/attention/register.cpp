@@ -23,6 +23,7 @@ void register_attention(Registry& r) {
     gpu_v09_fa3_three_consumers(),
     gpu_v10_fa4_poly_three_consumers(),
     gpu_v11_fa3_wide_keys(),
+    gpu_v12_fa3_fp8(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -29,6 +29,10 @@ struct Geometry {
   int64_t causal_offset;  // nkv - nq: row n sees keys j <= n + offset (causal only)
   bool causal;
   float scale_log2;  // scale * log2(e)
+  // e4m3 problems (v12): Q's, K's and V's scales (one fp32 each, in device memory).
+  const float* descale_q = nullptr;
+  const float* descale_k = nullptr;
+  const float* descale_v = nullptr;
 };
 
 /// The pointers of one problem's tensors in element type T.

@@ -101,7 +101,7 @@ struct V04 {
       device::wgmma_commit_group();
       device::wgmma_wait_group<0>();
       device::wgmma_fence_operands(acc);
-      fa3::fence_p<kBlockN>(pa);
+      fa3::fence_p(pa);
       // Every wgmma of this warp that read the stage is done: one arrival per warp on each.
       fa3::release(&bars.empty_k[s], th.lane);
       fa3::release(&bars.empty_v[s], th.lane);

@@ -376,8 +376,8 @@ TEST(Attention, E4m3ChecksPassFp8ArithmeticAndCatchWrongRungs) {
       attention::problem(dims(1, 1000, 1000, 2, 1, 64, false), DType::e4m3),
       attention::problem(large, DType::e4m3)};
   for (const Problem& p : delicate) {
-    for (const Variant& v : {*f.find("attention.v00_cpu"), fp8_arithmetic(false),
-                             fp8_arithmetic(true)}) {
+    for (const Variant& v :
+         {*f.find("attention.v00_cpu"), fp8_arithmetic(false), fp8_arithmetic(true)}) {
       const Result r = run_variant(f, v, p, opt);
       ASSERT_EQ(r.status, "ok") << r.reason;
       EXPECT_TRUE(r.check.passed) << p.str() << ": " << r.check.summary();
@@ -385,8 +385,8 @@ TEST(Attention, E4m3ChecksPassFp8ArithmeticAndCatchWrongRungs) {
   }
   const Problem p = attention::problem(dims(1, 1000, 1000, 2, 1, 64, false), DType::e4m3);
   EXPECT_FALSE(run_variant(f, fp8_arithmetic(true, /*drop_keys*/ 1000 - 896), p, opt).check.passed);
-  EXPECT_FALSE(run_variant(f, fp8_arithmetic(true, 0, /*ignore_v_scale*/ true), p, opt)
-                   .check.passed);
+  EXPECT_FALSE(
+      run_variant(f, fp8_arithmetic(true, 0, /*ignore_v_scale*/ true), p, opt).check.passed);
 }
 
 // The host cost of a sampled check at a headline shape (causal, N = 8192, H = 32, D = 128): the
@@ -753,6 +753,47 @@ TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
   // Three stages of 192 or 176 keys would not fit beside the P tiles.
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 192, true>>), fa3::kMaxSmemBytes);
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 176, true>>), fa3::kMaxSmemBytes);
+}
+
+// v12 (FP8): S's accumulators packed into the e4m3 A fragment of k32 in place (p8_source) sit
+// where the fragment holds row 16 w + g + 8 (j % 2), k 4 t + 16 (j / 2) + b (PTX ISA, wgmma
+// .m64nNk32's A), and the key they are is p8_key of that k; Vt's column of key n is the place
+// p8_place gives, its inverse; every (key, d) of a block has its own byte of Vt.
+TEST(AttentionFa3Tiles, Fp8ProbabilitiesPackInPlaceAgainstThePermutedVt) {
+  namespace fa3 = attention::fa3;
+  for (int c = 0; c < 32; ++c) {
+    EXPECT_EQ(fa3::p8_place(fa3::p8_key(c)), c);
+    EXPECT_EQ(fa3::p8_key(fa3::p8_place(c)), c);
+  }
+  for (int t = 0; t < 128; ++t) {
+    const int w = t / 32, g = t % 32 / 4, t4 = t % 4;
+    std::set<int> used;
+    for (int ks = 0; ks < fa3::kFp8BlockN / 32; ++ks)
+      for (int j = 0; j < 4; ++j)
+        for (int b = 0; b < 4; ++b) {
+          const int i = fa3::p8_source(ks, j, b);
+          used.insert(i);
+          const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
+          const int k = 4 * t4 + 16 * (j / 2) + b;  // the fragment's k of this byte
+          ASSERT_EQ(at.row, 16 * w + g + 8 * (j % 2)) << "t " << t << " ks " << ks << " j " << j;
+          ASSERT_EQ(at.col, 32 * ks + fa3::p8_key(k)) << "t " << t << " ks " << ks << " j " << j;
+        }
+    EXPECT_EQ(used.size(), size_t(fa3::kFp8BlockN / 2));  // every accumulator once
+  }
+  const fa3::VtLayout lay = fa3::vt_layout(300);
+  EXPECT_EQ(lay.blocks, 3);
+  std::set<int64_t> seen;
+  for (int64_t n = 0; n < 3 * 128; ++n)
+    for (int64_t d = 0; d < 128; ++d) {
+      const int64_t off = lay.offset(1, n, 2, d, 4);
+      EXPECT_GE(off, 0);
+      EXPECT_LT(off, lay.bytes(2, 4));
+      seen.insert(off);
+    }
+  EXPECT_EQ(seen.size(), size_t(3 * 128 * 128));
+  // Row jb * 128 + d of head h holds block jb's keys: the TMA box of K's coordinates
+  // (0, h, jb * 128, b) over a (B, Nb * 128, Hkv, 128) array reads exactly them.
+  EXPECT_EQ(lay.offset(1, 130, 2, 5, 4), ((1 * 384 + 128 + 5) * 4 + 2) * 128 + fa3::p8_place(2));
 }
 
 // S's accumulators (wgmma_fragment.hpp: register i of thread t at (row, key)) become P's A
@@ -1414,6 +1455,7 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v10_fa4_poly_three_consumers"),
             at("attention.v09_fa3_three_consumers") + 1);
   EXPECT_EQ(at("attention.v11_fa3_wide_keys"), at("attention.v10_fa4_poly_three_consumers") + 1);
+  EXPECT_EQ(at("attention.v12_fa3_fp8"), at("attention.v11_fa3_wide_keys") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
