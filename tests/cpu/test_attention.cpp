@@ -18,6 +18,7 @@
 
 #include "kernels/attention/cudnn_sdpa_layout.hpp"
 #include "kernels/attention/fa2_fragment.hpp"
+#include "kernels/attention/fa3_fp8.hpp"
 #include "kernels/attention/fa3_schedule.hpp"
 #include "kernels/attention/fa3_tile.hpp"
 #include "kernels/attention/family.hpp"
