@@ -38,8 +38,8 @@ template <int>
 using Fp8Config = fa3::Config</*16-bit columns of a 128-byte row*/ 64, 3, fa3::kOverlapKvLag>;
 using V12 = fa3::OverlapRung<V12Name, fa3::SoftmaxOptions<0, false, /*max offset*/ 8>, Fp8Config>;
 using E4m3 = __nv_fp8_e4m3;
-static_assert(Fp8Config<0>::kBlockN == fa3::kFp8BlockN && Fp8Config<0>::Tiles::KV::kBytes ==
-                                                              fa3::kFp8D * fa3::kFp8BlockN);
+static_assert(Fp8Config<0>::kBlockN == fa3::kFp8BlockN &&
+              Fp8Config<0>::Tiles::KV::kBytes == fa3::kFp8D * fa3::kFp8BlockN);
 
 constexpr int kTransposeThreads = 256;
 constexpr int kPadWords = 33;  // a staged key row of 128 bytes in 32 words, padded by one
