@@ -63,8 +63,11 @@ __global__ void __launch_bounds__(kTransposeThreads)
   __syncthreads();
   const auto* bytes = reinterpret_cast<const uint8_t*>(rows);
   const fa3::VtLayout lay{(nkv + fa3::kFp8BlockN - 1) / fa3::kFp8BlockN};
+  // A warp's threads take 32 consecutive d of one chunk: each of its byte reads of a staged key
+  // row touches 8 consecutive words (no bank conflict; with 8 chunks a warp, 75% of the loads'
+  // wavefronts conflicted in 61e7274's profile).
   for (int i = int(threadIdx.x); i < fa3::kFp8D * 8; i += kTransposeThreads) {
-    const int d = i / 8, chunk = i % 8;  // Vt's columns 16 chunk .. + 15 of row d
+    const int d = i % fa3::kFp8D, chunk = i / fa3::kFp8D;  // Vt's columns 16 chunk .. of row d
     uint32_t w[4];
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
