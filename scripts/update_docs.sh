@@ -476,6 +476,12 @@ done
 # Issue 14's status: v03, v07, v09 and cuDNN at every headline shape in one call.
 "$klab" report "$res"/2026-12-03_2a751b2_attention_status/bench_attention.json --family attention \
   --readme docs/worklogs/attention.md --section results-2a751b2-status --fast-state
+# attention v12 (the FP8 forward) beside the bf16 rungs and cuDNN at the same shapes.
+run44=$res/2026-12-03_495634d_attention_v12
+"$klab" report "$run44"/bench_*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-495634d
+"$klab" profile-report "$run44"/profiles.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-495634d
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
