@@ -482,6 +482,9 @@ run44=$res/2026-12-03_495634d_attention_v12
   --readme docs/worklogs/attention.md --section results-495634d
 "$klab" profile-report "$run44"/profiles.json --family attention \
   --readme docs/worklogs/attention.md --section profile-495634d
+# The FA2 rung beside cuDNN and PyTorch's SDPA in one run.
+"$klab" report "$res"/2026-12-03_495634d_attention_fa2_torch/*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-495634d-fa2
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
