@@ -485,6 +485,11 @@ run44=$res/2026-12-03_495634d_attention_v12
 # The FA2 rung beside cuDNN and PyTorch's SDPA in one run.
 "$klab" report "$res"/2026-12-03_495634d_attention_fa2_torch/*.json --family attention \
   --readme docs/worklogs/attention.md --section results-495634d-fa2
+# attention v12 against v12 with the polynomial exponential (b), interleaved.
+for x in a b; do
+  "$klab" report "$res"/2026-12-03_16c6fef_attention_v12_poly/$x/bench_*.json --family attention \
+    --readme docs/worklogs/attention.md --section results-16c6fef-poly-$x
+done
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
