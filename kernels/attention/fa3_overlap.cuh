@@ -49,8 +49,8 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
   float scale_log2 = g.scale_log2, o_scale = 1.f;
   if constexpr (kIsFp8<T>) {
-    scale_log2 *= *g.descale_q * *g.descale_k;
-    o_scale = *g.descale_v;
+    scale_log2 *= *g.q_scale * *g.k_scale;
+    o_scale = *g.v_scale;
   }
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);

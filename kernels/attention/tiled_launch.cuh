@@ -30,9 +30,9 @@ struct Geometry {
   bool causal;
   float scale_log2;  // scale * log2(e)
   // e4m3 problems (v12): Q's, K's and V's scales (one fp32 each, in device memory).
-  const float* descale_q = nullptr;
-  const float* descale_k = nullptr;
-  const float* descale_v = nullptr;
+  const float* q_scale = nullptr;
+  const float* k_scale = nullptr;
+  const float* v_scale = nullptr;
 };
 
 /// The pointers of one problem's tensors in element type T.

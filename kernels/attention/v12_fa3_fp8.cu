@@ -112,9 +112,9 @@ PreparedLaunch prepare_v12(const Problem& p, Buffers& b) {
   const CUtensorMap k_map = e4m3_token_map(k, s.b, s.nkv, s.hkv, C::kBlockN);
   const CUtensorMap vt_map = e4m3_token_map(vt, s.b, lay.rows(), s.hkv, C::kBlockN);
   Geometry g = geometry_of(s);
-  g.descale_q = b.ptr<float>("q_scale");
-  g.descale_k = b.ptr<float>("k_scale");
-  g.descale_v = b.ptr<float>("v_scale");
+  g.q_scale = b.ptr<float>("q_scale");
+  g.k_scale = b.ptr<float>("k_scale");
+  g.v_scale = b.ptr<float>("v_scale");
   constexpr auto kernel = fa3::kernel<V12, C, E4m3, fa3::kFp8D>;
   device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
   const dim3 grid = tiled_grid(g, s.b, C::kBlockM);

@@ -70,8 +70,8 @@ Variant graph_variant(const std::string& name, const std::string& summary, Recip
     return [g, steps](Stream stream) {  // steps: the captured launches' buffers stay alive
       const auto cs = reinterpret_cast<cudaStream_t>(stream);
       // Under a capture of the caller's (klab's kernel capture: MainPath, `klab sass`) a graph
-      // launch is not permitted: the steps go in instead, the graph's kernels as they were
-      // captured here.
+      // launch is not permitted: the steps are launched again instead (the host's launch path,
+      // the same kernels the graph holds), so that the caller's capture records them.
       cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
       KLAB_CUDA_CHECK(cudaStreamIsCapturing(cs, &capturing));
       if (capturing == cudaStreamCaptureStatusActive) return steps(stream);
