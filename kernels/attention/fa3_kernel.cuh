@@ -514,12 +514,16 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 #endif
 }
 
-/// The 4-D tensor map of a (B, N, H, D) tensor in boxes of 64 x `rows` tokens (token_map).
+/// The 4-D tensor map of a (B, N, H, D) tensor of `type` in boxes of 128 bytes x `rows` tokens
+/// (token_map), 128-byte swizzle.
+inline CUtensorMap token_tensor_map(const void* base, CUtensorMapDataType type, int elem_bytes,
+                                    int64_t b, int64_t n, int64_t h, int64_t d, int rows) {
+  const TokenMap m = token_map(b, n, h, d, rows, elem_bytes);
+  return device::tensor_map_4d(base, type, m.dims, m.strides, m.box, CU_TENSOR_MAP_SWIZZLE_128B);
+}
 template <class T>
 CUtensorMap token_tensor_map(const T* base, int64_t b, int64_t n, int64_t h, int64_t d, int rows) {
-  const TokenMap m = token_map(b, n, h, d, rows, int(sizeof(T)));
-  return device::tensor_map_4d(base, device::tma_data_type<T>(), m.dims, m.strides, m.box,
-                               CU_TENSOR_MAP_SWIZZLE_128B);
+  return token_tensor_map(base, device::tma_data_type<T>(), int(sizeof(T)), b, n, h, d, rows);
 }
 
 /// Q's, K's and V's tensor maps for tiles C (built once, in prepare).

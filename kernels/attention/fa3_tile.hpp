@@ -149,8 +149,9 @@ KLAB_HOST_DEVICE constexpr KeyBlocks key_blocks(int64_t nq, int64_t nkv, bool ca
 }
 
 /// A (B, N, H, D) tensor as v04's 4-D tensor map reads it: dims innermost first (D, H, N, B),
-/// strides in bytes between heads, tokens and batches, boxes of (64, 1, rows, 1): one panel of
-/// `rows` tokens of one head. Tokens past N arrive as zeros (the box stops at its batch's end).
+/// strides in bytes between heads, tokens and batches, boxes of (128 bytes, 1, rows, 1): one
+/// panel of `rows` tokens of one head (64 elements of 2 bytes; 128 e4m3 values, v12). Tokens
+/// past N arrive as zeros (the box stops at its batch's end).
 struct TokenMap {
   uint64_t dims[4], strides[3];
   uint32_t box[4];
@@ -161,7 +162,7 @@ KLAB_HOST_DEVICE constexpr TokenMap token_map(int64_t b, int64_t n, int64_t h, i
   const uint64_t head = uint64_t(d) * uint64_t(elem_bytes), token = head * uint64_t(h);
   return {{uint64_t(d), uint64_t(h), uint64_t(n), uint64_t(b)},
           {head, token, token * uint64_t(n)},
-          {uint32_t(kPanelCols), 1, uint32_t(rows), 1}};
+          {kRowBytes / uint32_t(elem_bytes), 1, uint32_t(rows), 1}};
 }
 
 /// P's A registers for the 16-key step ks of O = P V, from S's wgmma accumulators s (kN / 2 a

@@ -86,14 +86,9 @@ __global__ void __launch_bounds__(kTransposeThreads)
 }
 
 /// A (B, N, H, 128) e4m3 array (Q, K, or Vt shaped so, fa3_fp8.hpp) in boxes of 128 bytes x
-/// `rows` tokens, 128-byte swizzle.
-CUtensorMap e4m3_token_map(const void* base, int64_t b, int64_t n, int64_t h, int rows) {
-  const uint64_t head = fa3::kFp8D, token = head * uint64_t(h);
-  const uint64_t dims[4] = {uint64_t(fa3::kFp8D), uint64_t(h), uint64_t(n), uint64_t(b)};
-  const uint64_t strides[3] = {head, token, token * uint64_t(n)};
-  const uint32_t box[4] = {uint32_t(fa3::kFp8D), 1, uint32_t(rows), 1};
-  return device::tensor_map_4d(base, CU_TENSOR_MAP_DATA_TYPE_UINT8, dims, strides, box,
-                               CU_TENSOR_MAP_SWIZZLE_128B);
+/// `rows` tokens.
+CUtensorMap e4m3_map(const void* base, int64_t b, int64_t n, int64_t h, int rows) {
+  return fa3::token_tensor_map(base, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, b, n, h, fa3::kFp8D, rows);
 }
 
 PreparedLaunch prepare_v12(const Problem& p, Buffers& b) {
@@ -108,9 +103,9 @@ PreparedLaunch prepare_v12(const Problem& p, Buffers& b) {
   auto* vt = static_cast<uint8_t*>(b.workspace);
   KLAB_CHECK(device::aligned16(q) && device::aligned16(k) && device::aligned16(v),
              std::string(V12Name::kName) + ": Q, K and V must be 16-byte aligned (TMA)");
-  const CUtensorMap q_map = e4m3_token_map(q, s.b, s.nq, s.hq, C::kBlockM);
-  const CUtensorMap k_map = e4m3_token_map(k, s.b, s.nkv, s.hkv, C::kBlockN);
-  const CUtensorMap vt_map = e4m3_token_map(vt, s.b, lay.rows(), s.hkv, C::kBlockN);
+  const CUtensorMap q_map = e4m3_map(q, s.b, s.nq, s.hq, C::kBlockM);
+  const CUtensorMap k_map = e4m3_map(k, s.b, s.nkv, s.hkv, C::kBlockN);
+  const CUtensorMap vt_map = e4m3_map(vt, s.b, lay.rows(), s.hkv, C::kBlockN);
   Geometry g = geometry_of(s);
   g.q_scale = b.ptr<float>("q_scale");
   g.k_scale = b.ptr<float>("k_scale");

@@ -807,6 +807,10 @@ TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
 // p8_place gives, its inverse; every (key, d) of a block has its own byte of Vt.
 TEST(AttentionFa3Tiles, Fp8ProbabilitiesPackInPlaceAgainstThePermutedVt) {
   namespace fa3 = attention::fa3;
+  // v12's tensor maps: boxes of one 128-byte swizzle span, 128 e4m3 values.
+  const fa3::TokenMap m = fa3::token_map(2, 300, 4, fa3::kFp8D, 128, /*elem_bytes*/ 1);
+  EXPECT_EQ(m.box[0], fa3::kRowBytes);
+  EXPECT_EQ(m.strides[0], uint64_t(fa3::kFp8D));
   for (int c = 0; c < 32; ++c) {
     EXPECT_EQ(fa3::p8_place(fa3::p8_key(c)), c);
     EXPECT_EQ(fa3::p8_key(fa3::p8_place(c)), c);
