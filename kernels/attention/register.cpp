@@ -24,6 +24,7 @@ void register_attention(Registry& r) {
     gpu_v10_fa4_poly_three_consumers(),
     gpu_v11_fa3_wide_keys(),
     gpu_v12_fa3_fp8(),
+    gpu_v13_fa2_two_row_tiles(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

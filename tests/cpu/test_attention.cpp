@@ -1506,6 +1506,7 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
             at("attention.v09_fa3_three_consumers") + 1);
   EXPECT_EQ(at("attention.v11_fa3_wide_keys"), at("attention.v10_fa4_poly_three_consumers") + 1);
   EXPECT_EQ(at("attention.v12_fa3_fp8"), at("attention.v11_fa3_wide_keys") + 1);
+  EXPECT_EQ(at("attention.v13_fa2_two_row_tiles"), at("attention.v12_fa3_fp8") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
