@@ -46,8 +46,10 @@ namespace klab::attention::fa2 {
 
 /// A configuration of the kernel below: head dimension kD_, kRowTiles_ m16 row tiles a warp,
 /// kBlockN_ keys a block, Q's fragments in registers or read at every k step (kQInRegs_), and the
-/// blocks an SM that __launch_bounds__ asks for (the registers' cap).
-template <int kD_, int kRowTiles_, int kBlockN_, bool kQInRegs_, int kMinBlocks_>
+/// blocks an SM that __launch_bounds__ asks for (the registers' cap); kLazyRescale_: FlashAttention
+/// 4's conditional rescaling of O (v14).
+template <int kD_, int kRowTiles_, int kBlockN_, bool kQInRegs_, int kMinBlocks_,
+          bool kLazyRescale_ = false>
 struct Config {
   static constexpr int kD = kD_;
   static constexpr int kWarps = 4, kThreads = 32 * kWarps;
@@ -57,6 +59,7 @@ struct Config {
   static constexpr int kBlockN = kBlockN_;            // keys a block
   static constexpr int kMinBlocks = kMinBlocks_;
   static constexpr bool kQInRegs = kQInRegs_;
+  static constexpr bool kLazyRescale = kLazyRescale_;
   static constexpr int kSteps = kD / 16;              // k steps of S = Q K^T
   static constexpr int kKeyTiles = kBlockN / 8;       // n tiles of S
   static constexpr int kDTiles = kD / 8;              // n tiles of O
@@ -158,8 +161,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     for (int mt = 0; mt < C::kRowTiles; ++mt)
 #pragma unroll
       for (int kk = 0; kk < C::kSteps; ++kk)
-        device::ldmatrix_x4(qf[mt][kk],
-                            sQ + 2 * ldmatrix_offset<kD>(lo, wr0 + 16 * mt, 2 * kk));
+        device::ldmatrix_x4(qf[mt][kk], sQ + 2 * ldmatrix_offset<kD>(lo, wr0 + 16 * mt, 2 * kk));
     __syncthreads();  // stage 1 is free for the first prefetch
   }
 
@@ -194,8 +196,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
       if constexpr (!C::kQInRegs)
 #pragma unroll
         for (int mt = 0; mt < C::kRowTiles; ++mt)
-          device::ldmatrix_x4(qf[mt][0],
-                              sQ + 2 * ldmatrix_offset<kD>(lo, wr0 + 16 * mt, 2 * kk));
+          device::ldmatrix_x4(qf[mt][0], sQ + 2 * ldmatrix_offset<kD>(lo, wr0 + 16 * mt, 2 * kk));
 #pragma unroll
       for (int p = 0; p < C::kKeyTiles / 2; ++p) {
         uint32_t r[4], b_lo[2], b_hi[2];
@@ -209,8 +210,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
         }
       }
     }
-#pragma unroll
-    for (int mt = 0; mt < C::kRowTiles; ++mt) {
+    // Row tile mt's causal / end-of-keys mask.
+    auto mask = [&](int mt) {
       if constexpr (kMask) {
         // The last visible key of each row, relative to this lane's first key in the block and
         // clamped to [-1, kBlockN]: key 8 nt + (e & 1) of the lane is masked past it.
@@ -227,29 +228,67 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
           for (int e = 0; e < 4; ++e)
             if (8 * nt + (e & 1) > last[e / 2]) s[mt][nt][e] = -INFINITY;
       }
+    };
+    // The raw scores' maximum over row r of row tile mt (its quad's lanes).
+    auto row_max = [&](int mt, int r) {
+      float mx = -INFINITY;
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float mx = -INFINITY;
+      for (int nt = 0; nt < C::kKeyTiles; ++nt)
+        mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
+      return quad_max(mx);
+    };
+    // Row r of row tile mt with the row maximum mx: its terms, its sum, and (rescale) its running
+    // max raised and its O and sum rescaled; without rescale the row keeps its max.
+    auto softmax_row = [&](int mt, int r, float mx, bool rescale) {
+      float m_use, alpha = 1.f;
+      if (rescale)
+        alpha = rows[mt][r].rescale(mx, g.scale_log2, m_use);
+      else  // kLazyRescale: its scores lie at most kLazyRescaleLog2 above the kept max
+        m_use = QuadRow::subtrahend(rows[mt][r].m);
+      float sum = 0.f;
 #pragma unroll
-        for (int nt = 0; nt < C::kKeyTiles; ++nt)
-          mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
-        float m_use;
-        const float alpha = rows[mt][r].rescale(quad_max(mx), g.scale_log2, m_use);
-        float sum = 0.f;
+      for (int nt = 0; nt < C::kKeyTiles; ++nt)
 #pragma unroll
-        for (int nt = 0; nt < C::kKeyTiles; ++nt)
-#pragma unroll
-          for (int e = 2 * r; e < 2 * r + 2; ++e) {
-            s[mt][nt][e] = QuadRow::term(s[mt][nt][e], g.scale_log2, m_use);
-            sum += s[mt][nt][e];
-          }
-        rows[mt][r].l = rows[mt][r].l * alpha + sum;
+        for (int e = 2 * r; e < 2 * r + 2; ++e) {
+          s[mt][nt][e] = QuadRow::term(s[mt][nt][e], g.scale_log2, m_use);
+          sum += s[mt][nt][e];
+        }
+      rows[mt][r].l = rows[mt][r].l * alpha + sum;
+      if (rescale) {
 #pragma unroll
         for (int nt = 0; nt < C::kDTiles; ++nt) {
           acc[mt][nt][2 * r] *= alpha;
           acc[mt][nt][2 * r + 1] *= alpha;
         }
       }
+    };
+    if constexpr (!C::kLazyRescale) {
+#pragma unroll
+      for (int mt = 0; mt < C::kRowTiles; ++mt) {
+        mask(mt);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) softmax_row(mt, r, row_max(mt, r), true);
+      }
+    } else {
+      // FlashAttention 4's conditional rescaling (as v07's): the warp keeps its rows' running
+      // max, and O and the sums unscaled, unless some row's max grows past kLazyRescaleLog2; the
+      // vote makes the rescale a uniform branch. (m = -inf grows for any finite score.)
+      float mx[C::kRowTiles][2];
+      bool grows = false;
+#pragma unroll
+      for (int mt = 0; mt < C::kRowTiles; ++mt) {
+        mask(mt);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          mx[mt][r] = row_max(mt, r);
+          grows |= mx[mt][r] * g.scale_log2 > rows[mt][r].m + kLazyRescaleLog2;
+        }
+      }
+      const bool rescale = __any_sync(0xffffffffu, grows);
+#pragma unroll
+      for (int mt = 0; mt < C::kRowTiles; ++mt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) softmax_row(mt, r, mx[mt][r], rescale);
     }
 #pragma unroll
     for (int ks = 0; ks < C::kBlockN / 16; ++ks) {
@@ -257,7 +296,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
 #pragma unroll
       for (int mt = 0; mt < C::kRowTiles; ++mt)
         p_fragment(s[mt][2 * ks], s[mt][2 * ks + 1], a[mt],
-                        [](float x, float y) { return device::pack2<T>(x, y); });
+                   [](float x, float y) { return device::pack2<T>(x, y); });
 #pragma unroll
       for (int p = 0; p < C::kDTiles / 2; ++p) {
         uint32_t r[4], b_lo[2], b_hi[2];

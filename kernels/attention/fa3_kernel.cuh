@@ -349,7 +349,6 @@ struct SoftmaxOptions {
   static_assert(kMaxOffset == 0 || !kLazyRescale);
 };
 using ExactSoftmax = SoftmaxOptions<0, false>;
-inline constexpr float kLazyRescaleLog2 = 8.f;
 
 /// The online softmax of one key block's scores in place (they become the terms of P); alpha[r]
 /// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by. Returns whether

@@ -91,6 +91,8 @@ Variant gpu_v10_fa4_poly_three_consumers();
 Variant gpu_v11_fa3_wide_keys();
 Variant gpu_v12_fa3_fp8();
 Variant gpu_v13_fa2_two_row_tiles();
+Variant gpu_v14_fa2_lazy_rescale();
+Variant gpu_v15_fa3_persistent_lazy();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

@@ -12,6 +12,10 @@
 
 namespace klab::attention {
 
+/// FlashAttention 4's conditional rescaling (attention v07, v14): a warp keeps its rows' running
+/// max until one grows by more than this (log2 units), so the terms stay below 2^8.
+inline constexpr float kLazyRescaleLog2 = 8.f;
+
 /// x reduced over the 4 lanes of this lane's quad, by max or by sum.
 __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));

@@ -25,6 +25,8 @@ void register_attention(Registry& r) {
     gpu_v11_fa3_wide_keys(),
     gpu_v12_fa3_fp8(),
     gpu_v13_fa2_two_row_tiles(),
+    gpu_v14_fa2_lazy_rescale(),
+    gpu_v15_fa3_persistent_lazy(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

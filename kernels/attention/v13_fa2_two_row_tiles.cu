@@ -26,8 +26,8 @@ namespace {
 /// Two m16 row tiles a warp and 64-key blocks at D = 64 and 128 (Q in registers at 64 only);
 /// v03's configuration at 256.
 template <int kD>
-using V13Config = fa2::Config<kD, kD == 256 ? 1 : 2, kD == 256 ? 32 : 64, kD == 64,
-                              kD == 256 ? 1 : 2>;
+using V13Config =
+    fa2::Config<kD, kD == 256 ? 1 : 2, kD == 256 ? 32 : 64, kD == 64, kD == 256 ? 1 : 2>;
 
 struct V13Name {
   static constexpr const char* kName = "attention.v13";

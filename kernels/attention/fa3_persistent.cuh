@@ -1,0 +1,187 @@
+#pragma once
+// FlashAttention 3 as a persistent kernel (attention v06, and v15 with v07's softmax): one block
+// per SM walks a line of tiles taken off an atomic counter, heaviest first within L2-sized
+// sections of heads; the next tile's Q and first K blocks load under the current tile's last
+// P V and epilogue; the ping-pong runs across tiles. The design and its reasons: v06's file and
+// fa3_schedule.hpp (the line, modelled on the CPU).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <climits>
+#include <string>
+
+#include "kernels/attention/fa3_kernel.cuh"
+#include "kernels/attention/fa3_overlap.cuh"
+#include "kernels/attention/fa3_schedule.hpp"
+#include "kernels/attention/family.hpp"
+#include "klab/device/tile_scheduler.cuh"
+#include "klab/harness/device_info.hpp"
+
+namespace klab::attention::fa3 {
+
+/// v05's configuration: three stages where they fit beside Q, two at D = 256.
+template <int kD>
+using PersistentConfig = OverlapConfig<kD>;
+
+/// The workspace: the line's next tile past the grid's first ones, and the blocks done drawing.
+struct Counters {
+  int next, finished;
+};
+/// The query tile that tells the consumers to leave.
+constexpr int kNoTile = -1;
+
+/// The producer's word to the consumers, beside Q: the tile's (query tile, head, batch), so that
+/// the consumers keep no line in their registers (at D = 256 they have none to spare).
+__device__ __forceinline__ void post_tile(int* box, int m_tile, int h, int bi) {
+  volatile int* v = box;
+  v[0] = m_tile;
+  v[1] = h;
+  v[2] = bi;
+}
+
+/// The producer (one thread): per tile, once the consumers have handed Q back, the tile's index
+/// and Q, then its K and V blocks through the ring, which runs on across tiles.
+template <class C>
+__device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                             const CUtensorMap* v_map, unsigned char* smem,
+                                             const Barriers<C::kStages>& bars,
+                                             const Geometry& g, const TileLine& line,
+                                             Counters* counters) {
+  KvRing<C::kStages> ring;
+  uint32_t q_phase = 0;
+  int tile = int(blockIdx.x);  // < line.tiles(): the grid is at most one block a tile
+  for (;;) {
+    device::mbarrier_wait(bars.empty_q, q_phase ^ 1u);  // the previous tile's S are done
+    if (tile == kNoTile) {
+      post_tile(bars.tile, kNoTile, 0, 0);
+      device::mbarrier_arrive(bars.full_q);
+      break;
+    }
+    // The next index is on its way while this tile's loads are issued (unsigned: past the end,
+    // and so is whatever a workspace that was never zeroed held).
+    const unsigned drawn = unsigned(atomicAdd(&counters->next, 1)) + gridDim.x;
+    const TileLine::Tile c = line.at(tile);
+    const TileOf t = tile_at<C::kBlockM, C::kBlockN>(g, c.m_tile, c.h, c.bi);
+    post_tile(bars.tile, int(c.m_tile), c.h, c.bi);  // published by full_q's arrive
+    if (t.blocks.count > 0)
+      load_q<C>(q_map, smem, bars, t);
+    else
+      device::mbarrier_arrive(bars.full_q);  // every row empty: no Q to read
+    load_tile_kv<C>(k_map, v_map, smem, bars, t, ring);
+    q_phase ^= 1u;
+    tile = drawn < unsigned(line.tiles()) ? int(drawn) : kNoTile;
+  }
+  // This block has drawn its index past the end; the last block to get here knows that every
+  // block has, so none reads the counter again in this launch: it resets both for the next.
+  __threadfence();
+  if (atomicAdd(&counters->finished, 1) == int(gridDim.x) - 1) {
+    atomicExch(&counters->next, 0);
+    atomicExch(&counters->finished, 0);
+  }
+}
+
+/// A consumer warpgroup: per tile, its index (with Q), then v05's rounds over it, handing Q back
+/// after the tile's last S; the ping-pong opened once and closed once.
+template <class C, class T, int kD, class Opt>
+__device__ __forceinline__ void consume_line(unsigned char* smem,
+                                             const Barriers<C::kStages>& bars, int wg,
+                                             T* __restrict__ o, float* __restrict__ lse,
+                                             const Geometry& g) {
+  if (pingpong_opens(wg)) pingpong_arrive(wg);
+  ConsumerRing<C::kStages> ring;
+  uint32_t q_phase = 0;
+  for (;;) {
+    device::mbarrier_wait(bars.full_q, q_phase);
+    // Lane 0 alone reads the box and hands its words to the warp: lane 0 is the thread that
+    // later hands Q back (empty_q), after which the producer rewrites the box, so every read of
+    // it is ordered before that rewrite by the reader's own arrive. (With every lane reading and
+    // a __syncwarp before lane 0's arrive, compute-sanitizer racecheck reported the other lanes'
+    // reads and the next tile's write as a race.)
+    const volatile int* box = bars.tile;
+    const bool lane0 = threadIdx.x % 32 == 0;
+    const int m_tile = __shfl_sync(~0u, lane0 ? box[0] : 0, 0);
+    const int h = __shfl_sync(~0u, lane0 ? box[1] : 0, 0);
+    const int bi = __shfl_sync(~0u, lane0 ? box[2] : 0, 0);
+    if (m_tile == kNoTile) break;
+    const TileOf t = tile_at<C::kBlockM, C::kBlockN>(g, m_tile, h, bi);
+    consume_tile<C, T, kD, PingPong::kAcrossTiles, /*release Q*/ true, Opt>(smem, bars, t, wg,
+                                                                             ring, o, lse, g);
+    q_phase ^= 1u;
+  }
+  if (pingpong_closes(wg)) pingpong_wait(wg);
+}
+
+template <class T, int kD, class Opt>
+__global__ void __launch_bounds__(PersistentConfig<kD>::kThreads, 1)
+    persistent_kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
+               const __grid_constant__ CUtensorMap v_map, T* __restrict__ o,
+               float* __restrict__ lse, Geometry g, TileLine line, Counters* counters) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
+  using C = PersistentConfig<kD>;
+  split_roles<C>(
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars) {
+        produce_line<C>(&q_map, &k_map, &v_map, smem, bars, g, line, counters);
+      },
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars, int wg) {
+        consume_line<C, T, kD, Opt>(smem, bars, wg, o, lse, g);
+      });
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built for another architecture: fail loudly rather than leave O unwritten
+#endif
+}
+
+/// The line of problem s with tiles C on this device: sections in half its L2.
+template <class C>
+TileLine line_of(const Dims& s, int64_t elem_bytes) {
+  const int64_t m_tiles = (s.nq + C::kBlockM - 1) / C::kBlockM;
+  const int64_t budget = device_info().l2_bytes / 2;
+  return {m_tiles, s.hq, s.b,
+          section_pairs(budget, s.nkv, s.d, elem_bytes, s.group(), s.hq * s.b)};
+}
+
+/// The enqueue-only launch of the persistent kernel with softmax options Opt (Name: the rung's
+/// kName, for messages) for problem p on buffers b.
+template <class Name, class Opt>
+PreparedLaunch prepare_persistent(const Problem& p, Buffers& b) {
+  constexpr const char* kName = Name::kName;
+  const Dims s = dims_of(p);
+  KLAB_CHECK(b.workspace != nullptr && b.workspace_bytes >= sizeof(Counters),
+             std::string(kName) + ": needs its workspace (the tile counter)");
+  Counters* counters = static_cast<Counters*>(b.workspace);
+  return dispatch_tiled(
+      kName, p, b, [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
+        using C = PersistentConfig<kD>;
+        const TensorMaps m = tensor_maps<C>(kName, t, s, batch);
+        constexpr auto kernel = persistent_kernel<T, kD, Opt>;
+        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
+        const TileLine line = line_of<C>(s, int64_t(sizeof(T)));
+        const unsigned grid = device::persistent_grid(line.tiles(), device_info().sm_count);
+        T* out = t.o;
+        float* lse = t.lse;
+        return PreparedLaunch([=](Stream stream) {
+          kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
+              m.q, m.k, m.v, out, lse, g, line, counters);
+          KLAB_CHECK_LAUNCH();
+        });
+      });
+}
+
+/// The registered persistent rung with softmax options Opt (Name: a type with the rung's kName):
+/// fa3::can_implement's limits, the line's tiles within 32-bit ints, the counter's workspace.
+template <class Name, class Opt>
+Variant persistent_variant(std::string id, std::string summary) {
+  Variant v = tiled_variant<prepare_persistent<Name, Opt>>(std::move(id), std::move(summary), 90);
+  v.can_implement = [](const Problem& p) {
+    const std::string name = Name::kName;
+    if (Status st = can_implement(name, p); !st.ok()) return st;
+    const Dims s = dims_of(p);
+    // The line's tile indices and the counter (up to tiles + the grid) are 32-bit ints.
+    if ((s.nq + 127) / 128 * s.hq * s.b > INT_MAX / 2)
+      return Status::no(name + ": above 2^30 tiles (32-bit tile counter)");
+    return Status::yes();
+  };
+  v.workspace_bytes = [](const Problem&) { return sizeof(Counters); };
+  return v;
+}
+
+}  // namespace klab::attention::fa3
