@@ -490,6 +490,17 @@ for x in a b; do
   "$klab" report "$res"/2026-12-03_16c6fef_attention_v12_poly/$x/bench_*.json --family attention \
     --readme docs/worklogs/attention.md --section results-16c6fef-poly-$x
 done
+# attention v13 (FA2's tile shape) beside v03, cuDNN and PyTorch's SDPA, two rounds of calls.
+run45=$res/2026-12-03_262879f_attention_v13
+for i in 1 2; do
+  "$klab" report "$run45"/bench_attention_*_$i.json "$run45"/torch_sdpa_*_$i.json \
+    --family attention --against attention.torch_sdpa_flash \
+    --readme docs/worklogs/attention.md --section results-262879f-v13-$i
+done
+"$klab" profile-report "$run45"/profiles_fa2.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-262879f-fa2
+"$klab" profile-report "$run45"/profiles_4k.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-262879f-4k
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
