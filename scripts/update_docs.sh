@@ -501,6 +501,19 @@ done
   --readme docs/worklogs/attention.md --section profile-262879f-fa2
 "$klab" profile-report "$run45"/profiles_4k.json --family attention \
   --readme docs/worklogs/attention.md --section profile-262879f-4k
+# attention v14 (the conditional rescale on the FA2 rung) and v15 (persistent, v07's softmax).
+run46=$res/2026-12-03_2bc92d7_attention_v14_v15
+for i in 1 2 3; do
+  "$klab" report "$run46"/fa3/bench_attention_*_$i.json --family attention \
+    --readme docs/worklogs/attention.md --section results-2bc92d7-v15-$i --fast-state
+done
+for i in 1 2; do
+  "$klab" report "$run46"/fa2/bench_attention_*_$i.json "$run46"/fa2/torch_sdpa_*_$i.json \
+    --family attention --against attention.torch_sdpa_flash \
+    --readme docs/worklogs/attention.md --section results-2bc92d7-v14-$i
+done
+"$klab" profile-report "$run46"/checks/profiles_fa2.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-2bc92d7-fa2
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
