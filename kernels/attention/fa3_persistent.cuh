@@ -44,9 +44,8 @@ __device__ __forceinline__ void post_tile(int* box, int m_tile, int h, int bi) {
 template <class C>
 __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUtensorMap* k_map,
                                              const CUtensorMap* v_map, unsigned char* smem,
-                                             const Barriers<C::kStages>& bars,
-                                             const Geometry& g, const TileLine& line,
-                                             Counters* counters) {
+                                             const Barriers<C::kStages>& bars, const Geometry& g,
+                                             const TileLine& line, Counters* counters) {
   KvRing<C::kStages> ring;
   uint32_t q_phase = 0;
   int tile = int(blockIdx.x);  // < line.tiles(): the grid is at most one block a tile
@@ -83,9 +82,8 @@ __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUt
 /// A consumer warpgroup: per tile, its index (with Q), then v05's rounds over it, handing Q back
 /// after the tile's last S; the ping-pong opened once and closed once.
 template <class C, class T, int kD, class Opt>
-__device__ __forceinline__ void consume_line(unsigned char* smem,
-                                             const Barriers<C::kStages>& bars, int wg,
-                                             T* __restrict__ o, float* __restrict__ lse,
+__device__ __forceinline__ void consume_line(unsigned char* smem, const Barriers<C::kStages>& bars,
+                                             int wg, T* __restrict__ o, float* __restrict__ lse,
                                              const Geometry& g) {
   if (pingpong_opens(wg)) pingpong_arrive(wg);
   ConsumerRing<C::kStages> ring;
@@ -104,8 +102,8 @@ __device__ __forceinline__ void consume_line(unsigned char* smem,
     const int bi = __shfl_sync(~0u, lane0 ? box[2] : 0, 0);
     if (m_tile == kNoTile) break;
     const TileOf t = tile_at<C::kBlockM, C::kBlockN>(g, m_tile, h, bi);
-    consume_tile<C, T, kD, PingPong::kAcrossTiles, /*release Q*/ true, Opt>(smem, bars, t, wg,
-                                                                             ring, o, lse, g);
+    consume_tile<C, T, kD, PingPong::kAcrossTiles, /*release Q*/ true, Opt>(smem, bars, t, wg, ring,
+                                                                            o, lse, g);
     q_phase ^= 1u;
   }
   if (pingpong_closes(wg)) pingpong_wait(wg);
@@ -113,9 +111,10 @@ __device__ __forceinline__ void consume_line(unsigned char* smem,
 
 template <class T, int kD, class Opt>
 __global__ void __launch_bounds__(PersistentConfig<kD>::kThreads, 1)
-    persistent_kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
-               const __grid_constant__ CUtensorMap v_map, T* __restrict__ o,
-               float* __restrict__ lse, Geometry g, TileLine line, Counters* counters) {
+    persistent_kernel(const __grid_constant__ CUtensorMap q_map,
+                      const __grid_constant__ CUtensorMap k_map,
+                      const __grid_constant__ CUtensorMap v_map, T* __restrict__ o,
+                      float* __restrict__ lse, Geometry g, TileLine line, Counters* counters) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
   using C = PersistentConfig<kD>;
   split_roles<C>(
@@ -135,8 +134,7 @@ template <class C>
 TileLine line_of(const Dims& s, int64_t elem_bytes) {
   const int64_t m_tiles = (s.nq + C::kBlockM - 1) / C::kBlockM;
   const int64_t budget = device_info().l2_bytes / 2;
-  return {m_tiles, s.hq, s.b,
-          section_pairs(budget, s.nkv, s.d, elem_bytes, s.group(), s.hq * s.b)};
+  return {m_tiles, s.hq, s.b, section_pairs(budget, s.nkv, s.d, elem_bytes, s.group(), s.hq * s.b)};
 }
 
 /// The enqueue-only launch of the persistent kernel with softmax options Opt (Name: the rung's
