@@ -514,6 +514,13 @@ for i in 1 2; do
 done
 "$klab" profile-report "$run46"/checks/profiles_fa2.json --family attention \
   --readme docs/worklogs/attention.md --section profile-2bc92d7-fa2
+# The FA2 kernel's k steps as a loop (b) against the unrolled form (a), interleaved; PyTorch's SDPA.
+run47=$res/2026-12-03_683ee6d_attention_fa2_kstep_loop
+"$klab" report "$run47"/a/bench_*.json "$run47"/b/torch_sdpa_*.json --family attention \
+  --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
+  --section results-683ee6d-kloop-a
+"$klab" report "$run47"/b/bench_*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-683ee6d-kloop-b
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

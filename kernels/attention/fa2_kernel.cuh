@@ -191,11 +191,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
       for (int nt = 0; nt < C::kKeyTiles; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.f;
-          // With two row tiles and Q read at every k step (v13, v14 at D = 128), the k steps stay a
-          // loop: unrolled, ptxas loads the next steps' fragments early and spills the row state to
-          // make room (112 bytes in v13, 96 in v14); as a loop, 48 bytes, stored once before the key
-          // loop. Q's fragments in registers need the steps unrolled (they are indexed by kk).
-#pragma unroll(C::kQInRegs || C::kRowTiles == 1 ? C::kSteps : 1)
+#pragma unroll
     for (int kk = 0; kk < C::kSteps; ++kk) {
       if constexpr (!C::kQInRegs)
 #pragma unroll
