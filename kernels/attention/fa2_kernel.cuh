@@ -129,13 +129,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const T* gK = k + (bi * g.nkv * g.hkv + hk) * kD;
   const T* gV = v + (bi * g.nkv * g.hkv + hk) * kD;
 
-  // Keys this tile needs: all, or under the causal mask up to its last valid row's last key.
-  int64_t keys = g.nkv;
-  if (g.causal) {
-    const int64_t last_row = (n0 + C::kBlockM < g.nq ? n0 + C::kBlockM : g.nq) - 1;
-    const int64_t last_key = last_row + g.causal_offset;
-    keys = last_key < 0 ? 0 : (last_key + 1 < g.nkv ? last_key + 1 : g.nkv);
-  }
+  const int64_t keys = tile_keys(g, n0, C::kBlockM);
   // Q (kBlockM, kD): in stage 1's space when it goes to registers, else after the stages.
   const uint32_t sQ = s_base + (C::kQInRegs ? 1 : 2) * kStageBytes;
   const int n_blocks = static_cast<int>((keys + C::kBlockN - 1) / C::kBlockN);

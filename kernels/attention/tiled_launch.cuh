@@ -53,6 +53,15 @@ inline Geometry geometry_of(const Dims& s) {
           s.group(), s.nkv - s.nq, s.causal, static_cast<float>(s.scale()) * kLog2e};
 }
 
+/// The keys the query tile of rows [n0, n0 + block_m) needs: all, or under the causal mask up to
+/// its last valid row's last key (0 when the mask leaves it none).
+__host__ __device__ __forceinline__ int64_t tile_keys(const Geometry& g, int64_t n0, int block_m) {
+  if (!g.causal) return g.nkv;
+  const int64_t last_row = (n0 + block_m < g.nq ? n0 + block_m : g.nq) - 1;
+  const int64_t last_key = last_row + g.causal_offset;
+  return last_key < 0 ? 0 : (last_key + 1 < g.nkv ? last_key + 1 : g.nkv);
+}
+
 /// The grid of a tiled kernel with block_m query rows a block: (query tiles, query heads, batch).
 inline dim3 tiled_grid(const Geometry& g, int64_t b, int block_m) {
   return dim3(static_cast<unsigned>(device::ceil_div(g.nq, block_m)), static_cast<unsigned>(g.hq),

@@ -105,13 +105,7 @@ __global__ void __launch_bounds__(V02Config<kD>::kThreads)
   const T* gK = k + (bi * g.nkv * g.hkv + hk) * kD;
   const T* gV = v + (bi * g.nkv * g.hkv + hk) * kD;
 
-  // Keys this tile needs: all, or under the causal mask up to the last valid row's last key.
-  int64_t keys = g.nkv;
-  if (g.causal) {
-    const int64_t last_row = (n0 + C::kBlockM < g.nq ? n0 + C::kBlockM : g.nq) - 1;
-    const int64_t last_key = last_row + g.causal_offset;
-    keys = last_key < 0 ? 0 : (last_key + 1 < g.nkv ? last_key + 1 : g.nkv);
-  }
+  const int64_t keys = tile_keys(g, n0, C::kBlockM);
   const int64_t n_blocks = (keys + C::kBlockN - 1) / C::kBlockN;
 
   load_rows<T, kD, C::kThreads, kVec>(sQ, C::kStrideQK, gQ, ld_q, C::kBlockM, g.nq - n0, tid);
