@@ -1,7 +1,8 @@
 #pragma once
-// The FlashAttention 2 kernel on mma.sync m16n8k16 that attention v03 and v13 instantiate (bf16/f16
-// in, fp32 accumulate), with what differs between them in its Config: the rows a warp owns (one
-// or two m16 row tiles), the keys a block, and whether Q's fragments stay in registers.
+// The FlashAttention 2 kernel on mma.sync m16n8k16 that attention v03, v13 and v14 instantiate
+// (bf16/f16 in, fp32 accumulate), with what differs between them in its Config: the rows a warp
+// owns (one or two m16 row tiles), the keys a block, whether Q's fragments stay in registers, and
+// whether O is rescaled only when a row's max grows past 2^8 (FlashAttention 4's idea, v14).
 // - A block of 4 warps owns kBlockM = 16 * kRowTiles * 4 query rows of one (batch, query head);
 //   each warp owns kRowTiles m16 tiles of them for the whole pass.
 // - Q's fragments are loaded by ldmatrix, once into registers (kQInRegs), or from Q's own shared
