@@ -37,13 +37,18 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// its last. kReleaseQ: hand Q back (empty_q) once the tile's last S is done (v06 reloads Q for
 /// the next tile under this one's last P V and epilogue). Opt: the softmax's options
 /// (SoftmaxOptions; v07 and v08 take FlashAttention 4's).
-template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax>
+template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax,
+          bool kTmaStoreO = false>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              const TileOf& t, int wg,
                                              ConsumerRing<C::kStages>& ring,
                                              OutputOf<T>* __restrict__ o, float* __restrict__ lse,
-                                             const Geometry& g) {
+                                             const Geometry& g,
+                                             const CUtensorMap* o_map = nullptr) {
   static_assert(C::kKvLag == kOverlapKvLag, "the producer's order is the rounds' (K_j, V_{j-1})");
+  // kTmaStoreO (v16): O leaves through the warpgroup's rows of Q's tile, which only a block that
+  // never reloads Q (one tile a block) can lend, in 16-bit elements.
+  static_assert(!kTmaStoreO || (!kReleaseQ && !kIsFp8<T>));
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
@@ -160,7 +165,11 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   } else if (kReleaseQ) {
     release(bars.empty_q, th.lane);  // no S reads this tile's Q
   }
-  store_rows<OutputOf<T>, kD>(acc, rows, th, t, o, lse, g, o_scale, float(Opt::kMaxOffset) * kLn2);
+  if constexpr (kTmaStoreO)
+    store_rows_tma<C, T, kD>(acc, rows, th, t, wg, smem, o_map, lse, g);
+  else
+    store_rows<OutputOf<T>, kD>(acc, rows, th, t, o, lse, g, o_scale,
+                                float(Opt::kMaxOffset) * kLn2);
 }
 
 /// The overlapped rungs' configuration (v05, v06, v07, v08): three stages where they fit beside
@@ -173,15 +182,17 @@ static_assert(overlap_fits(64, OverlapConfig<64>::kBlockN, OverlapConfig<64>::kC
 
 /// A one-tile block's consumer warpgroup (wg 0 or 1) on the overlapped loop (v05, v07, v08):
 /// rows n0 + 64 wg .. + 63 of the block's tile in rounds, then its O rows and their lse.
-template <class C, class T, int kD, class Opt>
+/// kTmaStoreO (v16): O stored through shared memory by TMA (o_map), store_rows_tma.
+template <class C, class T, int kD, class Opt, bool kTmaStoreO = false>
 __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,
                                                  int wg, OutputOf<T>* __restrict__ o,
-                                                 float* __restrict__ lse, const Geometry& g) {
+                                                 float* __restrict__ lse, const Geometry& g,
+                                                 const CUtensorMap* o_map = nullptr) {
   if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
   ConsumerRing<C::kStages> ring;
-  consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt>(smem, bars, t, wg, ring, o,
-                                                                       lse, g);
+  consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt, kTmaStoreO>(
+      smem, bars, t, wg, ring, o, lse, g, o_map);
 }
 
 /// Three consumer warpgroups at D = 64 (v09, v10: 192-row tiles, setmaxnreg 24 / 160), the

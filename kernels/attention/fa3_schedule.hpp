@@ -50,6 +50,10 @@ inline constexpr int kPingPongBarrier0 = 1;
 /// The barrier consumer warpgroup wg's own threads meet at before the last P V reads the P its
 /// warps stored in shared memory (v11; the rounds' ping-pong waits serve the others).
 KLAB_HOST_DEVICE constexpr int p_ready_id(int wg) { return kPingPongBarrier0 + 3 + wg; }
+/// The barrier consumer warpgroup wg's own threads meet at once their O is staged in shared
+/// memory, before one of them stores it by TMA (v16; the same ids as p_ready_id, which no rung
+/// uses beside it).
+KLAB_HOST_DEVICE constexpr int o_ready_id(int wg) { return p_ready_id(wg); }
 /// Threads that complete one ping-pong barrier phase: the waiting warpgroup's 128 and the
 /// arriving one's 128.
 inline constexpr int kPingPongThreads = 2 * 128;

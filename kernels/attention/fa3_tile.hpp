@@ -19,6 +19,7 @@
 #include "klab/device/host_device.hpp"
 #include "klab/device/swizzle.hpp"
 #include "klab/device/wgmma_desc.hpp"
+#include "klab/device/wgmma_fragment.hpp"
 
 namespace klab::attention::fa3 {
 
@@ -51,6 +52,17 @@ struct PanelTile {
                                        kAtomBytes);
   }
 };
+
+/// v16's epilogue: where warpgroup thread t (0..127) of consumer warpgroup wg stores its O
+/// accumulators 2p and 2p + 1 (one 4-byte pair, wgmma_acc_coord's neighbours) in the block's Q
+/// tile, whose rows 64 wg .. + 63 the warpgroup's own S products alone read: O's 64 rows then
+/// leave as Q arrived, one TMA box a panel. Conflict-free and covering each element once (CPU
+/// test).
+template <int kBlockM, int kD>
+KLAB_HOST_DEVICE constexpr uint32_t o_stage_offset(int wg, int t, int i) {
+  const device::WgmmaAccCoord c = device::wgmma_acc_coord(t, i);
+  return PanelTile<kBlockM, kD>::offset(64 * wg + c.row, c.col);
+}
 
 /// The key block of the FA3 rungs at head dimension kD, unless a rung picks its own: kD = 256
 /// takes 64 keys (two 128-key stages would need 256 KiB beside Q's 64), the others 128.

@@ -93,6 +93,8 @@ Variant gpu_v12_fa3_fp8();
 Variant gpu_v13_fa2_two_row_tiles();
 Variant gpu_v14_fa2_lazy_rescale();
 Variant gpu_v15_fa3_persistent_lazy();
+/// Built, not registered until its GPU tests pass on a device.
+Variant gpu_v16_fa3_tma_epilogue();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

@@ -95,6 +95,18 @@ __device__ __forceinline__ void tma_store_2d(const void* tensor_map, int x, int 
       : "memory");
 }
 
+/// tma_store_2d for a 4-D tensor map (tensor_map_4d): the box at element coordinates (x0:
+/// innermost .. x3); elements past any dimension's extent (rows past a batch's end) are not
+/// written.
+__device__ __forceinline__ void tma_store_4d(const void* tensor_map, int x0, int x1, int x2, int x3,
+                                             const void* smem_src) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], "
+      "[%5];" ::"l"(tensor_map),
+      "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(smem_addr(smem_src))
+      : "memory");
+}
+
 // ---- bulk groups ----
 
 /// Closes the bulk group of the stores issued so far by this thread.

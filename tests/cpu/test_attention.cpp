@@ -801,6 +801,47 @@ TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 176, true>>), fa3::kMaxSmemBytes);
 }
 
+// v16's epilogue: the O pairs of each consumer warpgroup's 128 threads land in its own 64 rows of
+// Q's tile, element (row, col) of O exactly where the TMA box of that panel holds it (the layout
+// Q arrived in), every element once, and the 32 lanes of a warp's 4-byte store (one register
+// pair index) in 32 different banks.
+template <int kBlockM, int kD>
+void check_o_staging() {
+  namespace fa3 = attention::fa3;
+  using Q = fa3::PanelTile<kBlockM, kD>;
+  std::vector<int> hits(Q::kBytes / 4, 0);
+  for (int wg = 0; wg < kBlockM / 64; ++wg)
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < kD / 2; i += 2) {
+        const uint32_t off = fa3::o_stage_offset<kBlockM, kD>(wg, t, i);
+        const auto c = device::wgmma_acc_coord(t, i);
+        ASSERT_EQ(off % 4, 0u);
+        EXPECT_EQ(off, Q::offset(64 * wg + c.row, c.col));
+        EXPECT_EQ(fa3::o_stage_offset<kBlockM, kD>(wg, t, i) + 2,
+                  Q::offset(64 * wg + c.row, c.col + 1));
+        // Inside the warpgroup's own rows: the 64-row box of panel c.col / 64 at row 64 wg.
+        const uint32_t box = uint32_t(c.col / 64) * Q::kPanelBytes + uint32_t(64 * wg) * 128;
+        EXPECT_GE(off, box);
+        EXPECT_LT(off, box + 64 * 128);
+        ++hits[off / 4];
+      }
+  for (int h : hits) EXPECT_EQ(h, 1);
+  for (int wg = 0; wg < kBlockM / 64; ++wg)
+    for (int w = 0; w < 4; ++w)
+      for (int i = 0; i < kD / 2; i += 2) {
+        std::set<uint32_t> banks;
+        for (int l = 0; l < 32; ++l)
+          banks.insert(fa3::o_stage_offset<kBlockM, kD>(wg, 32 * w + l, i) / 4 % 32);
+        EXPECT_EQ(banks.size(), 32u) << "wg " << wg << " warp " << w << " pair " << i;
+      }
+}
+
+TEST(AttentionFa3Tiles, StagedOutputIsWhereTheTmaStoreReadsItConflictFree) {
+  check_o_staging<128, 64>();
+  check_o_staging<128, 128>();
+  check_o_staging<128, 256>();
+}
+
 // v12 (FP8): S's accumulators packed into the e4m3 A fragment of k32 in place (p8_source) sit
 // where the fragment holds row 16 w + g + 8 (j % 2), k 4 t + 16 (j / 2) + b (PTX ISA, wgmma
 // .m64nNk32's A), and the key they are is p8_key of that k; Vt's column of key n is the place
