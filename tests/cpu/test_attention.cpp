@@ -817,8 +817,7 @@ void check_o_staging() {
         const auto c = device::wgmma_acc_coord(t, i);
         ASSERT_EQ(off % 4, 0u);
         EXPECT_EQ(off, Q::offset(64 * wg + c.row, c.col));
-        EXPECT_EQ(fa3::o_stage_offset<kBlockM, kD>(wg, t, i) + 2,
-                  Q::offset(64 * wg + c.row, c.col + 1));
+        EXPECT_EQ(off + 2, Q::offset(64 * wg + c.row, c.col + 1));
         // Inside the warpgroup's own rows: the 64-row box of panel c.col / 64 at row 64 wg.
         const uint32_t box = uint32_t(c.col / 64) * Q::kPanelBytes + uint32_t(64 * wg) * 128;
         EXPECT_GE(off, box);
@@ -830,8 +829,10 @@ void check_o_staging() {
     for (int w = 0; w < 4; ++w)
       for (int i = 0; i < kD / 2; i += 2) {
         std::set<uint32_t> banks;
-        for (int l = 0; l < 32; ++l)
-          banks.insert(fa3::o_stage_offset<kBlockM, kD>(wg, 32 * w + l, i) / 4 % 32);
+        for (int l = 0; l < 32; ++l) {
+          const uint32_t off = fa3::o_stage_offset<kBlockM, kD>(wg, 32 * w + l, i);
+          banks.insert(off / 4 % 32);
+        }
         EXPECT_EQ(banks.size(), 32u) << "wg " << wg << " warp " << w << " pair " << i;
       }
 }
