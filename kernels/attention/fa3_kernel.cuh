@@ -432,15 +432,13 @@ __device__ __forceinline__ void p_registers(const float (&sc)[kBlockN / 2],
   }
 }
 
-/// Epilogue: the rows' sums over their 4 lanes, O / l (0 for an empty row) times o_scale (v12:
-/// V's scale), lse less lse_offset (v12: the softmax's max offset, in natural-log units).
-template <class T, int kD>
-__device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const QuadRow (&rows)[2],
-                                           const ConsumerThread& th, const TileOf& t,
-                                           T* __restrict__ o, float* __restrict__ lse,
-                                           const Geometry& g, float o_scale = 1.f,
-                                           float lse_offset = 0.f) {
-  float inv[2];
+/// The epilogue's first half, both forms': the rows' sums over their 4 lanes, each row's lse
+/// (less lse_offset: v12's max offset, in natural-log units) stored, and inv[r] the factor of
+/// its O: 1 / l (0 for an empty row) times o_scale (v12: V's scale).
+__device__ __forceinline__ void finish_rows(const QuadRow (&rows)[2], const ConsumerThread& th,
+                                            const TileOf& t, float* __restrict__ lse,
+                                            const Geometry& g, float o_scale, float lse_offset,
+                                            float (&inv)[2]) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const QuadRow::Final f = rows[r].finish();
@@ -448,6 +446,18 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const Qua
     if (th.quad == 0 && th.row[r] < g.nq)
       lse[(int64_t(t.bi) * g.hq + t.h) * g.nq + th.row[r]] = f.lse - lse_offset;
   }
+}
+
+/// Epilogue: finish_rows, then O / l (times o_scale) stored from the registers, a 4-byte pair at a
+/// time.
+template <class T, int kD>
+__device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const QuadRow (&rows)[2],
+                                           const ConsumerThread& th, const TileOf& t,
+                                           T* __restrict__ o, float* __restrict__ lse,
+                                           const Geometry& g, float o_scale = 1.f,
+                                           float lse_offset = 0.f) {
+  float inv[2];
+  finish_rows(rows, th, t, lse, g, o_scale, lse_offset, inv);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     if (th.row[r] >= g.nq) continue;
@@ -459,7 +469,7 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const Qua
   }
 }
 
-/// v16's epilogue: the rows' lse as store_rows writes them; O / l rounded into the warpgroup's
+/// v16's epilogue: finish_rows, then O / l rounded into the warpgroup's
 /// own 64 rows of the Q tile (o_stage_offset: the layout the TMA brought Q in, 128-byte swizzled
 /// panels), then, once every thread of the warpgroup has stored and fenced its part for the async
 /// proxy, one thread stores the kD / 64 panels by TMA (o_map: O's tensor map in boxes of 64
@@ -474,13 +484,7 @@ __device__ __forceinline__ void store_rows_tma(const float (&acc)[kD / 2], const
                                                float* __restrict__ lse, const Geometry& g) {
   using Q = typename C::Tiles::Q;
   float inv[2];
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const QuadRow::Final f = rows[r].finish();
-    inv[r] = f.inv;
-    if (th.quad == 0 && th.row[r] < g.nq)
-      lse[(int64_t(t.bi) * g.hq + t.h) * g.nq + th.row[r]] = f.lse;
-  }
+  finish_rows(rows, th, t, lse, g, 1.f, 0.f, inv);
 #pragma unroll
   for (int i = 0; i < kD / 2; i += 2) {
     const uint32_t w = device::pack2<T>(acc[i] * inv[(i / 2) % 2], acc[i + 1] * inv[(i / 2) % 2]);
