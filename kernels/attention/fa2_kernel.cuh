@@ -394,7 +394,7 @@ struct Rung {
 };
 
 /// The registered variant of rung R (a Rung above): the tiled rungs' limits, and the query tiles
-/// and key blocks of its smallest tiles within the grid's and the loop's ints.
+/// and key blocks of its tiles at the problem's D within the grid's and the loop's ints.
 template <class R>
 Variant variant(std::string id, std::string summary) {
   Variant v = tiled_variant<prepare_tiled<R>>(std::move(id), std::move(summary), 80);

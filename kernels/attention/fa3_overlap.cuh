@@ -47,8 +47,9 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
                                              const CUtensorMap* o_map = nullptr) {
   static_assert(C::kKvLag == kOverlapKvLag, "the producer's order is the rounds' (K_j, V_{j-1})");
   // kTmaStoreO (v16): O leaves through the warpgroup's rows of Q's tile, which only a block that
-  // never reloads Q (one tile a block) can lend, in 16-bit elements.
-  static_assert(!kTmaStoreO || (!kReleaseQ && !kIsFp8<T>));
+  // never reloads Q (one tile a block) can lend, in 16-bit elements (no FP8 scale or max offset),
+  // and its barrier (o_ready_id) shares its ids with the shared-memory P's (p_ready_id).
+  static_assert(!kTmaStoreO || (!kReleaseQ && !kIsFp8<T> && Opt::kMaxOffset == 0 && !C::kPInSmem));
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
