@@ -9,8 +9,7 @@
 // request (kD / 2 4-byte stores a thread from the accumulators' layout) and 1.56x cuDNN's L2
 // write sectors; a tile's epilogue runs with the warpgroup off the tensor pipe, and the shorter
 // the tiles (16.5 key blocks on average at 4k) the more it weighs.
-// Prediction (to be written before it runs; not yet run on a GPU): see the worklog.
-// Not registered until its GPU tests pass on a device (register.cpp).
+// Prediction: see the worklog.
 // Requirements: v07's (sm_90a; D in {64, 128, 256}; 16-byte aligned Q, K, V and O), bf16 and f16.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1551,6 +1551,7 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v13_fa2_two_row_tiles"), at("attention.v12_fa3_fp8") + 1);
   EXPECT_EQ(at("attention.v14_fa2_lazy_rescale"), at("attention.v13_fa2_two_row_tiles") + 1);
   EXPECT_EQ(at("attention.v15_fa3_persistent_lazy"), at("attention.v14_fa2_lazy_rescale") + 1);
+  EXPECT_EQ(at("attention.v16_fa3_tma_epilogue"), at("attention.v15_fa3_persistent_lazy") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
@@ -1559,10 +1560,10 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   const Variant& v15 = *family().find("attention.v15_fa3_persistent_lazy");
   ASSERT_TRUE(bool(v15.workspace_bytes));
   EXPECT_GE(v15.workspace_bytes(family().headline.front()), 2 * sizeof(int));
-  for (const char* id :
-       {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap", "attention.v06_fa3_persistent",
-        "attention.v07_fa4_lazy_rescale", "attention.v08_fa4_poly_exp2",
-        "attention.v11_fa3_wide_keys", "attention.v15_fa3_persistent_lazy"}) {
+  for (const char* id : {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap",
+                         "attention.v06_fa3_persistent", "attention.v07_fa4_lazy_rescale",
+                         "attention.v08_fa4_poly_exp2", "attention.v11_fa3_wide_keys",
+                         "attention.v15_fa3_persistent_lazy", "attention.v16_fa3_tma_epilogue"}) {
     SCOPED_TRACE(id);
     const Variant* v = family().find(id);
     ASSERT_NE(v, nullptr);
