@@ -521,6 +521,14 @@ run47=$res/2026-12-03_683ee6d_attention_fa2_kstep_loop
   --section results-683ee6d-kloop-a
 "$klab" report "$run47"/b/bench_*.json --family attention \
   --readme docs/worklogs/attention.md --section results-683ee6d-kloop-b
+# attention v16 (v07 with the TMA epilogue) beside v07 and cuDNN.
+run48=$res/2026-12-04_e08d823_attention_v16
+for i in 1 2 3; do
+  "$klab" report "$run48"/fa3/bench_attention_*_$i.json --family attention \
+    --readme docs/worklogs/attention.md --section results-e08d823-v16-$i --fast-state
+done
+"$klab" profile-report "$run48"/fa3/profiles_4k.json --family attention \
+  --readme docs/worklogs/attention.md --section profile-e08d823-4k
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
