@@ -19,6 +19,9 @@ struct Common {
   /// bench/run: every variant of a problem benchmarked once per round, samples pooled
   /// (merge_rounds); max_time is split between the rounds.
   int rounds = 1;
+  /// bench/run: the GPU variants of a problem timed launch by launch in rounds, the speed-up over
+  /// the baseline also from the rounds' paired samples (bench_gpu_interleaved).
+  bool interleave = false;
   std::vector<std::string> targets;  // families or variant ids
   std::string device = "all";        // run only the gpu or the cpu rungs of the selected families
 };

@@ -148,9 +148,47 @@ RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist>
   return o;
 }
 
+// One problem's variants benchmarked launch by launch (--interleave): each checked and prepared
+// with its device sets held, then the GPU ones timed together (bench_held_interleaved); a CPU
+// variant is timed alone, as without the option. Records appended to `fam` in the variants'
+// order.
+void fam_interleaved(const Family& f, const std::vector<const Variant*>& variants, const Problem& p,
+                     const RunOptions& opt, ProblemInputs& shared, Progress& progress,
+                     std::vector<Result>& fam) {
+  const size_t first = fam.size();
+  std::vector<std::shared_ptr<HeldLaunches>> held(variants.size());
+  for (size_t j = 0; j < variants.size(); ++j) {
+    const Variant* v = variants[j];
+    progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)));
+    fam.push_back(run_variant_held(f, *v, p, opt, shared, &held[j]));
+  }
+  std::vector<Result*> timed;
+  std::vector<std::shared_ptr<HeldLaunches>> sets;
+  for (size_t j = 0; j < variants.size(); ++j)
+    if (held[j]) {
+      timed.push_back(&fam[first + j]);
+      sets.push_back(held[j]);
+    }
+  try {
+    bench_held_interleaved(f, timed, sets, opt.bench_cfg);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {  // one failed launch fails the interleaved group
+    for (Result* r : timed) {
+      r->status = "error";
+      r->reason = std::string("interleaved benchmark: ") + e.what();
+      r->timed = false;
+    }
+  }
+}
+
 // Runs selections x problems, prints one table per family, writes JSON; exit 1 on a failed check.
 int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt,
             bool cpu_fallback) {
+  if (c.interleave && c.rounds > 1)
+    throw UsageError("--interleave and --rounds both interleave the variants: pick one");
+  if (c.interleave && c.hot)
+    throw UsageError("--interleave times cold launches only (L2 flushed each sample): drop --hot");
   std::vector<std::vector<Problem>> problems;
   for (const auto& s : sel) problems.push_back(problems_of(c, *s.family, with_awkward));
   check_implementable(sel, problems, c);
@@ -176,6 +214,17 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
       // Round k runs every variant once; only the first checks (merge_rounds keeps its check).
       // The problem's inputs, reference and vendor outputs are made once, for all of them.
       ProblemInputs shared;
+      if (opt.bench && c.interleave) {
+        fam_interleaved(*sel[i].family, sel[i].variants, p, opt, shared, progress, fam);
+        for (const Result& r : fam) failed |= r.status == "error" || (r.checked && !r.check.passed);
+        attach_baselines(fam);
+        if (!c.json_path.empty() && c.json_path != "-") {
+          std::vector<Result> so_far = all;
+          so_far.insert(so_far.end(), fam.begin(), fam.end());
+          write_json(so_far, c.json_path);
+        }
+        continue;
+      }
       std::vector<std::vector<Result>> per(sel[i].variants.size());
       for (int k = 0; k < rounds; ++k) {
         RunOptions o = opt;
@@ -204,6 +253,8 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
     if (!fam.empty()) {
       std::cout << "\n## " << sel[i].family->name << " — " << sel[i].family->summary << "\n";
       std::cout << format_table(fam, false);
+      if (const std::string ps = paired_summary(fam); !ps.empty())
+        std::cout << "\nInterleaved launch by launch with the baseline:\n" << ps;
     }
     all.insert(all.end(), fam.begin(), fam.end());
   }

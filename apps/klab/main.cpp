@@ -41,6 +41,9 @@ void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {
                   "benchmark the variants of a problem in this many interleaved rounds, samples "
                   "pooled (--max-time split between them): clock and power drifts fall on all")
       ->check(CLI::Range(1, 100));
+  cmd->add_flag("--interleave", c.interleave,
+                "time the GPU variants of a problem launch by launch, in rounds (cold only): the "
+                "speed-up over the baseline also as the median of the rounds' paired ratios");
 }
 
 }  // namespace

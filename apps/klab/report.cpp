@@ -74,6 +74,11 @@ std::string family_markdown(const std::string& family, const std::vector<Result>
           "baseline's):\n" +
           fs;
   }
+  if (const std::string ps = paired_summary(rs); !ps.empty())
+    md +=
+        "\nInterleaved launch by launch with the baseline: each round's two samples milliseconds "
+        "apart, under one clock and power state:\n" +
+        ps;
   std::string dev, sha, ts;
   for (const auto& r : rs) ts = std::max(ts, r.timestamp);
   md += fmt::format(

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "klab/harness/bench.hpp"
 
@@ -28,6 +29,23 @@ std::vector<bool> clock_keep_mask(const std::vector<int>& clock_mhz) {
   }
   if (kept < 3) std::fill(keep.begin(), keep.end(), true);
   return keep;
+}
+
+PairedRatio paired_ratio(const std::vector<double>& baseline_round_ms,
+                         const std::vector<double>& round_ms) {
+  std::vector<double> ratios;
+  const size_t n = std::min(baseline_round_ms.size(), round_ms.size());
+  for (size_t i = 0; i < n; ++i) {
+    const double b = baseline_round_ms[i], v = round_ms[i];
+    if (std::isfinite(b) && std::isfinite(v) && b > 0 && v > 0) ratios.push_back(b / v);
+  }
+  PairedRatio r;
+  r.pairs = static_cast<int>(ratios.size());
+  if (ratios.empty()) return r;
+  r.median = percentile(ratios, 0.5);
+  r.p10 = percentile(ratios, 0.1);
+  r.p90 = percentile(ratios, 0.9);
+  return r;
 }
 
 Timing bench_cpu(const std::function<void()>& run, const BenchConfig& cfg) {

@@ -50,6 +50,36 @@ std::vector<bool> clock_keep_mask(const std::vector<int>& clock_mhz);
 Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream stream,
                  const BenchConfig& cfg);
 
+/// One GPU variant of an interleaved benchmark: its launch of input set `set` on a stream, and
+/// how many input sets it rotates among.
+struct InterleavedLaunch {
+  std::function<void(int set, Stream stream)> launch;
+  int sets = 1;
+};
+
+/// Times several variants launch by launch: each round takes one cold sample of every variant
+/// (bench_gpu's: L2 flushed, stream held by a blocking kernel, events around one launch), the
+/// order rotated by one each round, so that neighbouring samples of two variants are
+/// milliseconds apart and see the same clock and power state. Stops when every variant would
+/// stop alone (bench_should_stop on its kept samples) or at n x cfg.max_time_s. Each Timing is
+/// what bench_gpu gives (clock filter, throttled counts); `round_ms[j][i]` is variant j's sample
+/// of round i, NaN where the clock filter dropped it. Cold mode only (throws UsageError for hot).
+std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& launches,
+                                          Stream stream, const BenchConfig& cfg,
+                                          std::vector<std::vector<double>>& round_ms);
+
+/// The paired speed-up of a variant over its baseline in an interleaved benchmark: over the
+/// rounds where both samples were kept, the ratio baseline ms / variant ms of the same round,
+/// summarised (median, 10th and 90th percentiles; >1: faster than the baseline).
+struct PairedRatio {
+  int pairs = 0;
+  double median = 0, p10 = 0, p90 = 0;
+};
+/// `baseline_round_ms` and `round_ms` aligned by round (bench_gpu_interleaved's), NaN for a
+/// dropped sample; rounds present in only one are left out. pairs = 0 when none is left.
+PairedRatio paired_ratio(const std::vector<double>& baseline_round_ms,
+                         const std::vector<double>& round_ms);
+
 /// Times a synchronous host function with a steady clock (CPU variants).
 Timing bench_cpu(const std::function<void()>& run, const BenchConfig& cfg);
 

@@ -61,6 +61,80 @@ std::string capture(const std::function<void(int)>& launch, int n, cudaStream_t 
   return why;
 }
 
+// The samples kept as they come, for the stopping rule: those within kClockDropTolerance of the
+// best clock read so far (clock_keep_mask's rule, refiltered only when a sample raises the best).
+struct KeptSoFar {
+  std::vector<double> all_ms, kept_ms;
+  std::vector<int> clocks;
+  int best_mhz = 0;
+  double measured_s = 0;
+
+  void add(double ms, int mhz, int launches) {
+    all_ms.push_back(ms);
+    clocks.push_back(mhz);
+    measured_s += ms * launches / 1e3;
+    auto kept_at = [&](int c) { return c == 0 || c >= best_mhz * (1 - kClockDropTolerance); };
+    if (mhz > best_mhz) {
+      best_mhz = mhz;
+      kept_ms.clear();
+      for (size_t k = 0; k < all_ms.size(); ++k)
+        if (kept_at(clocks[k])) kept_ms.push_back(all_ms[k]);
+    } else if (kept_at(mhz)) {
+      kept_ms.push_back(ms);
+    }
+  }
+  bool should_stop(double wall_s, const BenchConfig& cfg, bool* converged) const {
+    return bench_should_stop(kept_ms.size() >= 3 ? kept_ms : all_ms, measured_s, wall_s, cfg,
+                             converged);
+  }
+};
+
+// The kept samples (clock_keep_mask), their clock range, throttled and dropped counts and
+// statistics into t; `keep` gets the mask.
+void keep_by_clock(const KeptSoFar& k, Timing& t, std::vector<bool>& keep) {
+  const int device_max_mhz = device_info().max_sm_clock_mhz;
+  keep = clock_keep_mask(k.clocks);
+  int clk_min = INT_MAX, clk_max = 0;
+  for (size_t i = 0; i < k.clocks.size(); ++i) {
+    if (!keep[i]) {
+      ++t.discarded_samples;
+      continue;
+    }
+    t.samples_ms.push_back(k.all_ms[i]);
+    if (k.clocks[i] <= 0) continue;
+    clk_min = std::min(clk_min, k.clocks[i]);
+    clk_max = std::max(clk_max, k.clocks[i]);
+    if (device_max_mhz > 0 && k.clocks[i] < device_max_mhz * (1 - kClockDropTolerance))
+      ++t.throttled_samples;
+  }
+  t.sm_clock_min_mhz = clk_max > 0 ? clk_min : 0;
+  t.sm_clock_max_mhz = clk_max;
+  t.stats = summarize(t.samples_ms);
+}
+
+// One sample of `launch()`: L2 flushed (unless `flush` is null: hot), the stream held by a
+// blocking kernel while the start event, the launch and the stop event are enqueued; the SM
+// clock read while it runs (or just after, for short kernels).
+struct BlockedSample {
+  float ms = 0;
+  int sm_mhz = 0;
+};
+BlockedSample blocked_sample(const std::function<void()>& launch, DeviceBuffer* flush,
+                             cudaStream_t s, CudaEvent& start, CudaEvent& stop,
+                             StreamBlocker& blocker) {
+  if (flush) flush_l2(flush->get(), flush->bytes(), device_info().sm_count, s);
+  blocker.block(s);
+  KLAB_CUDA_CHECK(cudaEventRecord(start.get(), s));
+  launch();
+  KLAB_CUDA_CHECK(cudaEventRecord(stop.get(), s));
+  blocker.release();
+  const ClockReading c = read_sm_clock();
+  BlockedSample out{elapsed_ms(start, stop), c.sm_mhz};
+  if (blocker.timed_out())
+    throw Error("the launch waits on the host (it synchronises or allocates): it cannot be timed");
+  return out;
+}
+
 }  // namespace
 
 Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream stream,
@@ -109,67 +183,86 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
     t.method = "L2 flushed, events around 1 launch, stream held by a blocking kernel";
   }
 
-  const int device_max_mhz = device_info().max_sm_clock_mhz;
-  std::vector<double> all_ms, kept_ms;
-  std::vector<int> clocks;
-  int best_mhz = 0;
-  double measured = 0;
+  KeptSoFar k;
   const auto t0 = clock::now();
   for (int i = 0;; ++i) {
-    if (flush) flush_l2(flush->get(), flush->bytes(), device_info().sm_count, s);
+    float ms = 0;
+    int mhz = 0;
     if (graph.exec) {
       KLAB_CUDA_CHECK(cudaEventRecord(start.get(), s));
       KLAB_CUDA_CHECK(cudaGraphLaunch(graph.exec, s));
       KLAB_CUDA_CHECK(cudaEventRecord(stop.get(), s));
+      // Read the clock while the sample runs (or just after, for short kernels).
+      mhz = read_sm_clock().sm_mhz;
+      ms = elapsed_ms(start, stop) / static_cast<float>(t.launches_per_sample);
     } else {
-      blocker.block(s);
-      KLAB_CUDA_CHECK(cudaEventRecord(start.get(), s));
-      launch(i % t.rotation_sets);
-      KLAB_CUDA_CHECK(cudaEventRecord(stop.get(), s));
-      blocker.release();
+      const BlockedSample c =
+          blocked_sample([&] { launch(i % t.rotation_sets); }, flush, s, start, stop, blocker);
+      ms = c.ms;
+      mhz = c.sm_mhz;
     }
-    // Read the clock while the sample runs (or just after, for short kernels).
-    const ClockReading c = read_sm_clock();
-    const float ms = elapsed_ms(start, stop) / static_cast<float>(t.launches_per_sample);
-    if (blocker.timed_out())
-      throw Error(
-          "the launch waits on the host (it synchronises or allocates): it cannot be timed");
-    all_ms.push_back(ms);
-    clocks.push_back(c.sm_mhz);
-    measured += ms * t.launches_per_sample / 1e3;
-    // Stop on the samples that the clock filter would keep now (clock_keep_mask, kept up to date
-    // as the samples come: refiltered only when a sample raises the best clock).
-    auto kept_at = [&](int mhz) { return mhz == 0 || mhz >= best_mhz * (1 - kClockDropTolerance); };
-    if (c.sm_mhz > best_mhz) {
-      best_mhz = c.sm_mhz;
-      kept_ms.clear();
-      for (size_t k = 0; k < all_ms.size(); ++k)
-        if (kept_at(clocks[k])) kept_ms.push_back(all_ms[k]);
-    } else if (kept_at(c.sm_mhz)) {
-      kept_ms.push_back(ms);
+    k.add(ms, mhz, t.launches_per_sample);
+    const double wall = std::chrono::duration<double>(clock::now() - t0).count();
+    if (k.should_stop(wall, cfg, &t.converged)) break;
+  }
+  std::vector<bool> keep;
+  keep_by_clock(k, t, keep);
+  return t;
+}
+
+std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& launches,
+                                          Stream stream, const BenchConfig& cfg,
+                                          std::vector<std::vector<double>>& round_ms) {
+  using clock = std::chrono::steady_clock;
+  if (cfg.hot) throw UsageError("an interleaved benchmark is cold only (L2 flushed each sample)");
+  const size_t n = launches.size();
+  KLAB_CHECK(n > 0, "bench_gpu_interleaved: no launches");
+  KLAB_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+  DeviceBuffer* flush = &flush_buffer();
+  auto* s = reinterpret_cast<cudaStream_t>(stream);
+  CudaEvent start, stop;
+  StreamBlocker blocker;
+  // Warm-up, each variant as bench_gpu warms one.
+  for (const InterleavedLaunch& l : launches) {
+    const auto w0 = clock::now();
+    for (int i = 0;
+         i < 3 || std::chrono::duration<double>(clock::now() - w0).count() < cfg.warmup_s; ++i)
+      l.launch(i % l.sets, stream);
+  }
+  KLAB_CUDA_CHECK(cudaStreamSynchronize(s));
+
+  BenchConfig all = cfg;
+  all.max_time_s = cfg.max_time_s * static_cast<double>(n);
+  std::vector<KeptSoFar> k(n);
+  std::vector<Timing> t(n);
+  const auto t0 = clock::now();
+  for (size_t round = 0;; ++round) {
+    for (size_t o = 0; o < n; ++o) {
+      const size_t j = (round + o) % n;  // the order rotated by one each round
+      const InterleavedLaunch& l = launches[j];
+      const int set = static_cast<int>(round % static_cast<size_t>(l.sets));
+      const BlockedSample c =
+          blocked_sample([&] { l.launch(set, stream); }, flush, s, start, stop, blocker);
+      k[j].add(c.ms, c.sm_mhz, 1);
     }
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
-    if (bench_should_stop(kept_ms.size() >= 3 ? kept_ms : all_ms, measured, wall, cfg,
-                          &t.converged))
-      break;
+    bool stop_all = true;
+    for (size_t j = 0; j < n; ++j) stop_all &= k[j].should_stop(wall, all, &t[j].converged);
+    if (stop_all) break;
   }
-  const std::vector<bool> keep = clock_keep_mask(clocks);
-  int clk_min = INT_MAX, clk_max = 0;
-  for (size_t k = 0; k < clocks.size(); ++k) {
-    if (!keep[k]) {
-      ++t.discarded_samples;
-      continue;
-    }
-    t.samples_ms.push_back(all_ms[k]);
-    if (clocks[k] <= 0) continue;
-    clk_min = std::min(clk_min, clocks[k]);
-    clk_max = std::max(clk_max, clocks[k]);
-    if (device_max_mhz > 0 && clocks[k] < device_max_mhz * (1 - kClockDropTolerance))
-      ++t.throttled_samples;
+  round_ms.assign(n, {});
+  for (size_t j = 0; j < n; ++j) {
+    t[j].mode = "cold";
+    t[j].rotation_sets = launches[j].sets;
+    t[j].method =
+        "L2 flushed, events around 1 launch, stream held by a blocking kernel; "
+        "interleaved launch by launch with " +
+        std::to_string(n - 1) + " other variant(s), the order rotated each round";
+    std::vector<bool> keep;
+    keep_by_clock(k[j], t[j], keep);
+    for (size_t i = 0; i < keep.size(); ++i)
+      round_ms[j].push_back(keep[i] ? k[j].all_ms[i] : std::nan(""));
   }
-  t.sm_clock_min_mhz = clk_max > 0 ? clk_min : 0;
-  t.sm_clock_max_mhz = clk_max;
-  t.stats = summarize(t.samples_ms);
   return t;
 }
 

@@ -172,6 +172,12 @@ json to_json(const Result& r) {
                       {"pct", r.ceiling.pct}};
     if (!r.baseline.id.empty())
       j["baseline"] = {{"id", r.baseline.id}, {"speedup", r.baseline.speedup}};
+    if (r.paired.pairs > 0)
+      j["paired"] = {{"with", r.paired_with},
+                     {"pairs", r.paired.pairs},
+                     {"median", r.paired.median},
+                     {"p10", r.paired.p10},
+                     {"p90", r.paired.p90}};
   }
   j.update(r.machine.is_object() && !r.machine.empty() ? r.machine : machine_json());
   return j;
@@ -236,6 +242,14 @@ Result result_from_json(const json& j) {
       r.baseline.id = j["baseline"].at("id");
       r.baseline.speedup = j["baseline"].value("speedup", 0.0);
     }
+    if (j.contains("paired")) {
+      const auto& q = j["paired"];
+      r.paired_with = q.value("with", std::string());
+      r.paired.pairs = q.value("pairs", 0);
+      r.paired.median = q.value("median", 0.0);
+      r.paired.p10 = q.value("p10", 0.0);
+      r.paired.p90 = q.value("p90", 0.0);
+    }
   }
   return r;
 }
@@ -296,6 +310,31 @@ std::string fast_state_summary(const std::vector<Result>& results) {
   for (const auto& [variant, v] : per_variant) {
     if (v.size() < 2) continue;
     md += "| " + variant + " | geometric mean, " + std::to_string(v.size()) + " problems | | " +
+          printed(geometric_mean(v), "%.3fx") + " | | |\n";
+  }
+  return md;
+}
+
+std::string paired_summary(const std::vector<Result>& results) {
+  std::string rows;
+  std::map<std::string, std::vector<double>> per_variant;
+  for (const auto& r : results) {
+    if (!r.timed || r.paired.pairs <= 0) continue;
+    per_variant[r.variant].push_back(r.paired.median);
+    rows += "| " + r.variant + " | " + r.problem.str() + " | " + r.paired_with + " | " +
+            (r.baseline.speedup > 0 ? printed(r.baseline.speedup, "%.3fx") : "-") + " | " +
+            printed(r.paired.median, "%.3fx") + " | " + printed(r.paired.p10, "%.3fx") + " - " +
+            printed(r.paired.p90, "%.3fx") + " | " + std::to_string(r.paired.pairs) + " |\n";
+  }
+  if (rows.empty()) return "";
+  std::string md =
+      "\n| variant | problem | paired with | x baseline (medians) | x baseline (paired: median "
+      "of the rounds' ratios) | the ratios' p10 - p90 | pairs "
+      "|\n|---|---|---|---:|---:|---:|---:|\n" +
+      rows;
+  for (const auto& [variant, v] : per_variant) {
+    if (v.size() < 2) continue;
+    md += "| " + variant + " | geometric mean, " + std::to_string(v.size()) + " problems | | | " +
           printed(geometric_mean(v), "%.3fx") + " | | |\n";
   }
   return md;

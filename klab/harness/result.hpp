@@ -37,6 +37,10 @@ struct Result {
     std::string id;
     double speedup = 0;  ///< baseline median / this median (>1: faster than the baseline)
   } baseline;
+  /// An interleaved benchmark's (klab bench --interleave): the speed-up over `paired_with` (the
+  /// baseline timed in the same rounds) from the rounds' paired samples; pairs = 0 otherwise.
+  PairedRatio paired;
+  std::string paired_with;
   int block_threads = 0;  ///< sweep knob (0: the rung's default)
   /// GPU records: the tensors, the workspace and the measured peak (klab/harness/device_memory.hpp);
   /// empty for CPU records, records without a device, and records written before it was kept.
@@ -70,6 +74,11 @@ std::string speedup_summary(const std::vector<Result>& results);
 /// moves its median; the 10th percentiles compare both in the fast state. Empty without any
 /// such pair. `klab report --fast-state` appends it.
 std::string fast_state_summary(const std::vector<Result>& results);
+/// The paired speed-ups of an interleaved benchmark (records with Result::paired): per record the
+/// x baseline of the medians beside the median of the rounds' paired ratios and their p10 - p90,
+/// then each variant's geometric mean of the paired medians. Empty without any. `klab report`
+/// and `klab bench --interleave` append it.
+std::string paired_summary(const std::vector<Result>& results);
 /// Against another library's variant (`klab report --against ID`: FlashInfer's decode beside
 /// decode_attention's rungs): for every problem and mode where `against` was timed, the fastest
 /// rung of the family ("<family>.vNN_<name>" that did not fail its check; baselines and other

@@ -206,6 +206,18 @@ DeviceSet make_device_set(const Buffers& host, const Problem& p, size_t workspac
   return s;
 }
 
+}  // namespace
+
+// A GPU variant's device sets and prepared launches, kept past run_variant for an interleaved
+// benchmark (run_variant_held).
+struct HeldLaunches {
+  DeviceSet set0;
+  std::vector<DeviceSet> extra;          ///< more input sets (rotation), made after the check
+  std::vector<PreparedLaunch> launches;  ///< one per input set
+};
+
+namespace {
+
 // Inputs and inouts copied, outputs poisoned; with `inouts_only`, only the inouts copied (what a
 // launch may have changed: inputs are read only).
 void upload(const Buffers& host, Buffers& dev, cudaStream_t st, bool inouts_only = false) {
@@ -267,8 +279,10 @@ Buffers& output_scratch(ProblemInputs& shared, const Buffers& host) {
   return shared.outputs;
 }
 
+// With `held`, the benchmark is left to the caller: the device sets and prepared launches are
+// handed over in *held instead of timed.
 void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
-             ProblemInputs& shared, Result& r) {
+             ProblemInputs& shared, Result& r, std::shared_ptr<HeldLaunches>* held) {
   HostSeconds& hs = r.host_seconds;
   PhaseTimer setup(hs, "allocate");
   CudaStream stream;
@@ -298,7 +312,9 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
 
   PhaseTimer alloc(hs, "allocate");
   MemoryWatch watch;  // before the harness allocates
-  DeviceSet set0 = make_device_set(specs, p, ws_bytes);
+  auto keep = std::make_shared<HeldLaunches>();
+  keep->set0 = make_device_set(specs, p, ws_bytes);
+  DeviceSet& set0 = keep->set0;
   alloc.stop();
   DeviceMemory& mem = *r.device_memory;
   mem.free = watch.free_before();
@@ -373,7 +389,7 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   int sets = 1;
   if (!opt.bench_cfg.hot && ws < l2)
     sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
-  std::vector<DeviceSet> extra;
+  std::vector<DeviceSet>& extra = keep->extra;
   for (int i = 1; i < sets; ++i) {
     extra.push_back(make_device_set(specs, p, ws_bytes));
     for (size_t t = 0; t < specs.tensors.size(); ++t)
@@ -384,9 +400,14 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   rot.stop();
   // Setup once per input set; the timed launches only enqueue.
   PhaseTimer prep(hs, "prepare");
-  std::vector<PreparedLaunch> launches{prepare_launch(v, p, set0.view, args)};
+  std::vector<PreparedLaunch>& launches = keep->launches;
+  launches.push_back(prepare_launch(v, p, set0.view, args));
   for (auto& e : extra) launches.push_back(prepare_launch(v, p, e.view, args));
   prep.stop();
+  if (held) {
+    *held = std::move(keep);
+    return;
+  }
   PhaseTimer timing(hs, "timing");
   r.timing = bench_gpu(
       [&](int s) {
@@ -491,6 +512,11 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
 
 Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
                    ProblemInputs& shared) {
+  return run_variant_held(f, v, p, opt, shared, nullptr);
+}
+
+Result run_variant_held(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
+                        ProblemInputs& shared, std::shared_ptr<HeldLaunches>* held) {
   Result r;
   r.variant = v.info.id;
   r.family = f.name;
@@ -511,7 +537,7 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
       run_cpu(f, v, p, opt, shared, r);
     } else {
 #if KLAB_HAS_CUDA
-      run_gpu(f, v, p, opt, shared, r);
+      run_gpu(f, v, p, opt, shared, r, opt.bench ? held : nullptr);
 #endif
     }
     attach_throughput(f, r);
@@ -541,6 +567,51 @@ void attach_baselines(std::vector<Result>& results) {
       break;
     }
   }
+}
+
+void bench_held_interleaved(const Family& f, const std::vector<Result*>& results,
+                            const std::vector<std::shared_ptr<HeldLaunches>>& held,
+                            const BenchConfig& cfg) {
+  KLAB_CHECK(results.size() == held.size(), "bench_held_interleaved: one held set per record");
+  if (results.empty()) return;
+#if KLAB_HAS_CUDA
+  std::vector<InterleavedLaunch> launches;
+  for (const auto& h : held) {
+    KLAB_CHECK(h && !h->launches.empty(), "bench_held_interleaved: nothing held");
+    launches.push_back({[hp = h.get()](int set, Stream s) {
+                          hp->launches[static_cast<size_t>(set)](s);
+                          KLAB_CHECK_LAUNCH();
+                        },
+                        static_cast<int>(h->launches.size())});
+  }
+  CudaStream stream;
+  std::vector<std::vector<double>> round_ms;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Timing> t =
+      bench_gpu_interleaved(launches, reinterpret_cast<Stream>(stream.get()), cfg, round_ms);
+  // The interleaved timing's host seconds, shared out evenly among the records.
+  const double share =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+      static_cast<double>(results.size());
+  for (Result* r : results) r->host_seconds.add("timing", share);
+  int base = -1;
+  for (size_t j = 0; j < results.size() && base < 0; ++j)
+    if (results[j]->baseline_variant) base = static_cast<int>(j);
+  for (size_t j = 0; j < results.size(); ++j) {
+    Result& r = *results[j];
+    r.timing = std::move(t[j]);
+    r.timed = true;
+    attach_throughput(f, r);
+    if (base >= 0 && static_cast<int>(j) != base) {
+      r.paired = paired_ratio(round_ms[static_cast<size_t>(base)], round_ms[j]);
+      r.paired_with = results[static_cast<size_t>(base)]->variant;
+    }
+  }
+#else
+  (void)f;
+  (void)cfg;
+  throw UsageError("an interleaved GPU benchmark needs a CUDA build");
+#endif
 }
 
 }  // namespace klab

@@ -50,6 +50,21 @@ Result run_variant(const Family& f, const Variant& v, const Problem& p, const Ru
 Result run_variant(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
                    ProblemInputs& shared);
 
+/// A GPU variant's device sets and prepared launches, held for an interleaved benchmark.
+struct HeldLaunches;
+/// run_variant with the benchmark left to the caller: a GPU variant that passed its refusals is
+/// checked as run_variant checks it (opt.check), and with opt.bench its device sets and prepared
+/// launches are handed over in *held (left null otherwise: a refusal, an error, a CPU variant,
+/// which is timed as run_variant times it). `held` null: run_variant.
+Result run_variant_held(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
+                        ProblemInputs& shared, std::shared_ptr<HeldLaunches>* held);
+/// Times the held variants of one problem launch by launch (bench_gpu_interleaved), one record
+/// each: its timing, throughput, and, beside the first baseline variant among them, its paired
+/// speed-up over it (Result::paired). The held sets are released by the caller.
+void bench_held_interleaved(const Family& f, const std::vector<Result*>& results,
+                            const std::vector<std::shared_ptr<HeldLaunches>>& held,
+                            const BenchConfig& cfg);
+
 /// The refusals decided before anything is allocated, each one line (Result::reason): a dtype
 /// the variant does not take; for a GPU variant, no device or too old a one (`d`: device_info()
 /// in run_variant, a made-up one in tests), then tensors + workspace above the device's free

@@ -87,6 +87,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"run vector_add --device tpu", "--device"},
     {"sweep vector_add.v00_cpu", "no block-size knob"},
     {"bench", "targets is required"},
+    {"bench vector_add --interleave --rounds 3", "pick one"},
+    {"bench vector_add --interleave --hot", "cold launches only"},
     {"frobnicate", "frobnicate"},
     {"report /nonexistent/x.json", "no such file"},
     {"check vector_add --dist cauchy", "unknown distribution"},

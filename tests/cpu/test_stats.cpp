@@ -7,6 +7,7 @@
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/bench.hpp"
+#include "klab/harness/result.hpp"
 #include "klab/harness/runner.hpp"
 #include "klab/harness/stats.hpp"
 
@@ -181,6 +182,61 @@ TEST(FastStateSummary, TenthPercentilesAgainstTheBaselinesOfTheSameProblem) {
   std::snprintf(want, sizeof want, "| hgemm.a | geometric mean, 2 problems | | %.3fx | | |",
                 std::sqrt(b.p10 / s.p10 * 0.5));
   EXPECT_NE(md.find(want), std::string::npos) << md << "\nwant: " << want;
+}
+
+// Paired rounds: the ratio of each round's two samples, over the rounds where both were kept.
+// The clock stepping down half way (every sample doubled) moves both samples of a round alike:
+// the paired ratio stays exact where the medians of the two kept sets, which lost different
+// rounds, do not.
+TEST(PairedRatio, RatiosOfTheRoundsBothKept) {
+  const double nan = std::nan("");
+  const std::vector<double> base{1.0, 1.0, 1.0, 2.0, 2.0, 2.0}, var{0.8, 0.8, nan, 1.6, nan, nan};
+  const PairedRatio r = paired_ratio(base, var);
+  EXPECT_EQ(r.pairs, 3);
+  EXPECT_DOUBLE_EQ(r.median, 1.25);
+  EXPECT_DOUBLE_EQ(r.p10, 1.25);
+  EXPECT_DOUBLE_EQ(r.p90, 1.25);
+  EXPECT_NE(summarize({1.0, 1.0, 1.0, 2.0, 2.0, 2.0}).median / summarize({0.8, 0.8, 1.6}).median,
+            1.25);
+  // Varying ratios: 2, 1, 0.5 (a dropped baseline round left out) -> median 1, p10 between the
+  // two smallest by klab's percentile.
+  const PairedRatio v = paired_ratio({2.0, 1.0, nan, 1.0}, {1.0, 1.0, 5.0, 2.0});
+  EXPECT_EQ(v.pairs, 3);
+  EXPECT_DOUBLE_EQ(v.median, 1.0);
+  EXPECT_DOUBLE_EQ(v.p10, percentile({0.5, 1.0, 2.0}, 0.1));
+  EXPECT_DOUBLE_EQ(v.p90, percentile({0.5, 1.0, 2.0}, 0.9));
+  EXPECT_EQ(paired_ratio({nan, 1.0}, {1.0, nan}).pairs, 0);
+  EXPECT_EQ(paired_ratio({}, {}).pairs, 0);
+}
+
+TEST(PairedSummary, RowsAndGeometricMeansOfThePairedMedians) {
+  const Family& f = registry().family("hgemm");
+  auto rec = [&](const char* shape, double median_speedup, PairedRatio p) {
+    Result r = timed_record(f, "hgemm.a", shape, "bf16", {1.0, 1.0, 1.0});
+    r.baseline = {"hgemm.base", median_speedup};
+    r.paired = p;
+    r.paired_with = "hgemm.base";
+    return r;
+  };
+  EXPECT_EQ(paired_summary({timed_record(f, "hgemm.a", "m=8,n=8,k=8", "bf16", {1.0})}), "");
+  const std::vector<Result> rs = {rec("m=8,n=8,k=8", 0.97, {40, 1.02, 0.99, 1.05}),
+                                  rec("m=16,n=8,k=8", 1.10, {30, 1.08, 1.01, 1.12})};
+  const std::string md = paired_summary(rs);
+  EXPECT_NE(md.find("| hgemm.a | " + rs[0].problem.str() +
+                    " | hgemm.base | 0.970x | 1.020x | 0.990x - 1.050x | 40 |"),
+            std::string::npos)
+      << md;
+  char want[120];
+  std::snprintf(want, sizeof want, "| hgemm.a | geometric mean, 2 problems | | | %.3fx | | |",
+                std::sqrt(1.02 * 1.08));
+  EXPECT_NE(md.find(want), std::string::npos) << md << "\nwant: " << want;
+  // The record keeps it through JSON.
+  const Result back = result_from_json(to_json(rs[1]));
+  EXPECT_EQ(back.paired.pairs, 30);
+  EXPECT_DOUBLE_EQ(back.paired.median, 1.08);
+  EXPECT_DOUBLE_EQ(back.paired.p10, 1.01);
+  EXPECT_DOUBLE_EQ(back.paired.p90, 1.12);
+  EXPECT_EQ(back.paired_with, "hgemm.base");
 }
 
 TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
