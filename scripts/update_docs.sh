@@ -529,6 +529,19 @@ for i in 1 2 3; do
 done
 "$klab" profile-report "$run48"/fa3/profiles_4k.json --family attention \
   --readme docs/worklogs/attention.md --section profile-e08d823-4k
+# klab bench --interleave: the paired speed-ups at the three issues' goal shapes.
+run49=$res/2026-12-04_c6ccbfb_attention_interleaved
+for i in 1 2 3; do
+  "$klab" report "$run49"/il/bench_attention_*_$i.json --family attention \
+    --readme docs/worklogs/attention.md --section results-c6ccbfb-interleaved-$i
+done
+run50=$res/2026-12-04_c6ccbfb_interleaved_grids
+"$klab" report "$run50"/attention/bench_*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-c6ccbfb-4k-ablation
+"$klab" report "$run50"/hgemm/bench_*.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-c6ccbfb-grid-interleaved
+"$klab" report "$run50"/decode/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-c6ccbfb-decode-interleaved
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
