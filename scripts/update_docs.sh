@@ -542,6 +542,13 @@ run50=$res/2026-12-04_c6ccbfb_interleaved_grids
   --readme docs/worklogs/gemm.md --section results-c6ccbfb-grid-interleaved
 "$klab" report "$run50"/decode/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-c6ccbfb-decode-interleaved
+run51=$res/2026-12-04_888677c_interleaved_second_pass
+"$klab" report "$run51"/attention/bench_*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-888677c-attention
+"$klab" report "$run51"/hgemm/bench_*.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-888677c-grid
+"$klab" report "$run51"/decode/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-888677c-decode
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
