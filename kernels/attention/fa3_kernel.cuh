@@ -169,15 +169,17 @@ __device__ __forceinline__ void load_kv(const CUtensorMap* map, unsigned char* s
   at = at.next();
 }
 
-/// The producer (one thread): every visited key block's K and V panels of tile t (the last
-/// block first), in kv_step's order for C::kKvLag, continuing the rings at `ring`.
+/// The producer (one thread): steps first .. end - 1 of tile t's K and V panels (kv_step's order
+/// for C::kKvLag: the last block first), continuing the rings at `ring`.
 template <class C>
-__device__ __forceinline__ void load_tile_kv(const CUtensorMap* k_map, const CUtensorMap* v_map,
-                                             unsigned char* smem, const Barriers<C::kStages>& bars,
-                                             const TileOf& t, KvRing<C::kStages>& ring) {
+__device__ __forceinline__ void load_tile_kv_steps(const CUtensorMap* k_map,
+                                                   const CUtensorMap* v_map, unsigned char* smem,
+                                                   const Barriers<C::kStages>& bars,
+                                                   const TileOf& t, KvRing<C::kStages>& ring,
+                                                   int first, int end) {
   using Tiles = typename C::Tiles;
   const int n = int(t.blocks.count);
-  for (int j = 0; j < kv_steps(n, C::kKvLag); ++j) {
+  for (int j = first; j < end; ++j) {
     const KvStep step = kv_step(j, n, C::kKvLag);
     if (step.k_block >= 0)
       load_kv<C>(k_map, smem, Tiles::k_tile(ring.k.index), bars.full_k, bars.empty_k, ring.k, t,
@@ -186,6 +188,16 @@ __device__ __forceinline__ void load_tile_kv(const CUtensorMap* k_map, const CUt
       load_kv<C>(v_map, smem, Tiles::v_tile(ring.v.index), bars.full_v, bars.empty_v, ring.v, t,
                  n - 1 - step.v_block);
   }
+}
+
+/// The producer (one thread): every visited key block's K and V panels of tile t (the last
+/// block first), in kv_step's order for C::kKvLag, continuing the rings at `ring`.
+template <class C>
+__device__ __forceinline__ void load_tile_kv(const CUtensorMap* k_map, const CUtensorMap* v_map,
+                                             unsigned char* smem, const Barriers<C::kStages>& bars,
+                                             const TileOf& t, KvRing<C::kStages>& ring) {
+  load_tile_kv_steps<C>(k_map, v_map, smem, bars, t, ring, 0,
+                        kv_steps(int(t.blocks.count), C::kKvLag));
 }
 
 /// The producer of a one-tile block (one thread): Q's panels, then every visited key block's K

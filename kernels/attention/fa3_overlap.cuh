@@ -35,7 +35,8 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// Consumer warpgroup wg's pass over tile t (rows n0 + 64 wg .. + 63): its rounds (Q already
 /// landed), its O rows and their lse. ring: where the tile's first key block sits, advanced past
 /// its last. kReleaseQ: hand Q back (empty_q) once the tile's last S is done (v06 reloads Q for
-/// the next tile under this one's last P V and epilogue). Opt: the softmax's options
+/// the next tile under this one's last P V and epilogue), or, with kTmaStoreO (v17), once the
+/// TMA store has read O out of the warpgroup's rows of Q. Opt: the softmax's options
 /// (SoftmaxOptions; v07 and v08 take FlashAttention 4's).
 template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax,
           bool kTmaStoreO = false>
@@ -46,10 +47,11 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
                                              const Geometry& g,
                                              const CUtensorMap* o_map = nullptr) {
   static_assert(C::kKvLag == kOverlapKvLag, "the producer's order is the rounds' (K_j, V_{j-1})");
-  // kTmaStoreO (v16): O leaves through the warpgroup's rows of Q's tile, which only a block that
-  // never reloads Q (one tile a block) can lend, in 16-bit elements (no FP8 scale or max offset),
-  // and its barrier (o_ready_id) shares its ids with the shared-memory P's (p_ready_id).
-  static_assert(!kTmaStoreO || (!kReleaseQ && !kIsFp8<T> && Opt::kMaxOffset == 0 && !C::kPInSmem));
+  // kTmaStoreO (v16, v17): O leaves through the warpgroup's rows of Q's tile, so Q is handed
+  // back (kReleaseQ) only after the store has read them; in 16-bit elements (no FP8 scale or max
+  // offset); its barrier (o_ready_id) shares its ids with the shared-memory P's (p_ready_id).
+  static_assert(!kTmaStoreO || (!kIsFp8<T> && Opt::kMaxOffset == 0 && !C::kPInSmem));
+  constexpr bool kQAfterLastS = kReleaseQ && !kTmaStoreO;  // Q handed back under the last P V
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
@@ -108,7 +110,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(sc);
     release(&bars.empty_k[prev.index], th.lane);  // S_0 has read K_0
-    if (kReleaseQ && n == 1) release(bars.empty_q, th.lane);
+    if (kQAfterLastS && n == 1) release(bars.empty_q, th.lane);
     {
       const int jb = n - 1;
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
@@ -135,7 +137,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence_operands(sc);
       // K of this block is read: the producer may refill its slot under this round.
       release(&bars.empty_k[cur.index], th.lane);
-      if (kReleaseQ && it == n - 1) release(bars.empty_q, th.lane);
+      if (kQAfterLastS && it == n - 1) release(bars.empty_q, th.lane);
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];
       const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
@@ -163,12 +165,17 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     hold_p();
     release(&bars.empty_v[prev.index], th.lane);
     ring = prev.next();
-  } else if (kReleaseQ) {
+  } else if (kQAfterLastS) {
     release(bars.empty_q, th.lane);  // no S reads this tile's Q
   }
-  if constexpr (kTmaStoreO)
+  if constexpr (kTmaStoreO) {
     store_rows_tma<C, T, kD>(acc, rows, th, t, wg, smem, o_map, lse, g);
-  else
+    if constexpr (kReleaseQ) {
+      // Thread 0 has waited until the store read the rows: then every warp hands Q back.
+      device::named_barrier_sync(o_ready_id(wg), device::kWarpgroupThreads);
+      release(bars.empty_q, th.lane);
+    }
+  } else
     store_rows<OutputOf<T>, kD>(acc, rows, th, t, o, lse, g, o_scale,
                                 float(Opt::kMaxOffset) * kLn2);
 }

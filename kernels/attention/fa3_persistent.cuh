@@ -40,8 +40,11 @@ __device__ __forceinline__ void post_tile(int* box, int m_tile, int h, int bi) {
 }
 
 /// The producer (one thread): per tile, once the consumers have handed Q back, the tile's index
-/// and Q, then its K and V blocks through the ring, which runs on across tiles.
-template <class C>
+/// and Q, then its K and V blocks through the ring, which runs on across tiles. kEarlyKv (v17,
+/// whose consumers hand Q back only after their epilogue): the next tile's first kStages steps
+/// of K and V go into the ring before the wait for Q, into slots the current tile's last blocks
+/// free without the next Q, so that they load under the current tile's last P V and epilogue.
+template <class C, bool kEarlyKv = false>
 __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUtensorMap* k_map,
                                              const CUtensorMap* v_map, unsigned char* smem,
                                              const Barriers<C::kStages>& bars, const Geometry& g,
@@ -49,6 +52,7 @@ __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUt
   KvRing<C::kStages> ring;
   uint32_t q_phase = 0;
   int tile = int(blockIdx.x);  // < line.tiles(): the grid is at most one block a tile
+  int early = 0;               // kEarlyKv: the steps of `tile` already in the ring
   for (;;) {
     device::mbarrier_wait(bars.empty_q, q_phase ^ 1u);  // the previous tile's S are done
     if (tile == kNoTile) {
@@ -66,9 +70,22 @@ __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUt
       load_q<C>(q_map, smem, bars, t);
     else
       device::mbarrier_arrive(bars.full_q);  // every row empty: no Q to read
-    load_tile_kv<C>(k_map, v_map, smem, bars, t, ring);
+    if constexpr (kEarlyKv)
+      load_tile_kv_steps<C>(k_map, v_map, smem, bars, t, ring, early,
+                            kv_steps(int(t.blocks.count), C::kKvLag));
+    else
+      load_tile_kv<C>(k_map, v_map, smem, bars, t, ring);
     q_phase ^= 1u;
     tile = drawn < unsigned(line.tiles()) ? int(drawn) : kNoTile;
+    if constexpr (kEarlyKv) {
+      early = 0;
+      if (tile != kNoTile) {
+        const TileLine::Tile cn = line.at(tile);
+        const TileOf tn = tile_at<C::kBlockM, C::kBlockN>(g, cn.m_tile, cn.h, cn.bi);
+        early = min(C::kStages, kv_steps(int(tn.blocks.count), C::kKvLag));
+        load_tile_kv_steps<C>(k_map, v_map, smem, bars, tn, ring, 0, early);
+      }
+    }
   }
   // This block has drawn its index past the end; the last block to get here knows that every
   // block has, so none reads the counter again in this launch: it resets both for the next.
@@ -81,10 +98,11 @@ __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUt
 
 /// A consumer warpgroup: per tile, its index (with Q), then v05's rounds over it, handing Q back
 /// after the tile's last S; the ping-pong opened once and closed once.
-template <class C, class T, int kD, class Opt>
+template <class C, class T, int kD, class Opt, bool kTmaStoreO = false>
 __device__ __forceinline__ void consume_line(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              int wg, T* __restrict__ o, float* __restrict__ lse,
-                                             const Geometry& g) {
+                                             const Geometry& g,
+                                             const CUtensorMap* o_map = nullptr) {
   if (pingpong_opens(wg)) pingpong_arrive(wg);
   ConsumerRing<C::kStages> ring;
   uint32_t q_phase = 0;
@@ -102,8 +120,8 @@ __device__ __forceinline__ void consume_line(unsigned char* smem, const Barriers
     const int bi = __shfl_sync(~0u, lane0 ? box[2] : 0, 0);
     if (m_tile == kNoTile) break;
     const TileOf t = tile_at<C::kBlockM, C::kBlockN>(g, m_tile, h, bi);
-    consume_tile<C, T, kD, PingPong::kAcrossTiles, /*release Q*/ true, Opt>(smem, bars, t, wg, ring,
-                                                                            o, lse, g);
+    consume_tile<C, T, kD, PingPong::kAcrossTiles, /*release Q*/ true, Opt, kTmaStoreO>(
+        smem, bars, t, wg, ring, o, lse, g, o_map);
     q_phase ^= 1u;
   }
   if (pingpong_closes(wg)) pingpong_wait(wg);
@@ -129,6 +147,29 @@ __global__ void __launch_bounds__(PersistentConfig<kD>::kThreads, 1)
 #endif
 }
 
+/// v17's: the persistent kernel with v16's epilogue (O through the warpgroup's rows of Q and a
+/// TMA store, Q handed back after it) and the next tile's first K and V steps loaded early.
+template <class T, int kD, class Opt>
+__global__ void __launch_bounds__(PersistentConfig<kD>::kThreads, 1)
+    persistent_tma_kernel(const __grid_constant__ CUtensorMap q_map,
+                          const __grid_constant__ CUtensorMap k_map,
+                          const __grid_constant__ CUtensorMap v_map,
+                          const __grid_constant__ CUtensorMap o_map, T* __restrict__ o,
+                          float* __restrict__ lse, Geometry g, TileLine line, Counters* counters) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
+  using C = PersistentConfig<kD>;
+  split_roles<C>(
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars) {
+        produce_line<C, /*early K/V*/ true>(&q_map, &k_map, &v_map, smem, bars, g, line, counters);
+      },
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars, int wg) {
+        consume_line<C, T, kD, Opt, /*TMA store of O*/ true>(smem, bars, wg, o, lse, g, &o_map);
+      });
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built for another architecture: fail loudly rather than leave O unwritten
+#endif
+}
+
 /// The line of problem s with tiles C on this device: sections in half its L2.
 template <class C>
 TileLine line_of(const Dims& s, int64_t elem_bytes) {
@@ -139,7 +180,7 @@ TileLine line_of(const Dims& s, int64_t elem_bytes) {
 
 /// The enqueue-only launch of the persistent kernel with softmax options Opt (Name: the rung's
 /// kName, for messages) for problem p on buffers b.
-template <class Name, class Opt>
+template <class Name, class Opt, bool kTmaStoreO = false>
 PreparedLaunch prepare_persistent(const Problem& p, Buffers& b) {
   constexpr const char* kName = Name::kName;
   const Dims s = dims_of(p);
@@ -150,12 +191,22 @@ PreparedLaunch prepare_persistent(const Problem& p, Buffers& b) {
       kName, p, b, [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
         using C = PersistentConfig<kD>;
         const TensorMaps m = tensor_maps<C>(kName, t, s, batch);
-        constexpr auto kernel = persistent_kernel<T, kD, Opt>;
-        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
         const TileLine line = line_of<C>(s, int64_t(sizeof(T)));
         const unsigned grid = device::persistent_grid(line.tiles(), device_info().sm_count);
         T* out = t.o;
         float* lse = t.lse;
+        if constexpr (kTmaStoreO) {
+          constexpr auto kernel = persistent_tma_kernel<T, kD, Opt>;
+          device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
+          const CUtensorMap om = token_tensor_map(t.o, batch, s.nq, s.hq, kD, 64);
+          return PreparedLaunch([=](Stream stream) {
+            kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
+                m.q, m.k, m.v, om, out, lse, g, line, counters);
+            KLAB_CHECK_LAUNCH();
+          });
+        }
+        constexpr auto kernel = persistent_kernel<T, kD, Opt>;
+        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
         return PreparedLaunch([=](Stream stream) {
           kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
               m.q, m.k, m.v, out, lse, g, line, counters);
@@ -166,9 +217,10 @@ PreparedLaunch prepare_persistent(const Problem& p, Buffers& b) {
 
 /// The registered persistent rung with softmax options Opt (Name: a type with the rung's kName):
 /// fa3::can_implement's limits, the line's tiles within 32-bit ints, the counter's workspace.
-template <class Name, class Opt>
+template <class Name, class Opt, bool kTmaStoreO = false>
 Variant persistent_variant(std::string id, std::string summary) {
-  Variant v = tiled_variant<prepare_persistent<Name, Opt>>(std::move(id), std::move(summary), 90);
+  Variant v = tiled_variant<prepare_persistent<Name, Opt, kTmaStoreO>>(std::move(id),
+                                                                       std::move(summary), 90);
   v.can_implement = [](const Problem& p) {
     const std::string name = Name::kName;
     if (Status st = can_implement(name, p); !st.ok()) return st;

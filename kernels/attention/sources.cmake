@@ -56,6 +56,6 @@ klab_family(attention
        v09_fa3_three_consumers.cu v10_fa4_poly_three_consumers.cu v11_fa3_wide_keys.cu
        v12_fa3_fp8.cu v13_fa2_two_row_tiles.cu
        v14_fa2_lazy_rescale.cu v15_fa3_persistent_lazy.cu
-       v16_fa3_tma_epilogue.cu
+       v16_fa3_tma_epilogue.cu v17_fa3_persistent_tma_epilogue.cu
        ${KLAB_ATTENTION_CUDNN_SRC}
   CUDA_LIBS ${KLAB_ATTENTION_CUDNN_LIB})

@@ -1552,6 +1552,8 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v14_fa2_lazy_rescale"), at("attention.v13_fa2_two_row_tiles") + 1);
   EXPECT_EQ(at("attention.v15_fa3_persistent_lazy"), at("attention.v14_fa2_lazy_rescale") + 1);
   EXPECT_EQ(at("attention.v16_fa3_tma_epilogue"), at("attention.v15_fa3_persistent_lazy") + 1);
+  EXPECT_EQ(at("attention.v17_fa3_persistent_tma_epilogue"),
+            at("attention.v16_fa3_tma_epilogue") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
@@ -1560,6 +1562,10 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   const Variant& v15 = *family().find("attention.v15_fa3_persistent_lazy");
   ASSERT_TRUE(bool(v15.workspace_bytes));
   EXPECT_GE(v15.workspace_bytes(family().headline.front()), 2 * sizeof(int));
+  ASSERT_NE(family().find("attention.v17_fa3_persistent_tma_epilogue"), nullptr);
+  const Variant& v17 = *family().find("attention.v17_fa3_persistent_tma_epilogue");
+  ASSERT_TRUE(bool(v17.workspace_bytes));
+  EXPECT_GE(v17.workspace_bytes(family().headline.front()), 2 * sizeof(int));
   for (const char* id : {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap",
                          "attention.v06_fa3_persistent", "attention.v07_fa4_lazy_rescale",
                          "attention.v08_fa4_poly_exp2", "attention.v11_fa3_wide_keys",
