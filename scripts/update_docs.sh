@@ -549,6 +549,12 @@ run51=$res/2026-12-04_888677c_interleaved_second_pass
   --readme docs/worklogs/gemm.md --section results-888677c-grid
 "$klab" report "$run51"/decode/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-888677c-decode
+# attention v17 (v15 persistent + v16's TMA epilogue), paired with cuDNN beside v15 and v16.
+run52=$res/2026-12-04_0998a5a_attention_v17
+for i in 1 2; do
+  "$klab" report "$run52"/il/bench_attention_*_$i.json --family attention \
+    --readme docs/worklogs/attention.md --section results-0998a5a-v17-$i
+done
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
