@@ -4,7 +4,7 @@
 # libraries packed beside it on the library path (the running machine may lack them) and
 # PyTorch's libcudnn where the loader finds none, sets $klab, caches the measured ceilings in
 # $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
-# and defines log (a timestamped line, also in summary.txt).
+# sets $timing_opts, and defines log (a timestamped line, also in summary.txt).
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.txz" ]; then
   tar xJf "$pack/device.txz" -C "$pack" || exit 1
@@ -25,6 +25,14 @@ if [ -x "$klab" ] && ldd "$klab" 2>/dev/null | grep -q 'libcudnn.so.9 => not fou
   fi
 fi
 export KLAB_CACHE_DIR="${KLAB_CACHE_DIR:-$out/cache}"
+# How the measuring scripts time the variants of a problem together (`klab bench`'s options):
+# KLAB_INTERLEAVE=1 launch by launch with paired speed-ups over the baseline (--interleave),
+# otherwise KLAB_ROUNDS interleaved rounds of whole benchmarks (default 3, --rounds).
+if [ "${KLAB_INTERLEAVE:-0}" = 1 ]; then
+  timing_opts="--interleave"
+else
+  timing_opts="--rounds ${KLAB_ROUNDS:-3}"
+fi
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
 # sanitize TOOL TESTS FILTER LIMIT WHAT: compute-sanitizer TOOL over the gtest binary TESTS
 # (tests matching FILTER) at the small awkward shapes for memcheck, the tiny ones for the slower

@@ -28,7 +28,8 @@
 #   attention's v01, which needs B*H*N^2*4 bytes, and v02 on CUDA cores, 39-78 ms a launch at the
 #   first two headline shapes in 2026-12-02_de53735's run, seconds at N = 32k). KLAB_MAX_TIME:
 #   seconds per benchmark (default 0.3), split between KLAB_ROUNDS interleaved rounds (default
-#   3); KLAB_ATTN_BENCH_LIMIT: seconds per family's bench call (default 420); a headline problem
+#   3), or, with KLAB_INTERLEAVE=1, the variants timed launch by launch with paired speed-ups
+#   (`klab bench --interleave`; device_run_env.sh); KLAB_ATTN_BENCH_LIMIT: seconds per family's bench call (default 420); a headline problem
 #   of attention takes ~50 s of host time for three rungs (6fda6f1's run). KLAB_CACHE_DIR: the
 #   ceilings cache.
 set -uo pipefail
@@ -40,7 +41,6 @@ source "$(dirname "$0")/device_run_env.sh"
 tests="$build/tests/klab_gpu_tests"
 steps=${KLAB_ATTN_STEPS:-check sanitize bench torch}
 max_time=${KLAB_MAX_TIME:-0.3}
-rounds=${KLAB_ROUNDS:-3}
 status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
 
@@ -81,9 +81,9 @@ if has bench; then
     # One call over the family's headline shapes (a rung that cannot run one is recorded as
     # skipped there); klab rewrites the record file after every shape, so a call stopped by its
     # time limit keeps each shape it finished.
-    log "bench: $family ($mine) at its headline shapes, $rounds rounds"
+    log "bench: $family ($mine) at its headline shapes ($timing_opts)"
     timeout "${KLAB_ATTN_BENCH_LIMIT:-420}" "$klab" bench $mine --quiet --max-time "$max_time" \
-      --rounds "$rounds" --json "$out/bench_$family.json" > "$out/bench_$family.txt" 2>&1 || status=1
+      $timing_opts --json "$out/bench_$family.json" > "$out/bench_$family.txt" 2>&1 || status=1
     tail -n 40 "$out/bench_$family.txt" | tee -a "$out/summary.txt"
   done
 fi

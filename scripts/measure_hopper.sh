@@ -27,7 +27,8 @@
 #   KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache). KLAB_MAX_TIME: seconds per
 #   benchmark (default 0.3), split between KLAB_ROUNDS interleaved rounds (default 3: `klab bench
 #   --rounds`; one pass each put power drifts between the rungs of one shape, up to 13% in
-#   2026-12-02_ac8ef08's run).
+#   2026-12-02_ac8ef08's run), or, with KLAB_INTERLEAVE=1, launch by launch with paired speed-ups
+#   (`klab bench --interleave`; device_run_env.sh).
 set -uo pipefail
 usage="usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
@@ -37,7 +38,6 @@ source "$(dirname "$0")/device_run_env.sh"
 tests="$build/tests/klab_gpu_tests"
 steps=${KLAB_HOPPER_STEPS:-check sanitize tune bench grid profile}
 max_time=${KLAB_MAX_TIME:-0.3}
-rounds=${KLAB_ROUNDS:-3}
 status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
 
@@ -107,7 +107,7 @@ bench() {  # PREFIX M N K RUNG...: one klab bench, records to OUTDIR/PREFIX_MxNx
   local prefix=$1 m=$2 n=$3 k=$4
   shift 4
   timeout 90 "$klab" bench "$@" $base --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet \
-    --max-time "$max_time" --rounds "$rounds" --json "$out/${prefix}_${m}x${n}x${k}.json" >> "$out/$prefix.txt" 2>&1 || status=1
+    --max-time "$max_time" $timing_opts --json "$out/${prefix}_${m}x${n}x${k}.json" >> "$out/$prefix.txt" 2>&1 || status=1
 }
 
 grid_shapes() {  # Qwen3-8B's projections (N,K) x M, as "m n k" lines
