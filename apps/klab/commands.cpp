@@ -152,9 +152,9 @@ RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist>
 // with its device sets held, then the GPU ones timed together (bench_held_interleaved); a CPU
 // variant is timed alone, as without the option. Records appended to `fam` in the variants'
 // order.
-void fam_interleaved(const Family& f, const std::vector<const Variant*>& variants, const Problem& p,
-                     const RunOptions& opt, ProblemInputs& shared, Progress& progress,
-                     std::vector<Result>& fam) {
+void bench_problem_interleaved(const Family& f, const std::vector<const Variant*>& variants,
+                               const Problem& p, const RunOptions& opt, ProblemInputs& shared,
+                               Progress& progress, std::vector<Result>& fam) {
   const size_t first = fam.size();
   std::vector<std::shared_ptr<HeldLaunches>> held(variants.size());
   for (size_t j = 0; j < variants.size(); ++j) {
@@ -215,7 +215,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
       // The problem's inputs, reference and vendor outputs are made once, for all of them.
       ProblemInputs shared;
       if (opt.bench && c.interleave) {
-        fam_interleaved(*sel[i].family, sel[i].variants, p, opt, shared, progress, fam);
+        bench_problem_interleaved(*sel[i].family, sel[i].variants, p, opt, shared, progress, fam);
         for (const Result& r : fam) failed |= r.status == "error" || (r.checked && !r.check.passed);
         attach_baselines(fam);
         if (!c.json_path.empty() && c.json_path != "-") {
