@@ -538,8 +538,10 @@ done
 run50=$res/2026-12-04_c6ccbfb_interleaved_grids
 "$klab" report "$run50"/attention/bench_*.json --family attention \
   --readme docs/worklogs/attention.md --section results-c6ccbfb-4k-ablation
-"$klab" report "$run50"/hgemm/bench_*.json --family hgemm \
-  --readme docs/worklogs/gemm.md --section results-c6ccbfb-grid-interleaved
+for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
+  "$klab" report "$run50"/hgemm/bench_*.json --family hgemm \
+    --readme "$readme" --section results-c6ccbfb-grid-interleaved
+done
 "$klab" report "$run50"/decode/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-c6ccbfb-decode-interleaved
 run51=$res/2026-12-04_888677c_interleaved_second_pass
