@@ -403,3 +403,22 @@ TEST(Cli, CheckSkipsAwkwardShapesTheNamedVariantRefuses) {
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_NE(bad.err.find("cannot run"), std::string::npos) << bad.err;
 }
+
+// `klab bench --interleave` over CPU rungs: each is checked and timed alone, as without the
+// option (only GPU variants are timed launch by launch), and no record claims a pairing.
+TEST(Cli, InterleaveTimesCpuRungsAlone) {
+  const std::string out = ::testing::TempDir() + "/bench_interleave_cpu.json";
+  const Out o = klab(
+      "bench vector_add.v00_cpu vector_add.cpu01_scalar --shape n=1000 "
+      "--max-time 0.02 --interleave --quiet --json " +
+      out);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = read_file(out);
+  int timed = 0;
+  for (size_t at = text.find("\"median_ms\""); at != std::string::npos;
+       at = text.find("\"median_ms\"", at + 1))
+    ++timed;
+  EXPECT_EQ(timed, 2) << text;
+  EXPECT_EQ(text.find("\"paired\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("interleaved"), std::string::npos) << text;  // no GPU method named
+}
