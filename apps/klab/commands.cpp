@@ -211,37 +211,30 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
   for (size_t i = 0; i < sel.size(); ++i) {
     std::vector<Result> fam;
     for (const Problem& p : problems[i]) {
-      // Round k runs every variant once; only the first checks (merge_rounds keeps its check).
       // The problem's inputs, reference and vendor outputs are made once, for all of them.
       ProblemInputs shared;
+      const size_t first = fam.size();
       if (opt.bench && c.interleave) {
         bench_problem_interleaved(*sel[i].family, sel[i].variants, p, opt, shared, progress, fam);
-        for (const Result& r : fam) failed |= r.status == "error" || (r.checked && !r.check.passed);
-        attach_baselines(fam);
-        if (!c.json_path.empty() && c.json_path != "-") {
-          std::vector<Result> so_far = all;
-          so_far.insert(so_far.end(), fam.begin(), fam.end());
-          write_json(so_far, c.json_path);
+      } else {
+        // Round k runs every variant once; only the first checks (merge_rounds keeps its check).
+        std::vector<std::vector<Result>> per(sel[i].variants.size());
+        for (int k = 0; k < rounds; ++k) {
+          RunOptions o = opt;
+          o.check = opt.check && k == 0;
+          o.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / rounds;
+          for (size_t j = 0; j < sel[i].variants.size(); ++j) {
+            const Variant* v = sel[i].variants[j];
+            progress.step(v->info.id + " " + p.shape.str() + " " +
+                          std::string(dtype_name(p.dtype)) +
+                          (rounds > 1 ? " round " + std::to_string(k + 1) : ""));
+            per[j].push_back(run_variant(*sel[i].family, *v, p, o, shared));
+          }
         }
-        continue;
+        for (auto& rs : per) fam.push_back(merge_rounds(*sel[i].family, std::move(rs)));
       }
-      std::vector<std::vector<Result>> per(sel[i].variants.size());
-      for (int k = 0; k < rounds; ++k) {
-        RunOptions o = opt;
-        o.check = opt.check && k == 0;
-        o.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / rounds;
-        for (size_t j = 0; j < sel[i].variants.size(); ++j) {
-          const Variant* v = sel[i].variants[j];
-          progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)) +
-                        (rounds > 1 ? " round " + std::to_string(k + 1) : ""));
-          per[j].push_back(run_variant(*sel[i].family, *v, p, o, shared));
-        }
-      }
-      for (auto& rs : per) {
-        fam.push_back(merge_rounds(*sel[i].family, std::move(rs)));
-        const Result& r = fam.back();
-        failed |= r.status == "error" || (r.checked && !r.check.passed);
-      }
+      for (size_t j = first; j < fam.size(); ++j)
+        failed |= fam[j].status == "error" || (fam[j].checked && !fam[j].check.passed);
       // Rewritten after every problem: a run stopped by a time limit keeps what it measured.
       attach_baselines(fam);
       if (!c.json_path.empty() && c.json_path != "-") {

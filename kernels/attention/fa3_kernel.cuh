@@ -592,6 +592,12 @@ TensorMaps tensor_maps(const char* name, const Tensors<T>& t, const Dims& s, int
           token_tensor_map(t.k, batch, s.nkv, s.hkv, kD, C::kBlockN),
           token_tensor_map(t.v, batch, s.nkv, s.hkv, kD, C::kBlockN)};
 }
+/// O's tensor map for store_rows_tma (v16, v17): one box a consumer warpgroup's 64 rows.
+template <class C, class T>
+CUtensorMap o_store_map(const Tensors<T>& t, const Dims& s, int64_t batch) {
+  constexpr int kD = C::Tiles::Q::kPanels * kPanelCols;
+  return token_tensor_map(t.o, batch, s.nq, s.hq, kD, 64);
+}
 
 /// The enqueue-only launch of Rung's kernel on configuration C: its tensor maps built and its
 /// shared-memory opt-in done once.

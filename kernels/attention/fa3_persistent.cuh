@@ -198,7 +198,7 @@ PreparedLaunch prepare_persistent(const Problem& p, Buffers& b) {
         if constexpr (kTmaStoreO) {
           constexpr auto kernel = persistent_tma_kernel<T, kD, Opt>;
           device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
-          const CUtensorMap om = token_tensor_map(t.o, batch, s.nq, s.hq, kD, 64);
+          const CUtensorMap om = o_store_map<C>(t, s, batch);
           return PreparedLaunch([=](Stream stream) {
             kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
                 m.q, m.k, m.v, om, out, lse, g, line, counters);

@@ -51,7 +51,7 @@ PreparedLaunch prepare_v16(const Problem& p, Buffers& b) {
         using C = fa3::OverlapConfig<kD>;
         static_assert(C::kBlockM == 64 * C::kConsumerWarpgroups);
         const fa3::TensorMaps m = fa3::tensor_maps<C>(kName, t, s, batch);
-        const CUtensorMap om = fa3::token_tensor_map(t.o, batch, s.nq, s.hq, kD, 64);
+        const CUtensorMap om = fa3::o_store_map<C>(t, s, batch);
         constexpr auto kernel = v16_kernel<C, T, kD>;
         device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
         const dim3 grid = tiled_grid(g, batch, C::kBlockM);

@@ -90,10 +90,10 @@ struct KeptSoFar {
 };
 
 // The kept samples (clock_keep_mask), their clock range, throttled and dropped counts and
-// statistics into t; `keep` gets the mask.
-void keep_by_clock(const KeptSoFar& k, Timing& t, std::vector<bool>& keep) {
+// statistics into t; returns the mask.
+std::vector<bool> keep_by_clock(const KeptSoFar& k, Timing& t) {
   const int device_max_mhz = device_info().max_sm_clock_mhz;
-  keep = clock_keep_mask(k.clocks);
+  const std::vector<bool> keep = clock_keep_mask(k.clocks);
   int clk_min = INT_MAX, clk_max = 0;
   for (size_t i = 0; i < k.clocks.size(); ++i) {
     if (!keep[i]) {
@@ -110,6 +110,7 @@ void keep_by_clock(const KeptSoFar& k, Timing& t, std::vector<bool>& keep) {
   t.sm_clock_min_mhz = clk_max > 0 ? clk_min : 0;
   t.sm_clock_max_mhz = clk_max;
   t.stats = summarize(t.samples_ms);
+  return keep;
 }
 
 // One sample of `launch()`: L2 flushed (unless `flush` is null: hot), the stream held by a
@@ -205,8 +206,7 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();
     if (k.should_stop(wall, cfg, &t.converged)) break;
   }
-  std::vector<bool> keep;
-  keep_by_clock(k, t, keep);
+  keep_by_clock(k, t);
   return t;
 }
 
@@ -258,8 +258,7 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
         "L2 flushed, events around 1 launch, stream held by a blocking kernel; "
         "interleaved launch by launch with " +
         std::to_string(n - 1) + " other variant(s), the order rotated each round";
-    std::vector<bool> keep;
-    keep_by_clock(k[j], t[j], keep);
+    const std::vector<bool> keep = keep_by_clock(k[j], t[j]);
     for (size_t i = 0; i < keep.size(); ++i)
       round_ms[j].push_back(keep[i] ? k[j].all_ms[i] : std::nan(""));
   }

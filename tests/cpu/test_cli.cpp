@@ -43,6 +43,13 @@ std::string read_file(const std::string& path) {
   return text;
 }
 
+/// How many times `needle` occurs in `text` (records in a JSON file, by one of their keys).
+int occurrences(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace
 
 class BadInput : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
@@ -373,16 +380,9 @@ TEST(Cli, CheckWithShapeAndAwkwardAddsTheAwkwardShapes) {
   const std::string base = "check vector_add.v00_cpu --shape n=1000 --quiet --json ";
   ASSERT_EQ(klab(base + one).code, 0);
   ASSERT_EQ(klab(base + both + " --awkward").code, 0);
-  auto records = [](const std::string& text) {
-    int n = 0;
-    for (size_t at = text.find("\"problem\""); at != std::string::npos;
-         at = text.find("\"problem\"", at + 1))
-      ++n;
-    return n;
-  };
   const std::string a = read_file(one), b = read_file(both);
-  EXPECT_EQ(records(a), 1) << a;
-  EXPECT_GT(records(b), 1) << b;
+  EXPECT_EQ(occurrences(a, "\"problem\""), 1) << a;
+  EXPECT_GT(occurrences(b, "\"problem\""), 1) << b;
   EXPECT_NE(b.find("\"n=1000\""), std::string::npos);
 }
 
@@ -414,11 +414,7 @@ TEST(Cli, InterleaveTimesCpuRungsAlone) {
       out);
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string text = read_file(out);
-  int timed = 0;
-  for (size_t at = text.find("\"median_ms\""); at != std::string::npos;
-       at = text.find("\"median_ms\"", at + 1))
-    ++timed;
-  EXPECT_EQ(timed, 2) << text;
+  EXPECT_EQ(occurrences(text, "\"median_ms\""), 2) << text;
   EXPECT_EQ(text.find("\"paired\""), std::string::npos) << text;
   EXPECT_EQ(text.find("interleaved"), std::string::npos) << text;  // no GPU method named
 }
