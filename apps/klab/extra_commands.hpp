@@ -40,7 +40,8 @@ void add_inspect_commands(CLI::App& app,
 void add_scaling_command(CLI::App& app, CommandList& out);  // cmd_scaling.cpp: CPU core scaling
 void add_tune_command(CLI::App& app, CommandList& out);     // cmd_tune.cpp: autotuning
 void add_profile_report_command(CLI::App& app,
-                                CommandList& out);         // profile_records.cpp: profile tables
-void add_memory_command(CLI::App& app, CommandList& out);  // cmd_memory.cpp: device memory
+                                CommandList& out);           // profile_records.cpp: profile tables
+void add_memory_command(CLI::App& app, CommandList& out);    // cmd_memory.cpp: device memory
+void add_timeline_command(CLI::App& app, CommandList& out);  // cmd_timeline.cpp: traced phases
 
 }  // namespace klab::cli

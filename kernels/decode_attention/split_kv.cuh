@@ -10,6 +10,7 @@
 #include "kernels/decode_attention/split_kv_plan.hpp"
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/lse_merge.hpp"
+#include "klab/harness/phase_trace_hooks.hpp"
 
 namespace klab::decode_attention {
 
@@ -106,6 +107,9 @@ Variant split_kv_variant(const std::string& rung, std::string summary, Make make
   auto made = [make](const Problem& p, Buffers& b, const LaunchArgs& args) {
     auto launch = make(p, b);
     if constexpr (requires { launch.programmatic; }) launch.programmatic = args.programmatic;
+    // Traceable launch objects (tma_pages_kernel.cuh) run their traced kernels for `klab timeline`.
+    if constexpr (requires { launch.trace_into(nullptr); })
+      if (unsigned long long* slots = active_phase_trace()) launch.trace_into(slots);
     return launch;
   };
   Variant v = gpu_variant_of("decode_attention." + rung, std::move(summary), min_sm, {kv},

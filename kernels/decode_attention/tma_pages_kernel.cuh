@@ -12,7 +12,9 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
@@ -24,7 +26,9 @@
 #include "klab/device/launch_attributes.hpp"
 #include "klab/device/occupancy.cuh"
 #include "klab/device/pdl.cuh"
+#include "klab/device/phase_trace.cuh"
 #include "klab/harness/device_info.hpp"
+#include "klab/harness/phase_trace_hooks.hpp"
 
 namespace klab::decode_attention {
 
@@ -38,6 +42,27 @@ constexpr int kConsumerThreads = kConsumerWarps * 32;
 static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
 
 }  // namespace tma_pages_detail
+
+/// The phases a traced tma_pages_kernel marks (kTrace: `klab timeline`), in order: the CTA's
+/// first instruction; its inputs loaded (length, Q, the first stage's table entries) and its
+/// barriers initialised; the producer's first stage issued; math warp 0's first stage arrived;
+/// its last stage done; the warps' partials in shared memory; the CTA's end (its merge done, or
+/// its partial handed to the counter merge).
+inline const std::vector<std::string>& tma_pages_phases() {
+  static const std::vector<std::string> names{"start",     "inputs",   "first_issue", "first_full",
+                                              "last_done", "partials", "end"};
+  return names;
+}
+enum TmaPagesPhase : int {
+  kPhStart,
+  kPhInputs,
+  kPhFirstIssue,
+  kPhFirstFull,
+  kPhLastDone,
+  kPhPartials,
+  kPhEnd,
+  kPhCount
+};
 
 /// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
 struct KvScales {
@@ -94,7 +119,7 @@ __device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
 // producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
 // V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile
 // (unused when kSwapTiles > 0: Q's fragments live in registers).
-template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false>
+template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -113,6 +138,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
+  const bool marker = kTrace && threadIdx.x == 0;  // the thread that marks the CTA's phases
+  auto mark = [&](int phase) {
+    if constexpr (kTrace) device::phase_mark<kPhCount>(phase);
+  };
+  if (marker) mark(kPhStart);
 
   // Launched programmatically (attention_block v03), the kernel before it may still be writing
   // q or the new token's k and v: nothing is read before its end (pdl.cuh).
@@ -154,6 +184,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     device::fence_mbarrier_init();
   }
   __syncthreads();  // the barriers initialised, Q's tile stored
+  if (marker) mark(kPhInputs);
 
   if (warp == kProducerWarp) {
     // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
@@ -173,6 +204,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
       stage(i).template issue<kD, kElem>(&k_map, &v_map, smem + slot * 2 * kTileBytes, &full[slot],
                                          pool_page, hk, lane, g);
+      if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
     }
   }
 
@@ -193,6 +225,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     for (int i = 0; i < tiles; ++i) {
       const int slot = i % kStages;
       device::mbarrier_wait(&full[slot], (i / kStages) & 1);
+      if (marker && i == 0) mark(kPhFirstFull);
       const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
       const int64_t key_base = j0 + int64_t(i) * kBlockN;
       zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
@@ -210,6 +243,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       if (lane == 0) device::mbarrier_arrive(&empty[slot]);
     }
     if constexpr (kE4m3) state.scale(scales.v[hk]);
+    if (marker) mark(kPhLastDone);
   }
   __syncthreads();  // every stage consumed: they hold the warps' partials now
 
@@ -224,6 +258,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
                                s_sum[warp]);
   }
   const int rows = min(kRows, g.rows_per_head - row0);
+  if (marker) mark(kPhPartials);
   if constexpr (kCluster) {
     static_assert(
         (kConsumerWarps * kRows * kStride + kRows * (kD + 1)) * 4 <= kStages * 2 * int(kTileBytes),
@@ -231,12 +266,16 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     if (out.plan.max_splits > 1) {
       cluster_merge<kD>(s_o + kConsumerWarps * kRows * kStride, s_o, s_max, s_sum, s_m, s_s, out,
                         bi, hk, row0, rows, splits, g);
+      if (marker) mark(kPhEnd);
       return;
     }
   }
   merge_warp_rows<kD, kConsumerWarps, kThreads>(
       s_o, s_max, s_sum, rows, SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
-  if (splits == 1) return;
+  if (splits == 1) {
+    if (marker) mark(kPhEnd);
+    return;
+  }
 
   // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
   // sees every partial through the others' fences and its own.
@@ -245,7 +284,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   __syncthreads();
   if (tid == 0) s_last = atomicAdd(counter, 1) == splits - 1;
   __syncthreads();
-  if (!s_last) return;
+  if (!s_last) {
+    if (marker) mark(kPhEnd);
+    return;
+  }
   __threadfence();
   auto row_of = [&](int r) { return global_row(bi, hk, row0 + r, g); };
   merge_partials<kD, kThreads, 8>(
@@ -264,6 +306,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       },
       s_m, s_s, CtaSync{});
   if (tid == 0) *counter = 0;  // for the next launch
+  if (marker) mark(kPhEnd);
 }
 
 /// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan;
@@ -282,17 +325,34 @@ struct TmaPagesLaunch {
   int64_t b, d;
   bool cluster = false;  // kCluster rungs: the plan merges in a cluster (else through counters)
   bool programmatic = false;  // LaunchArgs::programmatic: may start before the previous kernel ends
+  /// kTraceable (v11): the traced kernels (phase marks for `klab timeline`) instead of the rung's.
+  bool traced = false;
+  static constexpr bool kTraceable = kCluster && kElem == 2;
+
+  /// Traced from now on, its marks into `slots` (LaunchArgs::phase_trace; null: untraced).
+  void trace_into(unsigned long long* slots) {
+    if constexpr (kTraceable) {
+      traced = slots != nullptr;
+      device::set_phase_trace(slots);
+    }
+  }
 
   template <int kD, int kSwapTiles>
   void enqueue(cudaStream_t stream) const {
+    if constexpr (kTraceable)
+      if (traced) return enqueue_as<kD, kSwapTiles, true>(stream);
+    enqueue_as<kD, kSwapTiles, false>(stream);
+  }
+  template <int kD, int kSwapTiles, bool kTrace>
+  void enqueue_as(cudaStream_t stream) const {
     using tma_pages_detail::kThreads;
-    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false>;
+    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
-        constexpr auto clustered = tma_pages_kernel<kD, kElem, kSwapTiles, true>;
+        constexpr auto clustered = tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace>;
         device::opt_in_dynamic_smem<clustered>(smem);
         enqueue_clusters<clustered>(grid, smem, max_cluster_splits(kD, kElem), stream);
         KLAB_CHECK_LAUNCH();
@@ -394,7 +454,7 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 template <int kElem>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   auto plan = [](const Problem& p) { return plan_v11(dims_of(p), device_info().sm_count, kElem); };
-  return split_kv_variant(
+  Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) { return tma_pages_launch<kElem, true>(p, b, plan(p)); },
       plan,
@@ -402,6 +462,13 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
         return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kElem);
       },
       /*min_sm*/ 90, kElem == 1 ? DType::e4m3 : DType::bf16);
+  if constexpr (TmaPagesLaunch<kElem, true, true>::kTraceable)
+    add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {
+                                  const Dims s = dims_of(p);
+                                  return plan(p).max_splits * s.hkv * GqaMmaConfig::row_tiles(s) *
+                                         s.b;
+                                }});
+  return v;
 }
 
 }  // namespace klab::decode_attention

@@ -569,6 +569,11 @@ void attach_baselines(std::vector<Result>& results) {
   }
 }
 
+void launch_held(const HeldLaunches& held, Stream stream) {
+  KLAB_CHECK(!held.launches.empty(), "launch_held: nothing held");
+  held.launches.front()(stream);
+}
+
 void bench_held_interleaved(const Family& f, const std::vector<Result*>& results,
                             const std::vector<std::shared_ptr<HeldLaunches>>& held,
                             const BenchConfig& cfg) {

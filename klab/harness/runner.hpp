@@ -58,6 +58,8 @@ struct HeldLaunches;
 /// which is timed as run_variant times it). `held` null: run_variant.
 Result run_variant_held(const Family& f, const Variant& v, const Problem& p, const RunOptions& opt,
                         ProblemInputs& shared, std::shared_ptr<HeldLaunches>* held);
+/// Enqueues the held launch of the first input set on `stream` (`klab timeline`).
+void launch_held(const HeldLaunches& held, Stream stream);
 /// Times the held variants of one problem launch by launch (bench_gpu_interleaved), one record
 /// each: its timing, throughput, and, beside the first baseline variant among them, its paired
 /// speed-up over it (Result::paired). The held sets are released by the caller.

@@ -90,7 +90,12 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"sweep vector_add.v01_naive --blocks 48", "multiples of 32"},
     {"sweep vector_add.baseline_cub", "no block-size knob"},
     {"run vector_add.v01_naive --device cpu", "is not a cpu variant"},
+    {"timeline decode_attention.v10_swap_ab --shape b=1,qlen=1,hq=32,hkv=8,d=128,page=16,len=64",
+     "has no traced kernel"},
 #endif
+    {"timeline", "a variant and --shape"},
+    {"timeline --from /nonexistent/t.json", "cannot read"},
+    {"timeline vector_add.v99_nope --shape n=8", "unknown variant"},
     {"run vector_add --device tpu", "--device"},
     {"sweep vector_add.v00_cpu", "no block-size knob"},
     {"bench", "targets is required"},
@@ -345,6 +350,29 @@ TEST(Cli, ReportRendersTheMemoryTable) {
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no records with device memory"), std::string::npos) << none.err;
   EXPECT_EQ(klab("report " + json + " --memory --plot x.png").code, 2);
+}
+
+// klab timeline --from renders a record (written by --json on a GPU) into a README section.
+TEST(Cli, TimelineRendersARecord) {
+  const std::string dir = ::testing::TempDir();
+  const std::string json = dir + "/timeline.json", readme = dir + "/timeline_readme.md";
+  write_file(json,
+             R"({"kind":"timeline","variant":"decode_attention.v11_cluster_merge",)"
+             R"("family":"decode_attention","problem":"b=1","dtype":"bf16",)"
+             R"("check_passed":true,"status":"ok","launches":3,"span_us_per_launch":[9,8,10],)"
+             R"("timeline":{"span_us":9,"clock_mhz":1980,"timer_step_ns":32,"ctas":128,)"
+             R"("sms":128,"phases":[{"name":"start","ctas":128,"at_min_us":0,)"
+             R"("at_median_us":0.5,"at_max_us":1.25,"own_median_us":0,"own_max_us":0}]},)"
+             R"("machine":{"device":{"name":"NVIDIA H200"},"build":{"git_sha":"abc"}},)"
+             R"("timestamp":"2026-12-04T00:00:00Z"})");
+  write_file(readme, "a\n<!-- klab:tl:begin -->\nOLD\n<!-- klab:tl:end -->\nz\n");
+  const Out o = klab("timeline --from " + json + " --readme " + readme + " --section tl");
+  EXPECT_EQ(o.code, 0) << o.err;
+  const std::string md = read_file(readme);
+  EXPECT_EQ(md.find("OLD"), std::string::npos) << md;
+  EXPECT_NE(md.find("| start | 128 | 0.00 | 0.50 | 1.25 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("8.00 - 10.00"), std::string::npos) << md;
+  EXPECT_NE(md.find("NVIDIA H200"), std::string::npos) << md;
 }
 
 TEST(Cli, MemoryRefusesBadRequestsInOneLine) {

@@ -1,0 +1,53 @@
+#pragma once
+// Phase marks of a kernel's CTAs, read by `klab timeline`: where the time of one launch goes.
+// A kernel's traced instantiation (a template flag: the untraced one, the rung that is measured,
+// compiles to the same code as before) has one thread of each CTA record, at each of its named
+// phases, the SM's cycle counter (clock64: exact, but each SM's own) and the GPU's nanosecond
+// clock (%globaltimer: one axis for every SM, at the driver's resolution, which the tool reports).
+// Layout of the slots (u64): CTA c's record at c * record_u64(phases): its SM id, then for each
+// phase (cycles, ns). The host zeroes the slots before each launch: a phase a CTA never reached
+// (an early exit) reads 0.
+//
+// The slots reach the kernel through a variable of the translation unit that launches it
+// (`phase_trace_slots`, internal linkage: each TU its own), set once by the host before the traced
+// launches (set_phase_trace); no kernel signature changes.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "klab/core/cuda_check.hpp"
+
+namespace klab::device {
+
+/// u64 slots of one CTA's record: the SM id, then (cycles, ns) per phase.
+constexpr int64_t phase_record_u64(int phases) { return 1 + 2 * int64_t(phases); }
+
+namespace phase_trace_detail {
+// Internal linkage: the TU that instantiates a traced kernel sets and reads its own copy.
+static __device__ unsigned long long* phase_trace_slots = nullptr;
+}  // namespace phase_trace_detail
+
+/// Records phase `phase` of this CTA (one thread calls it). kPhases: the kernel's phase count.
+template <int kPhases>
+__device__ __forceinline__ void phase_mark(int phase) {
+  unsigned long long* slots = phase_trace_detail::phase_trace_slots;
+  if (slots == nullptr) return;
+  const unsigned long long cta =
+      blockIdx.x + gridDim.x * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+  unsigned long long* rec = slots + cta * phase_record_u64(kPhases);
+  unsigned long long ns;
+  unsigned sm;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  rec[0] = sm;
+  rec[1 + 2 * phase] = static_cast<unsigned long long>(clock64());
+  rec[2 + 2 * phase] = ns;
+}
+
+/// Points this TU's traced kernels at `slots` (device memory; null: tracing off). Host side, once
+/// before the traced launches (synchronous).
+static inline void set_phase_trace(unsigned long long* slots) {
+  KLAB_CUDA_CHECK(cudaMemcpyToSymbol(phase_trace_detail::phase_trace_slots, &slots, sizeof(slots)));
+}
+
+}  // namespace klab::device

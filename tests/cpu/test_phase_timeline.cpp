@@ -1,0 +1,115 @@
+// klab timeline's arithmetic: one launch's marks into per-phase statistics, launches into medians,
+// the record's JSON round trip, and the traced variants' hooks.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/register.hpp"
+#include "klab/core/errors.hpp"
+#include "klab/harness/phase_timeline.hpp"
+#include "klab/harness/phase_trace_hooks.hpp"
+
+using namespace klab;
+
+namespace {
+
+// One CTA's record: SM id, then (cycles, ns) per phase; ns = 0: not reached.
+void put(std::vector<uint64_t>& slots, int cta, int phases, uint64_t sm,
+         std::vector<std::pair<uint64_t, uint64_t>> marks) {
+  const int rec = 1 + 2 * phases;
+  slots[cta * rec] = sm;
+  for (size_t k = 0; k < marks.size(); ++k) {
+    slots[cta * rec + 1 + 2 * k] = marks[k].first;
+    slots[cta * rec + 2 + 2 * k] = marks[k].second;
+  }
+}
+
+const std::vector<std::string> kPhases{"start", "mid", "end"};
+
+}  // namespace
+
+TEST(PhaseTimeline, PhasesFromTheFirstMarkAndFromEachCtasStart) {
+  std::vector<uint64_t> slots(3 * 7, 0);
+  // 2 GHz: 2000 cycles a µs. CTA 0 starts at 1000 ns, CTA 1 at 2000 ns on another SM; CTA 2
+  // never ran (all zero).
+  put(slots, 0, 3, 5, {{10000, 1000}, {12000, 2000}, {20000, 6000}});
+  put(slots, 1, 3, 7, {{500, 2000}, {4500, 4000}, {8500, 6000}});
+  const LaunchTimeline t = summarize_launch(slots, 3, kPhases);
+  EXPECT_EQ(t.ctas, 2);
+  EXPECT_EQ(t.sms, 2);
+  EXPECT_DOUBLE_EQ(t.span_us, 5.0);
+  EXPECT_DOUBLE_EQ(t.clock_mhz, 2000.0);  // (10000 + 8000) cycles over (5000 + 4000) ns
+  EXPECT_EQ(t.timer_step_ns, 1000);
+  ASSERT_EQ(t.phases.size(), 3u);
+  EXPECT_EQ(t.phases[1].name, "mid");
+  EXPECT_EQ(t.phases[1].ctas, 2);
+  EXPECT_DOUBLE_EQ(t.phases[1].at_min, 1.0);
+  EXPECT_DOUBLE_EQ(t.phases[1].at_max, 3.0);
+  EXPECT_DOUBLE_EQ(t.phases[1].at_median, 2.0);
+  EXPECT_DOUBLE_EQ(t.phases[1].own_median, 1.5);  // 1 µs and 2 µs since their starts
+  EXPECT_DOUBLE_EQ(t.phases[1].own_max, 2.0);
+  EXPECT_DOUBLE_EQ(t.phases[2].own_max, 5.0);
+}
+
+TEST(PhaseTimeline, APhaseSomeCtasNeverReachCountsOnlyThoseThatDid) {
+  std::vector<uint64_t> slots(2 * 7, 0);
+  put(slots, 0, 3, 1, {{0, 100}, {0, 0}, {2000, 1100}});  // skipped "mid" (an early exit)
+  put(slots, 1, 3, 2, {{0, 100}, {1000, 600}, {2000, 1100}});
+  const LaunchTimeline t = summarize_launch(slots, 2, kPhases);
+  EXPECT_EQ(t.phases[1].ctas, 1);
+  EXPECT_EQ(t.phases[2].ctas, 2);
+  EXPECT_DOUBLE_EQ(t.phases[1].at_median, 0.5);
+}
+
+TEST(PhaseTimeline, RefusesSlotsThatAreNotOneRecordACta) {
+  EXPECT_THROW(summarize_launch(std::vector<uint64_t>(20, 0), 3, kPhases), std::exception);
+}
+
+TEST(PhaseTimeline, LaunchesCombineByMedianAndSurviveJson) {
+  std::vector<LaunchTimeline> ls;
+  for (double span : {4.0, 9.0, 5.0}) {
+    LaunchTimeline t;
+    t.span_us = span;
+    t.clock_mhz = 1980;
+    t.ctas = 128;
+    t.sms = 128;
+    t.phases.push_back({"start", 128, 0, span / 4, span / 2, 0, 1});
+    ls.push_back(t);
+  }
+  const LaunchTimeline m = median_timeline(ls);
+  EXPECT_DOUBLE_EQ(m.span_us, 5.0);
+  EXPECT_DOUBLE_EQ(m.phases[0].at_median, 1.25);
+  const LaunchTimeline back = timeline_from_json(to_json(m));
+  EXPECT_DOUBLE_EQ(back.span_us, 5.0);
+  EXPECT_EQ(back.phases[0].name, "start");
+  EXPECT_DOUBLE_EQ(back.phases[0].at_max, 2.5);
+  EXPECT_NE(timeline_table(m).find("| start | 128 |"), std::string::npos);
+}
+
+TEST(PhaseTimeline, TheTraceIsScoped) {
+  EXPECT_EQ(active_phase_trace(), nullptr);
+  unsigned long long fake = 0;
+  {
+    const ActivePhaseTrace a(&fake);
+    EXPECT_EQ(active_phase_trace(), &fake);
+  }
+  EXPECT_EQ(active_phase_trace(), nullptr);
+}
+
+#if KLAB_HAS_CUDA
+TEST(PhaseTimeline, OnlyTracedVariantsHaveHooks) {
+  registry();  // makes the variants, which add their hooks
+  const TraceHooks* h = find_trace_hooks("decode_attention.v11_cluster_merge");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->phases.front(), "start");
+  EXPECT_EQ(h->phases.back(), "end");
+  EXPECT_EQ(find_trace_hooks("decode_attention.v10_swap_ab"), nullptr);
+}
+
+TEST(PhaseTimeline, TheCommandRefusesAVariantWithoutATracedKernel) {
+  registry();
+  const auto [f, v] = registry().variant("decode_attention.v10_swap_ab");
+  EXPECT_THROW(trace_variant(*f, *v, f->headline.front(), 1, 1), UsageError);
+}
+#endif
