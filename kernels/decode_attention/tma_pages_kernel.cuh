@@ -46,11 +46,13 @@ static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's
 /// The phases a traced tma_pages_kernel marks (kTrace: `klab timeline`), in order: the CTA's
 /// first instruction; its inputs loaded (length, Q, the first stage's table entries) and its
 /// barriers initialised; the producer's first stage issued; math warp 0's first stage arrived;
-/// its last stage done; the warps' partials in shared memory; the CTA's end (its merge done, or
-/// its partial handed to the counter merge).
+/// its last stage done; the warps' partials in shared memory; the CTA's rows merged over its
+/// warps; its split's peers met (the cluster barrier; on the counter path the arrival's atomic);
+/// the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
 inline const std::vector<std::string>& tma_pages_phases() {
   static const std::vector<std::string> names{"start",     "inputs",   "first_issue", "first_full",
-                                              "last_done", "partials", "end"};
+                                              "last_done", "partials", "rows",        "peers_met",
+                                              "merged",    "end"};
   return names;
 }
 enum TmaPagesPhase : int {
@@ -60,6 +62,9 @@ enum TmaPagesPhase : int {
   kPhFirstFull,
   kPhLastDone,
   kPhPartials,
+  kPhRows,
+  kPhPeersMet,
+  kPhMerged,
   kPhEnd,
   kPhCount
 };
@@ -77,8 +82,8 @@ struct KvScales {
 /// splits, .. merged over the splits' s_part through distributed shared memory in rank order
 /// (merge_partials: the bits v06's counter merge gives) and written to o and lse; a second
 /// barrier keeps each CTA's rows alive until its peers have read them.
-template <int kD>
-__device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
+template <int kD, class Mark>
+__device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const float* s_o,
                                               const float (*s_max)[GqaMmaConfig::kRows],
                                               const float (*s_sum)[GqaMmaConfig::kRows], float* s_m,
                                               float* s_s, const SplitOut& out, int64_t bi, int hk,
@@ -91,8 +96,10 @@ __device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
                                                   s_part[r * kD + d] = o;
                                                   if (d == 0) s_part_lse[r] = lse;
                                                 });
-  device::cluster_sync();                                        // every CTA's rows written
-  const int rank = static_cast<int>(device::cluster_ctarank());  // < splits
+  mark(kPhRows);
+  device::cluster_sync();  // every CTA's rows written
+  mark(kPhPeersMet);
+  const int rank = static_cast<int>(device::cluster_ctarank());            // < splits
   const int mine = rows > rank ? (rows - rank + splits - 1) / splits : 0;  // CTA-uniform
   auto row_at = [&](int r) { return rank + r * splits; };
   if (mine > 0)
@@ -112,6 +119,7 @@ __device__ __forceinline__ void cluster_merge(float* s_part, const float* s_o,
           if (c4 == 0) out.lse[row] = lse;
         },
         s_m, s_s, CtaSync{});
+  mark(kPhMerged);
   device::cluster_sync();  // peers are done reading this CTA's rows
 }
 
@@ -264,14 +272,19 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         (kConsumerWarps * kRows * kStride + kRows * (kD + 1)) * 4 <= kStages * 2 * int(kTileBytes),
         "the warps' partials and the CTA's rows fit in the stages");
     if (out.plan.max_splits > 1) {
-      cluster_merge<kD>(s_o + kConsumerWarps * kRows * kStride, s_o, s_max, s_sum, s_m, s_s, out,
-                        bi, hk, row0, rows, splits, g);
+      cluster_merge<kD>(
+          [&](int phase) {
+            if (marker) mark(phase);
+          },
+          s_o + kConsumerWarps * kRows * kStride, s_o, s_max, s_sum, s_m, s_s, out, bi, hk, row0,
+          rows, splits, g);
       if (marker) mark(kPhEnd);
       return;
     }
   }
   merge_warp_rows<kD, kConsumerWarps, kThreads>(
       s_o, s_max, s_sum, rows, SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
+  if (marker) mark(kPhRows);
   if (splits == 1) {
     if (marker) mark(kPhEnd);
     return;
@@ -284,6 +297,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   __syncthreads();
   if (tid == 0) s_last = atomicAdd(counter, 1) == splits - 1;
   __syncthreads();
+  if (marker) mark(kPhPeersMet);
   if (!s_last) {
     if (marker) mark(kPhEnd);
     return;
@@ -305,6 +319,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         if (c4 == 0) out.lse[row] = lse;
       },
       s_m, s_s, CtaSync{});
+  if (marker) mark(kPhMerged);
   if (tid == 0) *counter = 0;  // for the next launch
   if (marker) mark(kPhEnd);
 }

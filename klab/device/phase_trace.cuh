@@ -33,7 +33,8 @@ __device__ __forceinline__ void phase_mark(int phase) {
   unsigned long long* slots = phase_trace_detail::phase_trace_slots;
   if (slots == nullptr) return;
   const unsigned long long cta =
-      blockIdx.x + gridDim.x * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+      blockIdx.x +
+      gridDim.x * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
   unsigned long long* rec = slots + cta * phase_record_u64(kPhases);
   unsigned long long ns;
   unsigned sm;

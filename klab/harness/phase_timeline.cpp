@@ -37,7 +37,9 @@ unsigned long long*& active_slots() {
 
 }  // namespace
 
-void add_trace_hooks(const std::string& id, TraceHooks hooks) { hooks_by_id()[id] = std::move(hooks); }
+void add_trace_hooks(const std::string& id, TraceHooks hooks) {
+  hooks_by_id()[id] = std::move(hooks);
+}
 
 const TraceHooks* find_trace_hooks(const std::string& id) {
   const auto it = hooks_by_id().find(id);
@@ -129,7 +131,8 @@ LaunchTimeline median_timeline(const std::vector<LaunchTimeline>& launches) {
   LaunchTimeline t;
   t.span_us = med([](const LaunchTimeline& l) { return l.span_us; });
   t.clock_mhz = med([](const LaunchTimeline& l) { return l.clock_mhz; });
-  t.timer_step_ns = static_cast<int64_t>(med([](const LaunchTimeline& l) { return l.timer_step_ns; }));
+  t.timer_step_ns =
+      static_cast<int64_t>(med([](const LaunchTimeline& l) { return l.timer_step_ns; }));
   t.ctas = static_cast<int64_t>(med([](const LaunchTimeline& l) { return l.ctas; }));
   t.sms = static_cast<int64_t>(med([](const LaunchTimeline& l) { return l.sms; }));
   for (size_t k = 0; k < launches.front().phases.size(); ++k) {
@@ -161,8 +164,12 @@ nlohmann::json to_json(const LaunchTimeline& t) {
                   {"at_max_us", p.at_max},
                   {"own_median_us", p.own_median},
                   {"own_max_us", p.own_max}});
-  return {{"phases", ph},         {"span_us", t.span_us}, {"clock_mhz", t.clock_mhz},
-          {"timer_step_ns", t.timer_step_ns}, {"ctas", t.ctas}, {"sms", t.sms}};
+  return {{"phases", ph},
+          {"span_us", t.span_us},
+          {"clock_mhz", t.clock_mhz},
+          {"timer_step_ns", t.timer_step_ns},
+          {"ctas", t.ctas},
+          {"sms", t.sms}};
 }
 
 LaunchTimeline timeline_from_json(const nlohmann::json& j) {

@@ -26,9 +26,10 @@ struct PhaseStats {
 
 struct LaunchTimeline {
   std::vector<PhaseStats> phases;
-  double span_us = 0;     ///< first mark to last, by the nanosecond clock
-  double clock_mhz = 0;   ///< cycles over nanoseconds, summed over the CTAs' first-to-last spans
-  int64_t timer_step_ns = 0;  ///< smallest non-zero step between the clock's values seen (resolution)
+  double span_us = 0;    ///< first mark to last, by the nanosecond clock
+  double clock_mhz = 0;  ///< cycles over nanoseconds, summed over the CTAs' first-to-last spans
+  int64_t timer_step_ns =
+      0;  ///< smallest non-zero step between the clock's values seen (resolution)
   int64_t ctas = 0, sms = 0;  ///< CTAs that marked anything; distinct SMs they ran on
 };
 

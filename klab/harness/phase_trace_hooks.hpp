@@ -14,8 +14,8 @@
 namespace klab {
 
 struct TraceHooks {
-  std::vector<std::string> phases;                 ///< in the order the kernel numbers them
-  std::function<int64_t(const Problem&)> ctas;     ///< CTAs of one launch at p (one record each)
+  std::vector<std::string> phases;              ///< in the order the kernel numbers them
+  std::function<int64_t(const Problem&)> ctas;  ///< CTAs of one launch at p (one record each)
 };
 
 /// Declares variant `id` traceable (called where the variant is made; the last call wins).
