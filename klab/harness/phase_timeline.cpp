@@ -204,7 +204,7 @@ std::string timeline_table(const LaunchTimeline& t) {
 }
 
 #if !KLAB_HAS_CUDA
-TracedRun trace_variant(const Family&, const Variant& v, const Problem&, int, uint64_t) {
+TracedRun trace_variant(const Family&, const Variant& v, const Problem&, int, uint64_t, bool) {
   throw UsageError("timeline needs a CUDA build and a GPU (" + v.info.id + ")");
 }
 #endif

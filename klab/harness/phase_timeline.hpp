@@ -47,14 +47,15 @@ LaunchTimeline timeline_from_json(const nlohmann::json& j);
 
 /// A traced run: v at p checked against the reference with its traced kernel (its record, whose
 /// status and check say whether the marks belong to a correct launch), then `launches` launches,
-/// each after an L2 flush, their marks read back one launch at a time.
+/// each after an L2 flush (hot: none, so that the kernel's code and data stay in L2 between
+/// launches), their marks read back one launch at a time.
 struct TracedRun {
   Result record;
   std::vector<LaunchTimeline> launches;
 };
 /// Needs a GPU and a variant with trace phases (UsageError otherwise, before any GPU work).
 TracedRun trace_variant(const Family& f, const Variant& v, const Problem& p, int launches,
-                        uint64_t seed);
+                        uint64_t seed, bool hot = false);
 
 /// A markdown table of one timeline (one row a phase), with a line of what it measured.
 std::string timeline_table(const LaunchTimeline& t);

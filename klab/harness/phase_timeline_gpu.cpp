@@ -14,7 +14,7 @@
 namespace klab {
 
 TracedRun trace_variant(const Family& f, const Variant& v, const Problem& p, int launches,
-                        uint64_t seed) {
+                        uint64_t seed, bool hot) {
   const TraceHooks* hooks = find_trace_hooks(v.info.id);
   if (!hooks) throw UsageError(v.info.id + " has no traced kernel");
   const std::vector<std::string>& phases = hooks->phases;
@@ -42,7 +42,7 @@ TracedRun trace_variant(const Family& f, const Variant& v, const Problem& p, int
   std::vector<uint64_t> host(static_cast<size_t>(count));
   for (int i = 0; i < launches; ++i) {
     KLAB_CUDA_CHECK(cudaMemsetAsync(slots.get(), 0, slots.bytes(), st));
-    flush_l2(flush.get(), flush.bytes(), d.sm_count, st);
+    if (!hot) flush_l2(flush.get(), flush.bytes(), d.sm_count, st);
     launch_held(*held, reinterpret_cast<Stream>(st));
     KLAB_CHECK_LAUNCH();
     KLAB_CUDA_CHECK(
