@@ -112,6 +112,7 @@ Variant gpu_v09_fp8_swap_ab();
 Variant gpu_v10_swap_ab();
 Variant gpu_v11_cluster_merge();
 Variant gpu_v12_fp8_cluster_merge();
+Variant gpu_v13_cluster_push_merge();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -280,8 +280,11 @@ inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2) 
 /// and the plan needs no workspace. 16 (Hopper's non-portable size) where two or more CTAs fit an SM, so a cluster
 /// needs at most 8 SMs of a GPC; 8 (portable, always launchable) at one CTA an SM (D = 256).
 inline constexpr int kMaxClusterSplits = 16;
+constexpr int cluster_splits_at(int64_t ctas_per_sm) {
+  return ctas_per_sm >= 2 ? kMaxClusterSplits : 8;
+}
 constexpr int max_cluster_splits(int64_t d, int64_t elem = 2) {
-  return TmaPagesConfig::ctas_per_sm(d, elem) >= 2 ? kMaxClusterSplits : 8;
+  return cluster_splits_at(TmaPagesConfig::ctas_per_sm(d, elem));
 }
 
 /// A plan that merges its splits in a cluster (no workspace) or, where `cluster` is false,
@@ -316,25 +319,62 @@ inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
 /// v11 and v12 (elem as v06's): plan_v06's wave model with chunks of at least
 /// 1 / max_cluster_splits of the longest sequence, merged in a cluster where cluster_merge_pays;
 /// elsewhere plan_v06's own plan, merged through its counters (v10's and v09's path).
-inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
+/// ctas_per_sm: the clustered kernel's (v13's differs: its receive region); fits(plan): a further
+/// condition of the cluster path (v13's: the rows it receives fit that region).
+template <class Fits>
+ClusterSplitPlan plan_clustered(const Dims& s, int sm_count, int64_t elem, int64_t ctas_per_sm,
+                                Fits&& fits) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   const std::vector<int64_t> lens = context_lengths(s);
   const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
-  const int64_t most = max_cluster_splits(s.d, elem);
+  const int64_t most = cluster_splits_at(ctas_per_sm);
   const int64_t min_chunk =
       std::max<int64_t>(Gqa::kMinChunk, round_up((max_len + most - 1) / most, Gqa::kBlockN));
   ClusterSplitPlan p;
-  static_cast<SplitKvPlan&>(p) =
-      plan_split_kv_waves(lens,
-                          {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem),
-                           Gqa::kBlockN, min_chunk},
-                          2 * Gqa::kBlockN);
-  if (!cluster_merge_pays(s, lens, p)) {
+  static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
+      lens, {units, std::max(1, sm_count) * ctas_per_sm, Gqa::kBlockN, min_chunk},
+      2 * Gqa::kBlockN);
+  if (!cluster_merge_pays(s, lens, p) || !fits(p)) {
     static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
     p.cluster = false;
   }
   return p;
+}
+inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
+  return plan_clustered(s, sm_count, elem, TmaPagesConfig::ctas_per_sm(s.d, elem),
+                        [](const SplitKvPlan&) { return true; });
+}
+
+/// v13's cluster merge by push: each CTA stores its normalised rows into their owners' shared
+/// memory (st.async), so an owner (rank r % splits for row r) receives ceil(rows / splits) rows
+/// from each of the sequence's splits into a region of its own beside the stages (they may still
+/// be streaming when a peer pushes): kRecvRows rows of d + 1 floats (O, then the lse), then the
+/// mbarrier the stores complete on. At D = 128 two CTAs still fit an SM.
+struct PushMergeConfig {
+  static constexpr int64_t kRecvRows = 16;
+  static constexpr int64_t recv_bytes(int64_t d) {
+    return round_up(kRecvRows * (d + 1) * 4, 16) + 16;
+  }
+  static constexpr int64_t smem_bytes(int64_t d, int64_t elem = 2) {
+    return TmaPagesConfig::smem_bytes(d, elem) + recv_bytes(d);
+  }
+  static constexpr int64_t ctas_per_sm(int64_t d, int64_t elem = 2) {
+    return GqaMmaConfig::resident(smem_bytes(d, elem), TmaPagesConfig::kStaticSmem);
+  }
+  /// Whether a row group of `rows` query rows merged over `splits` splits fits the region.
+  static constexpr bool fits(int64_t rows, int64_t splits) {
+    return (rows + splits - 1) / splits * splits <= kRecvRows;
+  }
+};
+
+/// v13: plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
+/// kRows) fit PushMergeConfig's region.
+inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
+  const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
+  return plan_clustered(
+      s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d),
+      [rows](const SplitKvPlan& p) { return PushMergeConfig::fits(rows, p.max_splits); });
 }
 
 }  // namespace klab::decode_attention

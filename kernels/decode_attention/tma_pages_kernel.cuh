@@ -16,12 +16,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/decode_attention/cluster_push_merge.cuh"
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
 #include "kernels/decode_attention/gqa_swap_ab.cuh"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tma_pages.cuh"
+#include "kernels/decode_attention/tma_pages_phases.hpp"
 #include "klab/device/cluster_sm90.cuh"
 #include "klab/device/launch_attributes.hpp"
 #include "klab/device/occupancy.cuh"
@@ -42,32 +44,6 @@ constexpr int kConsumerThreads = kConsumerWarps * 32;
 static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
 
 }  // namespace tma_pages_detail
-
-/// The phases a traced tma_pages_kernel marks (kTrace: `klab timeline`), in order: the CTA's
-/// first instruction; its inputs loaded (length, Q, the first stage's table entries) and its
-/// barriers initialised; the producer's first stage issued; math warp 0's first stage arrived;
-/// its last stage done; the warps' partials in shared memory; the CTA's rows merged over its
-/// warps; its split's peers met (the cluster barrier; on the counter path the arrival's atomic);
-/// the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
-inline const std::vector<std::string>& tma_pages_phases() {
-  static const std::vector<std::string> names{"start",     "inputs",   "first_issue", "first_full",
-                                              "last_done", "partials", "rows",        "peers_met",
-                                              "merged",    "end"};
-  return names;
-}
-enum TmaPagesPhase : int {
-  kPhStart,
-  kPhInputs,
-  kPhFirstIssue,
-  kPhFirstFull,
-  kPhLastDone,
-  kPhPartials,
-  kPhRows,
-  kPhPeersMet,
-  kPhMerged,
-  kPhEnd,
-  kPhCount
-};
 
 /// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
 struct KvScales {
@@ -127,7 +103,10 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // producer warp. Dynamic shared memory (its base rounded up to 1024 bytes): kStages x (K tile,
 // V tile) of kBlockN x kD elements of kElem bytes, swizzled, then Q's kRows x kD 16-bit tile
 // (unused when kSwapTiles > 0: Q's fragments live in registers).
-template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false>
+// kPush (v13, with kCluster): the splits merged by cluster_push_merge.cuh, whose receive region
+// follows Q's tile; the tensor maps prefetched at the start.
+template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
+          bool kPush = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -151,6 +130,13 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     if constexpr (kTrace) device::phase_mark<kPhCount>(phase);
   };
   if (marker) mark(kPhStart);
+  static_assert(!kPush || kCluster, "the push merge is a cluster merge");
+  // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
+  // not written by a kernel before this one).
+  if (kPush && threadIdx.x == kProducerWarp * 32) {
+    device::prefetch_tensor_map(&k_map);
+    device::prefetch_tensor_map(&v_map);
+  }
 
   // Launched programmatically (attention_block v03), the kernel before it may still be writing
   // q or the new token's k and v: nothing is read before its end (pdl.cuh).
@@ -183,15 +169,21 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   if (split >= splits) return;
   const int64_t j1 = out.plan.key_end(split, len);
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
+  const PushRecv<kD> recv(s_q + kRows * kD * 2);  // kPush only
 
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
       device::mbarrier_init(&full[s], 1);
       device::mbarrier_init(&empty[s], kConsumerWarps);
     }
+    if constexpr (kPush)
+      if (out.plan.max_splits > 1) recv.init(min(kRows, g.rows_per_head - row0), splits, split);
     device::fence_mbarrier_init();
   }
   __syncthreads();  // the barriers initialised, Q's tile stored
+  // kPush: the peers may store into this CTA once it has arrived (cluster_push_merge waits).
+  if constexpr (kPush)
+    if (out.plan.max_splits > 1) device::cluster_arrive();
   if (marker) mark(kPhInputs);
 
   if (warp == kProducerWarp) {
@@ -201,7 +193,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const int64_t k0 = j0 + int64_t(i) * kBlockN;
       return StagePages{k0, min(j1, k0 + kBlockN)};
     };
-    if (lane == 0) {
+    if (!kPush && lane == 0) {
       device::prefetch_tensor_map(&k_map);
       device::prefetch_tensor_map(&v_map);
     }
@@ -271,6 +263,15 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     static_assert(
         (kConsumerWarps * kRows * kStride + kRows * (kD + 1)) * 4 <= kStages * 2 * int(kTileBytes),
         "the warps' partials and the CTA's rows fit in the stages");
+    if (kPush && out.plan.max_splits > 1) {
+      cluster_push_merge<kD, kConsumerWarps, kThreads>(
+          [&](int phase) {
+            if (marker) mark(phase);
+          },
+          recv, s_o, s_max, s_sum, s_m, s_s, out, bi, hk, row0, rows, splits, g);
+      if (marker) mark(kPhEnd);
+      return;
+    }
     if (out.plan.max_splits > 1) {
       cluster_merge<kD>(
           [&](int phase) {
@@ -328,7 +329,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 /// kSwapAb picks gqa_swap_ab.cuh's stages (v09, v10), in one n8 tile when a KV head has at most 8
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
-template <int kElem, bool kSwapAb = false, bool kCluster = false>
+template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -340,7 +341,7 @@ struct TmaPagesLaunch {
   int64_t b, d;
   bool cluster = false;  // kCluster rungs: the plan merges in a cluster (else through counters)
   bool programmatic = false;  // LaunchArgs::programmatic: may start before the previous kernel ends
-  /// kTraceable (v11): the traced kernels (phase marks for `klab timeline`) instead of the rung's.
+  /// kTraceable (v11, v13): the traced kernels (phase marks for `klab timeline`) instead of the rung's.
   bool traced = false;
   static constexpr bool kTraceable = kCluster && kElem == 2;
 
@@ -367,9 +368,14 @@ struct TmaPagesLaunch {
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
-        constexpr auto clustered = tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace>;
-        device::opt_in_dynamic_smem<clustered>(smem);
-        enqueue_clusters<clustered>(grid, smem, max_cluster_splits(kD, kElem), stream);
+        constexpr auto clustered = tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush>;
+        const int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
+        device::opt_in_dynamic_smem<clustered>(csmem);
+        enqueue_clusters<clustered>(grid, csmem,
+                                    kPush
+                                        ? cluster_splits_at(PushMergeConfig::ctas_per_sm(kD, kElem))
+                                        : max_cluster_splits(kD, kElem),
+                                    stream);
         KLAB_CHECK_LAUNCH();
         return;
       }
@@ -392,7 +398,7 @@ struct TmaPagesLaunch {
     KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, k_map, v_map, q, seq_lens, block_table,
                                        out, counters, g, scales));
   }
-  /// v11: a row group's splits are one cluster along x (up to 16: the non-portable size).
+  /// v11, v13: a row group's splits are one cluster along x (up to 16: the non-portable size).
   template <auto kKernel>
   void enqueue_clusters(dim3 grid, int smem, int max_splits, cudaStream_t stream) const {
     KLAB_CHECK(static_cast<int>(grid.x) <= max_splits,
@@ -422,12 +428,13 @@ struct TmaPagesLaunch {
 };
 
 /// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3). A
-/// ClusterSplitPlan (v11, v12) builds the clustered kernel too and says whether its splits merge
-/// in a cluster, with no workspace, or through v06's counters; any other plan uses the counters.
-template <int kElem, bool kSwapAb = false, typename Plan,
+/// ClusterSplitPlan (v11, v12, v13) builds the clustered kernel too (kPush: v13's merge) and says
+/// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
+/// plan uses the counters.
+template <int kElem, bool kSwapAb = false, bool kPush = false, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster> tma_pages_launch(const Problem& p, Buffers& b,
-                                                          const Plan& plan) {
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush> tma_pages_launch(const Problem& p, Buffers& b,
+                                                                 const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
   const Dims s = dims_of(p);
@@ -465,19 +472,28 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 }
 
 /// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
-/// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere.
-template <int kElem>
+/// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
+/// kPush (v13, bf16): on plan_v13, the cluster merge by push (cluster_push_merge.cuh).
+template <int kElem, bool kPush = false>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
-  auto plan = [](const Problem& p) { return plan_v11(dims_of(p), device_info().sm_count, kElem); };
+  static_assert(!kPush || kElem == 2, "v13 pushes bf16 rungs' rows");
+  auto plan = [](const Problem& p) {
+    if constexpr (kPush)
+      return plan_v13(dims_of(p), device_info().sm_count);
+    else
+      return plan_v11(dims_of(p), device_info().sm_count, kElem);
+  };
   Variant v = split_kv_variant(
       rung, std::move(summary),
-      [plan](const Problem& p, Buffers& b) { return tma_pages_launch<kElem, true>(p, b, plan(p)); },
+      [plan](const Problem& p, Buffers& b) {
+        return tma_pages_launch<kElem, true, kPush>(p, b, plan(p));
+      },
       plan,
       [rung](const Problem& p) {
         return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kElem);
       },
       /*min_sm*/ 90, kElem == 1 ? DType::e4m3 : DType::bf16);
-  if constexpr (TmaPagesLaunch<kElem, true, true>::kTraceable)
+  if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable)
     add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {
                                   const Dims s = dims_of(p);
                                   return plan(p).max_splits * s.hkv * GqaMmaConfig::row_tiles(s) *

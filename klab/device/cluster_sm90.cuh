@@ -1,8 +1,10 @@
 #pragma once
 // Hopper (sm_90) thread-block clusters: the CTAs of a cluster run at once on one GPC and may
 // read, write and arrive on each other's shared memory (distributed shared memory). Here: a
-// CTA's rank in its cluster, the cluster-wide barrier, mapping a shared-memory address to a peer
-// CTA's copy of it, and arriving on a peer's mbarrier (TMA multicast is in tma_sm90.cuh).
+// CTA's rank in its cluster, the cluster-wide barrier (whole, or split into its arrival and its
+// wait), mapping a shared-memory address to a peer CTA's copy of it, arriving on a peer's
+// mbarrier, and stores into a peer's shared memory that complete on its mbarrier (st.async; TMA
+// multicast is in tma_sm90.cuh).
 #include <cstdint>
 
 #include "klab/device/smem.cuh"
@@ -25,6 +27,20 @@ __device__ __forceinline__ void cluster_sync() {
       "barrier.cluster.arrive.release;\n"
       "barrier.cluster.wait.acquire;\n" ::
           : "memory");
+}
+
+/// The cluster barrier's arrival alone (release: this thread's earlier shared-memory writes, an
+/// mbarrier's initialisation included, are visible to every thread after its matching wait).
+/// Every thread that arrives waits once (cluster_wait) before it arrives again; work in between
+/// overlaps the peers' arrivals.
+__device__ __forceinline__ void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+}
+
+/// The cluster barrier's wait, after this thread's cluster_arrive: returns once every non-exited
+/// thread of the cluster has arrived (acquire).
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
 }
 
 /// The shared::cluster address of the variable at `smem_ptr` in the cluster's CTA of rank
@@ -63,6 +79,42 @@ __device__ __forceinline__ float4 ld_shared_cluster_f32x4(uint32_t addr) {
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t rank) {
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(map_shared_rank(bar, rank))
                : "memory");
+}
+
+/// Stores four floats at the shared::cluster address `addr` (a peer's shared memory, 16-byte
+/// aligned) and completes 16 transaction bytes on the mbarrier at shared::cluster address `bar`
+/// in the same CTA as addr: fire and forget, the receiver learns of it by its barrier's phase
+/// (mbarrier_wait_cluster). The peer's barrier must be initialised first (a cluster barrier
+/// between its initialisation and this store).
+__device__ __forceinline__ void st_async_f32x4(uint32_t addr, float4 v, uint32_t bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, "
+      "[%5];" ::"r"(addr),
+      "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(bar)
+      : "memory");
+}
+
+/// One float, as st_async_f32x4 (4 transaction bytes; addr 4-byte aligned).
+__device__ __forceinline__ void st_async_f32(uint32_t addr, float v, uint32_t bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(addr),
+      "f"(v), "r"(bar)
+      : "memory");
+}
+
+/// Spins until this CTA's mbarrier `bar` completes the phase of parity `parity`, with acquire
+/// at cluster scope: what peers stored into this CTA's shared memory by st.async (or wrote
+/// before a release arrival) on that phase is visible after it.
+__device__ __forceinline__ void mbarrier_wait_cluster(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_cluster_loop:\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_cluster_loop;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
 }
 
 }  // namespace klab::device

@@ -1049,6 +1049,53 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
   }
 }
 
+// v13 pushes each CTA's rows into their owners' receive region beside the stages: two CTAs an SM
+// still at D = 128 (16 splits a cluster), a region that holds every row an owner receives where
+// the plan clusters, v11's plan exactly where those rows fit, the counters elsewhere.
+TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
+  using decode_attention::PushMergeConfig;
+  EXPECT_EQ(PushMergeConfig::ctas_per_sm(128), 2);
+  EXPECT_EQ(PushMergeConfig::ctas_per_sm(64), decode_attention::TmaPagesConfig::ctas_per_sm(64));
+  for (int64_t d : {64, 128, 256}) EXPECT_LE(PushMergeConfig::smem_bytes(d), 227 * 1024);
+  EXPECT_EQ(PushMergeConfig::recv_bytes(128), 16 * 129 * 4 + 16);
+  EXPECT_TRUE(PushMergeConfig::fits(4, 16));   // Qwen3-8B at B = 1: one row an owner
+  EXPECT_TRUE(PushMergeConfig::fits(16, 16));  // a full row tile over 16 splits
+  EXPECT_TRUE(PushMergeConfig::fits(16, 8));   // two rows an owner, 8 splits each
+  EXPECT_FALSE(PushMergeConfig::fits(16, 3));  // six rows of three splits: 18 slots
+  EXPECT_TRUE(PushMergeConfig::fits(15, 2));   // eight rows an owner of two splits: 16 slots
+  EXPECT_FALSE(PushMergeConfig::fits(16, 5));  // four of five: 20
+  std::vector<Dims> shapes;
+  for (int64_t page : {16, 64})
+    for (auto [b, len, min_len] : headline_batches())
+      shapes.push_back(dims(b, len, page, 32, 8, 128, min_len));
+  for (int64_t len : {1000, 4096, 8192}) {
+    shapes.push_back(dims(1, len, 16, 32, 8, 128, 0));
+    shapes.push_back(dims(1, len, 16, 32, 4, 128, 0, 0, /*qlen*/ 4));  // 16 rows a row group
+    shapes.push_back(dims(1, len, 16, 10, 2, 64, 0, 0, /*qlen*/ 3));   // 15 rows
+    shapes.push_back(dims(2, len, 16, 8, 2, 256, 0));
+  }
+  for (const Dims& s : shapes) {
+    const decode_attention::ClusterSplitPlan p = decode_attention::plan_v13(s, kH200Sms);
+    const decode_attention::ClusterSplitPlan v11 = decode_attention::plan_v11(s, kH200Sms);
+    const int64_t rows = std::min<int64_t>(16, s.group() * s.qlen);
+    const std::string at = std::to_string(s.b) + " " + std::to_string(s.len) + " " +
+                           std::to_string(s.hq) + "/" + std::to_string(s.hkv) + " " +
+                           std::to_string(s.qlen);
+    EXPECT_EQ(p.cluster, v11.cluster && PushMergeConfig::fits(rows, v11.max_splits)) << at;
+    if (p.cluster) {
+      EXPECT_EQ(p.chunk, v11.chunk) << at;
+      EXPECT_EQ(p.max_splits, v11.max_splits) << at;
+      EXPECT_LE(p.max_splits, decode_attention::max_cluster_splits(s.d)) << at;
+      EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0) << at;
+    } else {
+      const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms);
+      EXPECT_EQ(p.chunk, v06.chunk) << at;
+      EXPECT_EQ(p.max_splits, v06.max_splits) << at;
+    }
+  }
+  EXPECT_TRUE(decode_attention::plan_v13(dims(1, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
+}
+
 // v07 runs v04's line on its own budget: two CTAs an SM at D = 128 (the ring, Q and the
 // warps' summed outputs), one wave of every resident CTA at the headline shapes (all but
 // (1, 4k), whose 512 tiles make 256 CTAs of two).

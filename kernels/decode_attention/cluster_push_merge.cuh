@@ -1,0 +1,131 @@
+#pragma once
+// v13's end of a CTA whose row group's splits form one cluster (rank = split): the merge by push.
+// v11's pull merge (tma_pages_kernel.cuh's cluster_merge) costs ~4.8 us of (1, 4k)'s ~11.3 at
+// B = 1 (klab timeline, 2026-12-04_0e94719_decode_timeline): the warps' rows merged one element
+// a thread with its exponentials and division (~1.5 us), a cluster barrier, the owners' passes of
+// dependent ld.shared::cluster round trips (~2.2 us), a second barrier. Here each CTA merges its
+// warps' partials a float4 a thread with weights computed once a row, and stores each normalised
+// float4 straight into its row's owner (st.async: no round trip, no barrier; the stores complete
+// on the owner's mbarrier, which expects their bytes); an owner waits for that barrier only, then
+// merges from its own shared memory. A CTA that owns no row exits after its stores.
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/decode_attention/gqa_mma.cuh"
+#include "kernels/decode_attention/partial_merge.cuh"
+#include "kernels/decode_attention/rung_plans.hpp"
+#include "kernels/decode_attention/split_kv.cuh"
+#include "kernels/decode_attention/tma_pages_phases.hpp"
+#include "klab/device/cluster_sm90.cuh"
+#include "klab/device/mbarrier_sm90.cuh"
+
+namespace klab::decode_attention {
+
+/// An owner's receive region (PushMergeConfig, at `base`, 16-byte aligned): slot rr * splits + i
+/// holds split i's row `rank + rr * splits` (O: kD floats at o, its lse at lse), and the mbarrier
+/// their stores complete on.
+template <int kD>
+struct PushRecv {
+  float* o;
+  float* lse;
+  uint64_t* bar;
+  __device__ explicit PushRecv(unsigned char* base)
+      : o(reinterpret_cast<float*>(base)),
+        lse(o + PushMergeConfig::kRecvRows * kD),
+        bar(reinterpret_cast<uint64_t*>(
+            base + PushMergeConfig::recv_bytes(kD) - 16)) {}
+
+  /// The rows this CTA owns of a row group of `rows` over `splits` (CTA-uniform).
+  static __device__ int owned(int rows, int splits, int rank) {
+    return rows > rank ? (rows - rank + splits - 1) / splits : 0;
+  }
+  /// Thread 0, with the kernel's other barriers: the barrier expects every owned row of every
+  /// split (their O and lse) in its first phase. A cluster barrier must follow before any peer
+  /// stores here.
+  __device__ void init(int rows, int splits, int rank) const {
+    device::mbarrier_init(bar, 1);
+    const int mine = owned(rows, splits, rank);
+    if (mine > 0) device::mbarrier_arrive_expect_tx(bar, uint32_t(mine * splits * (kD + 1) * 4));
+  }
+};
+
+/// After each math warp left its partial (s_o: (kWarps, kRows, stride) fp32; s_max, s_sum: each
+/// warp's rows' running max in log2 units and sum): one thread a row turns the warps' (max, sum)
+/// into the weights of the CTA's normalised row (into s_max[w][r]) and its natural-log lse (into
+/// s_sum[0][r]); then each thread merges a float4 of a row over the warps and stores it into the
+/// row's owner (rank r % splits, slot (r / splits) * splits + rank). mark(phase) as the kernel's.
+template <int kD, int kWarps, int kThreads, class Mark>
+__device__ __forceinline__ void cluster_push_merge(Mark&& mark, const PushRecv<kD>& recv,
+                                                   const float* s_o,
+                                                   float (*s_max)[GqaMmaConfig::kRows],
+                                                   float (*s_sum)[GqaMmaConfig::kRows], float* s_m,
+                                                   float* s_s, const SplitOut& out, int64_t bi,
+                                                   int hk, int row0, int rows, int splits,
+                                                   const GqaGeometry& g) {
+  constexpr int kRows = GqaMmaConfig::kRows, kVec = kD / 4;
+  constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
+  static_assert(kStride % 4 == 0, "float4 rows of the warps' partials");
+  const int tid = static_cast<int>(threadIdx.x);
+  const int rank = static_cast<int>(device::cluster_ctarank());  // < splits
+  __syncthreads();  // every warp's partial stored
+  if (tid < rows) {
+    const int r = tid;
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
+    float f[kWarps], sum = 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float ws = s_sum[w][r];
+      f[w] = ws > 0.f ? exp2f(s_max[w][r] - mx) : 0.f;
+      sum += ws * f[w];
+    }
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s_max[w][r] = f[w] * inv;
+    s_sum[0][r] = sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY;
+  }
+  __syncthreads();
+  device::cluster_wait();  // every peer's receive barrier initialised (the kernel's arrival)
+  for (int e = tid; e < rows * kVec; e += kThreads) {
+    const int r = e / kVec, c4 = e % kVec;
+    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float f = s_max[w][r];
+      const float4 v = *reinterpret_cast<const float4*>(s_o + (w * kRows + r) * kStride + 4 * c4);
+      x.x += f * v.x;
+      x.y += f * v.y;
+      x.z += f * v.z;
+      x.w += f * v.w;
+    }
+    const uint32_t owner = static_cast<uint32_t>(r % splits);
+    const int slot = (r / splits) * splits + rank;
+    const uint32_t bar = device::map_shared_rank(recv.bar, owner);
+    device::st_async_f32x4(device::map_shared_rank(recv.o + slot * kD + 4 * c4, owner), x, bar);
+    if (c4 == 0) device::st_async_f32(device::map_shared_rank(recv.lse + slot, owner), s_sum[0][r], bar);
+  }
+  mark(kPhRows);
+  const int mine = PushRecv<kD>::owned(rows, splits, rank);
+  if (mine == 0) return;
+  // Every split's stores into this CTA (its own threads' too, so every read of s_max and s_sum
+  // above is done before merge_partials writes s_m and s_s).
+  device::mbarrier_wait_cluster(recv.bar, 0);
+  mark(kPhPeersMet);
+  merge_partials<kD, kThreads, 8>(
+      mine, splits, [&](int i, int r) { return recv.lse[r * splits + i]; },
+      [&](int i, int r, int c4) {
+        return *reinterpret_cast<const float4*>(recv.o + (r * splits + i) * kD + 4 * c4);
+      },
+      [&](int r, int c4, float4 x, float lse) {
+        const int64_t row = global_row(bi, hk, row0 + rank + r * splits, g);
+        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
+            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+        if (c4 == 0) out.lse[row] = lse;
+      },
+      s_m, s_s, CtaSync{});
+  mark(kPhMerged);
+}
+
+}  // namespace klab::decode_attention

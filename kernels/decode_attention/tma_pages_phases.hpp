@@ -1,0 +1,36 @@
+#pragma once
+// The phases a traced tma_pages_kernel marks (`klab timeline`), shared by its merges
+// (tma_pages_kernel.cuh's cluster_merge, cluster_push_merge.cuh).
+#include <string>
+#include <vector>
+
+namespace klab::decode_attention {
+
+/// The phases a traced tma_pages_kernel marks (kTrace: `klab timeline`), in order: the CTA's
+/// first instruction; its inputs loaded (length, Q, the first stage's table entries) and its
+/// barriers initialised; the producer's first stage issued; math warp 0's first stage arrived;
+/// its last stage done; the warps' partials in shared memory; the CTA's rows merged over its
+/// warps (v13: and stored into their owners); its split's peers met (the cluster barrier; v13: an
+/// owner's rows received; on the counter path the arrival's atomic);
+/// the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
+inline const std::vector<std::string>& tma_pages_phases() {
+  static const std::vector<std::string> names{"start",     "inputs",   "first_issue", "first_full",
+                                              "last_done", "partials", "rows",        "peers_met",
+                                              "merged",    "end"};
+  return names;
+}
+enum TmaPagesPhase : int {
+  kPhStart,
+  kPhInputs,
+  kPhFirstIssue,
+  kPhFirstFull,
+  kPhLastDone,
+  kPhPartials,
+  kPhRows,
+  kPhPeersMet,
+  kPhMerged,
+  kPhEnd,
+  kPhCount
+};
+
+}  // namespace klab::decode_attention

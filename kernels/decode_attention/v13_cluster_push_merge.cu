@@ -1,0 +1,37 @@
+// v13 cluster_push_merge: v11 with the splits' rows pushed to their owners instead of pulled.
+// `klab timeline` of v11 at (1, 4k) (2026-12-04_0e94719_decode_timeline; medians from the first
+// CTA's start, cold): inputs 0.74 us, first stage issued 1.57, first stage arrived 2.88, last
+// stage done 5.95, partials 6.45, rows merged over the warps 7.94, peers met 8.71, owners' merge
+// done by 11.1, end 11.3. The stream is ~3 us of ~11.3; the merge after it ~4.8; the launch
+// before the first copy ~1.6, half of it between the inputs and the first issue (the tensor
+// maps' fetch: the producer prefetches them just before its first copy). The hot run
+// (2026-12-04_b4db8cd_decode_timeline_hot) shortens the stream's arrival but not the merge: its
+// time is instructions and round trips, not code or data from DRAM.
+// What changes (cluster_push_merge.cuh): the warps' rows merged a float4 a thread with each row's
+// weights computed once (v11: one element a thread, four exponentials and a division each); each
+// normalised float4 stored into its row's owner by st.async, completing on the owner's mbarrier
+// (which expects the bytes from the start): no cluster barrier between the rows and the merge, no
+// ld.shared::cluster round trips (the owner merges from its own shared memory), no second
+// barrier, and a CTA that owns no row exits after its stores. The receive region sits beside the
+// stages (a peer may push while the owner still streams): 16 rows of D + 1 floats, 8.3 KB at
+// D = 128, two CTAs an SM still. The tensor maps are prefetched at the kernel's first instruction.
+// Elsewhere (plan_v13 = plan_v11 where its rows fit the region): v10's path and counter merge.
+// Expected bottleneck: the launch and the first stage's round trip; the stream.
+// Prediction (written before it ran), Qwen3-8B heads, bf16, pages of 16, against v11 and cuDNN's
+// paged SDPA in the same run: `klab timeline` at (1, 4k): first issue ~0.9 us (v11 1.57), end
+// 7.5-8.5 us (v11 11.3); `klab bench` at (1, 4k) 11.5-12.5 us, 1.30-1.45x cuDNN (v11 1.08x); at
+// (1, 8k) 1.15-1.3x; where it does not cluster, v10's kernel: within noise of v11.
+// Requirements: v11's; it clusters where v11 does and a row group's rows fit 16 receive slots a
+// CTA (ceil(rows / splits) x splits <= 16).
+#include "kernels/decode_attention/tma_pages_kernel.cuh"
+
+namespace klab::decode_attention {
+
+Variant gpu_v13_cluster_push_merge() {
+  return cluster_merge_variant<2, /*kPush*/ true>(
+      "v13_cluster_push_merge",
+      "v11 with each CTA's rows stored into their owner's shared memory (st.async on the owner's "
+      "mbarrier): no cluster barrier and no remote loads in the merge; tensor maps prefetched first");
+}
+
+}  // namespace klab::decode_attention
