@@ -33,8 +33,7 @@ struct PushRecv {
   __device__ explicit PushRecv(unsigned char* base)
       : o(reinterpret_cast<float*>(base)),
         lse(o + PushMergeConfig::kRecvRows * kD),
-        bar(reinterpret_cast<uint64_t*>(
-            base + PushMergeConfig::recv_bytes(kD) - 16)) {}
+        bar(reinterpret_cast<uint64_t*>(base + PushMergeConfig::recv_bytes(kD) - 16)) {}
 
   /// The rows this CTA owns of a row group of `rows` over `splits` (CTA-uniform).
   static __device__ int owned(int rows, int splits, int rank) {
@@ -56,19 +55,16 @@ struct PushRecv {
 /// s_sum[0][r]); then each thread merges a float4 of a row over the warps and stores it into the
 /// row's owner (rank r % splits, slot (r / splits) * splits + rank). mark(phase) as the kernel's.
 template <int kD, int kWarps, int kThreads, class Mark>
-__device__ __forceinline__ void cluster_push_merge(Mark&& mark, const PushRecv<kD>& recv,
-                                                   const float* s_o,
-                                                   float (*s_max)[GqaMmaConfig::kRows],
-                                                   float (*s_sum)[GqaMmaConfig::kRows], float* s_m,
-                                                   float* s_s, const SplitOut& out, int64_t bi,
-                                                   int hk, int row0, int rows, int splits,
-                                                   const GqaGeometry& g) {
+__device__ __forceinline__ void cluster_push_merge(
+    Mark&& mark, const PushRecv<kD>& recv, const float* s_o, float (*s_max)[GqaMmaConfig::kRows],
+    float (*s_sum)[GqaMmaConfig::kRows], float* s_m, float* s_s, const SplitOut& out, int64_t bi,
+    int hk, int row0, int rows, int splits, const GqaGeometry& g) {
   constexpr int kRows = GqaMmaConfig::kRows, kVec = kD / 4;
   constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
   static_assert(kStride % 4 == 0, "float4 rows of the warps' partials");
   const int tid = static_cast<int>(threadIdx.x);
   const int rank = static_cast<int>(device::cluster_ctarank());  // < splits
-  __syncthreads();  // every warp's partial stored
+  __syncthreads();                                               // every warp's partial stored
   if (tid < rows) {
     const int r = tid;
     float mx = -INFINITY;
@@ -104,7 +100,8 @@ __device__ __forceinline__ void cluster_push_merge(Mark&& mark, const PushRecv<k
     const int slot = (r / splits) * splits + rank;
     const uint32_t bar = device::map_shared_rank(recv.bar, owner);
     device::st_async_f32x4(device::map_shared_rank(recv.o + slot * kD + 4 * c4, owner), x, bar);
-    if (c4 == 0) device::st_async_f32(device::map_shared_rank(recv.lse + slot, owner), s_sum[0][r], bar);
+    if (c4 == 0)
+      device::st_async_f32(device::map_shared_rank(recv.lse + slot, owner), s_sum[0][r], bar);
   }
   mark(kPhRows);
   const int mine = PushRecv<kD>::owned(rows, splits, rank);

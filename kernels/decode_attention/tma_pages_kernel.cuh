@@ -181,9 +181,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     device::fence_mbarrier_init();
   }
   __syncthreads();  // the barriers initialised, Q's tile stored
-  // kPush: the peers may store into this CTA once it has arrived (cluster_push_merge waits).
+  // kPush: the peers may store into this CTA once it has arrived (cluster_push_merge waits);
+  // thread 0's fence_mbarrier_init orders its receive barrier's initialisation before it.
   if constexpr (kPush)
-    if (out.plan.max_splits > 1) device::cluster_arrive();
+    if (out.plan.max_splits > 1) device::cluster_arrive_relaxed();
   if (marker) mark(kPhInputs);
 
   if (warp == kProducerWarp) {

@@ -31,7 +31,8 @@ Variant gpu_v13_cluster_push_merge() {
   return cluster_merge_variant<2, /*kPush*/ true>(
       "v13_cluster_push_merge",
       "v11 with each CTA's rows stored into their owner's shared memory (st.async on the owner's "
-      "mbarrier): no cluster barrier and no remote loads in the merge; tensor maps prefetched first");
+      "mbarrier): no cluster barrier and no remote loads in the merge; tensor maps prefetched "
+      "first");
 }
 
 }  // namespace klab::decode_attention

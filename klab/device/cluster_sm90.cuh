@@ -29,15 +29,16 @@ __device__ __forceinline__ void cluster_sync() {
           : "memory");
 }
 
-/// The cluster barrier's arrival alone (release: this thread's earlier shared-memory writes, an
-/// mbarrier's initialisation included, are visible to every thread after its matching wait).
-/// Every thread that arrives waits once (cluster_wait) before it arrives again; work in between
-/// overlaps the peers' arrivals.
-__device__ __forceinline__ void cluster_arrive() {
-  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+/// The cluster barrier's arrival alone, relaxed: it orders none of this thread's memory accesses
+/// (a release arrival is a cluster-scope fence), so what peers rely
+/// on after the matching wait needs its own fence first (fence_mbarrier_init for mbarriers
+/// initialised before it). Every thread that arrives waits once (cluster_wait) before it arrives
+/// again; work in between overlaps the peers' arrivals.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 }
 
-/// The cluster barrier's wait, after this thread's cluster_arrive: returns once every non-exited
+/// The cluster barrier's wait, after this thread's cluster_arrive_relaxed: returns once every non-exited
 /// thread of the cluster has arrived (acquire).
 __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
