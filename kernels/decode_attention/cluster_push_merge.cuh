@@ -13,11 +13,11 @@
 #include <cstdint>
 
 #include "kernels/decode_attention/gqa_mma.cuh"
-#include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/tma_pages_phases.hpp"
 #include "klab/device/cluster_sm90.cuh"
+#include "klab/device/lse_merge.hpp"
 #include "klab/device/mbarrier_sm90.cuh"
 
 namespace klab::decode_attention {
@@ -49,6 +49,54 @@ struct PushRecv {
   }
 };
 
+/// The owner's merge of its `mine` rows (row r: the group's rank + r * splits) over the splits'
+/// rows in its receive region, a warp a row: lane i turns split i's lse into its normalised
+/// weight (splits <= 32), then each lane sums a float4 of the row over the splits in split order
+/// (the weights by shuffle) and store(r, c4, o, lse) writes it. Loops rolled and nothing but the
+/// warp's own shuffles between the passes: this code runs once a launch, fetched from L2 as it
+/// goes, so its size is much of its time (unrolled, as merge_partials is for the counter path's
+/// L2 loads, ~77% of the owners' merge samples stalled for instructions: ncu at (1, 4k)).
+template <int kD, int kThreads, class Store>
+__device__ __forceinline__ void merge_received(const PushRecv<kD>& recv, int mine, int splits,
+                                               Store&& store) {
+  static_assert(kMaxClusterSplits <= 32, "a lane a split");
+  constexpr int kWarps = kThreads / 32, kVec = kD / 4;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+#pragma unroll 1
+  for (int r = warp; r < mine; r += kWarps) {
+    const float l = lane < splits
+                        ? device::ld_shared_f32(device::smem_addr(recv.lse + r * splits + lane))
+                        : -INFINITY;
+    float m = l;
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+    const float w = device::lse_merge_scale(l, m);
+    float s = w;
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+    const float wn = s > 0.f ? w / s : 0.f;
+    const float lse = s > 0.f ? m + logf(s) : -INFINITY;
+    const uint32_t row_o = device::smem_addr(recv.o + r * splits * kD);
+#pragma unroll 1
+    for (int base = 0; base < kVec; base += 32) {
+      const int c4 = base + lane;
+      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 1
+      for (int i = 0; i < splits; ++i) {
+        const float wi = __shfl_sync(0xffffffffu, wn, i);
+        if (c4 < kVec) {
+          const float4 v = device::ld_shared_f32x4(row_o + (i * kD + 4 * c4) * 4);
+          x.x += wi * v.x;
+          x.y += wi * v.y;
+          x.z += wi * v.z;
+          x.w += wi * v.w;
+        }
+      }
+      if (c4 < kVec) store(r, c4, x, lse);
+    }
+  }
+}
+
 /// After each math warp left its partial (s_o: (kWarps, kRows, stride) fp32; s_max, s_sum: each
 /// warp's rows' running max in log2 units and sum): one thread a row turns the warps' (max, sum)
 /// into the weights of the CTA's normalised row (into s_max[w][r]) and its natural-log lse (into
@@ -57,8 +105,8 @@ struct PushRecv {
 template <int kD, int kWarps, int kThreads, class Mark>
 __device__ __forceinline__ void cluster_push_merge(
     Mark&& mark, const PushRecv<kD>& recv, const float* s_o, float (*s_max)[GqaMmaConfig::kRows],
-    float (*s_sum)[GqaMmaConfig::kRows], float* s_m, float* s_s, const SplitOut& out, int64_t bi,
-    int hk, int row0, int rows, int splits, const GqaGeometry& g) {
+    float (*s_sum)[GqaMmaConfig::kRows], const SplitOut& out, int64_t bi, int hk, int row0,
+    int rows, int splits, const GqaGeometry& g) {
   constexpr int kRows = GqaMmaConfig::kRows, kVec = kD / 4;
   constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
   static_assert(kStride % 4 == 0, "float4 rows of the warps' partials");
@@ -90,7 +138,8 @@ __device__ __forceinline__ void cluster_push_merge(
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
       const float f = s_max[w][r];
-      const float4 v = *reinterpret_cast<const float4*>(s_o + (w * kRows + r) * kStride + 4 * c4);
+      const float4 v =
+          device::ld_shared_f32x4(device::smem_addr(s_o + (w * kRows + r) * kStride + 4 * c4));
       x.x += f * v.x;
       x.y += f * v.y;
       x.z += f * v.z;
@@ -106,22 +155,15 @@ __device__ __forceinline__ void cluster_push_merge(
   mark(kPhRows);
   const int mine = PushRecv<kD>::owned(rows, splits, rank);
   if (mine == 0) return;
-  // Every split's stores into this CTA (its own threads' too, so every read of s_max and s_sum
-  // above is done before merge_partials writes s_m and s_s).
+  // Every split's stores into this CTA, its own threads' too.
   device::mbarrier_wait_cluster(recv.bar, 0);
   mark(kPhPeersMet);
-  merge_partials<kD, kThreads, 8>(
-      mine, splits, [&](int i, int r) { return recv.lse[r * splits + i]; },
-      [&](int i, int r, int c4) {
-        return *reinterpret_cast<const float4*>(recv.o + (r * splits + i) * kD + 4 * c4);
-      },
-      [&](int r, int c4, float4 x, float lse) {
-        const int64_t row = global_row(bi, hk, row0 + rank + r * splits, g);
-        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
-            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
-        if (c4 == 0) out.lse[row] = lse;
-      },
-      s_m, s_s, CtaSync{});
+  merge_received<kD, kThreads>(recv, mine, splits, [&](int r, int c4, float4 x, float lse) {
+    const int64_t row = global_row(bi, hk, row0 + rank + r * splits, g);
+    *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) =
+        make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+    if (c4 == 0) out.lse[row] = lse;
+  });
   mark(kPhMerged);
 }
 

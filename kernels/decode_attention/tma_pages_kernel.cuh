@@ -126,10 +126,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
   const bool marker = kTrace && threadIdx.x == 0;  // the thread that marks the CTA's phases
-  auto mark = [&](int phase) {
-    if constexpr (kTrace) device::phase_mark<kPhCount>(phase);
-  };
-  if (marker) mark(kPhStart);
+  device::PhaseTrace<kPhCount, kTrace> trace;      // kPhStart: now
+  auto mark = [&](int phase) { trace.mark(phase); };
   static_assert(!kPush || kCluster, "the push merge is a cluster merge");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // not written by a kernel before this one).
@@ -269,7 +267,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
           [&](int phase) {
             if (marker) mark(phase);
           },
-          recv, s_o, s_max, s_sum, s_m, s_s, out, bi, hk, row0, rows, splits, g);
+          recv, s_o, s_max, s_sum, out, bi, hk, row0, rows, splits, g);
       if (marker) mark(kPhEnd);
       return;
     }

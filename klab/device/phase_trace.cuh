@@ -5,7 +5,7 @@
 // phases, the SM's cycle counter (clock64: exact, but each SM's own) and the GPU's nanosecond
 // clock (%globaltimer: one axis for every SM, at the driver's resolution, which the tool reports).
 // Layout of the slots (u64): CTA c's record at c * record_u64(phases): its SM id, then for each
-// phase (cycles, ns). The host zeroes the slots before each launch: a phase a CTA never reached
+// phase (cycles, ns); phase 0 is the CTA's start. The host zeroes the slots before each launch: a phase a CTA never reached
 // (an early exit) reads 0.
 //
 // The slots reach the kernel through a variable of the translation unit that launches it
@@ -27,23 +27,56 @@ namespace phase_trace_detail {
 static __device__ unsigned long long* phase_trace_slots = nullptr;
 }  // namespace phase_trace_detail
 
-/// Records phase `phase` of this CTA (one thread calls it). kPhases: the kernel's phase count.
+/// One CTA's phase marks (kOn: a traced kernel; otherwise empty and free). Constructed at the
+/// kernel's first instruction, it takes phase 0 (the start) there and issues the load of the
+/// slots' pointer without waiting for it; its first mark() (one thread calls it) writes phase 0
+/// with its own, so the marking thread never waits on that load before the kernel's own first
+/// loads are under way (a mark that did would delay the phases after it by a memory round trip).
+template <int kPhases, bool kOn>
+struct PhaseTrace {
+  __device__ void mark(int) {}
+};
 template <int kPhases>
-__device__ __forceinline__ void phase_mark(int phase) {
-  unsigned long long* slots = phase_trace_detail::phase_trace_slots;
-  if (slots == nullptr) return;
-  const unsigned long long cta =
-      blockIdx.x +
-      gridDim.x * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
-  unsigned long long* rec = slots + cta * phase_record_u64(kPhases);
-  unsigned long long ns;
-  unsigned sm;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  rec[0] = sm;
-  rec[1 + 2 * phase] = static_cast<unsigned long long>(clock64());
-  rec[2 + 2 * phase] = ns;
-}
+struct PhaseTrace<kPhases, true> {
+  unsigned long long* slots;
+  unsigned long long start_cycles, start_ns;
+  bool start_written = false;
+
+  __device__ PhaseTrace()
+      : slots(phase_trace_detail::phase_trace_slots),
+        start_cycles(now_cycles()),
+        start_ns(now_ns()) {}
+
+  static __device__ unsigned long long now_cycles() {
+    unsigned long long c;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+    return c;
+  }
+  static __device__ unsigned long long now_ns() {
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+  }
+  /// Records phase `phase` (> 0) of this CTA.
+  __device__ void mark(int phase) {
+    const unsigned long long ns = now_ns(), cycles = now_cycles();
+    if (slots == nullptr) return;
+    const unsigned long long cta =
+        blockIdx.x +
+        gridDim.x * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+    unsigned long long* rec = slots + cta * phase_record_u64(kPhases);
+    if (!start_written) {
+      unsigned sm;
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      rec[0] = sm;
+      rec[1] = start_cycles;
+      rec[2] = start_ns;
+      start_written = true;
+    }
+    rec[1 + 2 * phase] = cycles;
+    rec[2 + 2 * phase] = ns;
+  }
+};
 
 /// Points this TU's traced kernels at `slots` (device memory; null: tracing off). Host side, once
 /// before the traced launches (synchronous).
