@@ -51,11 +51,11 @@ struct PushRecv {
 
 /// The owner's merge of its `mine` rows (row r: the group's rank + r * splits) over the splits'
 /// rows in its receive region, a warp a row: lane i turns split i's lse into its normalised
-/// weight (splits <= 32), then each lane sums a float4 of the row over the splits in split order
-/// (the weights by shuffle) and store(r, c4, o, lse) writes it. Loops rolled and nothing but the
-/// warp's own shuffles between the passes: this code runs once a launch, fetched from L2 as it
-/// goes, so its size is much of its time (unrolled, as merge_partials is for the counter path's
-/// L2 loads, ~77% of the owners' merge samples stalled for instructions: ncu at (1, 4k)).
+/// weight (splits <= 32; written over the lse), then each lane sums a float4 of the row over the
+/// splits in split order and store(r, c4, o, lse) writes it. Compact code: it runs once a launch,
+/// fetched from L2 as it goes (merge_partials' unrolled loops, as the counter path has them for its
+/// L2 loads, left ~77% of the owners' merge samples stalled for instructions: ncu at (1, 4k)); the
+/// sum four splits a step, so their loads overlap.
 template <int kD, int kThreads, class Store>
 __device__ __forceinline__ void merge_received(const PushRecv<kD>& recv, int mine, int splits,
                                                Store&& store) {
@@ -64,9 +64,8 @@ __device__ __forceinline__ void merge_received(const PushRecv<kD>& recv, int min
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll 1
   for (int r = warp; r < mine; r += kWarps) {
-    const float l = lane < splits
-                        ? device::ld_shared_f32(device::smem_addr(recv.lse + r * splits + lane))
-                        : -INFINITY;
+    const uint32_t w_at = device::smem_addr(recv.lse + r * splits);
+    const float l = lane < splits ? device::ld_shared_f32(w_at + lane * 4) : -INFINITY;
     float m = l;
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
@@ -74,25 +73,24 @@ __device__ __forceinline__ void merge_received(const PushRecv<kD>& recv, int min
     float s = w;
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
-    const float wn = s > 0.f ? w / s : 0.f;
+    if (lane < splits)
+      device::st_shared_u32(w_at + lane * 4, __float_as_uint(s > 0.f ? w / s : 0.f));
     const float lse = s > 0.f ? m + logf(s) : -INFINITY;
+    __syncwarp();
     const uint32_t row_o = device::smem_addr(recv.o + r * splits * kD);
 #pragma unroll 1
-    for (int base = 0; base < kVec; base += 32) {
-      const int c4 = base + lane;
+    for (int c4 = lane; c4 < kVec; c4 += 32) {
       float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 1
+#pragma unroll 4
       for (int i = 0; i < splits; ++i) {
-        const float wi = __shfl_sync(0xffffffffu, wn, i);
-        if (c4 < kVec) {
-          const float4 v = device::ld_shared_f32x4(row_o + (i * kD + 4 * c4) * 4);
-          x.x += wi * v.x;
-          x.y += wi * v.y;
-          x.z += wi * v.z;
-          x.w += wi * v.w;
-        }
+        const float wi = device::ld_shared_f32(w_at + i * 4);
+        const float4 v = device::ld_shared_f32x4(row_o + (i * kD + 4 * c4) * 4);
+        x.x += wi * v.x;
+        x.y += wi * v.y;
+        x.z += wi * v.z;
+        x.w += wi * v.w;
       }
-      if (c4 < kVec) store(r, c4, x, lse);
+      store(r, c4, x, lse);
     }
   }
 }

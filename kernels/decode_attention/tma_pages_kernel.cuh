@@ -125,8 +125,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
-  const bool marker = kTrace && threadIdx.x == 0;  // the thread that marks the CTA's phases
-  device::PhaseTrace<kPhCount, kTrace> trace;      // kPhStart: now
+  const bool marker = kTrace && threadIdx.x == 0;      // the thread that marks the CTA's phases
+  device::PhaseTrace<kPhCount, kTrace> trace(marker);  // kPhStart: now
   auto mark = [&](int phase) { trace.mark(phase); };
   static_assert(!kPush || kCluster, "the push merge is a cluster merge");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,

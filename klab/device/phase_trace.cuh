@@ -28,24 +28,29 @@ static __device__ unsigned long long* phase_trace_slots = nullptr;
 }  // namespace phase_trace_detail
 
 /// One CTA's phase marks (kOn: a traced kernel; otherwise empty and free). Constructed at the
-/// kernel's first instruction, it takes phase 0 (the start) there and issues the load of the
+/// kernel's first instruction, in its marking thread it takes phase 0 (the start) there and issues the load of the
 /// slots' pointer without waiting for it; its first mark() (one thread calls it) writes phase 0
 /// with its own, so the marking thread never waits on that load before the kernel's own first
 /// loads are under way (a mark that did would delay the phases after it by a memory round trip).
 template <int kPhases, bool kOn>
 struct PhaseTrace {
+  __device__ explicit PhaseTrace(bool) {}
   __device__ void mark(int) {}
 };
 template <int kPhases>
 struct PhaseTrace<kPhases, true> {
-  unsigned long long* slots;
-  unsigned long long start_cycles, start_ns;
+  unsigned long long* slots = nullptr;
+  unsigned long long start_cycles = 0, start_ns = 0;
   bool start_written = false;
 
-  __device__ PhaseTrace()
-      : slots(phase_trace_detail::phase_trace_slots),
-        start_cycles(now_cycles()),
-        start_ns(now_ns()) {}
+  /// active: the CTA's marking thread (the others take no clock and load nothing).
+  __device__ explicit PhaseTrace(bool active) {
+    if (active) {
+      slots = phase_trace_detail::phase_trace_slots;
+      start_cycles = now_cycles();
+      start_ns = now_ns();
+    }
+  }
 
   static __device__ unsigned long long now_cycles() {
     unsigned long long c;
@@ -57,7 +62,7 @@ struct PhaseTrace<kPhases, true> {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
     return ns;
   }
-  /// Records phase `phase` (> 0) of this CTA.
+  /// Records phase `phase` (> 0) of this CTA (the marking thread).
   __device__ void mark(int phase) {
     const unsigned long long ns = now_ns(), cycles = now_cycles();
     if (slots == nullptr) return;
