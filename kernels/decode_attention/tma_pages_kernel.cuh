@@ -125,8 +125,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
-  const bool marker = kTrace && threadIdx.x == 0;      // the thread that marks the CTA's phases
-  device::PhaseTrace<kPhCount, kTrace> trace(marker);  // kPhStart: now
+  const bool marker = kTrace && threadIdx.x == 0;  // the thread that marks the CTA's phases
+  // kPhStart: now, by the marker; the producer's first lane marks its first copy.
+  device::PhaseTrace<kPhCount, kTrace> trace(
+      marker || (kTrace && threadIdx.x == tma_pages_detail::kProducerWarp * 32), marker);
   auto mark = [&](int phase) { trace.mark(phase); };
   static_assert(!kPush || kCluster, "the push merge is a cluster merge");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,

@@ -28,13 +28,13 @@ static __device__ unsigned long long* phase_trace_slots = nullptr;
 }  // namespace phase_trace_detail
 
 /// One CTA's phase marks (kOn: a traced kernel; otherwise empty and free). Constructed at the
-/// kernel's first instruction, in its marking thread it takes phase 0 (the start) there and issues the load of the
-/// slots' pointer without waiting for it; its first mark() (one thread calls it) writes phase 0
-/// with its own, so the marking thread never waits on that load before the kernel's own first
-/// loads are under way (a mark that did would delay the phases after it by a memory round trip).
+/// kernel's first instruction, in a thread that marks it issues the load of the slots' pointer
+/// without waiting for it and (the CTA's starting thread) takes phase 0, the start; the first
+/// mark() writes the start with its own, so no thread waits on that load before the kernel's own
+/// first loads are under way (a mark that did would delay the phases after it by a round trip).
 template <int kPhases, bool kOn>
 struct PhaseTrace {
-  __device__ explicit PhaseTrace(bool) {}
+  __device__ PhaseTrace(bool, bool) {}
   __device__ void mark(int) {}
 };
 template <int kPhases>
@@ -43,12 +43,15 @@ struct PhaseTrace<kPhases, true> {
   unsigned long long start_cycles = 0, start_ns = 0;
   bool start_written = false;
 
-  /// active: the CTA's marking thread (the others take no clock and load nothing).
-  __device__ explicit PhaseTrace(bool active) {
-    if (active) {
+  /// marks: a thread that marks phases (the others take no clock and load nothing); starts: the
+  /// one of them that writes the CTA's start and SM (others mark phases of their own, e.g. a
+  /// producer warp's first copy).
+  __device__ PhaseTrace(bool marks, bool starts) {
+    if (marks) {
       slots = phase_trace_detail::phase_trace_slots;
       start_cycles = now_cycles();
       start_ns = now_ns();
+      start_written = !starts;
     }
   }
 
@@ -62,7 +65,7 @@ struct PhaseTrace<kPhases, true> {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
     return ns;
   }
-  /// Records phase `phase` (> 0) of this CTA (the marking thread).
+  /// Records phase `phase` (> 0) of this CTA.
   __device__ void mark(int phase) {
     const unsigned long long ns = now_ns(), cycles = now_cycles();
     if (slots == nullptr) return;
