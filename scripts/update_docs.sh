@@ -557,6 +557,24 @@ for i in 1 2; do
   "$klab" report "$run52"/il/bench_attention_*_$i.json --family attention \
     --readme docs/worklogs/attention.md --section results-0998a5a-v17-$i
 done
+# `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
+# timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
+tl=$res/2026-12-04_0e94719_decode_timeline
+"$klab" timeline --from "$tl"/tl_1_16_4096_4096.json --readme docs/worklogs/decode.md --section timeline-0e94719-b1-4k
+"$klab" timeline --from "$tl"/tl_16_16_8192_8192.json --readme docs/worklogs/decode.md --section timeline-0e94719-b16-8k
+"$klab" timeline --from "$res"/2026-12-04_b4db8cd_decode_timeline_hot/tl_1_16_4096_4096_hot.json \
+  --readme docs/worklogs/decode.md --section timeline-b4db8cd-b1-4k-hot
+tl13=$res/2026-12-04_2b7f8cf_decode_v13_timeline
+for x in v11_1_16_4096_cold:v11-4k v13_1_16_4096_cold:v13-4k v13_1_16_4096_hot:v13-4k-hot v13_1_16_1024_cold:v13-1k; do
+  "$klab" timeline --from "$tl13/tl/tl_${x%%:*}.json" --readme docs/worklogs/decode.md --section "timeline-2b7f8cf-${x#*:}"
+done
+python3 scripts/ncu_source_stalls.py "$res"/2026-12-04_31f894a_decode_v13_relaxed/source/v13_cluster_push_merge.source.csv.xz \
+  --min-share 0.015 --readme docs/worklogs/decode.md --section stalls-31f894a-v13
+python3 scripts/ncu_source_stalls.py "$tl13"/prof/v13.source.csv.xz --min-share 0.015 \
+  --readme docs/worklogs/decode.md --section stalls-2b7f8cf-v13
+"$klab" profile-report "$tl13"/prof/profile.json --readme docs/worklogs/decode.md --section profile-2b7f8cf-v13
+"$klab" report "$res"/2026-12-04_adae0fb_decode_v13/il/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-adae0fb-v13
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
