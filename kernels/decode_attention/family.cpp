@@ -154,7 +154,8 @@ std::vector<Problem> headline() {
 // (a page's edges, one token, a partial last page), D = 64, 128, 256; group sizes 1, 4, 5, 6, 7,
 // 16; a batch mixing very short and very long sequences; empty slots (alone, among others, with
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
-// than the new tokens (their first rows see no key); length 131072; a ragged batch large enough
+// than the new tokens (their first rows see no key); length 131072; one sequence in splits longer
+// than v11 clusters and v13 does; a ragged batch large enough
 // to be judged by sampled rows. Each in bf16, then with an e4m3 cache.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
@@ -175,6 +176,7 @@ std::vector<Problem> awkward() {
     v.push_back(shape(4, 300, 16, 8, 2, 128, /*min_len*/ 1, 0, qlen));
   v.push_back(shape(2, 1000, 16, 10, 2, 256, /*min_len*/ 3, 0, 5));  // group 5, D = 256, Qlen 5
   v.push_back(shape(1, 131072, 128, 8, 1));                          // the longest context
+  v.push_back(shape(1, 15000, 16, 8, 2));  // one sequence in 16 splits of 960 keys (v13 clusters)
   // Pages of one token over ranges of many tiles a CTA (the persistent rungs' ring in its steady
   // state with 64 page indices a tile), row groups switching inside a CTA's range, an empty slot
   // (a one-tile segment) and speculative tokens.

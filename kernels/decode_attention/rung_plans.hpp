@@ -309,21 +309,23 @@ inline constexpr int64_t kClusterMaxChunk = 512;
 inline constexpr int64_t kClusterMaxClusters = 8;
 
 inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
-                               const SplitKvPlan& cluster_plan) {
+                               const SplitKvPlan& cluster_plan,
+                               int64_t max_chunk = kClusterMaxChunk) {
   if (lens.empty()) return false;
   const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
   const int64_t clusters = s.b * s.hkv * GqaMmaConfig::row_tiles(s);
-  return *lo == *hi && cluster_plan.chunk <= kClusterMaxChunk && clusters <= kClusterMaxClusters;
+  return *lo == *hi && cluster_plan.chunk <= max_chunk && clusters <= kClusterMaxClusters;
 }
 
 /// v11 and v12 (elem as v06's): plan_v06's wave model with chunks of at least
 /// 1 / max_cluster_splits of the longest sequence, merged in a cluster where cluster_merge_pays;
 /// elsewhere plan_v06's own plan, merged through its counters (v10's and v09's path).
-/// ctas_per_sm: the clustered kernel's (v13's differs: its receive region); fits(plan): a further
-/// condition of the cluster path (v13's: the rows it receives fit that region).
+/// ctas_per_sm: the clustered kernel's (v13's differs: its receive region); max_chunk: the longest
+/// chunk that clusters (cluster_merge_pays); fits(plan): a further condition of the cluster path
+/// (v13's: the rows it receives fit that region).
 template <class Fits>
 ClusterSplitPlan plan_clustered(const Dims& s, int sm_count, int64_t elem, int64_t ctas_per_sm,
-                                Fits&& fits) {
+                                int64_t max_chunk, Fits&& fits) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   const std::vector<int64_t> lens = context_lengths(s);
@@ -335,14 +337,14 @@ ClusterSplitPlan plan_clustered(const Dims& s, int sm_count, int64_t elem, int64
   static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
       lens, {units, std::max(1, sm_count) * ctas_per_sm, Gqa::kBlockN, min_chunk},
       2 * Gqa::kBlockN);
-  if (!cluster_merge_pays(s, lens, p) || !fits(p)) {
+  if (!cluster_merge_pays(s, lens, p, max_chunk) || !fits(p)) {
     static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
     p.cluster = false;
   }
   return p;
 }
 inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
-  return plan_clustered(s, sm_count, elem, TmaPagesConfig::ctas_per_sm(s.d, elem),
+  return plan_clustered(s, sm_count, elem, TmaPagesConfig::ctas_per_sm(s.d, elem), kClusterMaxChunk,
                         [](const SplitKvPlan&) { return true; });
 }
 
@@ -369,11 +371,15 @@ struct PushMergeConfig {
 };
 
 /// v13: plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
-/// kRows) fit PushMergeConfig's region.
+/// kRows) fit PushMergeConfig's region, and up to kPushClusterMaxChunk keys a chunk: the counter
+/// merge's tail after a long chunk (v11's timeline at (1, 32k), 2026-12-04_0e94719: ~9 us from the
+/// median CTA's last stage to the last CTA's end) is longer than the push merge's (~3 us), which
+/// may pay for one CTA an SM's stream (16 splits) against the counter plan's two.
+inline constexpr int64_t kPushClusterMaxChunk = 2048;
 inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   return plan_clustered(
-      s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d),
+      s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk,
       [rows](const SplitKvPlan& p) { return PushMergeConfig::fits(rows, p.max_splits); });
 }
 

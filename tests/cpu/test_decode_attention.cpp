@@ -1051,7 +1051,8 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
 
 // v13 pushes each CTA's rows into their owners' receive region beside the stages: two CTAs an SM
 // still at D = 128 (16 splits a cluster), a region that holds every row an owner receives where
-// the plan clusters, v11's plan exactly where those rows fit, the counters elsewhere.
+// the plan clusters, v11's plan where v11 clusters and those rows fit, chunks up to
+// kPushClusterMaxChunk keys beyond it, the counters elsewhere.
 TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
   using decode_attention::PushMergeConfig;
   EXPECT_EQ(PushMergeConfig::ctas_per_sm(128), 2);
@@ -1081,18 +1082,43 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
     const std::string at = std::to_string(s.b) + " " + std::to_string(s.len) + " " +
                            std::to_string(s.hq) + "/" + std::to_string(s.hkv) + " " +
                            std::to_string(s.qlen);
-    EXPECT_EQ(p.cluster, v11.cluster && PushMergeConfig::fits(rows, v11.max_splits)) << at;
-    if (p.cluster) {
+    // Where v11 clusters and the rows fit, v13 clusters the same way; it may cluster longer
+    // chunks too (up to kPushClusterMaxChunk keys).
+    if (v11.cluster && PushMergeConfig::fits(rows, v11.max_splits)) {
+      EXPECT_TRUE(p.cluster) << at;
       EXPECT_EQ(p.chunk, v11.chunk) << at;
       EXPECT_EQ(p.max_splits, v11.max_splits) << at;
+    }
+    if (p.cluster) {
+      EXPECT_TRUE(PushMergeConfig::fits(rows, p.max_splits)) << at;
+      EXPECT_LE(p.chunk, decode_attention::kPushClusterMaxChunk) << at;
       EXPECT_LE(p.max_splits, decode_attention::max_cluster_splits(s.d)) << at;
       EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0) << at;
+      for (int64_t len : decode_attention::context_lengths(s)) {
+        int64_t covered = 0;
+        for (int i = 0; i < p.splits_of(len); ++i) covered += p.key_end(i, len) - p.key_begin(i);
+        EXPECT_EQ(covered, len) << at;
+      }
     } else {
       const decode_attention::CountedSplitPlan v06 = decode_attention::plan_v06(s, kH200Sms);
       EXPECT_EQ(p.chunk, v06.chunk) << at;
       EXPECT_EQ(p.max_splits, v06.max_splits) << at;
     }
   }
+  for (int64_t len : {16384, 32768})  // clustered by v13 only
+    for (int64_t page : {16, 64}) {
+      EXPECT_TRUE(decode_attention::plan_v13(dims(1, len, page, 32, 8, 128, 0), kH200Sms).cluster);
+      EXPECT_FALSE(decode_attention::plan_v11(dims(1, len, page, 32, 8, 128, 0), kH200Sms).cluster);
+    }
+  EXPECT_FALSE(decode_attention::plan_v13(dims(1, 131072, 16, 32, 8, 128, 0), kH200Sms).cluster);
+  EXPECT_FALSE(decode_attention::plan_v13(dims(16, 8192, 16, 32, 8, 128, 0), kH200Sms).cluster);
+  // The awkward shape that takes v13's long chunks on a GPU: 16 splits of 960 keys.
+  const decode_attention::ClusterSplitPlan awkward =
+      decode_attention::plan_v13(dims(1, 15000, 16, 8, 2, 128, 0), kH200Sms);
+  EXPECT_TRUE(awkward.cluster);
+  EXPECT_EQ(awkward.chunk, 960);
+  EXPECT_EQ(awkward.max_splits, 16);
+  EXPECT_FALSE(decode_attention::plan_v11(dims(1, 15000, 16, 8, 2, 128, 0), kH200Sms).cluster);
   EXPECT_TRUE(decode_attention::plan_v13(dims(1, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
 }
 
