@@ -371,11 +371,12 @@ struct PushMergeConfig {
 };
 
 /// v13: plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
-/// kRows) fit PushMergeConfig's region, and up to kPushClusterMaxChunk keys a chunk: the counter
-/// merge's tail after a long chunk (v11's timeline at (1, 32k), 2026-12-04_0e94719: ~9 us from the
-/// median CTA's last stage to the last CTA's end) is longer than the push merge's (~3 us), which
-/// may pay for one CTA an SM's stream (16 splits) against the counter plan's two.
-inline constexpr int64_t kPushClusterMaxChunk = 2048;
+/// kRows) fit PushMergeConfig's region, and up to kPushClusterMaxChunk keys a chunk: at (1, 16k)
+/// (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
+/// counter plan's two (1.08-1.10x cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
+/// the 128 CTAs' streams ending ~4 us after the counter plan's last (0.98-1.01x, v10 1.00-1.01x:
+/// 2026-12-04_54fa11d_decode_v13_long_chunks).
+inline constexpr int64_t kPushClusterMaxChunk = 1024;
 inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   return plan_clustered(

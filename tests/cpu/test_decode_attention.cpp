@@ -1052,7 +1052,7 @@ TEST(DecodeAttentionClusterMerge, PlanAtTheHeadlineAndAwkwardShapes) {
 // v13 pushes each CTA's rows into their owners' receive region beside the stages: two CTAs an SM
 // still at D = 128 (16 splits a cluster), a region that holds every row an owner receives where
 // the plan clusters, v11's plan where v11 clusters and those rows fit, chunks up to
-// kPushClusterMaxChunk keys beyond it, the counters elsewhere.
+// kPushClusterMaxChunk keys beyond it (B = 1 at 16k), the counters elsewhere.
 TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
   using decode_attention::PushMergeConfig;
   EXPECT_EQ(PushMergeConfig::ctas_per_sm(128), 2);
@@ -1105,11 +1105,11 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
       EXPECT_EQ(p.max_splits, v06.max_splits) << at;
     }
   }
-  for (int64_t len : {16384, 32768})  // clustered by v13 only
-    for (int64_t page : {16, 64}) {
-      EXPECT_TRUE(decode_attention::plan_v13(dims(1, len, page, 32, 8, 128, 0), kH200Sms).cluster);
-      EXPECT_FALSE(decode_attention::plan_v11(dims(1, len, page, 32, 8, 128, 0), kH200Sms).cluster);
-    }
+  for (int64_t page : {16, 64}) {  // (1, 16k) clustered by v13 only; (1, 32k) by neither
+    EXPECT_TRUE(decode_attention::plan_v13(dims(1, 16384, page, 32, 8, 128, 0), kH200Sms).cluster);
+    EXPECT_FALSE(decode_attention::plan_v11(dims(1, 16384, page, 32, 8, 128, 0), kH200Sms).cluster);
+    EXPECT_FALSE(decode_attention::plan_v13(dims(1, 32768, page, 32, 8, 128, 0), kH200Sms).cluster);
+  }
   EXPECT_FALSE(decode_attention::plan_v13(dims(1, 131072, 16, 32, 8, 128, 0), kH200Sms).cluster);
   EXPECT_FALSE(decode_attention::plan_v13(dims(16, 8192, 16, 32, 8, 128, 0), kH200Sms).cluster);
   // The awkward shape that takes v13's long chunks on a GPU: 16 splits of 960 keys.
