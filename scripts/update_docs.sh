@@ -575,6 +575,15 @@ python3 scripts/ncu_source_stalls.py "$tl13"/prof/v13.source.csv.xz --min-share 
 "$klab" profile-report "$tl13"/prof/profile.json --readme docs/worklogs/decode.md --section profile-2b7f8cf-v13
 "$klab" report "$res"/2026-12-04_adae0fb_decode_v13/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-adae0fb-v13
+long=$res/2026-12-04_54fa11d_decode_v13_long_chunks
+"$klab" report "$long"/il/bench_*.json --family decode_attention --readme docs/worklogs/decode.md \
+  --section results-54fa11d-v13-long
+for v in v13 v11; do
+  "$klab" timeline --from "$long/tl/tl_${v}_1_16_32768_cold.json" --readme docs/worklogs/decode.md \
+    --section "timeline-54fa11d-$v-32k"
+done
+"$klab" report "$res"/2026-12-04_52d79e9_decode_v13_final/il/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-52d79e9-v13-final
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

@@ -21,8 +21,15 @@
 // paged SDPA in the same run: `klab timeline` at (1, 4k): first issue ~0.9 us (v11 1.57), end
 // 7.5-8.5 us (v11 11.3); `klab bench` at (1, 4k) 11.5-12.5 us, 1.30-1.45x cuDNN (v11 1.08x); at
 // (1, 8k) 1.15-1.3x; where it does not cluster, v10's kernel: within noise of v11.
-// Requirements: v11's; it clusters where v11 does and a row group's rows fit 16 receive slots a
-// CTA (ceil(rows / splits) x splits <= 16).
+// Measured (2026-12-04_adae0fb_decode_v13, _2b7f8cf_decode_v13_timeline, _52d79e9_decode_v13_final;
+// docs/worklogs/decode.md): (1, 4k) 12.3-12.5 us, 1.29x cuDNN paired (v11 1.06-1.08x), the last
+// CTA's end ~8.9 us (v11 ~11.4); (1, 1k) 1.29x; (1, 8k) 1.13-1.16x; at the top of the predicted
+// time and just under its ratios. The prefetched tensor maps did not bring the first copy
+// forward (it waits on the length and the first page index). Clustering chunks of up to 1024
+// keys (v11: 512) adds (1, 16k): 1.06-1.10x (v10 and v11 1.00x); 2048 keys ((1, 32k)) lost in the
+// stream what the merge saved (2026-12-04_54fa11d_decode_v13_long_chunks).
+// Requirements: v11's; it clusters where v11 does, and chunks of up to 1024 keys, where a row
+// group's rows fit 16 receive slots a CTA (ceil(rows / splits) x splits <= 16).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
 namespace klab::decode_attention {
