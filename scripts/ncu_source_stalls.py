@@ -2,8 +2,9 @@
 """Where a kernel's warps stall, range by range of its SASS: a markdown table from Nsight Compute's
 source page (`ncu -i REP --page source --csv --print-source sass`, plain or .xz), the PC samples
 of every profiled launch summed per instruction, then per range of --span consecutive
-instructions: the samples, the share stalled for want of an instruction (no_inst: the code not
-yet fetched), the three largest stall reasons and the range's most frequent opcodes.
+instructions: the samples (issuing ones included), the share stalled for want of an instruction
+(no_inst: the code not yet fetched), the three largest stall reasons (issuing, "selected", is not
+one) and the range's most frequent opcodes. One kernel a report.
 
 Usage: ncu_source_stalls.py SOURCE.csv[.xz] [--span 128] [--min-share 0.01]
                             [--readme FILE --section NAME]
@@ -13,7 +14,6 @@ import collections
 import csv
 import io
 import lzma
-import re
 import sys
 
 
@@ -30,6 +30,9 @@ def per_instruction(rows):
         if not r:
             continue
         if r[0] == "Kernel Name":
+            if kernel is not None and r[1] != kernel:
+                sys.exit("ncu_source_stalls: the report holds more than one kernel "
+                         f"({kernel[:60]}, {r[1][:60]}): profile one (ncu -k)")
             kernel = r[1]
             continue
         if r[0] == "Address":
@@ -40,7 +43,7 @@ def per_instruction(rows):
         entry = by_addr.setdefault(r[0], [r[1], collections.Counter()])
         for h, i in header.items():
             if h.startswith("stall_") and "Not Issued" not in h and r[i]:
-                entry[1][h[len("stall_"):]] += float(r[i])
+                entry[1][h[len("stall_"):]] += float(r[i].replace(",", ""))
     return kernel, [(a, s, c) for a, (s, c) in by_addr.items()]
 
 
@@ -54,7 +57,8 @@ def opcode(sass):
 def table(path, span, min_share):
     kernel, instrs = per_instruction(read_rows(path))
     total = sum(sum(c.values()) for _, _, c in instrs)
-    out = [f"`{re.sub(r'[(].*', '', kernel or '?')}`: {len(instrs)} instructions, "
+    name = (kernel or "?").split(">(")[0] + (">" if ">(" in (kernel or "") else "")
+    out = [f"`{name}`: {len(instrs)} instructions, "
            f"{int(total)} samples (ranges under {min_share:.1%} of them left out)\n",
            "| instructions | samples | share | no_inst | largest stalls | opcodes |",
            "|---|---:|---:|---:|---|---|"]
@@ -64,9 +68,10 @@ def table(path, span, min_share):
         for _, _, s in seg:
             c.update(s)
         n = sum(c.values())
-        if total == 0 or n / total < min_share:
+        if total == 0 or n == 0 or n / total < min_share:
             continue
-        top = ", ".join(f"{k} {v / n:.0%}" for k, v in c.most_common(3))
+        stalls = collections.Counter({k: v for k, v in c.items() if k != "selected"})
+        top = ", ".join(f"{k} {v / n:.0%}" for k, v in stalls.most_common(3))
         ops = collections.Counter(opcode(s) for _, s, _ in seg)
         out.append(f"| {b}-{b + len(seg) - 1} | {int(n)} | {n / total:.1%} | "
                    f"{c['no_inst'] / n:.0%} | {top} | {' '.join(o for o, _ in ops.most_common(4))} |")

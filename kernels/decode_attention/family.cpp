@@ -177,6 +177,10 @@ std::vector<Problem> awkward() {
   v.push_back(shape(2, 1000, 16, 10, 2, 256, /*min_len*/ 3, 0, 5));  // group 5, D = 256, Qlen 5
   v.push_back(shape(1, 131072, 128, 8, 1));                          // the longest context
   v.push_back(shape(1, 15000, 16, 8, 2));  // one sequence in 16 splits of 960 keys (v13 clusters)
+  // A cluster merge of 16-row row groups, two rows an owner (v13 at D = 256: the unswapped kernel,
+  // Q's tile beside the receive region) and of two row tiles (16 + 4 rows: swapped n8 pairs).
+  v.push_back(shape(1, 1000, 16, 32, 2, 256));
+  v.push_back(shape(1, 1000, 16, 10, 2, 128, 0, 0, /*qlen*/ 4));
   // Pages of one token over ranges of many tiles a CTA (the persistent rungs' ring in its steady
   // state with 64 page indices a tile), row groups switching inside a CTA's range, an empty slot
   // (a one-tile segment) and speculative tokens.

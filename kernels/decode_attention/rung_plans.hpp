@@ -371,7 +371,8 @@ struct PushMergeConfig {
 };
 
 /// v13: plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
-/// kRows) fit PushMergeConfig's region, and up to kPushClusterMaxChunk keys a chunk: at (1, 16k)
+/// kRows; the first row tile has the most) fit PushMergeConfig's region at every sequence's split
+/// count (the kernel takes its slots from its own sequence's), and up to kPushClusterMaxChunk keys a chunk: at (1, 16k)
 /// (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
 /// counter plan's two (1.08-1.10x cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
 /// the 128 CTAs' streams ending ~4 us after the counter plan's last (0.98-1.01x, v10 1.00-1.01x:
@@ -379,9 +380,13 @@ struct PushMergeConfig {
 inline constexpr int64_t kPushClusterMaxChunk = 1024;
 inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
-  return plan_clustered(
-      s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk,
-      [rows](const SplitKvPlan& p) { return PushMergeConfig::fits(rows, p.max_splits); });
+  const std::vector<int64_t> lens = context_lengths(s);
+  return plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk,
+                        [rows, &lens](const SplitKvPlan& p) {
+                          return std::all_of(lens.begin(), lens.end(), [&](int64_t len) {
+                            return PushMergeConfig::fits(rows, std::max(1, p.splits_of(len)));
+                          });
+                        });
 }
 
 }  // namespace klab::decode_attention

@@ -166,7 +166,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const int splits = out.plan.splits_of(len);
   // The grid is sized for the longest sequence: a split past this one's has no keys. kCluster:
   // its exit releases the cluster barriers it would hold up, and no peer reads its memory.
-  if (split >= splits) return;
+  if (split >= splits) {
+    if (marker) mark(kPhEnd);
+    return;
+  }
   const int64_t j1 = out.plan.key_end(split, len);
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
   const PushRecv<kD> recv(s_q + kRows * kD * 2);  // kPush only

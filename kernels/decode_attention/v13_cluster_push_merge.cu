@@ -10,7 +10,8 @@
 // What changes (cluster_push_merge.cuh): the warps' rows merged a float4 a thread with each row's
 // weights computed once (v11: one element a thread, four exponentials and a division each); each
 // normalised float4 stored into its row's owner by st.async, completing on the owner's mbarrier
-// (which expects the bytes from the start): no cluster barrier between the rows and the merge, no
+// (which expects the bytes from the start): no cluster barrier between the rows and the merge (the
+// one before the stores is split: arrived at the kernel's start, long met when they go), no
 // ld.shared::cluster round trips (the owner merges from its own shared memory), no second
 // barrier, and a CTA that owns no row exits after its stores. The receive region sits beside the
 // stages (a peer may push while the owner still streams): 16 rows of D + 1 floats, 8.3 KB at
@@ -38,7 +39,8 @@ Variant gpu_v13_cluster_push_merge() {
   return cluster_merge_variant<2, /*kPush*/ true>(
       "v13_cluster_push_merge",
       "v11 with each CTA's rows stored into their owner's shared memory (st.async on the owner's "
-      "mbarrier): no cluster barrier and no remote loads in the merge; tensor maps prefetched "
+      "mbarrier): no barrier after the stores and no remote loads in the merge; tensor maps "
+      "prefetched "
       "first");
 }
 

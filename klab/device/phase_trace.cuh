@@ -28,10 +28,11 @@ static __device__ unsigned long long* phase_trace_slots = nullptr;
 }  // namespace phase_trace_detail
 
 /// One CTA's phase marks (kOn: a traced kernel; otherwise empty and free). Constructed at the
-/// kernel's first instruction, in a thread that marks it issues the load of the slots' pointer
-/// without waiting for it and (the CTA's starting thread) takes phase 0, the start; the first
-/// mark() writes the start with its own, so no thread waits on that load before the kernel's own
-/// first loads are under way (a mark that did would delay the phases after it by a round trip).
+/// kernel's first instruction: in a thread that marks, it loads the slots' pointer into a register
+/// (first used at the first mark, so nothing before that waits on it, as far as the compiler
+/// keeps the load early) and, in the CTA's starting thread, takes phase 0, the start, which the
+/// first mark() writes with its own (a start mark that stored at once would wait on that load
+/// and delay the kernel's own first loads by a round trip).
 template <int kPhases, bool kOn>
 struct PhaseTrace {
   __device__ PhaseTrace(bool, bool) {}
