@@ -73,8 +73,9 @@ def table(path, span, min_share):
         stalls = collections.Counter({k: v for k, v in c.items() if k != "selected"})
         top = ", ".join(f"{k} {v / n:.0%}" for k, v in stalls.most_common(3))
         ops = collections.Counter(opcode(s) for _, s, _ in seg)
+        common = " ".join(o for o, _ in ops.most_common(4))
         out.append(f"| {b}-{b + len(seg) - 1} | {int(n)} | {n / total:.1%} | "
-                   f"{c['no_inst'] / n:.0%} | {top} | {' '.join(o for o, _ in ops.most_common(4))} |")
+                   f"{c['no_inst'] / n:.0%} | {top} | {common} |")
     return "\n".join(out) + "\n"
 
 

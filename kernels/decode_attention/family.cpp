@@ -154,9 +154,9 @@ std::vector<Problem> headline() {
 // (a page's edges, one token, a partial last page), D = 64, 128, 256; group sizes 1, 4, 5, 6, 7,
 // 16; a batch mixing very short and very long sequences; empty slots (alone, among others, with
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
-// than the new tokens (their first rows see no key); length 131072; one sequence in splits longer
-// than v11 clusters and v13 does; a ragged batch large enough
-// to be judged by sampled rows. Each in bf16, then with an e4m3 cache.
+// than the new tokens (their first rows see no key); length 131072; v13's cluster merge of
+// chunks longer than v11 clusters and of 16-row row groups; a ragged batch large enough to be
+// judged by sampled rows. Each in bf16, then with an e4m3 cache.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   const int64_t ds[] = {64, 128, 256};

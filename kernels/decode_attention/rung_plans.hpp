@@ -372,8 +372,8 @@ struct PushMergeConfig {
 
 /// v13: plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
 /// kRows; the first row tile has the most) fit PushMergeConfig's region at every sequence's split
-/// count (the kernel takes its slots from its own sequence's), and up to kPushClusterMaxChunk keys a chunk: at (1, 16k)
-/// (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
+/// count (the kernel takes its slots from its own sequence's), and up to kPushClusterMaxChunk
+/// keys a chunk: at (1, 16k) (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
 /// counter plan's two (1.08-1.10x cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
 /// the 128 CTAs' streams ending ~4 us after the counter plan's last (0.98-1.01x, v10 1.00-1.01x:
 /// 2026-12-04_54fa11d_decode_v13_long_chunks).

@@ -10,6 +10,7 @@
 #include "kernels/decode_attention/split_kv_plan.hpp"
 #include "klab/core/cuda_check.hpp"
 #include "klab/device/lse_merge.hpp"
+#include "klab/device/mma_sm80.cuh"
 #include "klab/harness/phase_trace_hooks.hpp"
 
 namespace klab::decode_attention {
@@ -40,6 +41,15 @@ struct SplitOut {
       ws_lse[plan.partial_index(row, split)] = lse_value;
   }
 };
+
+/// The last step of an in-launch merge: float4 c4 of a merged, normalised row of d elements,
+/// rounded to bf16 into o, and with c4 = 0 the row's lse.
+__device__ __forceinline__ void store_merged4(__nv_bfloat16* o, float* lse, int64_t row, int d,
+                                              int c4, float4 x, float lse_value) {
+  *reinterpret_cast<uint2*>(o + row * d + c4 * 4) =
+      make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
+  if (c4 == 0) lse[row] = lse_value;
+}
 
 inline SplitOut split_out(__nv_bfloat16* o, float* lse, void* workspace, const SplitKvPlan& plan,
                           int64_t rows, int64_t d) {

@@ -82,9 +82,7 @@ __device__ __forceinline__ void merge_row_group(const LineOut& out, const TileLi
       },
       [&](int r, int c4, float4 x, float lse) {
         const int64_t row = global_row(bi, hk, row0 + r, g);
-        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
-            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
-        if (c4 == 0) out.lse[row] = lse;
+        store_merged4(out.o, out.lse, row, kD, c4, x, lse);
       },
       s_m, s_s, sync);
 }

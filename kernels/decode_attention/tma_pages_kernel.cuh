@@ -90,9 +90,7 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
         },
         [&](int r, int c4, float4 x, float lse) {
           const int64_t row = global_row(bi, hk, row0 + row_at(r), g);
-          *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
-              device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
-          if (c4 == 0) out.lse[row] = lse;
+          store_merged4(out.o, out.lse, row, kD, c4, x, lse);
         },
         s_m, s_s, CtaSync{});
   mark(kPhMerged);
@@ -319,9 +317,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       },
       [&](int r, int c4, float4 x, float lse) {
         const int64_t row = row_of(r);
-        *reinterpret_cast<uint2*>(out.o + row * kD + c4 * 4) = make_uint2(
-            device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
-        if (c4 == 0) out.lse[row] = lse;
+        store_merged4(out.o, out.lse, row, kD, c4, x, lse);
       },
       s_m, s_s, CtaSync{});
   if (marker) mark(kPhMerged);
@@ -345,7 +341,7 @@ struct TmaPagesLaunch {
   int64_t b, d;
   bool cluster = false;  // kCluster rungs: the plan merges in a cluster (else through counters)
   bool programmatic = false;  // LaunchArgs::programmatic: may start before the previous kernel ends
-  /// kTraceable (v11, v13): the traced kernels (phase marks for `klab timeline`) instead of the rung's.
+  /// kTraceable (v11, v13): the traced kernels (phase marks for `klab timeline`), not the rung's.
   bool traced = false;
   static constexpr bool kTraceable = kCluster && kElem == 2;
 

@@ -30,16 +30,15 @@ __device__ __forceinline__ void cluster_sync() {
 }
 
 /// The cluster barrier's arrival alone, relaxed: it orders none of this thread's memory accesses
-/// (a release arrival is a cluster-scope fence), so what peers rely
-/// on after the matching wait needs its own fence first (fence_mbarrier_init for mbarriers
-/// initialised before it). Every thread that arrives waits once (cluster_wait) before it arrives
+/// (a release arrival is a cluster-scope fence), so what peers rely on after the matching wait
+/// needs its own fence first (fence_mbarrier_init for mbarriers initialised before it). Every thread that arrives waits once (cluster_wait) before it arrives
 /// again; work in between overlaps the peers' arrivals.
 __device__ __forceinline__ void cluster_arrive_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 }
 
-/// The cluster barrier's wait, after this thread's cluster_arrive_relaxed: returns once every non-exited
-/// thread of the cluster has arrived (acquire).
+/// The cluster barrier's wait, after this thread's cluster_arrive_relaxed: returns once every
+/// non-exited thread of the cluster has arrived (acquire).
 __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
 }

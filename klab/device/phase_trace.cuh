@@ -5,8 +5,8 @@
 // phases, the SM's cycle counter (clock64: exact, but each SM's own) and the GPU's nanosecond
 // clock (%globaltimer: one axis for every SM, at the driver's resolution, which the tool reports).
 // Layout of the slots (u64): CTA c's record at c * record_u64(phases): its SM id, then for each
-// phase (cycles, ns); phase 0 is the CTA's start. The host zeroes the slots before each launch: a phase a CTA never reached
-// (an early exit) reads 0.
+// phase (cycles, ns); phase 0 is the CTA's start. The host zeroes the slots before each launch:
+// a phase a CTA never reached reads 0.
 //
 // The slots reach the kernel through a variable of the translation unit that launches it
 // (`phase_trace_slots`, internal linkage: each TU its own), set once by the host before the traced

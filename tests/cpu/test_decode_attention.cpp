@@ -1119,7 +1119,7 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
   EXPECT_EQ(awkward.chunk, 960);
   EXPECT_EQ(awkward.max_splits, 16);
   EXPECT_FALSE(decode_attention::plan_v11(dims(1, 15000, 16, 8, 2, 128, 0), kH200Sms).cluster);
-  // The awkward shapes of 16-row row groups that take the cluster path: 8 splits, two rows an owner.
+  // The awkward shapes of 16-row row groups on the cluster path: 8 splits, two rows an owner.
   for (const Dims& s : {dims(1, 1000, 16, 32, 2, 256, 0), dims(1, 1000, 16, 10, 2, 128, 0, 0, 4)}) {
     const decode_attention::ClusterSplitPlan p = decode_attention::plan_v13(s, kH200Sms);
     EXPECT_TRUE(p.cluster);
