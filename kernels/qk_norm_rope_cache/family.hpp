@@ -129,5 +129,6 @@ Variant gpu_v04_token_pairs();
 Variant gpu_v05_warp_specialised();
 Variant gpu_v06_bulk_stores();
 Variant gpu_v07_head_parts();
+Variant gpu_v08_warp_parts();
 
 }  // namespace klab::qk_norm_rope_cache

@@ -66,15 +66,6 @@ struct Fillers {
         per_position(filler ? rope_per_position(pair, a.d) : 0.0) {}
 };
 
-/// pool_offset(slot, 0, ...) (the slot's KV head 0 in a pool), or -1: no slot. In 32 bits
-/// (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine whose register
-/// convention spilled v03's kernel.
-__device__ __forceinline__ int64_t pool_base(const Args& a, int64_t slot) {
-  if (slot < 0) return int64_t(-1);
-  const uint32_t s = uint32_t(slot), page = uint32_t(a.page);
-  return (int64_t(s / page) * a.hkv * page + s % page) * a.d;
-}
-
 /// q's norm weight, then k's, as fp32 into `weights` (2 D floats), each half in rope_slot's order
 /// (rope.hpp): the 8 lanes of a head group reading one quarter of their elements read 32
 /// consecutive words. By the block's threads in turn; the caller synchronises.
@@ -128,13 +119,6 @@ __device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, cons
     store_head(r.q_head ? a.q_out + (int64_t(tu) * a.hq + r.h) * a.d : pool_head(a.k_cache), r.lane,
                half, y);
   }
-}
-
-/// can_implement's refusal of a pool of 2^31 slots or more (pool_base divides in 32 bits).
-inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
-  if (d.pool_pages() * d.page > 2147483647)
-    return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
-  return Status::yes();
 }
 
 /// The hoisted kernels' requirements beyond rung.cuh's and the ring's: a block of threads_of(heads

@@ -17,6 +17,7 @@ void register_qk_norm_rope_cache(Registry& r) {
     gpu_v05_warp_specialised(),
     gpu_v06_bulk_stores(),
     gpu_v07_head_parts(),
+    gpu_v08_warp_parts(),
     gpu_baseline_unfused(),  // the unfused sequence of klab launches: the fused rung's baseline
 #endif
   };

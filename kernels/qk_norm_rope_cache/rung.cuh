@@ -88,6 +88,13 @@ inline Status gpu_rung_can_implement(const Problem& p, const std::string& id) {
   return Status::yes();
 }
 
+/// can_implement's refusal of a pool of 2^31 slots or more (pool_base divides in 32 bits).
+inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
+  if (d.pool_pages() * d.page > 2147483647)
+    return Status::no(id + ": a pool of 2^31 slots or more (slots divided in 32 bits)");
+  return Status::yes();
+}
+
 inline Variant rung_variant(
     const std::string& rung, const std::string& summary,
     std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
@@ -95,6 +102,15 @@ inline Variant rung_variant(
   Variant v = gpu_variant_of(id, summary, 80, {DType::bf16}, std::move(launch));
   v.can_implement = [id](const Problem& p) { return gpu_rung_can_implement(p, id); };
   return v;
+}
+
+/// pool_offset(slot, 0, ...) (the slot's KV head 0 in a pool), or -1: no slot. In 32 bits
+/// (can_implement: fewer than 2^31 slots): a 64-bit division is a called routine whose register
+/// convention spilled v03's kernel.
+__device__ __forceinline__ int64_t pool_base(const Args& a, int64_t slot) {
+  if (slot < 0) return int64_t(-1);
+  const uint32_t s = uint32_t(slot), page = uint32_t(a.page);
+  return (int64_t(s / page) * a.hkv * page + s % page) * a.d;
 }
 
 /// Threads of a block that holds every head of a token in one pass, up to max_threads (more

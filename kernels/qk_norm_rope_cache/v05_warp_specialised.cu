@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
       const int64_t next_slot = tn < a.tokens && lane == 0 ? a.slots[tn] : -1;
       for (int i = lane; i < half; i += kProducer)
         store_rope_pair(r.tables + s * a.d, rope_reduce(pos, per_position[i]), i, half);
-      if (lane == 0) kv_bases[s] = hoisted::pool_base(a, slot);
+      if (lane == 0) kv_bases[s] = pool_base(a, slot);
       device::mbarrier_arrive(&full[s]);  // release: the table and the offset
       pos = next_pos;
       slot = next_slot;

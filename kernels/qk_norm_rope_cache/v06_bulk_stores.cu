@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   hoisted::fill_weights(weights, a);
   if (f.filler)
     store_rope_pair(r.tables, rope_reduce(a.positions[blockIdx.x], f.per_position), f.pair, half);
-  if (f.last) kv_bases[0] = hoisted::pool_base(a, a.slots[blockIdx.x]);
+  if (f.last) kv_bases[0] = pool_base(a, a.slots[blockIdx.x]);
   __syncthreads();  // barriers initialised; the weights, first table and offset are in
 
   uint32_t j = 0;  // the block's tokens before this one
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
     if (tn < a.tokens) {
       if (f.filler)
         store_rope_pair(r.tables + sn * a.d, rope_reduce(next_pos, f.per_position), f.pair, half);
-      if (f.last) kv_bases[sn] = hoisted::pool_base(a, next_slot);
+      if (f.last) kv_bases[sn] = pool_base(a, next_slot);
     }
     // The row's shared-memory writes before the copy engine reads it.
     device::fence_proxy_async_shared();
