@@ -37,10 +37,14 @@ namespace {
 
 constexpr int kThreads = 128;  // four warps a block
 constexpr int kRounds = 4;     // rounds of heads in a warp's part (16 heads at D = 128)
-/// Blocks an SM: five (20 warps, at most 96 registers: 95 at D = 128, no spill), four from
-/// D = 256 (its rope pairs' f_i / pi, four or eight doubles a lane, spilled at five).
-constexpr int min_blocks(int lanes) { return lanes >= 16 ? 4 : 5; }
+/// Blocks an SM: four (16 warps, at most 128 registers: two units' loads held, no spill at
+/// D = 128), three from D = 256 (its rope pairs' f_i / pi, four or eight doubles a lane,
+/// spilled at four).
+constexpr int min_blocks(int lanes) { return lanes >= 16 ? 3 : 4; }
 constexpr unsigned kFull = 0xffffffffu;
+/// Built true, the rung only moves the bytes (q and k stored as loaded: its checks fail by
+/// design): the data path's own ceiling, as v03's and v07's were measured.
+constexpr bool kTrafficOnly = false;
 
 /// A warp's lanes at D = 16 kLanes: each lane group of kLanes holds a head, kGroups heads a round.
 template <int kLanes>
@@ -149,61 +153,95 @@ __device__ __forceinline__ RawHead norm_rotate(const RawHead& x, const RawHead& 
           make_uint4(out_hi[0], out_hi[1], out_hi[2], out_hi[3])};
 }
 
+/// A warp's unit: token t, part p (heads p kPartHeads ..), walked by the grid's warps.
+struct Unit {
+  int64_t t;
+  uint32_t p;
+};
+
+/// What a warp loads for a unit: its heads (every one of the part, k and v whatever the slot:
+/// issued before the slot is known), the token's position and slot.
+template <int kLanes>
+struct UnitLoads {
+  RawHead x[kRounds];
+  int32_t pos;
+  int64_t slot;
+
+  __device__ void issue(const Args& a, const Unit& u, int m, int g) {
+    using S = WarpShape<kLanes>;
+    const int half = a.d / 2, heads = a.heads(), head0 = int(u.p) * S::kPartHeads + g;
+    const bf16* row = a.qkv + u.t * heads * a.d + m * kVec;
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      const int h = head0 + r * S::kGroups;
+      x[r] = h < heads ? load_raw(row + int64_t(h) * a.d, half) : RawHead{};
+    }
+    pos = a.positions[u.t];
+    slot = a.slots[u.t];
+  }
+};
+
 template <int kLanes>
 __global__ void __launch_bounds__(kThreads, min_blocks(kLanes)) kernel(Args a) {
   using S = WarpShape<kLanes>;
   const int lane_id = int(threadIdx.x) % 32, m = lane_id % kLanes, g = lane_id / kLanes;
   const int half = a.d / 2, heads = a.heads();
-  const int parts = (heads + S::kPartHeads - 1) / S::kPartHeads;
+  const uint32_t parts = uint32_t(heads + S::kPartHeads - 1) / S::kPartHeads;
   const int64_t kv_stride = int64_t(a.page) * a.d;  // KV head j: j pages' head strides on
-  const WarpRope<kLanes> rope(lane_id, a.d);         // reads no memory: before the wait
+  // Unit t parts + p, from this warp's index on by the grid's warps (no division a unit).
+  const uint32_t warp = blockIdx.x * (kThreads / 32) + threadIdx.x / 32;
+  const uint32_t warps = gridDim.x * (kThreads / 32);
+  const uint32_t dt = warps / parts, dp = warps % parts;
+  auto advance = [&](const Unit& u) {
+    Unit n{u.t + dt, u.p + dp};
+    if (n.p >= parts) {
+      n.p -= parts;
+      ++n.t;
+    }
+    return n;
+  };
+  Unit u{warp / parts, warp % parts};
+  if (u.t >= a.tokens) return;  // no barrier in the kernel: a warp without a unit leaves
   // Launched programmatically (attention_block), the QKV GEMM before may still be writing qkv.
   device::grid_dependency_wait();
   device::allow_dependent_launch();
+  UnitLoads<kLanes> cur;
+  cur.issue(a, u, m, g);
+  const WarpRope<kLanes> rope(lane_id, 16 * kLanes);  // under the first loads (D = 16 kLanes)
 
-  // Unit u = t parts + p, from this warp's index on by the grid's warps (no division a unit).
-  const uint32_t warp = blockIdx.x * (kThreads / 32) + threadIdx.x / 32;
-  const uint32_t warps = gridDim.x * (kThreads / 32);
-  const uint32_t dt = warps / uint32_t(parts), dp = warps % uint32_t(parts);
-  int64_t t = warp / uint32_t(parts);
-  uint32_t p = warp % uint32_t(parts);
-  for (; t < a.tokens; t += dt, p += dp) {
-    if (p >= uint32_t(parts)) {
-      p -= parts;
-      ++t;
-      if (t >= a.tokens) break;
-    }
-    const int part_head0 = int(p) * S::kPartHeads;  // the same in every lane
-    const int head0 = part_head0 + g;
-    const int32_t pos = a.positions[t];
-    const int64_t slot = a.slots[t];
-    const bf16* row = a.qkv + t * heads * a.d;
-    RawHead x[kRounds];
-#pragma unroll
-    for (int r = 0; r < kRounds; ++r) {  // every head of the part, k and v whatever the slot
-      const int h = head0 + r * S::kGroups;
-      x[r] = h < heads ? load_raw(row + int64_t(h) * a.d + m * kVec, half) : RawHead{};
-    }
+  while (true) {
+    // The next unit's loads in flight while this one is computed and stored.
+    const Unit n = advance(u);
+    const bool more = n.t < a.tokens;
+    UnitLoads<kLanes> next;
+    if (more) next.issue(a, n, m, g);
+
+    const int part_head0 = int(u.p) * S::kPartHeads;  // the same in every lane
     float c[kVec]{}, s[kVec]{};
-    if (part_head0 < a.hq + a.hkv) rope.at(pos, m, c, s);  // the part holds a q or k head
-    const int64_t kv_base = pool_base(a, slot);
-
+    if (!kTrafficOnly && part_head0 < a.hq + a.hkv) rope.at(cur.pos, m, c, s);  // a q or k head
+    const int64_t kv_base = pool_base(a, cur.slot);
 #pragma unroll
     for (int r = 0; r < kRounds; ++r) {
-      const int h = head0 + r * S::kGroups;
+      const int h = part_head0 + g + r * S::kGroups;
       const bool q_head = h < a.hq, k_head = !q_head && h < a.hq + a.hkv;
       const bool v_head = !q_head && !k_head && h < heads;
       if (v_head && kv_base >= 0)
         store_raw(a.v_cache + kv_base + int64_t(h - a.hq - a.hkv) * kv_stride + m * kVec, half,
-                  x[r]);
+                  cur.x[r]);
       if (__all_sync(kFull, !q_head && !k_head)) continue;  // the group sums shuffle warp-wide
-      const RawHead w = load_raw_cached((q_head ? a.q_weight : a.k_weight) + m * kVec, half);
-      const RawHead y = norm_rotate<kLanes>(q_head || k_head ? x[r] : RawHead{}, w, c, s, a);
+      RawHead y = cur.x[r];
+      if (!kTrafficOnly) {
+        const RawHead w = load_raw_cached((q_head ? a.q_weight : a.k_weight) + m * kVec, half);
+        y = norm_rotate<kLanes>(q_head || k_head ? cur.x[r] : RawHead{}, w, c, s, a);
+      }
       if (q_head)
-        store_raw(a.q_out + (t * a.hq + h) * a.d + m * kVec, half, y);
+        store_raw(a.q_out + (u.t * a.hq + h) * a.d + m * kVec, half, y);
       else if (k_head && kv_base >= 0)
         store_raw(a.k_cache + kv_base + int64_t(h - a.hq) * kv_stride + m * kVec, half, y);
     }
+    if (!more) break;
+    u = n;
+    cur = next;
   }
 }
 
@@ -235,12 +273,18 @@ Variant gpu_v08_warp_parts() {
       [](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
         switch (a.lanes()) {
-          case 1: return launch<1>(a, la);
-          case 2: return launch<2>(a, la);
-          case 4: return launch<4>(a, la);
-          case 8: return launch<8>(a, la);
-          case 16: return launch<16>(a, la);
-          default: return launch<32>(a, la);
+          case 1:
+            return launch<1>(a, la);
+          case 2:
+            return launch<2>(a, la);
+          case 4:
+            return launch<4>(a, la);
+          case 8:
+            return launch<8>(a, la);
+          case 16:
+            return launch<16>(a, la);
+          default:
+            return launch<32>(a, la);
         }
       });
   v.can_implement = [base = v.can_implement, id = v.info.id](const Problem& p) {
