@@ -442,8 +442,6 @@ for form in a b; do
 done
 "$klab" profile-report "$run39"/a/profiles_qk.json "$run39"/b/profiles_qk.json \
   --family qk_norm_rope_cache --readme docs/worklogs/fused.md --section profile-a1263cb-qk
-"$klab" report "$run39"/a/bench_qk.json --family qk_norm_rope_cache \
-  --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # v07's first build (68db206): its timings at Qwen3-8B are of the fixed code (no spare threads
 # there); form b is traffic-only, its checks fail by design (MANIFEST.md).
 run40=$res/2026-12-03_68db206_qk_v07_head_parts
@@ -584,6 +582,24 @@ for v in v13 v11; do
 done
 "$klab" report "$res"/2026-12-04_52d79e9_decode_v13_final/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-52d79e9-v13-final
+# qk v08 (a warp a part in registers): its first forms (bb979cc), then with the next unit's
+# loads in flight (49915da; form c traffic-only, its checks fail by design: MANIFEST.md).
+run_v08=$res/2026-12-04_bb979cc_qk_v08_first
+"$klab" report "$run_v08"/a/bench_qk.json "$run_v08"/a/bench_qk_64.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-bb979cc-qk-a
+"$klab" report "$run_v08"/b/bench_qk_*.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-bb979cc-qk-b
+run_v08=$res/2026-12-04_49915da_qk_v08_prefetch
+"$klab" report "$run_v08"/a/bench_qk.json "$run_v08"/a/bench_qk_64.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section results-49915da-qk-a
+for form in b c; do
+  "$klab" report "$run_v08"/$form/bench_qk_*.json --family qk_norm_rope_cache \
+    --readme docs/worklogs/fused.md --section results-49915da-qk-$form
+done
+"$klab" profile-report "$run_v08"/a/profiles_qk.json --family qk_norm_rope_cache \
+  --readme docs/worklogs/fused.md --section profile-49915da-qk
+"$klab" report "$run_v08"/a/bench_qk.json --family qk_norm_rope_cache \
+  --readme kernels/qk_norm_rope_cache/README.md --section results-latest
 # The roofline and the predictions table, from the newest ceilings and runs (docs/).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"

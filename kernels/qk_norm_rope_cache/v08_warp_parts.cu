@@ -22,6 +22,11 @@
 // DRAM round trip (position, slot and data in parallel), then the stores.
 // Prediction (written before it ran): 16384 tokens 87% (v03) -> 90-93% of copy; 4096 tokens
 // 83.5% -> 85-90%; 1, 16 and 64 tokens >= 2.1x the unfused launches (v03 2.12-2.17x).
+// Measured (2026-12-04_bb979cc_qk_v08_first, 2026-12-04_49915da_qk_v08_prefetch): 85.3% / 81.7%
+// of copy at 16384 / 4096 tokens with the next unit's loads in flight (v03 87.2% / 83.8% in the
+// same calls; 85.2% / 78.8% without them); built traffic-only its path reaches 90.1% / 89.4%,
+// where v03's did 89.4-89.9%. 2.07x, 2.13x and 2.17x the unfused launches at 1, 16 and 64 tokens.
+// Refuted as a rung (docs/worklogs/fused.md).
 // Requirements: rung.cuh's (D = 16 .. 512, aligned rows) and a pool of fewer than 2^31 slots.
 #include <algorithm>
 
