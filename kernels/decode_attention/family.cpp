@@ -155,7 +155,7 @@ std::vector<Problem> headline() {
 // 16; a batch mixing very short and very long sequences; empty slots (alone, among others, with
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
 // than the new tokens (their first rows see no key); length 131072; v13's cluster merge of
-// chunks longer than v11 clusters and of 16-row row groups; a ragged batch large enough to be
+// chunks longer than v11 clusters (of 1024 keys and more) and of 16-row row groups; a ragged batch large enough to be
 // judged by sampled rows. Each in bf16, then with an e4m3 cache.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
@@ -181,6 +181,8 @@ std::vector<Problem> awkward() {
   // Q's tile beside the receive region) and of two row tiles (16 + 4 rows: swapped n8 pairs).
   v.push_back(shape(1, 1000, 16, 32, 2, 256));
   v.push_back(shape(1, 1000, 16, 10, 2, 128, 0, 0, /*qlen*/ 4));
+  // v13's cluster merge of two splits of 1280 keys over 128 clusters (as at (16, 8k)).
+  v.push_back(shape(16, 2500, 16, 16, 8));
   // Pages of one token over ranges of many tiles a CTA (the persistent rungs' ring in its steady
   // state with 64 page indices a tile), row groups switching inside a CTA's range, an empty slot
   // (a one-tile segment) and speculative tokens.

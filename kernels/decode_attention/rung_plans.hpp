@@ -4,6 +4,7 @@
 // can_implement call these, so the tests see the plan the kernels run.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -310,11 +311,12 @@ inline constexpr int64_t kClusterMaxClusters = 8;
 
 inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
                                const SplitKvPlan& cluster_plan,
-                               int64_t max_chunk = kClusterMaxChunk) {
+                               int64_t max_chunk = kClusterMaxChunk,
+                               int64_t max_clusters = kClusterMaxClusters) {
   if (lens.empty()) return false;
   const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
   const int64_t clusters = s.b * s.hkv * GqaMmaConfig::row_tiles(s);
-  return *lo == *hi && cluster_plan.chunk <= max_chunk && clusters <= kClusterMaxClusters;
+  return *lo == *hi && cluster_plan.chunk <= max_chunk && clusters <= max_clusters;
 }
 
 /// v11 and v12 (elem as v06's): plan_v06's wave model with chunks of at least
@@ -325,7 +327,8 @@ inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
 /// (v13's: the rows it receives fit that region).
 template <class Fits>
 ClusterSplitPlan plan_clustered(const Dims& s, int sm_count, int64_t elem, int64_t ctas_per_sm,
-                                int64_t max_chunk, Fits&& fits) {
+                                int64_t max_chunk, Fits&& fits,
+                                int64_t max_clusters = kClusterMaxClusters) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   const std::vector<int64_t> lens = context_lengths(s);
@@ -337,7 +340,7 @@ ClusterSplitPlan plan_clustered(const Dims& s, int sm_count, int64_t elem, int64
   static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
       lens, {units, std::max(1, sm_count) * ctas_per_sm, Gqa::kBlockN, min_chunk},
       2 * Gqa::kBlockN);
-  if (!cluster_merge_pays(s, lens, p, max_chunk) || !fits(p)) {
+  if (!cluster_merge_pays(s, lens, p, max_chunk, max_clusters) || !fits(p)) {
     static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
     p.cluster = false;
   }
@@ -376,17 +379,32 @@ struct PushMergeConfig {
 /// keys a chunk: at (1, 16k) (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
 /// counter plan's two (1.08-1.10x cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
 /// the 128 CTAs' streams ending ~4 us after the counter plan's last (0.98-1.01x, v10 1.00-1.01x:
-/// 2026-12-04_54fa11d_decode_v13_long_chunks).
+/// 2026-12-04_54fa11d_decode_v13_long_chunks). Longer chunks cluster where the cluster plan has
+/// the counter plan's splits (two or more), so the two stream alike and differ in the merge only:
+/// (16, 8k)'s two splits of 4096 keys, whose counter merge ran ~8 us after the median CTA's last
+/// stage (2026-12-04_0e94719_decode_timeline; not measured clustered yet).
 inline constexpr int64_t kPushClusterMaxChunk = 1024;
 inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   const std::vector<int64_t> lens = context_lengths(s);
-  return plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk,
-                        [rows, &lens](const SplitKvPlan& p) {
-                          return std::all_of(lens.begin(), lens.end(), [&](int64_t len) {
-                            return PushMergeConfig::fits(rows, std::max(1, p.splits_of(len)));
-                          });
-                        });
+  auto fits = [rows, &lens](const SplitKvPlan& p) {
+    return std::all_of(lens.begin(), lens.end(), [&](int64_t len) {
+      return PushMergeConfig::fits(rows, std::max(1, p.splits_of(len)));
+    });
+  };
+  ClusterSplitPlan p =
+      plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk, fits);
+  if (p.cluster) return p;
+  // Longer chunks cluster too where the cluster plan streams with the counter plan's CTAs (the
+  // same splits, two or more; so as many clusters as the counter plan has row groups): only the
+  // merge differs.
+  const ClusterSplitPlan any = plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d),
+                                              std::numeric_limits<int64_t>::max(), fits,
+                                              std::numeric_limits<int64_t>::max());
+  return any.cluster && any.chunk > kPushClusterMaxChunk && any.max_splits >= 2 &&
+                 any.max_splits == p.max_splits
+             ? any
+             : p;
 }
 
 }  // namespace klab::decode_attention

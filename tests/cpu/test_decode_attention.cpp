@@ -1083,7 +1083,8 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
                            std::to_string(s.hq) + "/" + std::to_string(s.hkv) + " " +
                            std::to_string(s.qlen);
     // Where v11 clusters and the rows fit, v13 clusters the same way; it may cluster longer
-    // chunks too (up to kPushClusterMaxChunk keys).
+    // chunks too (up to kPushClusterMaxChunk keys, and beyond where it streams with the counter
+    // plan's splits).
     if (v11.cluster && PushMergeConfig::fits(rows, v11.max_splits)) {
       EXPECT_TRUE(p.cluster) << at;
       EXPECT_EQ(p.chunk, v11.chunk) << at;
@@ -1091,7 +1092,10 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
     }
     if (p.cluster) {
       EXPECT_TRUE(PushMergeConfig::fits(rows, p.max_splits)) << at;
-      EXPECT_LE(p.chunk, decode_attention::kPushClusterMaxChunk) << at;
+      if (p.chunk > decode_attention::kPushClusterMaxChunk) {
+        EXPECT_GE(p.max_splits, 2) << at;
+        EXPECT_EQ(p.max_splits, decode_attention::plan_v06(s, kH200Sms).max_splits) << at;
+      }
       EXPECT_LE(p.max_splits, decode_attention::max_cluster_splits(s.d)) << at;
       EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0) << at;
       for (int64_t len : decode_attention::context_lengths(s)) {
@@ -1111,7 +1115,16 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
     EXPECT_FALSE(decode_attention::plan_v13(dims(1, 32768, page, 32, 8, 128, 0), kH200Sms).cluster);
   }
   EXPECT_FALSE(decode_attention::plan_v13(dims(1, 131072, 16, 32, 8, 128, 0), kH200Sms).cluster);
-  EXPECT_FALSE(decode_attention::plan_v13(dims(16, 8192, 16, 32, 8, 128, 0), kH200Sms).cluster);
+  // (16, 8k): two splits of 4096 keys, the counter plan's, merged in 128 clusters of two.
+  for (const Dims& s : {dims(16, 8192, 16, 32, 8, 128, 0), dims(16, 2500, 16, 16, 8, 128, 0)}) {
+    const decode_attention::ClusterSplitPlan p = decode_attention::plan_v13(s, kH200Sms);
+    EXPECT_TRUE(p.cluster) << s.len;
+    EXPECT_EQ(p.max_splits, 2) << s.len;
+    EXPECT_EQ(p.chunk, s.len == 8192 ? 4096 : 1280) << s.len;  // 2500: the awkward shape's
+  }
+  // Not where the cluster plan has fewer splits than the counter plan's ((1, 32k): 16 of 2048
+  // keys against 32 of 1024, 54fa11d's loss), nor one split.
+  EXPECT_FALSE(decode_attention::plan_v13(dims(64, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
   // The awkward shape that takes v13's long chunks on a GPU: 16 splits of 960 keys.
   const decode_attention::ClusterSplitPlan awkward =
       decode_attention::plan_v13(dims(1, 15000, 16, 8, 2, 128, 0), kH200Sms);
