@@ -379,11 +379,13 @@ struct PushMergeConfig {
 /// keys a chunk: at (1, 16k) (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
 /// counter plan's two (1.08-1.10x cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
 /// the 128 CTAs' streams ending ~4 us after the counter plan's last (0.98-1.01x, v10 1.00-1.01x:
-/// 2026-12-04_54fa11d_decode_v13_long_chunks). Longer chunks cluster where the cluster plan has
-/// the counter plan's splits (two or more), so the two stream alike and differ in the merge only:
-/// (16, 8k)'s two splits of 4096 keys, whose counter merge ran ~8 us after the median CTA's last
-/// stage (2026-12-04_0e94719_decode_timeline; not measured clustered yet).
+/// 2026-12-04_54fa11d_decode_v13_long_chunks). Longer chunks cluster where both plans split each
+/// sequence in kPushLongSplits = 2, so the two stream alike and differ in the merge only:
+/// (16, 8k)'s two splits of 4096 keys (1.00-1.01x cuDNN paired, v10 0.97-0.98x) and (16, 4k)'s of
+/// 2048 (1.01x, v10 0.97x); four and eight splits a cluster, with the counter plan's splits too,
+/// lost 13% ((8, 8k), (4, 16k): 0.87x, v10 1.00-1.02x; 2026-12-04_6459d2f_decode_v13_pairs).
 inline constexpr int64_t kPushClusterMaxChunk = 1024;
+inline constexpr int kPushLongSplits = 2;
 inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   const std::vector<int64_t> lens = context_lengths(s);
@@ -395,14 +397,13 @@ inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
   ClusterSplitPlan p =
       plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk, fits);
   if (p.cluster) return p;
-  // Longer chunks cluster too where the cluster plan streams with the counter plan's CTAs (the
-  // same splits, two or more; so as many clusters as the counter plan has row groups): only the
-  // merge differs.
+  // Longer chunks cluster too where both plans split each sequence in two (clusters of two): they
+  // stream alike and differ in the merge only.
   const ClusterSplitPlan any = plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d),
                                               std::numeric_limits<int64_t>::max(), fits,
                                               std::numeric_limits<int64_t>::max());
-  return any.cluster && any.chunk > kPushClusterMaxChunk && any.max_splits >= 2 &&
-                 any.max_splits == p.max_splits
+  return any.cluster && any.chunk > kPushClusterMaxChunk && any.max_splits == kPushLongSplits &&
+                 p.max_splits == kPushLongSplits
              ? any
              : p;
 }

@@ -1092,8 +1092,8 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
     }
     if (p.cluster) {
       EXPECT_TRUE(PushMergeConfig::fits(rows, p.max_splits)) << at;
-      if (p.chunk > decode_attention::kPushClusterMaxChunk) {
-        EXPECT_GE(p.max_splits, 2) << at;
+      if (p.chunk > decode_attention::kPushClusterMaxChunk) {  // clusters of two only
+        EXPECT_EQ(p.max_splits, 2) << at;
         EXPECT_EQ(p.max_splits, decode_attention::plan_v06(s, kH200Sms).max_splits) << at;
       }
       EXPECT_LE(p.max_splits, decode_attention::max_cluster_splits(s.d)) << at;
@@ -1123,8 +1123,12 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
     EXPECT_EQ(p.chunk, s.len == 8192 ? 4096 : 1280) << s.len;  // 2500: the awkward shape's
   }
   // Not where the cluster plan has fewer splits than the counter plan's ((1, 32k): 16 of 2048
-  // keys against 32 of 1024, 54fa11d's loss), nor one split.
-  EXPECT_FALSE(decode_attention::plan_v13(dims(64, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
+  // keys against 32 of 1024, 54fa11d's loss), nor one split, nor four or eight long splits
+  // ((8, 8k), (4, 16k): 6459d2f's loss).
+  for (const Dims& s : {dims(64, 4096, 16, 32, 8, 128, 0), dims(8, 8192, 16, 32, 8, 128, 0),
+                        dims(4, 16384, 16, 32, 8, 128, 0)})
+    EXPECT_FALSE(decode_attention::plan_v13(s, kH200Sms).cluster) << s.b;
+  EXPECT_TRUE(decode_attention::plan_v13(dims(16, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
   // The awkward shape that takes v13's long chunks on a GPU: 16 splits of 960 keys.
   const decode_attention::ClusterSplitPlan awkward =
       decode_attention::plan_v13(dims(1, 15000, 16, 8, 2, 128, 0), kH200Sms);
