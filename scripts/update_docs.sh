@@ -582,6 +582,16 @@ for v in v13 v11; do
 done
 "$klab" report "$res"/2026-12-04_52d79e9_decode_v13_final/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-52d79e9-v13-final
+# decode v13's long chunks clustered (6459d2f: wherever the splits match; c7b13f5: pairs only).
+pairs=$res/2026-12-04_6459d2f_decode_v13_pairs
+"$klab" report "$pairs"/il/bench_*.json --family decode_attention --readme docs/worklogs/decode.md \
+  --section results-6459d2f-v13-pairs
+for v in v13 v11; do
+  "$klab" timeline --from "$pairs/tl/tl_${v}_16_16_8192.json" --readme docs/worklogs/decode.md \
+    --section "timeline-6459d2f-$v-16-8k"
+done
+"$klab" report "$res"/2026-12-04_c7b13f5_decode_v13_pairs_final/il/bench_*.json \
+  --family decode_attention --readme docs/worklogs/decode.md --section results-c7b13f5-v13-pairs-final
 # qk v08 (a warp a part in registers): its first forms (bb979cc), then with the next unit's
 # loads in flight (49915da; form c traffic-only, its checks fail by design: MANIFEST.md).
 run_v08=$res/2026-12-04_bb979cc_qk_v08_first

@@ -33,9 +33,13 @@
 // (16, 8k)'s two of 4096 keys, 128 clusters of two), so only the merge differs: there v10's
 // counter merge ends ~8 us after the median CTA's last stage, under DRAM's load (0e94719's
 // timeline). Prediction (written before it ran): (16, 8k) from 0.98x cuDNN to 1.01-1.04x paired.
-// Requirements: v11's; it clusters where v11 does, chunks of up to 1024 keys, and longer ones with
-// the counter plan's splits, where a row group's rows fit 16 receive slots a CTA
-// (ceil(rows / splits) x splits <= 16).
+// Measured (2026-12-04_6459d2f_decode_v13_pairs, _c7b13f5_decode_v13_pairs_final): (16, 8k)
+// 1.002-1.011x (v10 0.973-0.989x), the last CTA's end 127.2 us against the counter path's 130.8;
+// (16, 4k) 1.011-1.015x; but clusters of four and eight long splits ((8, 8k), (4, 16k)) lost 13%,
+// so long chunks cluster in pairs only (plan_v13, kPushLongSplits).
+// Requirements: v11's; it clusters where v11 does, chunks of up to 1024 keys, and longer ones
+// where both plans split every sequence in two, where a row group's rows fit 16 receive slots a
+// CTA (ceil(rows / splits) x splits <= 16).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
 namespace klab::decode_attention {
