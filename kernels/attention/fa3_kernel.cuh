@@ -74,13 +74,15 @@ struct Config
 template <int kStages>
 struct Barriers {
   uint64_t* full_q;
-  uint64_t* empty_q;  // only the persistent rung reloads Q
-  uint64_t* full_k;   // [kStages]
-  uint64_t* full_v;   // [kStages]
-  uint64_t* empty_k;  // [kStages]
-  uint64_t* empty_v;  // [kStages]
-  int* tile;          // [4] the tile whose Q full_q's phase delivers (persistent rung)
-  float* pin;         // [consumer warps] device::keep_before_wgmma_wait's words
+  uint64_t* empty_q;   // only the persistent rung reloads Q
+  uint64_t* full_k;    // [kStages]
+  uint64_t* full_v;    // [kStages]
+  uint64_t* empty_k;   // [kStages]
+  uint64_t* empty_v;   // [kStages]
+  int* tile;           // [4] the tile whose Q full_q's phase delivers (persistent rung)
+  float* pin;          // [16] device::keep_before_wgmma_wait's words, one a consumer warp
+  uint64_t* q_halves;  // [4] v18: Q's half h (consumer warpgroup h's 64 rows): full, then empty
+  int* half_tiles;     // [8] v18: the tile whose Q half h's full phase delivers, at 4 h
   __device__ explicit Barriers(unsigned char* at)
       : full_q(reinterpret_cast<uint64_t*>(at)),
         empty_q(full_q + 1),
@@ -89,7 +91,12 @@ struct Barriers {
         empty_k(full_v + kStages),
         empty_v(empty_k + kStages),
         tile(reinterpret_cast<int*>(empty_v + kStages)),
-        pin(reinterpret_cast<float*>(empty_v + kStages + 2)) {}
+        pin(reinterpret_cast<float*>(empty_v + kStages + 2)),
+        q_halves(empty_v + kStages + 2 + 8),
+        half_tiles(reinterpret_cast<int*>(q_halves + 4)) {}
+  __device__ uint64_t* full_q_half(int h) const { return q_halves + 2 * h; }
+  __device__ uint64_t* empty_q_half(int h) const { return q_halves + 2 * h + 1; }
+  __device__ int* half_tile(int h) const { return half_tiles + 4 * h; }
 
   /// Thread 0 initialises them (the caller then synchronises the block): full barriers take the
   /// producer's arrive_expect_tx, empty ones one arrival from lane 0 of each consumer warp.
@@ -101,6 +108,15 @@ struct Barriers {
       device::mbarrier_init(&full_v[s], 1);
       device::mbarrier_init(&empty_k[s], consumer_warps);
       device::mbarrier_init(&empty_v[s], consumer_warps);
+    }
+    device::fence_mbarrier_init();
+  }
+  /// v18's (thread 0, with init): each Q half's full barrier takes the producer's
+  /// arrive_expect_tx, its empty one an arrival from lane 0 of each warp of its warpgroup.
+  __device__ void init_q_halves(int warps_a_half) const {
+    for (int h = 0; h < 2; ++h) {
+      device::mbarrier_init(full_q_half(h), 1);
+      device::mbarrier_init(empty_q_half(h), warps_a_half);
     }
     device::fence_mbarrier_init();
   }
@@ -150,6 +166,21 @@ __device__ __forceinline__ void load_q(const CUtensorMap* q_map, unsigned char* 
   for (int p = 0; p < Q::kPanels; ++p)
     device::tma_load_4d(smem + p * Q::kPanelBytes, q_map, p * kPanelCols, t.h, int(t.n0), t.bi,
                         bars.full_q);
+}
+
+/// The producer (one thread, v18): half h of tile t's Q (consumer warpgroup h's 64 rows, by
+/// q_half_map's 64-row boxes) into those rows of Q's tile, arriving on the half's full barrier.
+template <class C>
+__device__ __forceinline__ void load_q_half(const CUtensorMap* q_half_map, unsigned char* smem,
+                                            const Barriers<C::kStages>& bars, const TileOf& t,
+                                            int h) {
+  using Q = typename C::Tiles::Q;
+  static_assert(C::kBlockM == 128, "two halves of 64 rows, one a consumer warpgroup");
+  device::mbarrier_arrive_expect_tx(bars.full_q_half(h), Q::kBytes / 2);
+#pragma unroll
+  for (int p = 0; p < Q::kPanels; ++p)
+    device::tma_load_4d(smem + p * Q::kPanelBytes + uint32_t(64 * h) * kRowBytes, q_half_map,
+                        p * kPanelCols, t.h, int(t.n0) + 64 * h, t.bi, bars.full_q_half(h));
 }
 
 /// The producer (one thread): one (kBlockN, kD) panel tile of key block jb (K or V) into ring
@@ -517,12 +548,16 @@ __device__ __forceinline__ void store_rows_tma(const float (&acc)[kD / 2], const
 /// An FA3 block's setup and role split, 3 warpgroups (2 consumers, then the producer): the
 /// shared tiles and barriers, then produce(smem, bars) on the producer's one thread (after
 /// setmaxnreg_dec) and consume(smem, bars, wg) on each consumer warpgroup (after setmaxnreg_inc).
-template <class C, class Produce, class Consume>
+/// kQHalves (v18): the Q halves' barriers initialised too.
+template <class C, bool kQHalves = false, class Produce, class Consume>
 __device__ __forceinline__ void split_roles(Produce&& produce, Consume&& consume) {
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = device::align_shared<1024>(smem_raw);  // Q, then the K and V slots
   const Barriers<C::kStages> bars(smem + C::Tiles::kBytes);
-  if (threadIdx.x == 0) bars.init(C::kConsumerWarps);
+  if (threadIdx.x == 0) {
+    bars.init(C::kConsumerWarps);
+    if constexpr (kQHalves) bars.init_q_halves(C::kConsumerWarps / C::kConsumerWarpgroups);
+  }
   __syncthreads();
 
   const int wg = device::warpgroup_index();
@@ -597,6 +632,13 @@ template <class C, class T>
 CUtensorMap o_store_map(const Tensors<T>& t, const Dims& s, int64_t batch) {
   constexpr int kD = C::Tiles::Q::kPanels * kPanelCols;
   return token_tensor_map(t.o, batch, s.nq, s.hq, kD, 64);
+}
+
+/// Q's tensor map for load_q_half (v18): one box a consumer warpgroup's 64 rows.
+template <class C, class T>
+CUtensorMap q_half_map(const Tensors<T>& t, const Dims& s, int64_t batch) {
+  constexpr int kD = C::Tiles::Q::kPanels * kPanelCols;
+  return token_tensor_map(t.q, batch, s.nq, s.hq, kD, 64);
 }
 
 /// The enqueue-only launch of Rung's kernel on configuration C: its tensor maps built and its

@@ -37,9 +37,10 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// its last. kReleaseQ: hand Q back (empty_q) once the tile's last S is done (v06 reloads Q for
 /// the next tile under this one's last P V and epilogue), or, with kTmaStoreO (v17), once the
 /// TMA store has read O out of the warpgroup's rows of Q. Opt: the softmax's options
-/// (SoftmaxOptions; v07 and v08 take FlashAttention 4's).
+/// (SoftmaxOptions; v07 and v08 take FlashAttention 4's). kQHalves (v18): Q is handed back by
+/// halves, each warpgroup its own rows (empty_q_half(wg)).
 template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax,
-          bool kTmaStoreO = false>
+          bool kTmaStoreO = false, bool kQHalves = false>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              const TileOf& t, int wg,
                                              ConsumerRing<C::kStages>& ring,
@@ -52,6 +53,8 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   // offset); its barrier (o_ready_id) shares its ids with the shared-memory P's (p_ready_id).
   static_assert(!kTmaStoreO || (!kIsFp8<T> && Opt::kMaxOffset == 0 && !C::kPInSmem));
   constexpr bool kQAfterLastS = kReleaseQ && !kTmaStoreO;  // Q handed back under the last P V
+  static_assert(!kQHalves || (kReleaseQ && kTmaStoreO), "v18: each half back after its store");
+  uint64_t* const empty_q = kQHalves ? bars.empty_q_half(wg) : bars.empty_q;
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
@@ -110,7 +113,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(sc);
     release(&bars.empty_k[prev.index], th.lane);  // S_0 has read K_0
-    if (kQAfterLastS && n == 1) release(bars.empty_q, th.lane);
+    if (kQAfterLastS && n == 1) release(empty_q, th.lane);
     {
       const int jb = n - 1;
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
@@ -137,7 +140,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence_operands(sc);
       // K of this block is read: the producer may refill its slot under this round.
       release(&bars.empty_k[cur.index], th.lane);
-      if (kQAfterLastS && it == n - 1) release(bars.empty_q, th.lane);
+      if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];
       const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
@@ -166,14 +169,14 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     release(&bars.empty_v[prev.index], th.lane);
     ring = prev.next();
   } else if (kQAfterLastS) {
-    release(bars.empty_q, th.lane);  // no S reads this tile's Q
+    release(empty_q, th.lane);  // no S reads this tile's Q
   }
   if constexpr (kTmaStoreO) {
     store_rows_tma<C, T, kD>(acc, rows, th, t, wg, smem, o_map, lse, g);
     if constexpr (kReleaseQ) {
       // Thread 0 has waited until the store read the rows: then every warp hands Q back.
       device::named_barrier_sync(o_ready_id(wg), device::kWarpgroupThreads);
-      release(bars.empty_q, th.lane);
+      release(empty_q, th.lane);
     }
   } else
     store_rows<OutputOf<T>, kD>(acc, rows, th, t, o, lse, g, o_scale,

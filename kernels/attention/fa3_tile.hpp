@@ -129,9 +129,9 @@ KLAB_HOST_DEVICE constexpr uint32_t p_pair_offset(PStore t, int nb, int h) {
 template <class TilesT>
 inline constexpr int kBarrierCount = 2 + 4 * TilesT::kStages;
 /// Words after the mbarriers: the persistent rung's tile (query tile, head, batch and a spare
-/// word) and one word per consumer warp that pins its softmax ahead of a wgmma wait
-/// (fa3_kernel.cuh's Barriers).
-inline constexpr int kScratchBytes = 4 * 4 + 16 * 4;
+/// word), one word per consumer warp that pins its softmax ahead of a wgmma wait, then v18's
+/// Q halves: a full and an empty mbarrier each, and each half's tile (fa3_kernel.cuh's Barriers).
+inline constexpr int kScratchBytes = 4 * 4 + 16 * 4 + 4 * 8 + 2 * 4 * 4;
 /// The dynamic shared memory of an FA3 block with these tiles: up to 1023 bytes lost aligning
 /// the base to 1024, the tiles, the mbarriers and the scratch words.
 template <class TilesT>
