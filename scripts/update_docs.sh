@@ -555,6 +555,12 @@ for i in 1 2; do
   "$klab" report "$run52"/il/bench_attention_*_$i.json --family attention \
     --readme docs/worklogs/attention.md --section results-0998a5a-v17-$i
 done
+# attention v18 (v17 with Q by halves), paired with cuDNN beside v16 and v17.
+run_v18=$res/2026-12-04_90f7f42_attention_v18
+for i in 1 2; do
+  "$klab" report "$run_v18"/il/bench_attention_*_$i.json --family attention \
+    --readme docs/worklogs/attention.md --section results-90f7f42-v18-$i
+done
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline

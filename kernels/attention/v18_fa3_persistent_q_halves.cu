@@ -10,6 +10,9 @@
 // Prediction (written before it ran), causal D = 128 bf16 H = 32, paired with cuDNN: 4k
 // 1.000-1.010x (v16 0.994-0.997x, v15 0.986-0.989x): v15's persistence and v16's epilogue
 // together; 8k-32k within 1% of v16 or above. Refuted at 4k if not above v16.
+// Measured (2026-12-04_90f7f42_attention_v18): causal 4k 0.945x cuDNN paired, twice (v17
+// 0.932-0.934x, v16 0.995-0.996x); 8k 0.973x, 16k 0.987x, non-causal 8k 0.958x: 0.4-1.2% over
+// v17, 4-6% under v16. Refuted: the wait for the other warpgroup's epilogue is not v17's loss.
 // Requirements: v06's.
 #include "kernels/attention/fa3_persistent.cuh"
 #include "kernels/attention/family.hpp"
