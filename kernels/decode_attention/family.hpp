@@ -113,6 +113,7 @@ Variant gpu_v10_swap_ab();
 Variant gpu_v11_cluster_merge();
 Variant gpu_v12_fp8_cluster_merge();
 Variant gpu_v13_cluster_push_merge();
+Variant gpu_v14_fp8_cluster_push_merge();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -26,6 +26,7 @@ void register_decode_attention(Registry& r) {
     gpu_v11_cluster_merge(),
     gpu_v12_fp8_cluster_merge(),
     gpu_v13_cluster_push_merge(),
+    gpu_v14_fp8_cluster_push_merge(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

@@ -373,7 +373,7 @@ struct PushMergeConfig {
   }
 };
 
-/// v13: plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
+/// v13 (elem 2) and v14 (e4m3, elem 1): plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
 /// kRows; the first row tile has the most) fit PushMergeConfig's region at every sequence's split
 /// count (the kernel takes its slots from its own sequence's), and up to kPushClusterMaxChunk
 /// keys a chunk: at (1, 16k) (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
@@ -386,7 +386,7 @@ struct PushMergeConfig {
 /// lost 13% ((8, 8k), (4, 16k): 0.87x, v10 1.00-1.02x; 2026-12-04_6459d2f_decode_v13_pairs).
 inline constexpr int64_t kPushClusterMaxChunk = 1024;
 inline constexpr int kPushLongSplits = 2;
-inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
+inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count, int64_t elem = 2) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   const std::vector<int64_t> lens = context_lengths(s);
   auto fits = [rows, &lens](const SplitKvPlan& p) {
@@ -394,14 +394,14 @@ inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count) {
       return PushMergeConfig::fits(rows, std::max(1, p.splits_of(len)));
     });
   };
-  ClusterSplitPlan p =
-      plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d), kPushClusterMaxChunk, fits);
+  ClusterSplitPlan p = plan_clustered(s, sm_count, elem, PushMergeConfig::ctas_per_sm(s.d, elem),
+                                      kPushClusterMaxChunk, fits);
   if (p.cluster) return p;
   // Longer chunks cluster too where both plans split each sequence in two (clusters of two): they
   // stream alike and differ in the merge only.
-  const ClusterSplitPlan any = plan_clustered(s, sm_count, 2, PushMergeConfig::ctas_per_sm(s.d),
-                                              std::numeric_limits<int64_t>::max(), fits,
-                                              std::numeric_limits<int64_t>::max());
+  const ClusterSplitPlan any = plan_clustered(
+      s, sm_count, elem, PushMergeConfig::ctas_per_sm(s.d, elem),
+      std::numeric_limits<int64_t>::max(), fits, std::numeric_limits<int64_t>::max());
   return any.cluster && any.chunk > kPushClusterMaxChunk && any.max_splits == kPushLongSplits &&
                  p.max_splits == kPushLongSplits
              ? any

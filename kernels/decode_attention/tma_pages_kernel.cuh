@@ -473,13 +473,12 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 
 /// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
 /// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
-/// kPush (v13, bf16): on plan_v13, the cluster merge by push (cluster_push_merge.cuh).
+/// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh).
 template <int kElem, bool kPush = false>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
-  static_assert(!kPush || kElem == 2, "v13 pushes bf16 rungs' rows");
   auto plan = [](const Problem& p) {
     if constexpr (kPush)
-      return plan_v13(dims_of(p), device_info().sm_count);
+      return plan_v13(dims_of(p), device_info().sm_count, kElem);
     else
       return plan_v11(dims_of(p), device_info().sm_count, kElem);
   };

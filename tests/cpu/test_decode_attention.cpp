@@ -1129,6 +1129,16 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
                         dims(4, 16384, 16, 32, 8, 128, 0)})
     EXPECT_FALSE(decode_attention::plan_v13(s, kH200Sms).cluster) << s.b;
   EXPECT_TRUE(decode_attention::plan_v13(dims(16, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
+  // v14 (e4m3: half-size stages, still two CTAs an SM with the receive region) clusters where v13
+  // does at the headline shapes.
+  EXPECT_EQ(PushMergeConfig::ctas_per_sm(128, 1), 2);
+  for (auto [b, len] :
+       {std::pair<int64_t, int64_t>{1, 4096}, {1, 16384}, {1, 32768}, {16, 8192}, {64, 4096}}) {
+    const Dims s = dims(b, len, 16, 32, 8, 128, 0);
+    EXPECT_EQ(decode_attention::plan_v13(s, kH200Sms, 1).cluster,
+              decode_attention::plan_v13(s, kH200Sms).cluster)
+        << b << " " << len;
+  }
   // The awkward shape that takes v13's long chunks on a GPU: 16 splits of 960 keys.
   const decode_attention::ClusterSplitPlan awkward =
       decode_attention::plan_v13(dims(1, 15000, 16, 8, 2, 128, 0), kH200Sms);
