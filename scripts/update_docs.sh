@@ -598,6 +598,10 @@ for v in v13 v11; do
 done
 "$klab" report "$res"/2026-12-04_c7b13f5_decode_v13_pairs_final/il/bench_*.json \
   --family decode_attention --readme docs/worklogs/decode.md --section results-c7b13f5-v13-pairs-final
+# decode v14 (v13's push merge on e4m3): e4m3 v09 / v12 / v14 beside bf16 v10 / v13 / cuDNN.
+"$klab" report "$res"/2026-12-04_bb65605_decode_v14_fp8/bf16/bench_*.json \
+  "$res"/2026-12-04_bb65605_decode_v14_fp8/e4m3/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-bb65605-v14
 # qk v08 (a warp a part in registers): its first forms (bb979cc), then with the next unit's
 # loads in flight (49915da; form c traffic-only, its checks fail by design: MANIFEST.md).
 run_v08=$res/2026-12-04_bb979cc_qk_v08_first

@@ -12,6 +12,9 @@
 // (bf16 KV, the only paged cuDNN) in the same run: (1, 4k) 0.8-0.9x v12's time; (16, 8k)
 // 1.03-1.06x v12's speed; (1, 16k) clustered (v12: not) 1.05-1.10x; elsewhere v09's kernel,
 // within noise of v12.
+// Measured (2026-12-04_bb65605_decode_v14_fp8): (1, 4k) 11.6 us against v12's 13.8 (0.84x);
+// (16, 8k) 1.04x / 1.03x v12's speed (pages of 16 / 64); (1, 16k) 1.02x, under the prediction;
+// elsewhere level with v09 and v12. Over the fastest bf16 rung: 1.71-1.72x at (16, 8k).
 // Requirements: v13's, on e4m3 (v09's).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
