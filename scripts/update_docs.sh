@@ -561,6 +561,8 @@ for i in 1 2; do
   "$klab" report "$run_v18"/il/bench_attention_*_$i.json --family attention \
     --readme docs/worklogs/attention.md --section results-90f7f42-v18-$i
 done
+"$klab" profile-report "$res"/2026-12-04_bb65605_attention_persistent_profiles/profiles_4k.json \
+  --family attention --readme docs/worklogs/attention.md --section profile-bb65605-persistent
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline
