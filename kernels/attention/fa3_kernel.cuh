@@ -27,6 +27,7 @@
 #include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/mma_sm80.cuh"
 #include "klab/device/occupancy.cuh"
+#include "klab/device/opaque.cuh"
 #include "klab/device/pipeline_sm90.cuh"
 #include "klab/device/smem.cuh"
 #include "klab/device/tensor_map.hpp"
@@ -520,7 +521,7 @@ __device__ __forceinline__ void store_rows(const float (&acc)[kD / 2], const Qua
 /// before the block may exit. The warpgroup's S products are all done, and no other reads its
 /// rows of Q. One 64-row box a panel instead of kD / 2 4-byte global stores a thread at 7.6
 /// sectors a request (v07 at causal 4k, Nsight).
-template <class C, class T, int kD>
+template <class C, class T, int kD, bool kPerTileOffsets = false>
 __device__ __forceinline__ void store_rows_tma(const float (&acc)[kD / 2], const QuadRow (&rows)[2],
                                                const ConsumerThread& th, const TileOf& t, int wg,
                                                unsigned char* smem, const CUtensorMap* o_map,
@@ -528,10 +529,14 @@ __device__ __forceinline__ void store_rows_tma(const float (&acc)[kD / 2], const
   using Q = typename C::Tiles::Q;
   float inv[2];
   finish_rows(rows, th, t, lse, g, 1.f, 0.f, inv);
+  // In a loop over tiles (v17, v18) the compiler hoisted the kD / 4 staging offsets out of it and
+  // held them in registers across every tile's rounds, spilling 13 of them (2026-12-04_bb65605's
+  // profile); from an opaque copy of the thread index they are computed here, per tile.
+  const int tid = kPerTileOffsets ? device::opaque(th.tid) : th.tid;
 #pragma unroll
   for (int i = 0; i < kD / 2; i += 2) {
     const uint32_t w = device::pack2<T>(acc[i] * inv[(i / 2) % 2], acc[i + 1] * inv[(i / 2) % 2]);
-    *reinterpret_cast<uint32_t*>(smem + o_stage_offset<C::kBlockM, kD>(wg, th.tid, i)) = w;
+    *reinterpret_cast<uint32_t*>(smem + o_stage_offset<C::kBlockM, kD>(wg, tid, i)) = w;
   }
   device::fence_proxy_async_shared();
   device::named_barrier_sync(o_ready_id(wg), device::kWarpgroupThreads);

@@ -172,7 +172,8 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     release(empty_q, th.lane);  // no S reads this tile's Q
   }
   if constexpr (kTmaStoreO) {
-    store_rows_tma<C, T, kD>(acc, rows, th, t, wg, smem, o_map, lse, g);
+    store_rows_tma<C, T, kD, kPingPong == PingPong::kAcrossTiles>(acc, rows, th, t, wg, smem, o_map,
+                                                                  lse, g);
     if constexpr (kReleaseQ) {
       // Thread 0 has waited until the store read the rows: then every warp hands Q back.
       device::named_barrier_sync(o_ready_id(wg), device::kWarpgroupThreads);
