@@ -10,6 +10,9 @@
 // Prediction (written before it ran), causal D = 128 bf16 H = 32, paired with cuDNN: 4k
 // 1.000-1.010x (+0.5-1.5% over v16): v15's gain less the next Q's load, now behind the
 // epilogue; 8k-32k within 1% of v16. Refuted at 4k if not above v16.
+// After 2026-12-04_bb65605's profile: the epilogue's staging offsets, hoisted out of the tile
+// loop and spilled, are computed per tile (fa3_kernel.cuh, store_rows_tma): causal 4k
+// 0.975-0.976x cuDNN paired (2026-12-04_85143d7_attention_v17_v18_unspilled).
 // Requirements: v06's.
 #include "kernels/attention/fa3_persistent.cuh"
 #include "kernels/attention/family.hpp"

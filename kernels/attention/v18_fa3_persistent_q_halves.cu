@@ -13,6 +13,9 @@
 // Measured (2026-12-04_90f7f42_attention_v18): causal 4k 0.945x cuDNN paired, twice (v17
 // 0.932-0.934x, v16 0.995-0.996x); 8k 0.973x, 16k 0.987x, non-causal 8k 0.958x: 0.4-1.2% over
 // v17, 4-6% under v16. Refuted: the wait for the other warpgroup's epilogue is not v17's loss.
+// After 2026-12-04_bb65605's profile: the epilogue's staging offsets, hoisted out of the tile
+// loop and spilled, are computed per tile (fa3_kernel.cuh, store_rows_tma): causal 4k
+// 0.981-0.982x cuDNN paired (2026-12-04_85143d7_attention_v17_v18_unspilled).
 // Requirements: v06's.
 #include "kernels/attention/fa3_persistent.cuh"
 #include "kernels/attention/family.hpp"
