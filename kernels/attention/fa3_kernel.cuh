@@ -184,6 +184,17 @@ __device__ __forceinline__ void load_q_half(const CUtensorMap* q_half_map, unsig
                         p * kPanelCols, t.h, int(t.n0) + 64 * h, t.bi, bars.full_q_half(h));
 }
 
+/// The producer (one thread, v18): tile t's Q (both halves' boxes of q_half_map) into L2, so that
+/// the load_q_half of each, once its rows are handed back, reads L2 rather than DRAM.
+template <class C>
+__device__ __forceinline__ void prefetch_q_halves(const CUtensorMap* q_half_map, const TileOf& t) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int p = 0; p < C::Tiles::Q::kPanels; ++p)
+      device::tma_prefetch_4d(q_half_map, p * kPanelCols, t.h, int(t.n0) + 64 * h, t.bi);
+}
+
 /// The producer (one thread): one (kBlockN, kD) panel tile of key block jb (K or V) into ring
 /// slot `at`, once its consumers have handed the slot back.
 template <class C>

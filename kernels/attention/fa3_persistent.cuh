@@ -105,6 +105,10 @@ __device__ __forceinline__ void produce_line(const CUtensorMap* q_map, const CUt
       if (tile != kNoTile) {
         const TileLine::Tile cn = line.at(tile);
         const TileOf tn = tile_at<C::kBlockM, C::kBlockN>(g, cn.m_tile, cn.h, cn.bi);
+        // v18: the next Q into L2 now, the ring's depth in key blocks before each half's rows
+        // come back (the early loads below wait for the current tile's last slots).
+        if constexpr (kQHalves)
+          if (tn.blocks.count > 0) prefetch_q_halves<C>(q_map, tn);
         early = min(C::kStages, kv_steps(int(tn.blocks.count), C::kKvLag));
         load_tile_kv_steps<C>(k_map, v_map, smem, bars, tn, ring, 0, early);
       }

@@ -16,6 +16,10 @@
 // After 2026-12-04_bb65605's profile: the epilogue's staging offsets, hoisted out of the tile
 // loop and spilled, are computed per tile (fa3_kernel.cuh, store_rows_tma): causal 4k
 // 0.981-0.982x cuDNN paired (2026-12-04_85143d7_attention_v17_v18_unspilled).
+// Then (after the unspilled run): the next tile's Q prefetched into L2 (a TMA prefetch of both
+// halves' boxes) when the producer puts that tile's first K/V steps into the ring, a few key
+// blocks before each half's rows come back, so its reload reads L2. Prediction (written before it
+// ran): causal 4k from 0.982x to 0.990-1.000x cuDNN paired; 8k-32k +0.5% or level.
 // Requirements: v06's.
 #include "kernels/attention/fa3_persistent.cuh"
 #include "kernels/attention/family.hpp"

@@ -71,6 +71,16 @@ __device__ __forceinline__ void tma_load_4d(void* smem_dst, const void* tensor_m
       : "memory");
 }
 
+/// Brings the 4-D box at (x0, x1, x2, x3) of tensor_map into L2, no shared memory and no barrier:
+/// a tma_load_4d of it later reads L2 (attention v18's next Q, ahead of the rows it replaces).
+__device__ __forceinline__ void tma_prefetch_4d(const void* tensor_map, int x0, int x1, int x2,
+                                                int x3) {
+  asm volatile(
+      "cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];" ::"l"(tensor_map),
+      "r"(x0), "r"(x1), "r"(x2), "r"(x3)
+      : "memory");
+}
+
 /// tma_load_2d delivered to every CTA of the cluster whose bit is set in `cta_mask` (bit i: the
 /// CTA of rank i in the cluster), at the same shared-memory offset and completing on the
 /// mbarrier at the same offset in each of them: one read of global memory for several CTAs
