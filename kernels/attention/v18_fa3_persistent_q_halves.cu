@@ -20,6 +20,8 @@
 // halves' boxes) when the producer puts that tile's first K/V steps into the ring, a few key
 // blocks before each half's rows come back, so its reload reads L2. Prediction (written before it
 // ran): causal 4k from 0.982x to 0.990-1.000x cuDNN paired; 8k-32k +0.5% or level.
+// Measured (2026-12-04_c3bc6ca_attention_v18_q_prefetch): 0.995x at causal 4k twice (v16 0.995x
+// and 0.997x), 1.025x at 8k, 1.036x at 16k: level with v16 at 4k, not above it.
 // Requirements: v06's.
 #include "kernels/attention/fa3_persistent.cuh"
 #include "kernels/attention/family.hpp"
