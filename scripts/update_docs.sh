@@ -573,6 +573,8 @@ run_qpf=$res/2026-12-04_c3bc6ca_attention_v18_q_prefetch
   --readme docs/worklogs/attention.md --section results-c3bc6ca-v18-1
 "$klab" report "$run_qpf"/il/bench_attention_*_2.json --family attention \
   --readme docs/worklogs/attention.md --section results-c3bc6ca-v18-2
+"$klab" report "$res"/2026-12-04_a4dde65_attention_v18_early_prefetch/il/bench_attention_*.json \
+  --family attention --readme docs/worklogs/attention.md --section results-a4dde65-early-prefetch
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline
