@@ -593,23 +593,25 @@ python3 scripts/ncu_source_stalls.py "$tl13"/prof/v13.source.csv.xz --min-share 
 "$klab" profile-report "$tl13"/prof/profile.json --readme docs/worklogs/decode.md --section profile-2b7f8cf-v13
 "$klab" report "$res"/2026-12-04_adae0fb_decode_v13/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-adae0fb-v13
+# v13_v11_timelines RUN SHA FILE SUFFIX: the timelines of decode v13 and v11 in RUN/tl
+# (tl_<v>_FILE.json) into the decode worklog's sections timeline-SHA-<v>-SUFFIX.
+v13_v11_timelines() {
+  for v in v13 v11; do
+    "$klab" timeline --from "$1/tl/tl_${v}_$3.json" --readme docs/worklogs/decode.md \
+      --section "timeline-$2-$v-$4"
+  done
+}
 long=$res/2026-12-04_54fa11d_decode_v13_long_chunks
 "$klab" report "$long"/il/bench_*.json --family decode_attention --readme docs/worklogs/decode.md \
   --section results-54fa11d-v13-long
-for v in v13 v11; do
-  "$klab" timeline --from "$long/tl/tl_${v}_1_16_32768_cold.json" --readme docs/worklogs/decode.md \
-    --section "timeline-54fa11d-$v-32k"
-done
+v13_v11_timelines "$long" 54fa11d 1_16_32768_cold 32k
 "$klab" report "$res"/2026-12-04_52d79e9_decode_v13_final/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-52d79e9-v13-final
 # decode v13's long chunks clustered (6459d2f: wherever the splits match; c7b13f5: pairs only).
 pairs=$res/2026-12-04_6459d2f_decode_v13_pairs
 "$klab" report "$pairs"/il/bench_*.json --family decode_attention --readme docs/worklogs/decode.md \
   --section results-6459d2f-v13-pairs
-for v in v13 v11; do
-  "$klab" timeline --from "$pairs/tl/tl_${v}_16_16_8192.json" --readme docs/worklogs/decode.md \
-    --section "timeline-6459d2f-$v-16-8k"
-done
+v13_v11_timelines "$pairs" 6459d2f 16_16_8192 16-8k
 "$klab" report "$res"/2026-12-04_c7b13f5_decode_v13_pairs_final/il/bench_*.json \
   --family decode_attention --readme docs/worklogs/decode.md --section results-c7b13f5-v13-pairs-final
 # decode v14 (v13's push merge on e4m3): e4m3 v09 / v12 / v14 beside bf16 v10 / v13 / cuDNN.

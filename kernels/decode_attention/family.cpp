@@ -155,8 +155,8 @@ std::vector<Problem> headline() {
 // 16; a batch mixing very short and very long sequences; empty slots (alone, among others, with
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
 // than the new tokens (their first rows see no key); length 131072; v13's cluster merge of
-// chunks longer than v11 clusters (of 1024 keys and more) and of 16-row row groups; a ragged batch large enough to be
-// judged by sampled rows. Each in bf16, then with an e4m3 cache.
+// chunks longer than v11 clusters (of 1024 keys and more) and of 16-row row groups; a ragged
+// batch large enough to be judged by sampled rows. Each in bf16, then with an e4m3 cache.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   const int64_t ds[] = {64, 128, 256};

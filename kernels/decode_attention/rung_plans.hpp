@@ -319,36 +319,41 @@ inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
   return *lo == *hi && cluster_plan.chunk <= max_chunk && clusters <= max_clusters;
 }
 
-/// v11 and v12 (elem as v06's): plan_v06's wave model with chunks of at least
-/// 1 / max_cluster_splits of the longest sequence, merged in a cluster where cluster_merge_pays;
-/// elsewhere plan_v06's own plan, merged through its counters (v10's and v09's path).
-/// ctas_per_sm: the clustered kernel's (v13's differs: its receive region); max_chunk: the longest
-/// chunk that clusters (cluster_merge_pays); fits(plan): a further condition of the cluster path
-/// (v13's: the rows it receives fit that region).
-template <class Fits>
-ClusterSplitPlan plan_clustered(const Dims& s, int sm_count, int64_t elem, int64_t ctas_per_sm,
-                                int64_t max_chunk, Fits&& fits,
-                                int64_t max_clusters = kClusterMaxClusters) {
+/// The splits a cluster plan takes: plan_v06's wave model with chunks of at least
+/// 1 / cluster_splits_at(ctas_per_sm) of the longest of the batch's lengths `lens`.
+inline SplitKvPlan cluster_splits(const Dims& s, const std::vector<int64_t>& lens, int sm_count,
+                                  int64_t ctas_per_sm) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
-  const std::vector<int64_t> lens = context_lengths(s);
   const int64_t max_len = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
   const int64_t most = cluster_splits_at(ctas_per_sm);
   const int64_t min_chunk =
       std::max<int64_t>(Gqa::kMinChunk, round_up((max_len + most - 1) / most, Gqa::kBlockN));
+  return plan_split_kv_waves(lens,
+                             {units, std::max(1, sm_count) * ctas_per_sm, Gqa::kBlockN, min_chunk},
+                             2 * Gqa::kBlockN);
+}
+
+/// `splits` merged in a cluster (no workspace), or plan_v06's own plan merged through its counters.
+inline ClusterSplitPlan clustered(const SplitKvPlan& splits) {
   ClusterSplitPlan p;
-  static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
-      lens, {units, std::max(1, sm_count) * ctas_per_sm, Gqa::kBlockN, min_chunk},
-      2 * Gqa::kBlockN);
-  if (!cluster_merge_pays(s, lens, p, max_chunk, max_clusters) || !fits(p)) {
-    static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
-    p.cluster = false;
-  }
+  static_cast<SplitKvPlan&>(p) = splits;
   return p;
 }
+inline ClusterSplitPlan counted(const Dims& s, int sm_count, int64_t elem) {
+  ClusterSplitPlan p;
+  static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
+  p.cluster = false;
+  return p;
+}
+
+/// v11 and v12 (elem as v06's): cluster_splits on the clustered kernel's shared memory (v06's),
+/// merged in a cluster where cluster_merge_pays; elsewhere plan_v06's own plan, merged through
+/// its counters (v10's and v09's path).
 inline ClusterSplitPlan plan_v11(const Dims& s, int sm_count, int64_t elem = 2) {
-  return plan_clustered(s, sm_count, elem, TmaPagesConfig::ctas_per_sm(s.d, elem), kClusterMaxChunk,
-                        [](const SplitKvPlan&) { return true; });
+  const std::vector<int64_t> lens = context_lengths(s);
+  const SplitKvPlan c = cluster_splits(s, lens, sm_count, TmaPagesConfig::ctas_per_sm(s.d, elem));
+  return cluster_merge_pays(s, lens, c) ? clustered(c) : counted(s, sm_count, elem);
 }
 
 /// v13's cluster merge by push: each CTA stores its normalised rows into their owners' shared
@@ -373,11 +378,12 @@ struct PushMergeConfig {
   }
 };
 
-/// v13 (elem 2) and v14 (e4m3, elem 1): plan_v11 with v13's shared memory, clustered only where the rows of a row group (at most
-/// kRows; the first row tile has the most) fit PushMergeConfig's region at every sequence's split
-/// count (the kernel takes its slots from its own sequence's), and up to kPushClusterMaxChunk
-/// keys a chunk: at (1, 16k) (chunks of 1024) the push merge's shorter tail pays for one CTA an SM's stream against the
-/// counter plan's two (1.08-1.10x cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
+/// v13 (elem 2) and v14 (e4m3, elem 1): plan_v11 with v13's shared memory, clustered only where
+/// the rows of a row group (at most kRows; the first row tile has the most) fit PushMergeConfig's
+/// region at every sequence's split count (the kernel takes its slots from its own sequence's),
+/// and up to kPushClusterMaxChunk keys a chunk: at (1, 16k) (chunks of 1024) the push merge's
+/// shorter tail pays for one CTA an SM's stream against the counter plan's two (1.08-1.10x
+/// cuDNN, v10 1.00x); at (1, 32k) (2048) it does not, the last of
 /// the 128 CTAs' streams ending ~4 us after the counter plan's last (0.98-1.01x, v10 1.00-1.01x:
 /// 2026-12-04_54fa11d_decode_v13_long_chunks). Longer chunks cluster where both plans split each
 /// sequence in kPushLongSplits = 2, so the two stream alike and differ in the merge only:
@@ -389,23 +395,19 @@ inline constexpr int kPushLongSplits = 2;
 inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count, int64_t elem = 2) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   const std::vector<int64_t> lens = context_lengths(s);
-  auto fits = [rows, &lens](const SplitKvPlan& p) {
-    return std::all_of(lens.begin(), lens.end(), [&](int64_t len) {
-      return PushMergeConfig::fits(rows, std::max(1, p.splits_of(len)));
-    });
-  };
-  ClusterSplitPlan p = plan_clustered(s, sm_count, elem, PushMergeConfig::ctas_per_sm(s.d, elem),
-                                      kPushClusterMaxChunk, fits);
-  if (p.cluster) return p;
+  const SplitKvPlan c = cluster_splits(s, lens, sm_count, PushMergeConfig::ctas_per_sm(s.d, elem));
+  const bool fits = std::all_of(lens.begin(), lens.end(), [&](int64_t len) {
+    return PushMergeConfig::fits(rows, std::max(1, c.splits_of(len)));
+  });
+  if (fits && cluster_merge_pays(s, lens, c, kPushClusterMaxChunk)) return clustered(c);
   // Longer chunks cluster too where both plans split each sequence in two (clusters of two): they
   // stream alike and differ in the merge only.
-  const ClusterSplitPlan any = plan_clustered(
-      s, sm_count, elem, PushMergeConfig::ctas_per_sm(s.d, elem),
-      std::numeric_limits<int64_t>::max(), fits, std::numeric_limits<int64_t>::max());
-  return any.cluster && any.chunk > kPushClusterMaxChunk && any.max_splits == kPushLongSplits &&
-                 p.max_splits == kPushLongSplits
-             ? any
-             : p;
+  const ClusterSplitPlan counter = counted(s, sm_count, elem);
+  const bool long_pairs = cluster_merge_pays(s, lens, c, std::numeric_limits<int64_t>::max(),
+                                             std::numeric_limits<int64_t>::max()) &&
+                          c.chunk > kPushClusterMaxChunk && c.max_splits == kPushLongSplits &&
+                          counter.max_splits == kPushLongSplits;
+  return fits && long_pairs ? clustered(c) : counter;
 }
 
 }  // namespace klab::decode_attention

@@ -29,7 +29,7 @@
 // forward (it waits on the length and the first page index). Clustering chunks of up to 1024
 // keys (v11: 512) adds (1, 16k): 1.06-1.10x (v10 and v11 1.00x); 2048 keys ((1, 32k)) lost in the
 // stream what the merge saved (2026-12-04_54fa11d_decode_v13_long_chunks).
-// Longer chunks then cluster where the cluster plan has the counter plan's splits (two or more:
+// Longer chunks then clustered where the cluster plan had the counter plan's splits (two or more:
 // (16, 8k)'s two of 4096 keys, 128 clusters of two), so only the merge differs: there v10's
 // counter merge ends ~8 us after the median CTA's last stage, under DRAM's load (0e94719's
 // timeline). Prediction (written before it ran): (16, 8k) from 0.98x cuDNN to 1.01-1.04x paired.
