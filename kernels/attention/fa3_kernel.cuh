@@ -264,12 +264,21 @@ __device__ __forceinline__ void release(uint64_t* empty, int lane) {
 
 /// Issues S = Q K^T for consumer warpgroup wg over stage s's K: kD / 16 k-steps of m64 x kBlockN
 /// (e4m3: kD / 32 of 32 bytes each; the tiles' byte geometry is the same) (the caller fences
-/// before and commits after).
-template <class C, class T, int kD>
+/// before and commits after). kN < kBlockN (v19, 16-bit types): the block's first kN keys only,
+/// into sc's first kN / 2 registers (the accumulators of an m64 x kN wgmma are the first ones of
+/// the m64 x kBlockN layout, n8 block by n8 block).
+template <class C, class T, int kD, int kN = C::kBlockN>
 __device__ __forceinline__ void issue_s(float (&sc)[C::kBlockN / 2], uint32_t s_base, int wg,
                                         int s) {
   using Tiles = typename C::Tiles;
-  if constexpr (kIsFp8<T>) {
+  static_assert(kN == C::kBlockN || (!kIsFp8<T> && kN < C::kBlockN && kN % 8 == 0));
+  if constexpr (kN < C::kBlockN) {
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk)
+      device::wgmma_ss<kN, T, /*A K-major*/ 0, /*B K-major*/ 0>(
+          reinterpret_cast<float(&)[kN / 2]>(sc), Tiles::Q::desc_k_major(s_base, 64 * wg, kk),
+          Tiles::KV::desc_k_major(s_base + Tiles::k_tile(s), 0, kk), kk > 0);
+  } else if constexpr (kIsFp8<T>) {
     static_assert(C::kBlockN == kFp8BlockN && kD == kFp8D);
 #pragma unroll
     for (int kk = 0; kk < kD / 32; ++kk)
@@ -285,12 +294,14 @@ __device__ __forceinline__ void issue_s(float (&sc)[C::kBlockN / 2], uint32_t s_
 }
 
 /// Issues O += P V over stage s's V: P the register A operand, kBlockN / 16 k-steps of m64 x kD
-/// (e4m3: kBlockN / 32 over Vt's tile, K-major, fa3_fp8.hpp).
-template <class C, class T, int kD>
+/// (e4m3: kBlockN / 32 over Vt's tile, K-major, fa3_fp8.hpp). kKeys < kBlockN (v19, 16-bit
+/// types): the block's first kKeys keys only (P's weights past them are 0).
+template <class C, class T, int kD, int kKeys = C::kBlockN>
 __device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
                                          const uint32_t (&pa)[kPSteps<T, C::kBlockN>][4],
                                          uint32_t s_base, int s) {
   using Tiles = typename C::Tiles;
+  static_assert(kKeys == C::kBlockN || (!kIsFp8<T> && kKeys < C::kBlockN && kKeys % 16 == 0));
   if constexpr (kIsFp8<T>) {
 #pragma unroll
     for (int ks = 0; ks < C::kBlockN / 32; ++ks)
@@ -298,7 +309,7 @@ __device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
                                  Tiles::KV::desc_k_major(s_base + Tiles::v_tile(s), 0, ks), true);
   } else {
 #pragma unroll
-    for (int ks = 0; ks < C::kBlockN / 16; ++ks)
+    for (int ks = 0; ks < kKeys / 16; ++ks)
       device::wgmma_rs<kD, T, /*B MN-major*/ 1>(
           acc, pa[ks], Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
   }

@@ -38,9 +38,12 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// the next tile under this one's last P V and epilogue), or, with kTmaStoreO (v17), once the
 /// TMA store has read O out of the warpgroup's rows of Q. Opt: the softmax's options
 /// (SoftmaxOptions; v07 and v08 take FlashAttention 4's). kQHalves (v18): Q is handed back by
-/// halves, each warpgroup its own rows (empty_q_half(wg)).
+/// halves, each warpgroup its own rows (empty_q_half(wg)). kTrimDiagonal (v19): where the
+/// warpgroup's rows see no key in the second half of the first block visited (fa3_tile.hpp's
+/// first_half_only: the causal diagonal's block for the first warpgroup at Nq = Nkv), that
+/// block's S and P V run over its first half only.
 template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax,
-          bool kTmaStoreO = false, bool kQHalves = false>
+          bool kTmaStoreO = false, bool kQHalves = false, bool kTrimDiagonal = false>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              const TileOf& t, int wg,
                                              ConsumerRing<C::kStages>& ring,
@@ -57,6 +60,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   uint64_t* const empty_q = kQHalves ? bars.empty_q_half(wg) : bars.empty_q;
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
+  static_assert(!kTrimDiagonal || (!kSmemP && !kIsFp8<T>), "v19: 16-bit P in registers");
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
   float scale_log2 = g.scale_log2, o_scale = 1.f;
   if constexpr (kIsFp8<T>) {
@@ -91,27 +95,48 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       else
         p_registers<kBlockN, T>(sc, pa);
     };
-    auto issue_p_v = [&](int stage) {
-      if constexpr (kSmemP)
+    // half: the block's first half of keys only (kTrimDiagonal).
+    auto issue_p_v = [&](int stage, bool half) {
+      if constexpr (kSmemP) {
         issue_pv_smem<C, T, kD>(acc, s_base, wg, stage);
-      else
+      } else {
+        if constexpr (kTrimDiagonal) {
+          if (half) return issue_pv<C, T, kD, kBlockN / 2>(acc, pa, s_base, stage);
+        }
         issue_pv<C, T, kD>(acc, pa, s_base, stage);
+      }
     };
     auto hold_p = [&] {
       if constexpr (!kSmemP) fence_p(pa);
     };
     if (kPingPong == PingPong::kPerTile && pingpong_opens(wg, kWgs)) pingpong_arrive(wg, kWgs);
 
-    // Round 0: S of the first block visited (the last key block), alone.
+    // Round 0: S of the first block visited (the last key block), alone; over its first half of
+    // keys only where the warpgroup's rows see none of the second (kTrimDiagonal).
+    const bool trim =
+        kTrimDiagonal && first_half_only(g.nq, g.nkv, g.causal, t.n0 + 64 * wg, 64, n - 1, kBlockN);
     ConsumerRing<C::kStages> prev = ring;
     device::mbarrier_wait(&bars.full_k[prev.index], prev.phase);
     pingpong_wait(wg);
     device::wgmma_fence();
-    issue_s<C, T, kD>(sc, s_base, wg, prev.index);
+    if constexpr (kTrimDiagonal) {
+      if (trim)
+        issue_s<C, T, kD, kBlockN / 2>(sc, s_base, wg, prev.index);
+      else
+        issue_s<C, T, kD>(sc, s_base, wg, prev.index);
+    } else {
+      issue_s<C, T, kD>(sc, s_base, wg, prev.index);
+    }
     device::wgmma_commit_group();
     pass(0);
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(sc);
+    if constexpr (kTrimDiagonal) {
+      if (trim) {  // the second half's scores: no key these rows see
+#pragma unroll
+        for (int i = kBlockN / 4; i < kBlockN / 2; ++i) sc[i] = -INFINITY;
+      }
+    }
     release(&bars.empty_k[prev.index], th.lane);  // S_0 has read K_0
     if (kQAfterLastS && n == 1) release(empty_q, th.lane);
     {
@@ -132,7 +157,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence();
       issue_s<C, T, kD>(sc, s_base, wg, cur.index);
       device::wgmma_commit_group();
-      issue_p_v(prev.index);
+      issue_p_v(prev.index, it == 1 && trim);
       device::wgmma_commit_group();
       pass(it);
 
@@ -161,7 +186,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
     if constexpr (kSmemP) device::named_barrier_sync(p_ready_id(wg), device::kWarpgroupThreads);
     device::wgmma_fence();
-    issue_p_v(prev.index);
+    issue_p_v(prev.index, n == 1 && trim);
     device::wgmma_commit_group();
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(acc);
@@ -194,8 +219,9 @@ static_assert(overlap_fits(64, OverlapConfig<64>::kBlockN, OverlapConfig<64>::kC
 
 /// A one-tile block's consumer warpgroup (wg 0 or 1) on the overlapped loop (v05, v07, v08):
 /// rows n0 + 64 wg .. + 63 of the block's tile in rounds, then its O rows and their lse.
-/// kTmaStoreO (v16): O stored through shared memory by TMA (o_map), store_rows_tma.
-template <class C, class T, int kD, class Opt, bool kTmaStoreO = false>
+/// kTmaStoreO (v16): O stored through shared memory by TMA (o_map), store_rows_tma. kTrimDiagonal
+/// (v19): consume_tile's.
+template <class C, class T, int kD, class Opt, bool kTmaStoreO = false, bool kTrimDiagonal = false>
 __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,
                                                  int wg, OutputOf<T>* __restrict__ o,
@@ -203,8 +229,8 @@ __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                  const CUtensorMap* o_map = nullptr) {
   if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
   ConsumerRing<C::kStages> ring;
-  consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt, kTmaStoreO>(
-      smem, bars, t, wg, ring, o, lse, g, o_map);
+  consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt, kTmaStoreO,
+               /*Q halves*/ false, kTrimDiagonal>(smem, bars, t, wg, ring, o, lse, g, o_map);
 }
 
 /// Three consumer warpgroups at D = 64 (v09, v10: 192-row tiles, setmaxnreg 24 / 160), the

@@ -30,6 +30,7 @@ void register_attention(Registry& r) {
     gpu_v16_fa3_tma_epilogue(),
     gpu_v17_fa3_persistent_tma_epilogue(),
     gpu_v18_fa3_persistent_q_halves(),
+    gpu_v19_fa3_trimmed_diagonal(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -35,6 +35,7 @@ Variant gpu_v17_wgmma_stream_k();
 Variant gpu_v18_wgmma_dispatch();
 Variant gpu_v19_wgmma_swap_ab();
 Variant gpu_v20_wgmma_pingpong();
+Variant gpu_v21_wgmma_stream_k_tiles();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

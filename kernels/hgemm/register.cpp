@@ -31,6 +31,7 @@ void register_hgemm(Registry& r) {
     gpu_v18_wgmma_dispatch(),
     gpu_v19_wgmma_swap_ab(),
     gpu_v20_wgmma_pingpong(),
+    gpu_v21_wgmma_stream_k_tiles(),
     gpu_baseline_cublaslt(),
 #endif
   };

@@ -4,6 +4,6 @@ klab_family(hgemm
        v08_mma_persistent.cu v09_mma_tma_producer.cu v10_wgmma_tma.cu v11_wgmma_warp_specialized.cu
        v12_wgmma_persistent.cu v13_wgmma_cluster_multicast.cu v14_wgmma_tma_store.cu
        v15_wgmma_cluster_tma_store.cu v16_wgmma_split_k.cu v17_wgmma_stream_k.cu
-       v18_wgmma_dispatch.cu v19_wgmma_swap_ab.cu v20_wgmma_pingpong.cu
+       v18_wgmma_dispatch.cu v19_wgmma_swap_ab.cu v20_wgmma_pingpong.cu v21_wgmma_stream_k_tiles.cu
        baseline_cublaslt.cu
   CUDA_LIBS CUDA::cublasLt CUDA::cublas)

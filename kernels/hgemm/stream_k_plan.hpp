@@ -64,4 +64,50 @@ constexpr StreamKPlan plan_stream_k(int64_t n, int64_t k, int block_n, int block
   return p;
 }
 
+/// Whole waves, then stream-K over the tiles left (v21, prefill tiles): of `tiles` output tiles
+/// (in the grouped order) the first dp_tiles, a multiple of the grid's `ctas`, are taken whole,
+/// CTA c the tiles c, c + ctas, ...; the k-tiles of the rest form `line` (its slabs are those
+/// tiles), in equal pieces for the first line.ctas CTAs, so that the last wave's work is spread
+/// over every SM instead of leaving tiles % ctas of them busy. Each CTA runs its piece first.
+/// A tile split between pieces is summed by its owner, the CTA whose piece holds its k-tile 0
+/// (the last segment of that piece): every other segment of it is the first segment of its own
+/// piece, stored as fp32 in its CTA's one workspace slot and counted on the tile's flag (one a
+/// consumer warpgroup); the owner, having run its whole piece, waits for the count and adds the
+/// slots in CTA order after its own part (the same bits every run). The waits only ever point
+/// to later CTAs' first segments, which wait for nothing: no cycle, with every CTA resident.
+struct StreamKTilesPlan {
+  int tiles = 1;     // output tiles
+  int ctas = 1;      // the grid: resident CTAs, at most tiles x k_tiles
+  int dp_tiles = 0;  // tiles taken whole, a multiple of ctas
+  StreamKPlan line;  // the rest: tiles_n = tiles - dp_tiles slabs of k_tiles, line.ctas pieces
+
+  constexpr int sk_tiles() const { return tiles - dp_tiles; }
+  /// The CTA that sums stream-K tile s (0 .. sk_tiles() - 1; tile dp_tiles + s).
+  constexpr int owner(int s) const { return line.first_cta(s); }
+  /// The segments of stream-K tile s the owner adds (those of CTAs owner + 1 .. line.last_cta).
+  constexpr int contributors(int s) const { return line.last_cta(s) - line.first_cta(s); }
+  /// CTA c's stream-K tiles: first_tile(c) .. last_tile(c) (none when c >= line.ctas).
+  constexpr int first_tile(int c) const { return int(line.begin(c) / line.k_tiles); }
+  constexpr int last_tile(int c) const { return int((line.begin(c + 1) - 1) / line.k_tiles); }
+};
+
+/// The plan of `tiles` output tiles of k_tiles k-tiles each on `slots` resident CTAs, with
+/// sk_waves whole waves joining the last partial one in the stream-K line (0: only the partial
+/// wave; a whole number of waves is taken whole, with no stream-K).
+constexpr StreamKTilesPlan plan_stream_k_tiles(int64_t tiles, int64_t k_tiles, int slots,
+                                               int sk_waves = 0) {
+  StreamKTilesPlan p;
+  p.tiles = int(tiles);
+  const int64_t all_units = tiles * k_tiles;
+  p.ctas = int(all_units < slots ? all_units : slots);
+  const int64_t waves = tiles / p.ctas;
+  const int64_t dp_waves = tiles % p.ctas == 0 ? waves : (waves > sk_waves ? waves - sk_waves : 0);
+  p.dp_tiles = int(dp_waves * p.ctas);
+  p.line.tiles_n = p.sk_tiles();
+  p.line.k_tiles = int(k_tiles);
+  const int64_t units = int64_t(p.sk_tiles()) * k_tiles;
+  p.line.ctas = int(units < p.ctas ? units : p.ctas);
+  return p;
+}
+
 }  // namespace klab::hgemm

@@ -190,6 +190,23 @@ size_t v17_workspace_bytes(const Problem& p) {
   return v17_plan(p).workspace_bytes(int(p.dim("m")), StreamKWeight::kBlockN);
 }
 
+StreamKTilesPlan v21_plan(int64_t m, int64_t n, int64_t k, int slots) {
+  const int64_t tiles = ((m + 127) / 128) * ((n + 255) / 256);
+  return plan_stream_k_tiles(tiles, (k + 63) / 64, slots);
+}
+
+int v21_max_ctas() { return plan_sm_count(); }
+
+Status v21_can_implement(const Problem& p) {
+  return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
+}
+
+size_t v21_workspace_bytes(const Problem& p) {
+  const size_t slot_floats = 2 * 64 * 256;  // V21Config::kSlotFloats
+  const size_t tiles = size_t((p.dim("m") + 127) / 128) * size_t((p.dim("n") + 255) / 256);
+  return size_t(v21_max_ctas()) * slot_floats * sizeof(float) + tiles * 2 * sizeof(int);
+}
+
 std::vector<std::string> v18_config_names() {
   std::vector<std::string> names;
   for (const WgmmaDispatchEntry& e : kV18Entries)

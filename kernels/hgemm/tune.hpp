@@ -222,6 +222,16 @@ Status v17_can_implement(const Problem& p);
 /// v17's workspace for p: the segments' partial slots and the slabs' arrival counters.
 size_t v17_workspace_bytes(const Problem& p);
 
+/// v21's plan of an m x n x k problem on `slots` resident CTAs (128 x 256 tiles of 64-deep
+/// k-tiles: whole waves taken whole, the rest by stream-K).
+StreamKTilesPlan v21_plan(int64_t m, int64_t n, int64_t k, int slots);
+/// The most CTAs v21 launches on this device (one an SM): its workspace's slots.
+int v21_max_ctas();
+/// ok, or why v21 cannot run p (tiles, shared memory: v14's limits).
+Status v21_can_implement(const Problem& p);
+/// v21's workspace for p: a 128 KiB fp32 slot per CTA, then a flag per tile and consumer
+/// warpgroup (zeroed when allocated; each owner resets its flags after use).
+size_t v21_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
 
@@ -296,6 +306,9 @@ void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v19 (v05's element-copy kernel where TMA cannot run the problem; no workspace).
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v21 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
+/// v21_workspace_bytes(p), zeroed when allocated.
+void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v15 (v18's entry 9).
 void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v18's entry `index`; b.workspace holds v18_workspace_bytes(p).

@@ -961,6 +961,45 @@ TEST(AttentionFa3Tiles, KeyBlocksVisitEveryVisibleKeyAndMaskOnlyCrossingBlocks) 
   EXPECT_EQ(masked, 64);
 }
 
+// v19's trim: a warpgroup's 64 rows skip the second half of the first block they visit exactly
+// when none of them sees a key there (the check against every row and key), and at Nq = Nkv with
+// 128 x 128 tiles that is the first warpgroup at every tile's diagonal block, never the second.
+TEST(AttentionFa3Tiles, TrimmedHalfHoldsNoVisibleKey) {
+  constexpr int bm = 128, bn = 128;
+  for (int64_t nq : {1, 17, 64, 127, 128, 129, 300, 1000})
+    for (int64_t nkv : {1, 17, 64, 65, 127, 128, 129, 300, 1000})
+      for (bool causal : {false, true}) {
+        const Dims s = dims(1, nq, nkv, 1, 1, 64, causal);
+        for (int64_t n0 = 0; n0 < nq; n0 += bm) {
+          const auto kb = attention::fa3::key_blocks(nq, nkv, causal, n0, bm, bn);
+          if (kb.count == 0) continue;
+          const int64_t jb = kb.count - 1;  // the first block visited
+          for (int wg = 0; wg < 2; ++wg) {
+            const int64_t first = n0 + 64 * wg;
+            bool any_second_half = false;  // a row of the warpgroup (below nq) sees such a key
+            for (int64_t n = first; n < std::min<int64_t>(first + 64, nq); ++n)
+              for (int64_t j = jb * bn + bn / 2; j < (jb + 1) * bn; ++j)
+                any_second_half |= j < nkv && j < s.visible_keys(n);
+            const bool trim = attention::fa3::first_half_only(nq, nkv, causal, first, 64, jb, bn);
+            // Trimming a half some row sees would lose its keys: never.
+            ASSERT_FALSE(trim && any_second_half)
+                << nq << " " << nkv << " " << causal << " n0 " << n0 << " wg " << wg;
+            // Rows past nq count as seeing keys (their last key is extrapolated): the trim is
+            // conservative there, exact for whole tiles.
+            if (first + 64 <= nq)
+              ASSERT_EQ(trim, !any_second_half)
+                  << nq << " " << nkv << " " << causal << " n0 " << n0 << " wg " << wg;
+          }
+        }
+      }
+  for (int64_t n0 = 0; n0 < 4096; n0 += bm) {
+    const int64_t jb = attention::fa3::key_blocks(4096, 4096, true, n0, bm, bn).count - 1;
+    EXPECT_TRUE(attention::fa3::first_half_only(4096, 4096, true, n0, 64, jb, bn));
+    EXPECT_FALSE(attention::fa3::first_half_only(4096, 4096, true, n0 + 64, 64, jb, bn));
+    EXPECT_FALSE(attention::fa3::first_half_only(4096, 4096, false, n0, 64, 31, bn));
+  }
+}
+
 // The 4-D tensor maps: coordinates (d, h, n, b) through the strides address the family's
 // (B, N, H, D) element; a box is one panel of the tile (the stage's transaction bytes); strides
 // are multiples of 16 (the TMA's rule) and nest.

@@ -504,5 +504,64 @@ TEST(StreamKPlan, PiecesCoverEveryUnitOnceAndSegmentsMapToDistinctSlots) {
   EXPECT_EQ(q.slots_per_cta(), 3);
 }
 
+// v21's plan, simulated: every (tile, k-tile) unit is run by exactly one CTA; whole waves are
+// whole tiles; each stream-K tile's segments tile its k-tiles, the owner's holding k-tile 0 and
+// being the last of its piece, every contributor's the first of its own (so one workspace slot a
+// CTA holds it); and the owner waits only for later CTAs.
+TEST(StreamKTilesPlan, WavesAndPiecesRunEveryUnitOnceOwnersWaitForward) {
+  using klab::hgemm::plan_stream_k_tiles;
+  using klab::hgemm::StreamKTilesPlan;
+  for (int64_t tiles : {1, 5, 64, 96, 128, 131, 132, 133, 256, 512, 1316})
+    for (int64_t k_tiles : {1, 2, 64, 79, 192})
+      for (int slots : {1, 7, 132})
+        for (int sk_waves : {0, 1}) {
+          const StreamKTilesPlan p = plan_stream_k_tiles(tiles, k_tiles, slots, sk_waves);
+          ASSERT_EQ(p.ctas, std::min<int64_t>(tiles * k_tiles, slots));
+          ASSERT_EQ(p.dp_tiles % p.ctas, 0);
+          ASSERT_LE(p.dp_tiles, p.tiles);
+          if (tiles % p.ctas == 0) ASSERT_EQ(p.dp_tiles, p.tiles);  // whole waves: no stream-K
+          if (p.sk_tiles() > 0) {
+            // The stream-K line spreads over the grid (fewer pieces only when it is that short).
+            ASSERT_EQ(p.line.ctas, std::min<int64_t>(p.ctas, p.line.units()));
+            ASSERT_LT(p.sk_tiles(), (1 + sk_waves) * p.ctas);
+          }
+          std::vector<int> runs(size_t(tiles * k_tiles), 0);
+          for (int c = 0; c < p.ctas; ++c) {
+            for (int t = c; t < p.dp_tiles; t += p.ctas)
+              for (int64_t kt = 0; kt < k_tiles; ++kt) ++runs[size_t(t * k_tiles + kt)];
+            if (c >= p.line.ctas) continue;
+            for (int s = p.first_tile(c); s <= p.last_tile(c); ++s) {
+              const int b = p.line.seg_begin(c, s), e = p.line.seg_end(c, s);
+              ASSERT_LT(b, e);
+              for (int kt = b; kt < e; ++kt) ++runs[size_t((p.dp_tiles + s) * k_tiles + kt)];
+              const bool whole = b == 0 && e == k_tiles;
+              if (whole) continue;
+              if (b == 0) {  // the owner: its piece's last segment
+                ASSERT_EQ(p.owner(s), c);
+                ASSERT_EQ(s, p.last_tile(c));
+                ASSERT_GT(p.contributors(s), 0);
+              } else {  // a contributor: its piece's first segment, a later CTA than the owner
+                ASSERT_EQ(s, p.first_tile(c));
+                ASSERT_GT(c, p.owner(s));
+                ASSERT_LE(c, p.owner(s) + p.contributors(s));
+              }
+            }
+          }
+          for (size_t u = 0; u < runs.size(); ++u)
+            ASSERT_EQ(runs[u], 1) << "tiles " << tiles << " k_tiles " << k_tiles << " slots "
+                                  << slots << " unit " << u;
+        }
+  // 4096^3 on 128 x 256 tiles, 132 SMs: 512 tiles, three whole waves (396), 116 tiles of 64
+  // k-tiles in pieces of 56-57; M = 512, N = 4096: 64 tiles, all in pieces of 31-32 k-tiles
+  // over every SM.
+  const StreamKTilesPlan sq = plan_stream_k_tiles(512, 64, 132);
+  EXPECT_EQ(sq.dp_tiles, 396);
+  EXPECT_EQ(sq.line.begin(1), 56);
+  const StreamKTilesPlan m512 = plan_stream_k_tiles(64, 64, 132);
+  EXPECT_EQ(m512.dp_tiles, 0);
+  EXPECT_EQ(m512.ctas, 132);
+  EXPECT_EQ(m512.line.begin(1), 31);
+}
+
 }  // namespace
 }  // namespace klab::device

@@ -1,0 +1,55 @@
+#pragma once
+// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16, and v19 on it): v07's
+// overlapped loop with FlashAttention 4's conditional rescale, each consumer warpgroup rounding
+// O / l into its own 64 rows of the block's Q tile and one thread storing them by TMA
+// (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19).
+#include "kernels/attention/fa3_kernel.cuh"
+#include "kernels/attention/fa3_overlap.cuh"
+#include "kernels/attention/family.hpp"
+
+namespace klab::attention::fa3 {
+
+template <class C, class T, int kD, bool kTrimDiagonal>
+__global__ void __launch_bounds__(C::kThreads, 1)
+    tma_epilogue_kernel(const __grid_constant__ CUtensorMap q_map,
+                        const __grid_constant__ CUtensorMap k_map,
+                        const __grid_constant__ CUtensorMap v_map,
+                        const __grid_constant__ CUtensorMap o_map, T* __restrict__ o,
+                        float* __restrict__ lse, Geometry g) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
+  run_block<C>(
+      &q_map, &k_map, &v_map, g,
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars, const TileOf& t, int wg) {
+        consume_one_tile<C, T, kD, SoftmaxOptions<0, true>, /*TMA store of O*/ true, kTrimDiagonal>(
+            smem, bars, t, wg, o, lse, g, &o_map);
+      });
+#elif defined(__CUDA_ARCH__)
+  __trap();  // built for another architecture: fail loudly rather than leave O unwritten
+#endif
+}
+
+/// The launch of rung `name` (v16, v19) on problem p: OverlapConfig's tiles, one block a query
+/// tile (longest first when causal), O's store map beside Q's, K's and V's.
+template <bool kTrimDiagonal>
+PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers& b) {
+  const Dims s = dims_of(p);
+  return dispatch_tiled(
+      name, p, b, [&]<class T, int kD>(const Geometry& g, int64_t batch, const Tensors<T>& t) {
+        using C = OverlapConfig<kD>;
+        static_assert(C::kBlockM == 64 * C::kConsumerWarpgroups);
+        const TensorMaps m = tensor_maps<C>(name, t, s, batch);
+        const CUtensorMap om = o_store_map<C>(t, s, batch);
+        constexpr auto kernel = tma_epilogue_kernel<C, T, kD, kTrimDiagonal>;
+        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
+        const dim3 grid = tiled_grid(g, batch, C::kBlockM);
+        T* out = t.o;
+        float* lse = t.lse;
+        return PreparedLaunch([=](Stream stream) {
+          kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
+              m.q, m.k, m.v, om, out, lse, g);
+          KLAB_CHECK_LAUNCH();
+        });
+      });
+}
+
+}  // namespace klab::attention::fa3
