@@ -575,6 +575,16 @@ run_qpf=$res/2026-12-04_c3bc6ca_attention_v18_q_prefetch
   --readme docs/worklogs/attention.md --section results-c3bc6ca-v18-2
 "$klab" report "$res"/2026-12-04_a4dde65_attention_v18_early_prefetch/il/bench_attention_*.json \
   --family attention --readme docs/worklogs/attention.md --section results-a4dde65-early-prefetch
+# attention v19 as first built (its wgmmas serialized); hgemm v21 and the ragged shape's
+# neighbours, with cuBLASLt's kernels there.
+run_72e=$res/2026-12-04_72e0ad3_attention_v19_serialized
+"$klab" report "$run_72e"/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-72e0ad3-v19-serialized
+run_v21=$res/2026-12-04_72e0ad3_hgemm_v21_ragged
+"$klab" report "$run_v21"/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-72e0ad3-v21
+"$klab" report "$run_v21"/gemm_ragged/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-72e0ad3-ragged
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline

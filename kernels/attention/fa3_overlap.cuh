@@ -113,8 +113,11 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
 
     // Round 0: S of the first block visited (the last key block), alone; over its first half of
     // keys only where the warpgroup's rows see none of the second (kTrimDiagonal).
+    // wg through a shuffle from lane 0: ptxas then knows the branch below is uniform across the
+    // warp (derived from threadIdx, it would treat it as divergent and serialize every wgmma).
     const bool trim =
-        kTrimDiagonal && first_half_only(g.nq, g.nkv, g.causal, t.n0 + 64 * wg, 64, n - 1, kBlockN);
+        kTrimDiagonal && first_half_only(g.nq, g.nkv, g.causal, t.n0 + 64 * __shfl_sync(~0u, wg, 0),
+                                         64, n - 1, kBlockN);
     ConsumerRing<C::kStages> prev = ring;
     device::mbarrier_wait(&bars.full_k[prev.index], prev.phase);
     pingpong_wait(wg);

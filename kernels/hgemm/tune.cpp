@@ -201,11 +201,16 @@ Status v21_can_implement(const Problem& p) {
   return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
 }
 
-size_t v21_workspace_bytes(const Problem& p) {
-  const size_t slot_floats = 2 * 64 * 256;  // V21Config::kSlotFloats
-  const size_t tiles = size_t((p.dim("m") + 127) / 128) * size_t((p.dim("n") + 255) / 256);
-  return size_t(v21_max_ctas()) * slot_floats * sizeof(float) + tiles * 2 * sizeof(int);
+size_t v21_slot_bytes() {
+  return size_t(v21_max_ctas()) * 2 * 64 * 256 * sizeof(float);  // V21Config::kSlotFloats
 }
+
+size_t v21_flag_bytes(const Problem& p) {
+  const size_t tiles = size_t((p.dim("m") + 127) / 128) * size_t((p.dim("n") + 255) / 256);
+  return tiles * 2 * sizeof(int);
+}
+
+size_t v21_workspace_bytes(const Problem& p) { return v21_slot_bytes() + v21_flag_bytes(p); }
 
 std::vector<std::string> v18_config_names() {
   std::vector<std::string> names;
@@ -242,7 +247,9 @@ Status v18_config_can_implement(int index, const Problem& p) {
   if (e.rung == 16) return v16_can_implement(p);
   if (e.rung == 17) return v17_can_implement(p);
   if (e.rung == 19) return v19_can_implement(p);
-  if (e.rung == 15) return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
+  if (e.rung == 15 || e.rung == 13 || e.rung == 12)
+    return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
+  if (e.rung == 21) return v21_can_implement(p);
   if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
     return s;
   const std::string why = v18_tile_refusal(e, p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());
@@ -261,8 +268,9 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   if (index < 0 || index >= kV18SpaceSize || sm_count <= 0) return inf;
   const WgmmaDispatchEntry& e = kV18Entries[index];
   const double dram = double(m * k + k * n + m * n) * 2 / kDramBytesPerS;
-  // v15's clusters: no model; only a tune table picks them.
-  if (e.rung == 15) return inf;
+  // v15's clusters, v13's and v12's register stores, v21's stream-K: no model; only a tune table
+  // picks them.
+  if (e.rung == 15 || e.rung == 13 || e.rung == 12 || e.rung == 21) return inf;
   // Weight streaming: the bytes at the read rate; v19 (one launch, no partials in memory) ahead
   // of v17 (one launch) ahead of v16 (two). v16 and v17 keep M <= 64, v19 M <= 128, and v19 is
   // also held to its own model's best entry (few slabs stream slowly: a CTA an SM at most ~50
@@ -327,18 +335,22 @@ TableTunable& v18_table() {
 int v18_tuned_config(const Problem& p) { return v18_table().config(p); }
 
 size_t v18_workspace_bytes(const Problem& p) {
-  size_t most = 0;
+  // v21's flags go past every byte any entry writes (the others would overwrite them), so they
+  // stay zero from one v21 launch to the next.
+  size_t most = 0, flags = 0;
   for (int i = 0; i < kV18SpaceSize; ++i) {
     if (!v18_config_can_implement(i, p).ok()) continue;
     const WgmmaDispatchEntry& e = kV18Entries[i];
+    if (e.rung == 21) flags = v21_flag_bytes(p);
     const size_t bytes =
         e.rung == 16   ? v16_workspace_bytes(p)
         : e.rung == 17 ? v17_workspace_bytes(p)
+        : e.rung == 21 ? v21_slot_bytes()
         : e.splits > 1 ? sizeof(float) * size_t(e.splits) * size_t(p.dim("m")) * size_t(p.dim("n"))
                        : 0;
     most = std::max(most, bytes);
   }
-  return most;
+  return most + flags;
 }
 
 void register_v18_tunable(Registry& r) {

@@ -229,8 +229,11 @@ StreamKTilesPlan v21_plan(int64_t m, int64_t n, int64_t k, int slots);
 int v21_max_ctas();
 /// ok, or why v21 cannot run p (tiles, shared memory: v14's limits).
 Status v21_can_implement(const Problem& p);
-/// v21's workspace for p: a 128 KiB fp32 slot per CTA, then a flag per tile and consumer
-/// warpgroup (zeroed when allocated; each owner resets its flags after use).
+/// v21's workspace for p: a 128 KiB fp32 slot per CTA (v21_slot_bytes), then a flag per tile
+/// and consumer warpgroup (v21_flag_bytes; zeroed when allocated, each owner resets its flags
+/// after use, and nothing else may write them: v18 keeps them past its other entries' bytes).
+size_t v21_slot_bytes();
+size_t v21_flag_bytes(const Problem& p);
 size_t v21_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
@@ -241,7 +244,7 @@ Status v19_can_implement(const Problem& p);
 /// a second kernel sums in order. Index = position (append only), named "v16", "v17" and
 /// "128x<block_n>_k<splits>".
 struct WgmmaDispatchEntry {
-  int rung;     ///< whose kernel: 16, 17, 19, 15, or 14 (v14's, generalised)
+  int rung;     ///< whose kernel: 16, 17, 19, 15, 13, 12, 21, or 14 (v14's, generalised)
   int block_n;  ///< v14's tiles: 256, 192 or 128
   int splits;   ///< v14's tiles: K splits
 };
@@ -258,6 +261,10 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {15, 256, 1},  // 9: v15's 2-CTA clusters (won at 8192^3 and 6000x7000x5000 in ac8ef08's run)
     {19, 0, 1},    // 10: v19's swapped-operand weight streaming, M <= 128
     {14, 192, 1},  // 11: 128 x 192 tiles: M = 512, N = 6144 is 128 of them (96 of 128 x 256)
+    {13, 256, 1},  // 12: v13's clusters, C stored from registers (no TMA store: rows of C that
+                   //     are not 128-byte aligned, N = 7000, cost v14 16%: 2026-12-04_72e0ad3)
+    {12, 256, 1},  // 13: v12's persistent kernel, C stored from registers
+    {21, 256, 1},  // 14: v21's stream-K over the tail wave (won at 8192^3 in 72e0ad3's run)
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
@@ -306,9 +313,13 @@ void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v19 (v05's element-copy kernel where TMA cannot run the problem; no workspace).
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
-/// Enqueues v21 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
-/// v21_workspace_bytes(p), zeroed when allocated.
-void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v21 (v05's element-copy kernel where TMA cannot run the problem): its slots at
+/// b.workspace, its flags flags_offset bytes past it (v21_slot_bytes() for v21's own workspace;
+/// v18 passes its own layout's), zeroed when allocated.
+void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args, size_t flags_offset);
+/// Enqueues v12 and v13 (v18's entries 13 and 12).
+void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
+void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v15 (v18's entry 9).
 void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v18's entry `index`; b.workspace holds v18_workspace_bytes(p).

@@ -100,4 +100,9 @@ Variant gpu_v12_wgmma_persistent() {
       "next tile's stages during the current tile's stores");
 }
 
+void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  static const Variant v12 = gpu_v12_wgmma_persistent();
+  v12.launch(p, b, args);
+}
+
 }  // namespace klab::hgemm

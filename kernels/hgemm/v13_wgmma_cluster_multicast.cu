@@ -103,4 +103,9 @@ Variant gpu_v13_wgmma_cluster_multicast() {
       "back to both producers");
 }
 
+void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  static const Variant v13 = gpu_v13_wgmma_cluster_multicast();
+  v13.launch(p, b, args);
+}
+
 }  // namespace klab::hgemm

@@ -160,7 +160,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }
 
 template <class T>
-void launch_v21_kernel(const GemmArgs<T>& g, void* workspace, cudaStream_t stream) {
+void launch_v21_kernel(const GemmArgs<T>& g, void* workspace, size_t flags_offset,
+                       cudaStream_t stream) {
   using Cfg = V21Config;
   constexpr auto kKernel = wgmma_stream_k_tiles_kernel<Cfg, T>;
   device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
@@ -170,8 +171,9 @@ void launch_v21_kernel(const GemmArgs<T>& g, void* workspace, cudaStream_t strea
       int(std::min<int64_t>(v21_max_ctas(), device::resident_wave(device_info().sm_count, kKernel,
                                                                   Cfg::kThreads, Cfg::kSmemBytes)));
   const StreamKTilesPlan plan = v21_plan(g.m, g.n, g.k, slots);
+  static_assert(Cfg::kSlotFloats * sizeof(float) == 128 * 1024, "v21_slot_bytes' slot");
   float* partials = static_cast<float*>(workspace);
-  int* flags = reinterpret_cast<int*>(partials + size_t(v21_max_ctas()) * Cfg::kSlotFloats);
+  int* flags = reinterpret_cast<int*>(static_cast<unsigned char*>(workspace) + flags_offset);
   const WgmmaMaps maps = make_wgmma_maps<typename Cfg::Stage>(g);
   kKernel<<<unsigned(plan.ctas), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(
       maps.a, maps.b, make_wgmma_c_map(g), partials, flags, g.m, g.n, plan);
@@ -180,10 +182,10 @@ void launch_v21_kernel(const GemmArgs<T>& g, void* workspace, cudaStream_t strea
 
 }  // namespace
 
-void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args) {
+void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args, size_t flags_offset) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (g.vec16())
-      launch_v21_kernel(g, b.workspace, stream_of(args));
+      launch_v21_kernel(g, b.workspace, flags_offset, stream_of(args));
     else
       launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
   });
@@ -195,7 +197,9 @@ Variant gpu_v21_wgmma_stream_k_tiles() {
       "v14's 128x256 persistent kernel with the tail wave spread by stream-K: whole waves of "
       "tiles taken whole, the rest's k-tiles in equal pieces a CTA, split tiles summed in CTA "
       "order by the CTA holding their first k-tile",
-      launch_v21);
+      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
+        launch_v21(p, b, args, v21_slot_bytes());
+      });
   v.info.min_sm = 90;
   v.can_implement = v21_can_implement;
   v.workspace_bytes = v21_workspace_bytes;

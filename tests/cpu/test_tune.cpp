@@ -619,6 +619,9 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(names[9], "v15");
   EXPECT_EQ(names[10], "v19");
   EXPECT_EQ(names[11], "128x192_k1");
+  EXPECT_EQ(names[12], "v13");
+  EXPECT_EQ(names[13], "v12");
+  EXPECT_EQ(names[14], "v21");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -654,7 +657,9 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(10, 129, 4096, 4096, sms))) << "v19 keeps M <= 128";
-  EXPECT_TRUE(std::isinf(v18_model_seconds(9, 8192, 8192, 8192, sms))) << "only a table picks v15";
+  for (int i : {9, 12, 13, 14})
+    EXPECT_TRUE(std::isinf(v18_model_seconds(i, 8192, 8192, 8192, sms)))
+        << "only a table picks " << names[size_t(i)];
   for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
 }
 
@@ -669,10 +674,15 @@ TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
   EXPECT_FALSE(v18_config_can_implement(1, big).ok()) << "weight streaming keeps M <= 64";
   EXPECT_FALSE(v18_config_can_implement(10, big).ok()) << "v19 keeps M <= 128";
   EXPECT_FALSE(v18_config_can_implement(kV18SpaceSize, big).ok());
-  EXPECT_EQ(v18_workspace_bytes(big), 0u) << "no entry that runs 4096^3 splits K";
+  // No entry that runs 4096^3 splits K: v21's slots, then its flags, alone.
+  EXPECT_EQ(v18_workspace_bytes(big), v21_slot_bytes() + v21_flag_bytes(big));
+  EXPECT_EQ(v21_flag_bytes(big), size_t(32 * 16) * 2 * sizeof(int));
   for (int i = 2; i < kV18SpaceSize; ++i) EXPECT_TRUE(v18_config_can_implement(i, mid).ok()) << i;
-  // The most any entry needs: 8 splits of 128 x 4096 fp32 partials.
-  EXPECT_EQ(v18_workspace_bytes(mid), size_t(8) * 128 * 4096 * sizeof(float));
+  // The most any other entry needs (8 splits of 128 x 4096 fp32 partials, or v21's slots),
+  // then v21's flags past it, where no other entry writes.
+  EXPECT_EQ(
+      v18_workspace_bytes(mid),
+      std::max(size_t(8) * 128 * 4096 * sizeof(float), v21_slot_bytes()) + v21_flag_bytes(mid));
   // v19: M <= 128, and its slabs of 64 columns on the grid's y (at most 65535).
   EXPECT_TRUE(v19_can_implement(problem("m=128,n=4096,k=4096")).ok());
   EXPECT_FALSE(v19_can_implement(problem("m=129,n=4096,k=4096")).ok());
