@@ -585,6 +585,14 @@ run_v21=$res/2026-12-04_72e0ad3_hgemm_v21_ragged
   --section results-72e0ad3-v21
 "$klab" report "$run_v21"/gemm_ragged/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-72e0ad3-ragged
+run_44c=$res/2026-12-04_44c7838_attention_v19_uniform
+"$klab" report "$run_44c"/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-44c7838-v19-uniform
+run_44h=$res/2026-12-04_44c7838_hgemm_v18_entries
+"$klab" report "$run_44h"/ragged/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-44c7838-ragged-regs
+"$klab" report "$run_44h"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-44c7838-grid
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline

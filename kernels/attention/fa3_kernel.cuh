@@ -294,14 +294,12 @@ __device__ __forceinline__ void issue_s(float (&sc)[C::kBlockN / 2], uint32_t s_
 }
 
 /// Issues O += P V over stage s's V: P the register A operand, kBlockN / 16 k-steps of m64 x kD
-/// (e4m3: kBlockN / 32 over Vt's tile, K-major, fa3_fp8.hpp). kKeys < kBlockN (v19, 16-bit
-/// types): the block's first kKeys keys only (P's weights past them are 0).
-template <class C, class T, int kD, int kKeys = C::kBlockN>
+/// (e4m3: kBlockN / 32 over Vt's tile, K-major, fa3_fp8.hpp).
+template <class C, class T, int kD>
 __device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
                                          const uint32_t (&pa)[kPSteps<T, C::kBlockN>][4],
                                          uint32_t s_base, int s) {
   using Tiles = typename C::Tiles;
-  static_assert(kKeys == C::kBlockN || (!kIsFp8<T> && kKeys < C::kBlockN && kKeys % 16 == 0));
   if constexpr (kIsFp8<T>) {
 #pragma unroll
     for (int ks = 0; ks < C::kBlockN / 32; ++ks)
@@ -309,7 +307,7 @@ __device__ __forceinline__ void issue_pv(float (&acc)[kD / 2],
                                  Tiles::KV::desc_k_major(s_base + Tiles::v_tile(s), 0, ks), true);
   } else {
 #pragma unroll
-    for (int ks = 0; ks < kKeys / 16; ++ks)
+    for (int ks = 0; ks < C::kBlockN / 16; ++ks)
       device::wgmma_rs<kD, T, /*B MN-major*/ 1>(
           acc, pa[ks], Tiles::KV::desc_mn_major(s_base + Tiles::v_tile(s), ks), true);
   }

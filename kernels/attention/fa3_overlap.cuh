@@ -41,7 +41,7 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// halves, each warpgroup its own rows (empty_q_half(wg)). kTrimDiagonal (v19): where the
 /// warpgroup's rows see no key in the second half of the first block visited (fa3_tile.hpp's
 /// first_half_only: the causal diagonal's block for the first warpgroup at Nq = Nkv), that
-/// block's S and P V run over its first half only.
+/// block's S runs over its first half only.
 template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax,
           bool kTmaStoreO = false, bool kQHalves = false, bool kTrimDiagonal = false>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
@@ -95,16 +95,15 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       else
         p_registers<kBlockN, T>(sc, pa);
     };
-    // half: the block's first half of keys only (kTrimDiagonal).
-    auto issue_p_v = [&](int stage, bool half) {
-      if constexpr (kSmemP) {
+    // P V of a trimmed block runs whole: its second half's weights are 0. (Trimmed to its first
+    // half too, as v19 first did, the branch inside the rounds' loop made ptxas insert a
+    // warpgroup arrive before every P V, C7519, and v19 ran at 0.69x v16 even where nothing was
+    // trimmed: 2026-12-04_44c7838_attention_v19_uniform.)
+    auto issue_p_v = [&](int stage) {
+      if constexpr (kSmemP)
         issue_pv_smem<C, T, kD>(acc, s_base, wg, stage);
-      } else {
-        if constexpr (kTrimDiagonal) {
-          if (half) return issue_pv<C, T, kD, kBlockN / 2>(acc, pa, s_base, stage);
-        }
+      else
         issue_pv<C, T, kD>(acc, pa, s_base, stage);
-      }
     };
     auto hold_p = [&] {
       if constexpr (!kSmemP) fence_p(pa);
@@ -160,7 +159,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence();
       issue_s<C, T, kD>(sc, s_base, wg, cur.index);
       device::wgmma_commit_group();
-      issue_p_v(prev.index, it == 1 && trim);
+      issue_p_v(prev.index);
       device::wgmma_commit_group();
       pass(it);
 
@@ -189,7 +188,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
     if constexpr (kSmemP) device::named_barrier_sync(p_ready_id(wg), device::kWarpgroupThreads);
     device::wgmma_fence();
-    issue_p_v(prev.index, n == 1 && trim);
+    issue_p_v(prev.index);
     device::wgmma_commit_group();
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(acc);
