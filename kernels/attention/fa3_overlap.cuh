@@ -38,12 +38,12 @@ using ConsumerRing = device::RingSlot<kStages>;
 /// the next tile under this one's last P V and epilogue), or, with kTmaStoreO (v17), once the
 /// TMA store has read O out of the warpgroup's rows of Q. Opt: the softmax's options
 /// (SoftmaxOptions; v07 and v08 take FlashAttention 4's). kQHalves (v18): Q is handed back by
-/// halves, each warpgroup its own rows (empty_q_half(wg)). kTrimDiagonal (v19): where the
+/// halves, each warpgroup its own rows (empty_q_half(wg)). kTrimFirstBlock (v19): the
 /// warpgroup's rows see no key in the second half of the first block visited (fa3_tile.hpp's
-/// first_half_only: the causal diagonal's block for the first warpgroup at Nq = Nkv), that
-/// block's S runs over its first half only.
+/// first_half_only: the causal diagonal's block for the first warpgroup at Nq = Nkv; the caller
+/// decides), and that block's S runs over its first half only.
 template <class C, class T, int kD, PingPong kPingPong, bool kReleaseQ, class Opt = ExactSoftmax,
-          bool kTmaStoreO = false, bool kQHalves = false, bool kTrimDiagonal = false>
+          bool kTmaStoreO = false, bool kQHalves = false, bool kTrimFirstBlock = false>
 __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers<C::kStages>& bars,
                                              const TileOf& t, int wg,
                                              ConsumerRing<C::kStages>& ring,
@@ -60,7 +60,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   uint64_t* const empty_q = kQHalves ? bars.empty_q_half(wg) : bars.empty_q;
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
-  static_assert(!kTrimDiagonal || (!kSmemP && !kIsFp8<T>), "v19: 16-bit P in registers");
+  static_assert(!kTrimFirstBlock || (!kSmemP && !kIsFp8<T>), "v19: 16-bit P in registers");
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
   float scale_log2 = g.scale_log2, o_scale = 1.f;
   if constexpr (kIsFp8<T>) {
@@ -111,33 +111,19 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     if (kPingPong == PingPong::kPerTile && pingpong_opens(wg, kWgs)) pingpong_arrive(wg, kWgs);
 
     // Round 0: S of the first block visited (the last key block), alone; over its first half of
-    // keys only where the warpgroup's rows see none of the second (kTrimDiagonal).
-    // wg through a shuffle from lane 0: ptxas then knows the branch below is uniform across the
-    // warp (derived from threadIdx, it would treat it as divergent and serialize every wgmma).
-    const bool trim =
-        kTrimDiagonal && first_half_only(g.nq, g.nkv, g.causal, t.n0 + 64 * __shfl_sync(~0u, wg, 0),
-                                         64, n - 1, kBlockN);
+    // keys only with kTrimFirstBlock (no branch around a wgmma here: ptxas would serialize them).
     ConsumerRing<C::kStages> prev = ring;
     device::mbarrier_wait(&bars.full_k[prev.index], prev.phase);
     pingpong_wait(wg);
     device::wgmma_fence();
-    if constexpr (kTrimDiagonal) {
-      if (trim)
-        issue_s<C, T, kD, kBlockN / 2>(sc, s_base, wg, prev.index);
-      else
-        issue_s<C, T, kD>(sc, s_base, wg, prev.index);
-    } else {
-      issue_s<C, T, kD>(sc, s_base, wg, prev.index);
-    }
+    issue_s<C, T, kD, kTrimFirstBlock ? kBlockN / 2 : kBlockN>(sc, s_base, wg, prev.index);
     device::wgmma_commit_group();
     pass(0);
     device::wgmma_wait_group<0>();
     device::wgmma_fence_operands(sc);
-    if constexpr (kTrimDiagonal) {
-      if (trim) {  // the second half's scores: no key these rows see
+    if constexpr (kTrimFirstBlock) {  // the second half's scores: no key these rows see
 #pragma unroll
-        for (int i = kBlockN / 4; i < kBlockN / 2; ++i) sc[i] = -INFINITY;
-      }
+      for (int i = kBlockN / 4; i < kBlockN / 2; ++i) sc[i] = -INFINITY;
     }
     release(&bars.empty_k[prev.index], th.lane);  // S_0 has read K_0
     if (kQAfterLastS && n == 1) release(empty_q, th.lane);
@@ -222,7 +208,10 @@ static_assert(overlap_fits(64, OverlapConfig<64>::kBlockN, OverlapConfig<64>::kC
 /// A one-tile block's consumer warpgroup (wg 0 or 1) on the overlapped loop (v05, v07, v08):
 /// rows n0 + 64 wg .. + 63 of the block's tile in rounds, then its O rows and their lse.
 /// kTmaStoreO (v16): O stored through shared memory by TMA (o_map), store_rows_tma. kTrimDiagonal
-/// (v19): consume_tile's.
+/// (v19): where the warpgroup's rows see no key in the second half of the tile's first block,
+/// its consume_tile with kTrimFirstBlock, else without: two copies of the rounds, chosen once a
+/// tile, since a branch between the two S forms inside one copy made ptxas serialize every
+/// wgmma of the kernel (2026-12-04_c64a56d_attention_v19_s_only).
 template <class C, class T, int kD, class Opt, bool kTmaStoreO = false, bool kTrimDiagonal = false>
 __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                  const Barriers<C::kStages>& bars, const TileOf& t,
@@ -231,8 +220,18 @@ __device__ __forceinline__ void consume_one_tile(unsigned char* smem,
                                                  const CUtensorMap* o_map = nullptr) {
   if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
   ConsumerRing<C::kStages> ring;
-  consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt, kTmaStoreO,
-               /*Q halves*/ false, kTrimDiagonal>(smem, bars, t, wg, ring, o, lse, g, o_map);
+  auto consume = [&]<bool kTrim>() {
+    consume_tile<C, T, kD, PingPong::kPerTile, /*release Q*/ false, Opt, kTmaStoreO,
+                 /*Q halves*/ false, kTrim>(smem, bars, t, wg, ring, o, lse, g, o_map);
+  };
+  if constexpr (kTrimDiagonal) {
+    // wg through a shuffle from lane 0: warp-uniform to ptxas (from threadIdx it is not).
+    const int n = int(t.blocks.count);
+    if (n > 0 && first_half_only(g.nq, g.nkv, g.causal, t.n0 + 64 * __shfl_sync(~0u, wg, 0), 64,
+                                 n - 1, C::kBlockN))
+      return consume.template operator()<true>();
+  }
+  consume.template operator()<false>();
 }
 
 /// Three consumer warpgroups at D = 64 (v09, v10: 192-row tiles, setmaxnreg 24 / 160), the
