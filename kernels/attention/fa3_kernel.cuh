@@ -666,22 +666,26 @@ CUtensorMap q_half_map(const Tensors<T>& t, const Dims& s, int64_t batch) {
   return token_tensor_map(t.q, batch, s.nq, s.hq, kD, 64);
 }
 
+/// The enqueue-only launch of a one-tile-a-block kernel on configuration C (a block a query
+/// tile: tiled_grid) with arguments `args`: its shared-memory opt-in done once.
+template <class C, auto kKernel, class... Args>
+PreparedLaunch prepare_tiled_kernel(const Geometry& g, int64_t batch, Args... args) {
+  device::opt_in_dynamic_smem<kKernel>(C::kSmemBytes);
+  const dim3 grid = tiled_grid(g, batch, C::kBlockM);
+  return PreparedLaunch([=](Stream stream) {
+    kKernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(args...);
+    KLAB_CHECK_LAUNCH();
+  });
+}
+
 /// The enqueue-only launch of Rung's kernel on configuration C: its tensor maps built and its
 /// shared-memory opt-in done once.
 template <class Rung, class C, class T, int kD>
 PreparedLaunch prepare_config(const Dims& s, const Geometry& g, int64_t batch,
                               const Tensors<T>& t) {
   const TensorMaps m = tensor_maps<C>(Rung::kName, t, s, batch);
-  constexpr auto kernel = fa3::kernel<Rung, C, T, kD>;
-  device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
-  const dim3 grid = tiled_grid(g, batch, C::kBlockM);
-  T* out = t.o;
-  float* lse = t.lse;
-  return PreparedLaunch([=](Stream stream) {
-    kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
-        m.q, m.k, m.v, out, lse, g);
-    KLAB_CHECK_LAUNCH();
-  });
+  return prepare_tiled_kernel<C, fa3::kernel<Rung, C, T, kD>>(g, batch, m.q, m.k, m.v, t.o, t.lse,
+                                                              g);
 }
 
 /// Rung's configuration at non-causal problems: its NonCausalConfig<kD> where it has one (v11),

@@ -39,16 +39,8 @@ PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers&
         static_assert(C::kBlockM == 64 * C::kConsumerWarpgroups);
         const TensorMaps m = tensor_maps<C>(name, t, s, batch);
         const CUtensorMap om = o_store_map<C>(t, s, batch);
-        constexpr auto kernel = tma_epilogue_kernel<C, T, kD, kTrimDiagonal>;
-        device::opt_in_dynamic_smem<kernel>(C::kSmemBytes);
-        const dim3 grid = tiled_grid(g, batch, C::kBlockM);
-        T* out = t.o;
-        float* lse = t.lse;
-        return PreparedLaunch([=](Stream stream) {
-          kernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(
-              m.q, m.k, m.v, om, out, lse, g);
-          KLAB_CHECK_LAUNCH();
-        });
+        return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal>>(
+            g, batch, m.q, m.k, m.v, om, t.o, t.lse, g);
       });
 }
 

@@ -57,13 +57,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Stage = typename Cfg::Stage;
   constexpr int kStages = Cfg::kStages, kN = Stage::kBlockN;
   extern __shared__ unsigned char smem_raw[];
-  // kStages x (A, B panels), then kStoreSlots boxes per consumer warpgroup, all 1024-aligned.
-  unsigned char* smem = device::align_shared<1024>(smem_raw);
-  unsigned char* store_slots = smem + kStages * Stage::kBytes;
-  uint64_t* full = reinterpret_cast<uint64_t*>(store_slots + Cfg::kStoreBytes);
-  uint64_t* empty = full + kStages;
-  // full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp.
-  device::init_ring<kStages>(full, empty, 1, Cfg::kConsumerWarps);
+  // kStages x (A, B panels), then kStoreSlots boxes per consumer warpgroup, then the barriers.
+  const auto [smem, store_slots, full, empty] = tma_store_smem<Cfg>(smem_raw);
 
   // Computed after setmaxnreg: ptxas keeps values that live across it in local memory.
   auto scheduler = [&] {

@@ -328,6 +328,29 @@ __device__ __forceinline__ void drain_wgmma_tile_stores() {
   if (device::warpgroup_thread() == 0) device::bulk_wait_group_read<0>();
 }
 
+/// v14's shared memory (v14, v18, v21): the ring of Cfg::kStages stages (1024-byte aligned), the
+/// consumer warpgroups' Cfg::kStoreSlots store boxes each (Cfg::kStoreBytes in all), then the
+/// ring's full and empty barriers.
+struct TmaStoreSmem {
+  unsigned char* ring;
+  unsigned char* store_slots;
+  uint64_t* full;
+  uint64_t* empty;
+};
+
+/// Carves v14's shared memory out of the block's dynamic shared memory and initialises the
+/// ring's barriers (full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp).
+template <class Cfg>
+__device__ __forceinline__ TmaStoreSmem tma_store_smem(unsigned char* smem_raw) {
+  TmaStoreSmem s;
+  s.ring = device::align_shared<1024>(smem_raw);
+  s.store_slots = s.ring + Cfg::kStages * Cfg::Stage::kBytes;
+  s.full = reinterpret_cast<uint64_t*>(s.store_slots + Cfg::kStoreBytes);
+  s.empty = s.full + Cfg::kStages;
+  device::init_ring<Cfg::kStages>(s.full, s.empty, 1, Cfg::kConsumerWarps);
+  return s;
+}
+
 /// Whether Cfg's kernel stores C through the TMA (Cfg::kTmaStore: it takes C's tensor map, from
 /// make_wgmma_c_map, instead of C's pointer; false where it does not say).
 template <class Cfg>
