@@ -57,6 +57,16 @@ std::vector<Result> newest_per_record(std::vector<Result> results);
 void replace_marked_section(const std::string& path, const std::string& name,
                             const std::string& md);
 
+// commands.cpp
+class Progress;
+/// One problem's variants benchmarked launch by launch (`klab bench --interleave`, `klab tune
+/// --interleave`): each checked and prepared with its device sets held, then the GPU ones timed
+/// together (bench_held_interleaved); a CPU variant is timed alone. Records appended to `fam`
+/// in the variants' order.
+void bench_problem_interleaved(const Family& f, const std::vector<const Variant*>& variants,
+                               const Problem& p, const RunOptions& opt, ProblemInputs& shared,
+                               Progress& progress, std::vector<Result>& fam);
+
 // progress.cpp
 /// "[3/20] label": rewritten in place on a terminal, plain lines otherwise; to stderr.
 class Progress {

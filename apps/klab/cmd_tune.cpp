@@ -31,7 +31,7 @@ namespace {
 
 struct TuneOptions {
   std::string variant, shape, dtype, json_path, commit_to, configs;
-  bool commit = false, no_cache = false;
+  bool commit = false, no_cache = false, interleave = false;
   int rounds = 1;
   SamplingOptions sampling;
 };
@@ -72,6 +72,8 @@ int run_tune(const TuneOptions& o) {
     reg.variant(o.variant);  // an unknown id says so (and lists what exists)
     throw UsageError(o.variant + " has no configurations to tune (tunable: " + tunable_ids() + ")");
   }
+  if (o.interleave && o.rounds > 1)
+    throw UsageError("--interleave and --rounds both interleave the configurations: pick one");
   const size_t dot = t->variant.find('.');
   const Family& f = reg.family(t->variant.substr(0, dot));
   Problem p =
@@ -132,7 +134,23 @@ int run_tune(const TuneOptions& o) {
   // --max-time; only the first round checks. One configuration after another in a single round
   // lets the GPU's power state rank them (the first runs cool); rounds spread that drift over all.
   std::vector<std::vector<Result>> per(static_cast<size_t>(n));
-  for (int k = 0; k < o.rounds; ++k) {
+  if (o.interleave) {
+    // Launch by launch instead (klab bench --interleave): every round one cold sample of each
+    // configuration, the order rotated, so that each median is taken under the clocks and power
+    // state its neighbours' are.
+    std::vector<const Variant*> runnable_variants;
+    std::vector<int> index;
+    for (int i = 0; i < n; ++i)
+      if (why[static_cast<size_t>(i)].ok()) {
+        runnable_variants.push_back(&variants[static_cast<size_t>(i)]);
+        index.push_back(i);
+      }
+    std::vector<Result> timed;
+    bench_problem_interleaved(f, runnable_variants, p, opt, shared, progress, timed);
+    for (size_t j = 0; j < index.size(); ++j)
+      per[static_cast<size_t>(index[j])].push_back(std::move(timed[j]));
+  }
+  for (int k = 0; k < (o.interleave ? 0 : o.rounds); ++k) {
     RunOptions round = opt;
     round.check = k == 0;
     round.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / o.rounds;
@@ -299,6 +317,10 @@ void add_tune_command(CLI::App& app, CommandList& out) {
                   "measure the configurations in this many interleaved rounds, samples pooled "
                   "(--max-time split between them): clock and power drifts fall on all")
       ->check(CLI::Range(1, 100));
+  cmd->add_flag("--interleave", o->interleave,
+                "time the configurations launch by launch, one cold sample of each a round, the "
+                "order rotated (klab bench --interleave): each median under its neighbours' "
+                "clocks and power state");
   add_sampling_options(cmd, o->sampling);
   out.emplace_back(cmd, [o] { return run_tune(*o); });
 }

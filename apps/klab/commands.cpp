@@ -148,40 +148,6 @@ RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist>
   return o;
 }
 
-// One problem's variants benchmarked launch by launch (--interleave): each checked and prepared
-// with its device sets held, then the GPU ones timed together (bench_held_interleaved); a CPU
-// variant is timed alone, as without the option. Records appended to `fam` in the variants'
-// order.
-void bench_problem_interleaved(const Family& f, const std::vector<const Variant*>& variants,
-                               const Problem& p, const RunOptions& opt, ProblemInputs& shared,
-                               Progress& progress, std::vector<Result>& fam) {
-  const size_t first = fam.size();
-  std::vector<std::shared_ptr<HeldLaunches>> held(variants.size());
-  for (size_t j = 0; j < variants.size(); ++j) {
-    const Variant* v = variants[j];
-    progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)));
-    fam.push_back(run_variant_held(f, *v, p, opt, shared, &held[j]));
-  }
-  std::vector<Result*> timed;
-  std::vector<std::shared_ptr<HeldLaunches>> sets;
-  for (size_t j = 0; j < variants.size(); ++j)
-    if (held[j]) {
-      timed.push_back(&fam[first + j]);
-      sets.push_back(held[j]);
-    }
-  try {
-    bench_held_interleaved(f, timed, sets, opt.bench_cfg);
-  } catch (const UsageError&) {
-    throw;
-  } catch (const std::exception& e) {  // one failed launch fails the interleaved group
-    for (Result* r : timed) {
-      r->status = "error";
-      r->reason = std::string("interleaved benchmark: ") + e.what();
-      r->timed = false;
-    }
-  }
-}
-
 // Runs selections x problems, prints one table per family, writes JSON; exit 1 on a failed check.
 int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt,
             bool cpu_fallback) {
@@ -257,6 +223,36 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
 }
 
 }  // namespace
+
+void bench_problem_interleaved(const Family& f, const std::vector<const Variant*>& variants,
+                               const Problem& p, const RunOptions& opt, ProblemInputs& shared,
+                               Progress& progress, std::vector<Result>& fam) {
+  const size_t first = fam.size();
+  std::vector<std::shared_ptr<HeldLaunches>> held(variants.size());
+  for (size_t j = 0; j < variants.size(); ++j) {
+    const Variant* v = variants[j];
+    progress.step(v->info.id + " " + p.shape.str() + " " + std::string(dtype_name(p.dtype)));
+    fam.push_back(run_variant_held(f, *v, p, opt, shared, &held[j]));
+  }
+  std::vector<Result*> timed;
+  std::vector<std::shared_ptr<HeldLaunches>> sets;
+  for (size_t j = 0; j < variants.size(); ++j)
+    if (held[j]) {
+      timed.push_back(&fam[first + j]);
+      sets.push_back(held[j]);
+    }
+  try {
+    bench_held_interleaved(f, timed, sets, opt.bench_cfg);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {  // one failed launch fails the interleaved group
+    for (Result* r : timed) {
+      r->status = "error";
+      r->reason = std::string("interleaved benchmark: ") + e.what();
+      r->timed = false;
+    }
+  }
+}
 
 int cmd_list(const Common& c) {
   for (const auto& s : select(c.targets, true)) {

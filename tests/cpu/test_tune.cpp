@@ -587,6 +587,7 @@ TEST(TuneCli, BadRequests) {
   expect_usage_error("tune sgemm.v10_autotuned --shape m=0,n=4,k=4", "must be positive");
   expect_usage_error("tune sgemm.v10_autotuned --shape m=4,n=4", "lacks dimension");
   expect_usage_error("tune sgemm.v10_autotuned --rounds 0", "--rounds");
+  expect_usage_error("tune sgemm.v10_autotuned --interleave --rounds 2", "pick one");
   expect_usage_error("tune sgemm.v10_autotuned --dtype bf16", "dtype");
 #if KLAB_HAS_CUDA
   expect_usage_error("tune sgemm.v09_warptile", "no configurations to tune");
