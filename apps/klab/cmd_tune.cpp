@@ -149,17 +149,18 @@ int run_tune(const TuneOptions& o) {
     bench_problem_interleaved(f, runnable_variants, p, opt, shared, progress, timed);
     for (size_t j = 0; j < index.size(); ++j)
       per[static_cast<size_t>(index[j])].push_back(std::move(timed[j]));
-  }
-  for (int k = 0; k < (o.interleave ? 0 : o.rounds); ++k) {
-    RunOptions round = opt;
-    round.check = k == 0;
-    round.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / o.rounds;
-    for (int i = 0; i < n; ++i) {
-      if (!why[static_cast<size_t>(i)].ok()) continue;
-      const Variant& v = variants[static_cast<size_t>(i)];
-      progress.step(v.info.id + " " + t->configs[static_cast<size_t>(i)] +
-                    (o.rounds > 1 ? " round " + std::to_string(k + 1) : ""));
-      per[static_cast<size_t>(i)].push_back(run_variant(f, v, p, round, shared));
+  } else {
+    for (int k = 0; k < o.rounds; ++k) {
+      RunOptions round = opt;
+      round.check = k == 0;
+      round.bench_cfg.max_time_s = opt.bench_cfg.max_time_s / o.rounds;
+      for (int i = 0; i < n; ++i) {
+        if (!why[static_cast<size_t>(i)].ok()) continue;
+        const Variant& v = variants[static_cast<size_t>(i)];
+        progress.step(v.info.id + " " + t->configs[static_cast<size_t>(i)] +
+                      (o.rounds > 1 ? " round " + std::to_string(k + 1) : ""));
+        per[static_cast<size_t>(i)].push_back(run_variant(f, v, p, round, shared));
+      }
     }
   }
   std::vector<Result> results;

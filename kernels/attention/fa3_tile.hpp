@@ -163,15 +163,14 @@ KLAB_HOST_DEVICE constexpr KeyBlocks key_blocks(int64_t nq, int64_t nkv, bool ca
 /// Whether the query rows first_row .. first_row + rows - 1 see no key in the second half of key
 /// block jb (of block_n keys): the last key any of them sees (the causal diagonal, bottom right,
 /// or the end of the keys) comes before key jb block_n + block_n / 2. v19 then computes that
-/// block's S and P V for those rows over its first half only: the second half's weights are
-/// exactly 0, so the result is the same. At Nq = Nkv with 128-row tiles and 128-key blocks, it
-/// holds for the first consumer warpgroup's 64 rows at every tile's diagonal block.
+/// block's S for those rows over its first half only: the second half's weights are exactly 0,
+/// so the result is the same. At Nq = Nkv with 128-row tiles and 128-key blocks, it holds for
+/// the first consumer warpgroup's 64 rows at every tile's diagonal block.
 KLAB_HOST_DEVICE constexpr bool first_half_only(int64_t nq, int64_t nkv, bool causal,
                                                 int64_t first_row, int rows, int64_t jb,
                                                 int block_n) {
-  int64_t last_key = nkv - 1;
-  if (causal && first_row + rows - 1 + nkv - nq < last_key)
-    last_key = first_row + rows - 1 + nkv - nq;
+  const int64_t diagonal = first_row + rows - 1 + nkv - nq;  // the last row's last causal key
+  const int64_t last_key = causal && diagonal < nkv - 1 ? diagonal : nkv - 1;
   return last_key < jb * block_n + block_n / 2;
 }
 

@@ -190,9 +190,17 @@ size_t v17_workspace_bytes(const Problem& p) {
   return v17_plan(p).workspace_bytes(int(p.dim("m")), StreamKWeight::kBlockN);
 }
 
+namespace {
+
+/// The 128 x block_n tiles of an m x n C.
+int64_t tiles_of(int64_t m, int64_t n, int block_n) {
+  return ((m + 127) / 128) * ((n + block_n - 1) / block_n);
+}
+
+}  // namespace
+
 StreamKTilesPlan v21_plan(int64_t m, int64_t n, int64_t k, int slots) {
-  const int64_t tiles = ((m + 127) / 128) * ((n + 255) / 256);
-  return plan_stream_k_tiles(tiles, (k + 63) / 64, slots);
+  return plan_stream_k_tiles(tiles_of(m, n, 256), (k + 63) / 64, slots);
 }
 
 int v21_max_ctas() { return plan_sm_count(); }
@@ -206,8 +214,7 @@ size_t v21_slot_bytes() {
 }
 
 size_t v21_flag_bytes(const Problem& p) {
-  const size_t tiles = size_t((p.dim("m") + 127) / 128) * size_t((p.dim("n") + 255) / 256);
-  return tiles * 2 * sizeof(int);
+  return size_t(tiles_of(p.dim("m"), p.dim("n"), 256)) * 2 * sizeof(int);
 }
 
 size_t v21_workspace_bytes(const Problem& p) { return v21_slot_bytes() + v21_flag_bytes(p); }
@@ -222,10 +229,6 @@ std::vector<std::string> v18_config_names() {
 }
 
 namespace {
-
-int64_t tiles_of(int64_t m, int64_t n, int block_n) {
-  return ((m + 127) / 128) * ((n + block_n - 1) / block_n);
-}
 
 /// Why v18's tile entry e cannot run an (m, n, k) problem on sm_count SMs; empty when it can.
 std::string v18_tile_refusal(const WgmmaDispatchEntry& e, int64_t m, int64_t n, int64_t k,

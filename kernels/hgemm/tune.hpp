@@ -231,7 +231,8 @@ int v21_max_ctas();
 Status v21_can_implement(const Problem& p);
 /// v21's workspace for p: a 128 KiB fp32 slot per CTA (v21_slot_bytes), then a flag per tile
 /// and consumer warpgroup (v21_flag_bytes; zeroed when allocated, each owner resets its flags
-/// after use, and nothing else may write them: v18 keeps them past its other entries' bytes).
+/// after use, and nothing else may write them: v18 keeps them last, past its other entries'
+/// bytes).
 size_t v21_slot_bytes();
 size_t v21_flag_bytes(const Problem& p);
 size_t v21_workspace_bytes(const Problem& p);
@@ -314,9 +315,9 @@ void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v19 (v05's element-copy kernel where TMA cannot run the problem; no workspace).
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v21 (v05's element-copy kernel where TMA cannot run the problem): its slots at
-/// b.workspace, its flags flags_offset bytes past it (v21_slot_bytes() for v21's own workspace;
-/// v18 passes its own layout's), zeroed when allocated.
-void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args, size_t flags_offset);
+/// b.workspace, its flags in the workspace's last v21_flag_bytes(p) bytes (v21's own workspace
+/// and v18's alike), zeroed when allocated.
+void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v12 and v13 (v18's entries 13 and 12).
 void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);

@@ -146,8 +146,7 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
   if (e.rung == 15) return launch_v15(p, b, args);
   if (e.rung == 13) return launch_v13(p, b, args);
   if (e.rung == 12) return launch_v12(p, b, args);
-  if (e.rung == 21)  // its flags past every other entry's bytes (v18_workspace_bytes)
-    return launch_v21(p, b, args, v18_workspace_bytes(p) - v21_flag_bytes(p));
+  if (e.rung == 21) return launch_v21(p, b, args);  // its flags last (v18_workspace_bytes)
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     float* workspace = static_cast<float*>(b.workspace);
     if (!g.vec16())

@@ -179,10 +179,15 @@ void launch_v21_kernel(const GemmArgs<T>& g, void* workspace, size_t flags_offse
 
 }  // namespace
 
-void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args, size_t flags_offset) {
+void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  // The flags are the workspace's last bytes, past whatever else a caller's layout puts there.
+  const size_t flags = v21_flag_bytes(p);
+  if (b.workspace_bytes < v21_slot_bytes() + flags)
+    throw Error("v21: a workspace of " + std::to_string(b.workspace_bytes) + " bytes, needs " +
+                std::to_string(v21_slot_bytes() + flags));
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (g.vec16())
-      launch_v21_kernel(g, b.workspace, flags_offset, stream_of(args));
+      launch_v21_kernel(g, b.workspace, b.workspace_bytes - flags, stream_of(args));
     else
       launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
   });
@@ -194,9 +199,7 @@ Variant gpu_v21_wgmma_stream_k_tiles() {
       "v14's 128x256 persistent kernel with the tail wave spread by stream-K: whole waves of "
       "tiles taken whole, the rest's k-tiles in equal pieces a CTA, split tiles summed in CTA "
       "order by the CTA holding their first k-tile",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) {
-        launch_v21(p, b, args, v21_slot_bytes());
-      });
+      launch_v21);
   v.info.min_sm = 90;
   v.can_implement = v21_can_implement;
   v.workspace_bytes = v21_workspace_bytes;
