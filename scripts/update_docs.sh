@@ -597,6 +597,11 @@ run_44h=$res/2026-12-04_44c7838_hgemm_v18_entries
   --readme docs/worklogs/attention.md --section results-c64a56d-v19
 "$klab" report "$res"/2026-12-04_c64a56d_hgemm_tune_rounds/grid/bench_*.json --family hgemm \
   --readme docs/worklogs/gemm.md --section results-c64a56d-grid
+run_f6=$res/2026-12-04_f6b224a_tune_interleave
+"$klab" report "$run_f6"/attn/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-f6b224a-v19
+"$klab" report "$run_f6"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-f6b224a-grid
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline
