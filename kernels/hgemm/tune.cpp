@@ -221,10 +221,15 @@ size_t v21_workspace_bytes(const Problem& p) { return v21_slot_bytes() + v21_fla
 
 std::vector<std::string> v18_config_names() {
   std::vector<std::string> names;
-  for (const WgmmaDispatchEntry& e : kV18Entries)
-    names.push_back(e.rung != 14
-                        ? "v" + std::to_string(e.rung)
-                        : "128x" + std::to_string(e.block_n) + "_k" + std::to_string(e.splits));
+  for (const WgmmaDispatchEntry& e : kV18Entries) {
+    const std::string tiles = "128x" + std::to_string(e.block_n);
+    if (e.rung == 14)
+      names.push_back(tiles + "_k" + std::to_string(e.splits));
+    else if (e.rung == 15 && e.block_n != 256)
+      names.push_back("v15_" + tiles);
+    else
+      names.push_back("v" + std::to_string(e.rung));
+  }
   return names;
 }
 
@@ -250,8 +255,9 @@ Status v18_config_can_implement(int index, const Problem& p) {
   if (e.rung == 16) return v16_can_implement(p);
   if (e.rung == 17) return v17_can_implement(p);
   if (e.rung == 19) return v19_can_implement(p);
-  if (e.rung == 15 || e.rung == 13 || e.rung == 12)
+  if (e.rung == 13 || e.rung == 12)
     return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
+  if (e.rung == 15) return wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n));
   if (e.rung == 21) return v21_can_implement(p);
   if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
     return s;

@@ -242,11 +242,11 @@ Status v19_can_implement(const Problem& p);
 /// v18's entries (sm_90a): the kernel of v16, v17 (weight streaming, M <= 64) or v19 (M <= 128), or v14's
 /// persistent kernel and TMA-store epilogue on 128 x block_n tiles of two m64 consumer
 /// warpgroups with K split `splits` ways into persistent (tile, split) units whose fp32 partials
-/// a second kernel sums in order. Index = position (append only), named "v16", "v17" and
-/// "128x<block_n>_k<splits>".
+/// a second kernel sums in order. Index = position (append only), named "v<rung>" (v15 on
+/// narrower tiles "v15_128x<block_n>"), v14's "128x<block_n>_k<splits>".
 struct WgmmaDispatchEntry {
   int rung;     ///< whose kernel: 16, 17, 19, 15, 13, 12, 21, or 14 (v14's, generalised)
-  int block_n;  ///< v14's tiles: 256, 192 or 128
+  int block_n;  ///< v14's and v15's tiles: 256, 192 or 128
   int splits;   ///< v14's tiles: K splits
 };
 inline constexpr WgmmaDispatchEntry kV18Entries[] = {
@@ -266,6 +266,8 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
                    //     are not 128-byte aligned, N = 7000, cost v14 16%: 2026-12-04_72e0ad3)
     {12, 256, 1},  // 13: v12's persistent kernel, C stored from registers
     {21, 256, 1},  // 14: v21's stream-K over the tail wave (won at 8192^3 in 72e0ad3's run)
+    {15, 128, 1},  // 15: v15's clusters on entry 5's tiles (M = 512: one wave, B shared a pair)
+    {15, 192, 1},  // 16: v15's clusters on entry 11's tiles
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
@@ -321,8 +323,9 @@ void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v12 and v13 (v18's entries 13 and 12).
 void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);
-/// Enqueues v15 (v18's entry 9).
-void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v15's kernel on 128 x block_n tiles (256: the rung, v18's entry 9; 128 and 192:
+/// entries 15 and 16).
+void launch_v15(int block_n, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v18's entry `index`; b.workspace holds v18_workspace_bytes(p).
 void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v09's entry `index` (v05's element-copy kernel where TMA cannot run the problem).

@@ -22,6 +22,7 @@
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads with multicast and stores, stmatrix,
 // clusters), 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and
 // 16-byte aligned pointers (C's too); other problems run v05's kernel with element copies.
+#include "kernels/hgemm/tune.hpp"
 #include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
 #include "klab/device/cluster_sm90.cuh"
 #include "klab/device/pipeline_sm90.cuh"
@@ -32,20 +33,24 @@ namespace klab::hgemm {
 
 namespace {
 
+/// v15's kernel on 128 x kBlockN tiles (256: the rung; 192 and 128: v18's entries for grids of
+/// few tiles) with v18's ring depth and store slots for that width (tune.hpp).
+template <int kBlockN>
 struct V15Config : device::WarpSpecialized</*consumer warps*/ 8> {
-  using Stage = WgmmaStage</*block*/ 128, 256>;
-  static constexpr int kStages = 4, kGroupM = 8;  // kGroupM: pair tile rows a group (v13)
-  static constexpr bool kPersistent = true;       // one resident wave (launch_wgmma_kernel)
-  static constexpr bool kTmaStore = true;         // takes C's tensor map (launch_wgmma_kernel)
-  static constexpr int kClusterM = 2;             // CTAs along M sharing B (__cluster_dims__)
-  static constexpr int kStoreSlots = 2;           // WgmmaStoreBox slots per consumer warpgroup
+  using Stage = WgmmaStage</*block*/ 128, kBlockN>;
+  static constexpr int kStages = v18_stages(kBlockN), kGroupM = 8;  // kGroupM: pair tile rows
+  static constexpr bool kPersistent = true;  // one resident wave (launch_wgmma_kernel)
+  static constexpr bool kTmaStore = true;    // takes C's tensor map (launch_wgmma_kernel)
+  static constexpr int kClusterM = 2;        // CTAs along M sharing B (__cluster_dims__)
+  static constexpr int kStoreSlots = v18_store_slots(kBlockN);  // per consumer warpgroup
   static constexpr int kStoreBytes = kConsumerWarps / 4 * kStoreSlots * int(WgmmaStoreBox::kBytes);
   /// v14's layout: the ring (1024-byte aligned: up to 1023 bytes lost aligning the base), the
   /// store slots, then the barriers.
   static constexpr int kSmemBytes =
       1024 + kStages * int(Stage::kBytes) + kStoreBytes + 2 * kStages * 8;
+  static_assert(kSmemBytes == v18_smem_bytes(kBlockN), "tune.hpp's count, which v18 checks");
   static_assert(Stage::kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer");
-  static_assert(kSmemBytes <= 227 * 1024, "an H100/H200 block's shared memory");
+  static_assert(kSmemBytes + 1024 <= 227 * 1024, "an H100/H200 block's shared memory");
 };
 
 template <class Cfg, class T>
@@ -104,25 +109,29 @@ __global__ void __cluster_dims__(Cfg::kClusterM, 1, 1) __launch_bounds__(Cfg::kT
 #endif
 }
 
+template <int kBlockN>
 struct V15Kernels {
   template <class T>
   static constexpr auto kernel() {
-    return wgmma_cluster_tma_store_kernel<V15Config, T>;
+    return wgmma_cluster_tma_store_kernel<V15Config<kBlockN>, T>;
   }
 };
 
-}  // namespace
-
-Variant gpu_v15_wgmma_cluster_tma_store() {
-  return wgmma_variant<V15Config, V15Kernels>(
+template <int kBlockN>
+Variant v15_variant() {
+  return wgmma_variant<V15Config<kBlockN>, V15Kernels<kBlockN>>(
       "v15_wgmma_cluster_tma_store",
       "v14's TMA-store epilogue in v13's 2-CTA clusters: B multicast to both CTAs of a pair, "
       "stages handed back to both producers, C through stmatrix box slots and TMA stores");
 }
 
-void launch_v15(const Problem& p, Buffers& b, const LaunchArgs& args) {
-  static const Variant v15 = gpu_v15_wgmma_cluster_tma_store();
-  v15.launch(p, b, args);
+}  // namespace
+
+Variant gpu_v15_wgmma_cluster_tma_store() { return v15_variant<256>(); }
+
+void launch_v15(int block_n, const Problem& p, Buffers& b, const LaunchArgs& args) {
+  static const Variant v15[] = {v15_variant<256>(), v15_variant<192>(), v15_variant<128>()};
+  v15[block_n == 256 ? 0 : block_n == 192 ? 1 : 2].launch(p, b, args);
 }
 
 }  // namespace klab::hgemm

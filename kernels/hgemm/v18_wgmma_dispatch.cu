@@ -143,7 +143,7 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
   if (e.rung == 16) return launch_v16(p, b, args);
   if (e.rung == 17) return launch_v17(p, b, args);
   if (e.rung == 19) return launch_v19(p, b, args);
-  if (e.rung == 15) return launch_v15(p, b, args);
+  if (e.rung == 15) return launch_v15(e.block_n, p, b, args);
   if (e.rung == 13) return launch_v13(p, b, args);
   if (e.rung == 12) return launch_v12(p, b, args);
   if (e.rung == 21) return launch_v21(p, b, args);  // its flags last (v18_workspace_bytes)

@@ -89,22 +89,20 @@ __device__ __forceinline__ void load_wgmma_stage(unsigned char* stage, const CUt
 }
 
 /// load_wgmma_stage in a cluster of kClusterM CTAs along M that share B (the same n0): each CTA
-/// loads its own A and kPanels / kClusterM of B's panels, multicast to every CTA of the cluster,
-/// so the stage's full barrier in each CTA still receives Stage::kBytes (part from its peers'
-/// copies, possibly before its own producer's expect_tx: the phase cannot complete before it).
+/// loads its own A and every kClusterM-th of B's panels from its rank on (at 128 x 192 tiles,
+/// three panels over two CTAs: two and one), multicast to every CTA of the cluster, so the
+/// stage's full barrier in each CTA still receives Stage::kBytes (part from its peers' copies,
+/// possibly before its own producer's expect_tx: the phase cannot complete before it).
 template <class Stage, int kClusterM>
 __device__ __forceinline__ void load_wgmma_stage_multicast_b(unsigned char* stage,
                                                              const CUtensorMap* a_map,
                                                              const CUtensorMap* b_map, int kt,
                                                              int m0, int n0, uint64_t* full,
                                                              uint32_t rank) {
-  constexpr int kPanelsPerCta = Stage::kPanels / kClusterM;
-  static_assert(Stage::kPanels % kClusterM == 0);
   device::mbarrier_arrive_expect_tx(full, Stage::kBytes);
   device::tma_load_2d(stage, a_map, kt * Stage::kBlockK, m0, full);
 #pragma unroll
-  for (int i = 0; i < kPanelsPerCta; ++i) {
-    const int p = int(rank) * kPanelsPerCta + i;
+  for (int p = int(rank); p < Stage::kPanels; p += kClusterM) {
     device::tma_load_2d_multicast(stage + Stage::kBytesA + p * Stage::kPanelBytes, b_map,
                                   n0 + p * Stage::kPanelCols, kt * Stage::kBlockK, full,
                                   uint16_t((1u << kClusterM) - 1));

@@ -623,6 +623,8 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(names[12], "v13");
   EXPECT_EQ(names[13], "v12");
   EXPECT_EQ(names[14], "v21");
+  EXPECT_EQ(names[15], "v15_128x128");
+  EXPECT_EQ(names[16], "v15_128x192");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -658,7 +660,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(10, 129, 4096, 4096, sms))) << "v19 keeps M <= 128";
-  for (int i : {9, 12, 13, 14})
+  for (int i : {9, 12, 13, 14, 15, 16})
     EXPECT_TRUE(std::isinf(v18_model_seconds(i, 8192, 8192, 8192, sms)))
         << "only a table picks " << names[size_t(i)];
   for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
