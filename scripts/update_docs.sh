@@ -602,6 +602,16 @@ run_f6=$res/2026-12-04_f6b224a_tune_interleave
   --section results-f6b224a-v19
 "$klab" report "$run_f6"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-f6b224a-grid
+run_d5=$res/2026-12-04_d53a4f9_v15_narrow_grid
+"$klab" report "$run_d5"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-d53a4f9-grid
+"$klab" profile-report "$run_d5"/profiles/profiles_stream_k.json "$run_d5"/profiles/profiles_ragged.json \
+  --readme docs/worklogs/gemm.md --section profile-d53a4f9-memory
+run_d5s=$res/2026-12-04_d53a4f9_tune_small_m
+"$klab" report "$run_d5s"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-d53a4f9-small-m
+"$klab" profile-report "$run_d5s"/profiles/profiles_4096.json --readme docs/worklogs/gemm.md \
+  --section profile-d53a4f9-4096
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline
