@@ -36,6 +36,7 @@
 #include "klab/device/wgmma_fp8_sm90.cuh"
 #include "klab/device/wgmma_fragment.hpp"
 #include "klab/device/wgmma_sm90.cuh"
+#include "klab/harness/device_info.hpp"
 
 namespace klab::attention::fa3 {
 
@@ -595,19 +596,39 @@ __device__ __forceinline__ void split_roles(Produce&& produce, Consume&& consume
   }
 }
 
+/// The body of a one-tile FA3 block whose tile is tile() (called after setmaxnreg, in each
+/// role). consume(smem, bars, tile, wg) is the rung's consumer loop.
+template <class C, class TileFn, class Consume>
+__device__ __forceinline__ void run_block_on(const CUtensorMap* q_map, const CUtensorMap* k_map,
+                                             const CUtensorMap* v_map, TileFn&& tile,
+                                             Consume&& consume) {
+  split_roles<C>(
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars) {
+        produce<C>(q_map, k_map, v_map, smem, bars, tile());
+      },
+      [&](unsigned char* smem, const Barriers<C::kStages>& bars, int wg) {
+        consume(smem, bars, tile(), wg);
+      });
+}
+
 /// The body of a one-tile FA3 block (x, y, z) = (query tile, query head, batch).
-/// consume(smem, bars, tile, wg) is the rung's consumer loop.
 template <class C, class Consume>
 __device__ __forceinline__ void run_block(const CUtensorMap* q_map, const CUtensorMap* k_map,
                                           const CUtensorMap* v_map, const Geometry& g,
                                           Consume&& consume) {
-  split_roles<C>(
-      [&](unsigned char* smem, const Barriers<C::kStages>& bars) {
-        produce<C>(q_map, k_map, v_map, smem, bars, tile_of<C::kBlockM, C::kBlockN>(g));
-      },
-      [&](unsigned char* smem, const Barriers<C::kStages>& bars, int wg) {
-        consume(smem, bars, tile_of<C::kBlockM, C::kBlockN>(g), wg);
-      });
+  run_block_on<C>(
+      q_map, k_map, v_map, [&] { return tile_of<C::kBlockM, C::kBlockN>(g); }, consume);
+}
+
+/// The tile of a one-tile block under `line`'s order (v20: a ShortFirstLine): the block's linear
+/// index in the grid (x fastest, the order the blocks are dispatched in) taken as its place on
+/// the line.
+template <int kBlockM, int kBlockN, class Line>
+__device__ __forceinline__ TileOf tile_on_line(const Geometry& g, const Line& line) {
+  const int64_t t =
+      blockIdx.x + int64_t(gridDim.x) * (blockIdx.y + int64_t(gridDim.y) * blockIdx.z);
+  const TileLine::Tile at = line.at(t);
+  return tile_at<kBlockM, kBlockN>(g, at.m_tile, at.h, at.bi);
 }
 
 /// An FA3 rung's kernel on configuration C (Rung::Config<kD>, or at a non-causal problem
@@ -676,6 +697,15 @@ PreparedLaunch prepare_tiled_kernel(const Geometry& g, int64_t batch, Args... ar
     kKernel<<<grid, C::kThreads, C::kSmemBytes, reinterpret_cast<cudaStream_t>(stream)>>>(args...);
     KLAB_CHECK_LAUNCH();
   });
+}
+
+/// The line of problem s with tiles C on this device: sections in half its L2 (the persistent
+/// rungs' order, and v20's one-tile blocks').
+template <class C>
+TileLine line_of(const Dims& s, int64_t elem_bytes) {
+  const int64_t m_tiles = (s.nq + C::kBlockM - 1) / C::kBlockM;
+  const int64_t budget = device_info().l2_bytes / 2;
+  return {m_tiles, s.hq, s.b, section_pairs(budget, s.nkv, s.d, elem_bytes, s.group(), s.hq * s.b)};
 }
 
 /// The enqueue-only launch of Rung's kernel on configuration C: its tensor maps built and its

@@ -200,14 +200,6 @@ __global__ void __launch_bounds__(PersistentConfig<kD>::kThreads, 1)
 #endif
 }
 
-/// The line of problem s with tiles C on this device: sections in half its L2.
-template <class C>
-TileLine line_of(const Dims& s, int64_t elem_bytes) {
-  const int64_t m_tiles = (s.nq + C::kBlockM - 1) / C::kBlockM;
-  const int64_t budget = device_info().l2_bytes / 2;
-  return {m_tiles, s.hq, s.b, section_pairs(budget, s.nkv, s.d, elem_bytes, s.group(), s.hq * s.b)};
-}
-
 /// The enqueue-only launch of the persistent kernel with softmax options Opt (Name: the rung's
 /// kName, for messages) for problem p on buffers b.
 template <class Name, class Opt, bool kTmaStoreO = false, bool kQHalves = false>

@@ -135,6 +135,29 @@ struct TileLine {
   }
 };
 
+/// v20's line: TileLine's sections with the shorter one (pairs % section, when not 0) first
+/// instead of last, so that the line ends on a whole section: the last blocks dispatched are the
+/// shortest tiles of `section` pairs, and the longest tiles of the last section start a section's
+/// worth of tiles before the end (with the short section last, its few longest tiles start
+/// within the last wave).
+struct ShortFirstLine {
+  TileLine line;
+
+  KLAB_HOST_DEVICE constexpr int64_t tiles() const { return line.tiles(); }
+  KLAB_HOST_DEVICE constexpr TileLine::Tile at(int64_t t) const {
+    const int64_t lead = line.pairs() % line.section;  // the short section's pairs (0: none)
+    if (t < lead * line.m_tiles) {
+      const int64_t p = t % lead;
+      return {line.m_tiles - 1 - t / lead, int(p % line.heads), int(p / line.heads)};
+    }
+    // Then whole sections, as TileLine's, over the pairs after the lead.
+    const int64_t per_section = line.section * line.m_tiles, u = t - lead * line.m_tiles;
+    const int64_t in = u % per_section,
+                  p = lead + (u / per_section) * line.section + in % line.section;
+    return {line.m_tiles - 1 - in / line.section, int(p % line.heads), int(p / line.heads)};
+  }
+};
+
 /// Pairs a section: as many as have their K and V (nkv x d x 2 tensors of elem_bytes, shared by
 /// the group query heads of a KV head) in l2_budget bytes, at least 1, at most all.
 KLAB_HOST_DEVICE constexpr int64_t section_pairs(int64_t l2_budget, int64_t nkv, int64_t d,

@@ -2,23 +2,32 @@
 // The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16, and v19 on it): v07's
 // overlapped loop with FlashAttention 4's conditional rescale, each consumer warpgroup rounding
 // O / l into its own 64 rows of the block's Q tile and one thread storing them by TMA
-// (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19).
+// (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19). kOnLine (v20): a block's
+// tile is its grid index's place on the persistent rungs' line (sections of (batch, head) pairs
+// whose K and V fit half the L2, longest tiles first inside each; the short section first:
+// fa3_schedule.hpp's ShortFirstLine), not (query tile, head, batch).
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_overlap.cuh"
 #include "kernels/attention/family.hpp"
 
 namespace klab::attention::fa3 {
 
-template <class C, class T, int kD, bool kTrimDiagonal>
+template <class C, class T, int kD, bool kTrimDiagonal, bool kOnLine>
 __global__ void __launch_bounds__(C::kThreads, 1)
     tma_epilogue_kernel(const __grid_constant__ CUtensorMap q_map,
                         const __grid_constant__ CUtensorMap k_map,
                         const __grid_constant__ CUtensorMap v_map,
                         const __grid_constant__ CUtensorMap o_map, T* __restrict__ o,
-                        float* __restrict__ lse, Geometry g) {
+                        float* __restrict__ lse, Geometry g, ShortFirstLine line) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma and setmaxnreg are sm_90a-only
-  run_block<C>(
-      &q_map, &k_map, &v_map, g,
+  run_block_on<C>(
+      &q_map, &k_map, &v_map,
+      [&] {
+        if constexpr (kOnLine)
+          return tile_on_line<C::kBlockM, C::kBlockN>(g, line);
+        else
+          return tile_of<C::kBlockM, C::kBlockN>(g);
+      },
       [&](unsigned char* smem, const Barriers<C::kStages>& bars, const TileOf& t, int wg) {
         consume_one_tile<C, T, kD, SoftmaxOptions<0, true>, /*TMA store of O*/ true, kTrimDiagonal>(
             smem, bars, t, wg, o, lse, g, &o_map);
@@ -28,9 +37,10 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 #endif
 }
 
-/// The launch of rung `name` (v16, v19) on problem p: OverlapConfig's tiles, one block a query
-/// tile (longest first when causal), O's store map beside Q's, K's and V's.
-template <bool kTrimDiagonal>
+/// The launch of rung `name` (v16, v19, v20) on problem p: OverlapConfig's tiles, one block a
+/// query tile (longest first when causal; with kCausalOnLine, causal problems in the line's
+/// order), O's store map beside Q's, K's and V's.
+template <bool kTrimDiagonal, bool kCausalOnLine = false>
 PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
   return dispatch_tiled(
@@ -39,8 +49,13 @@ PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers&
         static_assert(C::kBlockM == 64 * C::kConsumerWarpgroups);
         const TensorMaps m = tensor_maps<C>(name, t, s, batch);
         const CUtensorMap om = o_store_map<C>(t, s, batch);
-        return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal>>(
-            g, batch, m.q, m.k, m.v, om, t.o, t.lse, g);
+        const ShortFirstLine line{line_of<C>(s, int64_t(sizeof(T)))};
+        if constexpr (kCausalOnLine)
+          if (g.causal)
+            return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, true>>(
+                g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, line);
+        return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, false>>(
+            g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, line);
       });
 }
 

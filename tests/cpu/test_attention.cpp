@@ -1359,6 +1359,15 @@ double makespan(const std::vector<double>& w, int workers, bool dynamic) {
 
 }  // namespace
 
+namespace {
+/// A line's tile inside the grid of (query tile, head, batch).
+bool tile_within(const attention::fa3::TileLine::Tile& c, int64_t m_tiles, int64_t heads,
+                 int64_t batch) {
+  return c.m_tile >= 0 && c.m_tile < m_tiles && c.h >= 0 && c.h < heads && c.bi >= 0 &&
+         c.bi < batch;
+}
+}  // namespace
+
 // The line: every (query tile, head, batch) once; sections of consecutive (batch, head) pairs,
 // their K and V within the L2 budget; inside a section the query tiles from the last (under the
 // causal mask, the one with the most key blocks) down, the section's pairs fastest.
@@ -1371,10 +1380,7 @@ TEST(AttentionFa3Persistent, LineVisitsEveryTileOnceHeaviestFirstInSections) {
     int64_t prev_section = -1, prev_m = 0;
     for (int64_t t = 0; t < line.tiles(); ++t) {
       const fa3::TileLine::Tile c = line.at(t);
-      ASSERT_GE(c.m_tile, 0);
-      ASSERT_LT(c.m_tile, m_tiles);
-      ASSERT_LT(c.h, heads);
-      ASSERT_LT(c.bi, batch);
+      ASSERT_TRUE(tile_within(c, m_tiles, heads, batch)) << "t " << t;
       seen.insert({c.m_tile, c.h, c.bi});
       const int64_t pair = int64_t(c.bi) * heads + c.h, sec = pair / line.section;
       ASSERT_GE(sec, prev_section) << "sections one after another, t " << t;
@@ -1423,6 +1429,59 @@ TEST(AttentionFa3Persistent, CounterOverHeaviestFirstBalancesTheBlocks) {
   EXPECT_LE(dynamic, ideal + heaviest);
   EXPECT_LE(dynamic, makespan(heavy_first, blocks, false));
   EXPECT_GT(makespan(light_first, blocks, true), dynamic);
+}
+
+// v20's line (ShortFirstLine): every tile once; the short section (pairs % section) first, then
+// whole sections, each heaviest first with its pairs fastest; the line ends on a whole section;
+// without a remainder, TileLine's order. Dispatched greedily over 132 SMs at causal 4k (256
+// pairs, 12 a section), it ends no later than TileLine's, whose last, short section starts its
+// heaviest tiles in the last wave.
+TEST(AttentionFa3Persistent, ShortFirstLineEndsOnAWholeSection) {
+  namespace fa3 = attention::fa3;
+  for (auto [m_tiles, heads, batch, section] : {std::array<int64_t, 4>{32, 32, 8, 12},
+                                                {5, 3, 2, 4},
+                                                {7, 1, 1, 1},
+                                                {3, 4, 5, 20},
+                                                {4, 4, 4, 8}}) {
+    const fa3::ShortFirstLine line{{m_tiles, heads, batch, std::min(section, heads * batch)}};
+    const int64_t pairs = heads * batch, lead = pairs % line.line.section;
+    std::set<std::array<int64_t, 3>> seen;
+    int64_t prev_group = -1, prev_m = 0;
+    for (int64_t t = 0; t < line.tiles(); ++t) {
+      const fa3::TileLine::Tile c = line.at(t);
+      ASSERT_TRUE(tile_within(c, m_tiles, heads, batch)) << "t " << t;
+      seen.insert({c.m_tile, c.h, c.bi});
+      const int64_t pair = int64_t(c.bi) * heads + c.h;
+      // Group 0: the lead's pairs (if any); then whole sections after it.
+      const int64_t group = pair < lead ? 0 : 1 + (pair - lead) / line.line.section;
+      ASSERT_GE(group, prev_group) << "sections one after another, t " << t;
+      if (group == prev_group) {
+        ASSERT_LE(c.m_tile, prev_m) << "heaviest first, t " << t;
+      }
+      if (t >= line.tiles() - line.line.section * m_tiles) {
+        ASSERT_GE(pair, pairs - line.line.section) << "the last section whole, t " << t;
+      }
+      if (lead == 0) {
+        const fa3::TileLine::Tile d = line.line.at(t);
+        const bool same = c.m_tile == d.m_tile && c.h == d.h && c.bi == d.bi;
+        ASSERT_TRUE(same) << "TileLine's order without a remainder, t " << t;
+      }
+      prev_group = group;
+      prev_m = c.m_tile;
+    }
+    EXPECT_EQ(int64_t(seen.size()), line.tiles());
+  }
+  const int64_t nq = 4096, m_tiles = nq / 128;
+  const fa3::ShortFirstLine short_first{{m_tiles, 32, 8, 12}};
+  auto weights = [&](auto&& line) {
+    std::vector<double> w;
+    for (int64_t t = 0; t < line.tiles(); ++t)
+      w.push_back(double(fa3::key_blocks(nq, nq, true, line.at(t).m_tile * 128, 128, 128).count) +
+                  1.5);
+    return w;
+  };
+  EXPECT_LT(makespan(weights(short_first), 132, true),
+            makespan(weights(short_first.line), 132, true));
 }
 
 // The ring across a persistent block's tiles (v06): Q goes back after a tile's last S, and the
