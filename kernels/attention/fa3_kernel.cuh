@@ -699,12 +699,12 @@ PreparedLaunch prepare_tiled_kernel(const Geometry& g, int64_t batch, Args... ar
   });
 }
 
-/// The line of problem s with tiles C on this device: sections in half its L2 (the persistent
-/// rungs' order, and v20's one-tile blocks').
+/// The line of problem s with tiles C on this device: sections in 1 / l2_share of its L2 (half:
+/// the persistent rungs' order and v20's; an eighth: v21's).
 template <class C>
-TileLine line_of(const Dims& s, int64_t elem_bytes) {
+TileLine line_of(const Dims& s, int64_t elem_bytes, int l2_share = 2) {
   const int64_t m_tiles = (s.nq + C::kBlockM - 1) / C::kBlockM;
-  const int64_t budget = device_info().l2_bytes / 2;
+  const int64_t budget = device_info().l2_bytes / l2_share;
   return {m_tiles, s.hq, s.b, section_pairs(budget, s.nkv, s.d, elem_bytes, s.group(), s.hq * s.b)};
 }
 

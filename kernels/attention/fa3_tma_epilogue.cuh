@@ -37,10 +37,10 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 #endif
 }
 
-/// The launch of rung `name` (v16, v19, v20) on problem p: OverlapConfig's tiles, one block a
-/// query tile (longest first when causal; with kCausalOnLine, causal problems in the line's
-/// order), O's store map beside Q's, K's and V's.
-template <bool kTrimDiagonal, bool kCausalOnLine = false>
+/// The launch of rung `name` (v16, v19, v20, v21) on problem p: OverlapConfig's tiles, one block a
+/// query tile (longest first when causal; with kLineL2Share > 0, causal problems in the order of
+/// a line whose sections fit 1 / kLineL2Share of the L2), O's store map beside Q's, K's and V's.
+template <bool kTrimDiagonal, int kLineL2Share = 0>
 PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
   return dispatch_tiled(
@@ -49,8 +49,9 @@ PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers&
         static_assert(C::kBlockM == 64 * C::kConsumerWarpgroups);
         const TensorMaps m = tensor_maps<C>(name, t, s, batch);
         const CUtensorMap om = o_store_map<C>(t, s, batch);
-        const ShortFirstLine line{line_of<C>(s, int64_t(sizeof(T)))};
-        if constexpr (kCausalOnLine)
+        const ShortFirstLine line{
+            line_of<C>(s, int64_t(sizeof(T)), kLineL2Share ? kLineL2Share : 2)};
+        if constexpr (kLineL2Share > 0)
           if (g.causal)
             return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, true>>(
                 g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, line);

@@ -99,6 +99,7 @@ Variant gpu_v17_fa3_persistent_tma_epilogue();
 Variant gpu_v18_fa3_persistent_q_halves();
 Variant gpu_v19_fa3_trimmed_diagonal();
 Variant gpu_v20_fa3_line_order();
+Variant gpu_v21_fa3_line_small_sections();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

@@ -32,6 +32,7 @@ void register_attention(Registry& r) {
     gpu_v18_fa3_persistent_q_halves(),
     gpu_v19_fa3_trimmed_diagonal(),
     gpu_v20_fa3_line_order(),
+    gpu_v21_fa3_line_small_sections(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -27,7 +27,7 @@ namespace {
 constexpr const char* kName = "attention.v20";
 
 PreparedLaunch prepare_v20(const Problem& p, Buffers& b) {
-  return fa3::prepare_tma_epilogue</*trim the diagonal*/ false, /*causal on the line*/ true>(
+  return fa3::prepare_tma_epilogue</*trim the diagonal*/ false, /*causal on a line in 1/2 L2*/ 2>(
       kName, p, b);
 }
 

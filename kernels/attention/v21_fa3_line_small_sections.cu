@@ -1,0 +1,38 @@
+// v21 fa3_line_small_sections: v20 (v16's kernel, causal blocks in the line's order, the short
+// section first) with sections of pairs whose K and V fit an eighth of the L2 instead of half.
+// Why: v20 gained 1.1% over v16 at causal 8k, 0.8% at 16k (three pairs a section there) and lost
+// 0.5% at 4k (2026-12-04_d51af29_attention_v20), where a section holds 12-15 pairs: the blocks
+// at work then read the K and V of three times as many pairs as v16's (4-5: a wave is 132 of a
+// pair's 32 tiles at a time). Smaller sections keep v16's working set at 4k (3 pairs) and the
+// line's ending; at 16k and 32k they are one pair, v16's order.
+// Prediction (written before it ran): if the 4k loss is the working set, causal 4k at or above
+// v16 (0.995x cuDNN) by up to the model's 1.2% (sections of 3-6 pairs: 0.5% above the work's
+// lower bound against v16's 1.7%); 8k between v16 and v20; 16k and 32k as v16.
+// Requirements: v16's (sm_90a; D in {64, 128, 256}; 16-byte aligned Q, K, V and O), bf16 and f16.
+#include <string>
+
+#include "kernels/attention/fa3_tma_epilogue.cuh"
+
+namespace klab::attention {
+
+namespace {
+
+constexpr const char* kName = "attention.v21";
+
+PreparedLaunch prepare_v21(const Problem& p, Buffers& b) {
+  return fa3::prepare_tma_epilogue</*trim the diagonal*/ false, /*causal on a line in 1/8 L2*/ 8>(
+      kName, p, b);
+}
+
+}  // namespace
+
+Variant gpu_v21_fa3_line_small_sections() {
+  Variant v = tiled_variant<prepare_v21>(
+      "attention.v21_fa3_line_small_sections",
+      "v20 with the line's sections in an eighth of the L2 instead of half (3 pairs at causal 4k)",
+      90);
+  v.can_implement = [](const Problem& p) { return fa3::can_implement(kName, p); };
+  return v;
+}
+
+}  // namespace klab::attention
