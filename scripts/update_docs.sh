@@ -536,10 +536,8 @@ done
 run50=$res/2026-12-04_c6ccbfb_interleaved_grids
 "$klab" report "$run50"/attention/bench_*.json --family attention \
   --readme docs/worklogs/attention.md --section results-c6ccbfb-4k-ablation
-for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
-  "$klab" report "$run50"/hgemm/bench_*.json --family hgemm \
-    --readme "$readme" --section results-c6ccbfb-grid-interleaved
-done
+"$klab" report "$run50"/hgemm/bench_*.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-c6ccbfb-grid-interleaved
 "$klab" report "$run50"/decode/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-c6ccbfb-decode-interleaved
 run51=$res/2026-12-04_888677c_interleaved_second_pass
@@ -603,8 +601,10 @@ run_f6=$res/2026-12-04_f6b224a_tune_interleave
 "$klab" report "$run_f6"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-f6b224a-grid
 run_d5=$res/2026-12-04_d53a4f9_v15_narrow_grid
-"$klab" report "$run_d5"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
-  --section results-d53a4f9-grid
+for readme in docs/worklogs/gemm.md kernels/hgemm/README.md; do
+  "$klab" report "$run_d5"/grid/bench_*.json --family hgemm --readme "$readme" \
+    --section results-d53a4f9-grid
+done
 "$klab" profile-report "$run_d5"/profiles/profiles_stream_k.json "$run_d5"/profiles/profiles_ragged.json \
   --readme docs/worklogs/gemm.md --section profile-d53a4f9-memory
 run_d5s=$res/2026-12-04_d53a4f9_tune_small_m
@@ -612,6 +612,13 @@ run_d5s=$res/2026-12-04_d53a4f9_tune_small_m
   --section results-d53a4f9-small-m
 "$klab" profile-report "$run_d5s"/profiles/profiles_4096.json --readme docs/worklogs/gemm.md \
   --section profile-d53a4f9-4096
+"$klab" report "$res"/2026-12-04_d51af29_attention_v20/attn/bench_*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-d51af29-v20
+run_8d=$res/2026-12-04_8d45aad_attention_v21
+"$klab" report "$run_8d"/attn/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-8d45aad-v21
+"$klab" profile-report "$run_8d"/profiles/profiles_4k.json --readme docs/worklogs/attention.md \
+  --section profile-8d45aad-4k
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline
