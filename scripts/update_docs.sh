@@ -619,6 +619,8 @@ run_8d=$res/2026-12-04_8d45aad_attention_v21
   --section results-8d45aad-v21
 "$klab" profile-report "$run_8d"/profiles/profiles_4k.json --readme docs/worklogs/attention.md \
   --section profile-8d45aad-4k
+"$klab" report "$res"/2026-12-04_b345017_attention_v20_index32/attn/bench_*.json --family attention \
+  --readme docs/worklogs/attention.md --section results-b345017-v20-index32
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline

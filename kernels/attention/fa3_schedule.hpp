@@ -144,25 +144,17 @@ struct ShortFirstLine {
   TileLine line;
 
   KLAB_HOST_DEVICE constexpr int64_t tiles() const { return line.tiles(); }
-  /// Tile t of the line (0 <= t < tiles() < 2^32, which the launch checks). In 32-bit unsigned
-  /// arithmetic: on the GPU a 64-bit division is a subroutine of ~100 instructions, and a block's
-  /// producer computes its tile before its first load (v20's first form, in 64 bits, made six
-  /// such calls a thread).
-  KLAB_HOST_DEVICE constexpr TileLine::Tile at(int64_t tile) const {
-    const uint32_t t = uint32_t(tile), m_tiles = uint32_t(line.m_tiles),
-                   heads = uint32_t(line.heads), section = uint32_t(line.section);
-    const uint32_t lead = uint32_t(line.pairs()) % section;  // the short section's pairs (0: none)
-    uint32_t p, rank;
-    if (t < lead * m_tiles) {
-      p = t % lead;
-      rank = t / lead;
-    } else {  // then whole sections, as TileLine's, over the pairs after the lead
-      const uint32_t per_section = section * m_tiles, u = t - lead * m_tiles;
-      const uint32_t in = u % per_section;
-      p = lead + (u / per_section) * section + in % section;
-      rank = in / section;
+  KLAB_HOST_DEVICE constexpr TileLine::Tile at(int64_t t) const {
+    const int64_t lead = line.pairs() % line.section;  // the short section's pairs (0: none)
+    if (t < lead * line.m_tiles) {
+      const int64_t p = t % lead;
+      return {line.m_tiles - 1 - t / lead, int(p % line.heads), int(p / line.heads)};
     }
-    return {int64_t(m_tiles - 1 - rank), int(p % heads), int(p / heads)};
+    // Then whole sections, as TileLine's, over the pairs after the lead.
+    const int64_t per_section = line.section * line.m_tiles, u = t - lead * line.m_tiles;
+    const int64_t in = u % per_section,
+                  p = lead + (u / per_section) * line.section + in % line.section;
+    return {line.m_tiles - 1 - in / line.section, int(p % line.heads), int(p / line.heads)};
   }
 };
 

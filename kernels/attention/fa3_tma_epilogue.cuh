@@ -51,9 +51,6 @@ PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers&
         const CUtensorMap om = o_store_map<C>(t, s, batch);
         const ShortFirstLine line{
             line_of<C>(s, int64_t(sizeof(T)), kLineL2Share ? kLineL2Share : 2)};
-        // The line's 32-bit index: 2^32 tiles would be 64 TiB of Q at D = 64.
-        KLAB_CHECK(kLineL2Share == 0 || line.tiles() < (int64_t(1) << 32),
-                   std::string(name) + ": more than 2^32 query tiles");
         if constexpr (kLineL2Share > 0)
           if (g.causal)
             return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, true>>(
