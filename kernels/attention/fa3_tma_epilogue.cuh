@@ -1,11 +1,12 @@
 #pragma once
-// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16, and v19 on it): v07's
+// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16; v19, v20 and v21 on it): v07's
 // overlapped loop with FlashAttention 4's conditional rescale, each consumer warpgroup rounding
 // O / l into its own 64 rows of the block's Q tile and one thread storing them by TMA
-// (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19). kOnLine (v20): a block's
-// tile is its grid index's place on the persistent rungs' line (sections of (batch, head) pairs
-// whose K and V fit half the L2, longest tiles first inside each; the short section first:
-// fa3_schedule.hpp's ShortFirstLine), not (query tile, head, batch).
+// (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19). kOnLine (v20, v21): a
+// block's tile is its grid index's place on the persistent rungs' line (sections of (batch, head)
+// pairs whose K and V fit a share of the L2, half for v20 and an eighth for v21, longest tiles
+// first inside each; the short section first: fa3_schedule.hpp's ShortFirstLine), not (query
+// tile, head, batch).
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_overlap.cuh"
 #include "kernels/attention/family.hpp"

@@ -3,7 +3,7 @@
 // its own 64 rows of the block's Q tile (which only its own S products read, all done by then),
 // in the 128-byte swizzled panels the TMA brought Q in (fa3_tile.hpp's o_stage_offset,
 // conflict-free and checked on the CPU), and one thread stores them by TMA, one 64-row box a
-// panel (fa3_kernel.cuh's store_rows_tma; the kernel is fa3_tma_epilogue.cuh's, shared with v19).
+// panel (fa3_kernel.cuh's store_rows_tma; the kernel is fa3_tma_epilogue.cuh's, shared with v19-v21).
 // Why: at causal 4k, the one D = 128 causal headline shape where v07 does not hold 1.00x cuDNN by
 // median, Nsight (2026-12-03_262879f_attention_v13) showed v07's O stores at 7.60 sectors a
 // request (kD / 2 4-byte stores a thread from the accumulators' layout) and 1.56x cuDNN's L2

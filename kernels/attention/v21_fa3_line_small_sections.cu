@@ -3,8 +3,9 @@
 // Why: v20 gained 1.1% over v16 at causal 8k, 0.8% at 16k (three pairs a section there) and lost
 // 0.5% at 4k (2026-12-04_d51af29_attention_v20), where a section holds 12-15 pairs: the blocks
 // at work then read the K and V of three times as many pairs as v16's (4-5: a wave is 132 of a
-// pair's 32 tiles at a time). Smaller sections keep v16's working set at 4k (3 pairs) and the
-// line's ending; at 16k and 32k they are one pair, v16's order.
+// pair's 32 tiles at a time). Smaller sections keep v16's working set at 4k (3 pairs of this
+// H200's 60 MiB L2) and the line's ending; from 8k on they are one pair, v16's order in v20's
+// kernel (so at 8k v20 against v21 is one binary under two orders).
 // Prediction (written before it ran): if the 4k loss is the working set, causal 4k at or above
 // v16 (0.995x cuDNN) by up to the model's 1.2% (sections of 3-6 pairs: 0.5% above the work's
 // lower bound against v16's 1.7%); 8k between v16 and v20; 16k and 32k as v16.

@@ -19,6 +19,9 @@
 // 770-810 (v13 was below v12 there in that run), down_proj (K 12288) 780-800.
 // Measured (2026-12-02_9c2ca7a, ac8ef08): below v14 at most shapes, above it at 8192^3 and the
 // ragged shape; docs/worklogs/gemm.md.
+// v18's entries 15 and 16 run this kernel on 128 x 128 and 128 x 192 tiles (V15Config<kBlockN>:
+// v18's ring depth and store slots for the width, 5 stages at 128, three slots at 192, where B's
+// three panels split two and one between the pair); the rung itself is the 256-wide form above.
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads with multicast and stores, stmatrix,
 // clusters), 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and
 // 16-byte aligned pointers (C's too); other problems run v05's kernel with element copies.
@@ -130,6 +133,9 @@ Variant v15_variant() {
 Variant gpu_v15_wgmma_cluster_tma_store() { return v15_variant<256>(); }
 
 void launch_v15(int block_n, const Problem& p, Buffers& b, const LaunchArgs& args) {
+  KLAB_CHECK(block_n == 256 || block_n == 192 || block_n == 128,
+             "v15's kernel runs 128 x 256, 128 x 192 or 128 x 128 tiles, not 128 x " +
+                 std::to_string(block_n));
   static const Variant v15[] = {v15_variant<256>(), v15_variant<192>(), v15_variant<128>()};
   v15[block_n == 256 ? 0 : block_n == 192 ? 1 : 2].launch(p, b, args);
 }

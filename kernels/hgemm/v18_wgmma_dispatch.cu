@@ -14,6 +14,9 @@
 // M = 512, N = 6144 they are 128 tiles, one wave, where 128 x 256 tiles are 96 (0.83x cuBLASLt
 // there) and 128 x 128 tiles 192. Predicted (written before it ran): 35-39 us there (v18 44.9,
 // cuBLASLt ~37 in ac8ef08's run); elsewhere in the grid the same waves as 128 x 256 or more.
+// Entries 12 and 13 run v13 and v12 (C stored from registers), 14 v21 (stream-K over the tail
+// wave), 15 and 16 v15's kernel on 128 x 128 and 128 x 192 tiles (measured 2-10% behind entries
+// 5 and 11 at M = 512 in 2026-12-04_d53a4f9_v15_narrow_grid); only a tune table picks them.
 // Why: at Qwen3-8B's projections with M = 128..512 v14's 128 x 256 tiles number 16-96 for 132
 // SMs (e.g. M = 512, N = 4096: 64 tiles, half the GPU idle: 0.59x cuBLASLt in
 // 2026-12-02_9c2ca7a_hopper_v15_v16), and at M <= 64 only the weight-streaming rungs come near

@@ -1357,9 +1357,6 @@ double makespan(const std::vector<double>& w, int workers, bool dynamic) {
   return *std::max_element(busy.begin(), busy.end());
 }
 
-}  // namespace
-
-namespace {
 /// A line's tile inside the grid of (query tile, head, batch).
 bool tile_within(const attention::fa3::TileLine::Tile& c, int64_t m_tiles, int64_t heads,
                  int64_t batch) {
