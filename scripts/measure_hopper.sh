@@ -12,10 +12,12 @@
 #             down 12288->4096) at M = 1, 16, 64, 128, 512, 2048, 4096, 16384: the prefill rungs
 #             at M >= 128, the weight-streaming rungs at M <= 64, cuBLASLt at all (issue 13's
 #             shape set; grid_<m>x<n>x<k>.json);
-#   tune      `klab tune` of v18 (the dispatch) at every shape of the grid: each entry measured,
-#             the winner per shape class kept in the tune cache and in OUTDIR/tuned.json
-#             (kernels/hgemm/tuned.json with the new winners; copy it back to commit it), the
-#             records in tune_<m>x<n>x<k>.json; bench and grid after it run v18 on those winners;
+#   tune      `klab tune --interleave` of v18 (the dispatch) at every shape of the grid, 8192^3
+#             and 6000x7000x5000: every entry timed launch by launch (a one-pass tune misranked
+#             entries 1-5% apart by the power state: docs/worklogs/gemm.md), the winner per shape
+#             class kept in the tune cache and in OUTDIR/tuned.json (kernels/hgemm/tuned.json with
+#             the new winners; copy it back to commit it), the records in
+#             tune_<m>x<n>x<k>.json; bench and grid after it run v18 on those winners;
 #   profile   Nsight Compute (--set all) of the top rungs at 4096^3, and at M = 16 for the
 #             weight-streaming rung.
 # Usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR   (steps run in the order above)
@@ -118,13 +120,13 @@ grid_shapes() {  # Qwen3-8B's projections (N,K) x M, as "m n k" lines
 }
 
 if has tune && [ -n "$dispatch" ]; then
-  log "tune: every entry of v18 at every grid shape; winners into tuned.json"
+  log "tune: every entry of v18 at every grid shape, 8192^3 and the ragged shape, launch by launch; winners into tuned.json"
   cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tuned.json"
   while read -r m n k; do
-    timeout 90 "$klab" tune $dispatch --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet \
+    timeout 90 "$klab" tune $dispatch --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet --interleave \
       --max-time "$max_time" --commit-to "$out/tuned.json" --json "$out/tune_${m}x${n}x${k}.json" \
       >> "$out/tune.txt" 2>&1 || status=1
-  done < <(grid_shapes)
+  done < <(grid_shapes; echo "8192 8192 8192"; echo "6000 7000 5000")
 fi
 
 if has bench; then
