@@ -7,6 +7,9 @@
 // pairs whose K and V fit a share of the L2, half for v20 and an eighth for v21, longest tiles
 // first inside each; the short section first: fa3_schedule.hpp's ShortFirstLine), not (query
 // tile, head, batch).
+#include <string>
+#include <utility>
+
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_overlap.cuh"
 #include "kernels/attention/family.hpp"
@@ -50,15 +53,29 @@ PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers&
         static_assert(C::kBlockM == 64 * C::kConsumerWarpgroups);
         const TensorMaps m = tensor_maps<C>(name, t, s, batch);
         const CUtensorMap om = o_store_map<C>(t, s, batch);
-        const ShortFirstLine line{
-            line_of<C>(s, int64_t(sizeof(T)), kLineL2Share ? kLineL2Share : 2)};
         if constexpr (kLineL2Share > 0)
           if (g.causal)
             return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, true>>(
-                g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, line);
+                g, batch, m.q, m.k, m.v, om, t.o, t.lse, g,
+                ShortFirstLine{line_of<C>(s, int64_t(sizeof(T)), kLineL2Share)});
         return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, false>>(
-            g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, line);
+            g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, ShortFirstLine{});  // line unused
       });
+}
+
+/// prepare_tma_epilogue for rung kName (a namespace-scope string: the template argument).
+template <bool kTrimDiagonal, int kLineL2Share, const char* kName>
+PreparedLaunch prepare_tma_epilogue_rung(const Problem& p, Buffers& b) {
+  return prepare_tma_epilogue<kTrimDiagonal, kLineL2Share>(kName, p, b);
+}
+
+/// The Variant of a rung on this kernel (v16, v19, v20, v21): id, summary, sm_90, FA3's limits.
+template <bool kTrimDiagonal, int kLineL2Share, const char* kName>
+Variant tma_epilogue_variant(std::string id, std::string summary) {
+  Variant v = tiled_variant<prepare_tma_epilogue_rung<kTrimDiagonal, kLineL2Share, kName>>(
+      std::move(id), std::move(summary), 90);
+  v.can_implement = [](const Problem& p) { return can_implement(kName, p); };
+  return v;
 }
 
 }  // namespace klab::attention::fa3

@@ -19,22 +19,15 @@ namespace klab::attention {
 
 namespace {
 
-constexpr const char* kName = "attention.v16";
-
-PreparedLaunch prepare_v16(const Problem& p, Buffers& b) {
-  return fa3::prepare_tma_epilogue</*trim the diagonal*/ false>(kName, p, b);
-}
+constexpr char kName[] = "attention.v16";
 
 }  // namespace
 
 Variant gpu_v16_fa3_tma_epilogue() {
-  Variant v = tiled_variant<prepare_v16>(
+  return fa3::tma_epilogue_variant</*trim the diagonal*/ false, /*no line: v16's order*/ 0, kName>(
       "attention.v16_fa3_tma_epilogue",
       "v07 with FA3's epilogue: O rounded into each consumer warpgroup's rows of Q's tile and "
-      "stored by TMA, one 64-row box a panel",
-      90);
-  v.can_implement = [](const Problem& p) { return fa3::can_implement(kName, p); };
-  return v;
+      "stored by TMA, one 64-row box a panel");
 }
 
 }  // namespace klab::attention

@@ -20,22 +20,15 @@ namespace klab::attention {
 
 namespace {
 
-constexpr const char* kName = "attention.v19";
-
-PreparedLaunch prepare_v19(const Problem& p, Buffers& b) {
-  return fa3::prepare_tma_epilogue</*trim the diagonal*/ true>(kName, p, b);
-}
+constexpr char kName[] = "attention.v19";
 
 }  // namespace
 
 Variant gpu_v19_fa3_trimmed_diagonal() {
-  Variant v = tiled_variant<prepare_v19>(
+  return fa3::tma_epilogue_variant</*trim the diagonal*/ true, /*no line: v16's order*/ 0, kName>(
       "attention.v19_fa3_trimmed_diagonal",
       "v16 with the causal diagonal's key block trimmed to its first half for the consumer "
-      "warpgroup whose rows see no key in the second",
-      90);
-  v.can_implement = [](const Problem& p) { return fa3::can_implement(kName, p); };
-  return v;
+      "warpgroup whose rows see no key in the second");
 }
 
 }  // namespace klab::attention

@@ -24,23 +24,16 @@ namespace klab::attention {
 
 namespace {
 
-constexpr const char* kName = "attention.v20";
-
-PreparedLaunch prepare_v20(const Problem& p, Buffers& b) {
-  return fa3::prepare_tma_epilogue</*trim the diagonal*/ false, /*causal on a line in 1/2 L2*/ 2>(
-      kName, p, b);
-}
+constexpr char kName[] = "attention.v20";
 
 }  // namespace
 
 Variant gpu_v20_fa3_line_order() {
-  Variant v = tiled_variant<prepare_v20>(
+  return fa3::tma_epilogue_variant</*trim the diagonal*/ false, /*the line in half the L2*/ 2,
+                                   kName>(
       "attention.v20_fa3_line_order",
       "v16 with causal blocks in the persistent rungs' line order: sections of (batch, head) "
-      "pairs whose K and V fit half the L2, each section's longest tiles first",
-      90);
-  v.can_implement = [](const Problem& p) { return fa3::can_implement(kName, p); };
-  return v;
+      "pairs whose K and V fit half the L2, each section's longest tiles first");
 }
 
 }  // namespace klab::attention

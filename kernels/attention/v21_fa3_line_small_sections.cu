@@ -18,22 +18,15 @@ namespace klab::attention {
 
 namespace {
 
-constexpr const char* kName = "attention.v21";
-
-PreparedLaunch prepare_v21(const Problem& p, Buffers& b) {
-  return fa3::prepare_tma_epilogue</*trim the diagonal*/ false, /*causal on a line in 1/8 L2*/ 8>(
-      kName, p, b);
-}
+constexpr char kName[] = "attention.v21";
 
 }  // namespace
 
 Variant gpu_v21_fa3_line_small_sections() {
-  Variant v = tiled_variant<prepare_v21>(
+  return fa3::tma_epilogue_variant</*trim the diagonal*/ false,
+                                   /*the line in an eighth of the L2*/ 8, kName>(
       "attention.v21_fa3_line_small_sections",
-      "v20 with the line's sections in an eighth of the L2 instead of half (3 pairs at causal 4k)",
-      90);
-  v.can_implement = [](const Problem& p) { return fa3::can_implement(kName, p); };
-  return v;
+      "v20 with the line's sections in an eighth of the L2 instead of half (3 pairs at causal 4k)");
 }
 
 }  // namespace klab::attention
