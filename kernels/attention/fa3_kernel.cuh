@@ -53,9 +53,10 @@ inline constexpr int kPSteps = kIsFp8<T> ? kBlockN / 32 : kBlockN / 16;
 /// warpgroup over kStages (K, V) stages of kBlockN_ keys: two consumers (setmaxnreg 232) beside
 /// a producer at 40, or three (160) beside one at 24; kKvLag: how many blocks the producer's V
 /// loads trail its K loads (fa3_schedule.hpp's kv_step); kPInSmem_: P V reads P from shared
-/// memory (v11) instead of registers.
+/// memory (v11) instead of registers; kIntraWgOverlap_: a consumer's softmax runs under its own
+/// previous P V (v05 on), or, false (v22), after it (fa3_overlap.cuh's consume_tile).
 template <int kD, int kStages_, int kKvLag_ = 0, int kConsumerWarpgroups_ = 2,
-          int kBlockN_ = kDefaultBlockN<kD>, bool kPInSmem_ = false>
+          int kBlockN_ = kDefaultBlockN<kD>, bool kPInSmem_ = false, bool kIntraWgOverlap_ = true>
 struct Config
     : device::WarpSpecialized</*consumer warps*/ 4 * kConsumerWarpgroups_,
                               /*producer registers*/ (kConsumerWarpgroups_ > 2 ? 24 : 40)> {
@@ -64,6 +65,7 @@ struct Config
   static constexpr int kBlockM = Tiles::kBlockM, kBlockN = Tiles::kBlockN;
   static constexpr int kStages = Tiles::kStages;
   static constexpr bool kPInSmem = Tiles::kPInSmem;
+  static constexpr bool kIntraWgOverlap = kIntraWgOverlap_;
   static constexpr int kKvLag = kKvLag_;
   static constexpr int kSmemBytes = fa3::kSmemBytes<Tiles>;
   static_assert(Config::kBlockM == 64 * (Config::kConsumerWarps / 4),

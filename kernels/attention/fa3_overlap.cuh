@@ -60,6 +60,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   uint64_t* const empty_q = kQHalves ? bars.empty_q_half(wg) : bars.empty_q;
   constexpr int kBlockN = C::kBlockN;
   constexpr bool kSmemP = C::kPInSmem;  // P V's A from the warpgroup's shared tile (v11)
+  static_assert(C::kIntraWgOverlap, "v22's rounds are consume_tile_serial's");
   static_assert(!kTrimFirstBlock || (!kSmemP && !kIsFp8<T>), "v19: 16-bit P in registers");
   // e4m3 (v12): Q's and K's scales join the softmax's, V's the epilogue's.
   float scale_log2 = g.scale_log2, o_scale = 1.f;
@@ -205,6 +206,59 @@ static_assert(overlap_fits(64, OverlapConfig<64>::kBlockN, OverlapConfig<64>::kC
               overlap_fits(128, OverlapConfig<128>::kBlockN, OverlapConfig<128>::kConsumerRegs) &&
               overlap_fits(256, OverlapConfig<256>::kBlockN, OverlapConfig<256>::kConsumerRegs));
 
+/// Consumer warpgroup wg's pass over a one-tile block's tile t without the intra-warpgroup
+/// overlap (v22, FlashAttention 3's loop where its tile leaves no registers for P in flight; Q
+/// already landed): per key block, S alone in the ping-pong's turn, waited for; K handed back;
+/// the softmax; P into registers; P V, waited for; V handed back. S and O (S's wgmma), then P
+/// and O (P V's), are all a round holds in flight: never S and P together. Then its O rows and
+/// their lse.
+template <class C, class T, int kD, class Opt>
+__device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
+                                                    const Barriers<C::kStages>& bars,
+                                                    const TileOf& t, int wg, T* __restrict__ o,
+                                                    float* __restrict__ lse, const Geometry& g) {
+  static_assert(!kIsFp8<T> && !C::kPInSmem && C::kKvLag == 0, "16-bit P in registers, V with K");
+  constexpr int kBlockN = C::kBlockN, kWgs = C::kConsumerWarpgroups;
+  const ConsumerThread th(t, wg);
+  const uint32_t s_base = device::smem_addr(smem);
+  const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
+  QuadRow rows[2];    // the two rows' running max (log2 units) and this lane's share of the sum
+  float acc[kD / 2];  // O: 64 x kD over the warpgroup
+#pragma unroll
+  for (int i = 0; i < kD / 2; ++i) acc[i] = 0.f;
+  if (n > 0 && pingpong_opens(wg, kWgs)) pingpong_arrive(wg, kWgs);
+  ConsumerRing<C::kStages> slot;
+  for (int it = 0; it < n; ++it, slot = slot.next()) {
+    const int jb = n - 1 - it;
+    float sc[kBlockN / 2];
+    device::mbarrier_wait(&bars.full_k[slot.index], slot.phase);
+    pingpong_wait(wg);
+    device::wgmma_fence();
+    issue_s<C, T, kD>(sc, s_base, wg, slot.index);
+    device::wgmma_commit_group();
+    if (pingpong_arrives_after(wg, it, n, kWgs)) pingpong_arrive(wg, kWgs);
+    device::wgmma_wait_group<0>();
+    device::wgmma_fence_operands(sc);
+    release(&bars.empty_k[slot.index], th.lane);
+    if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
+    float alpha[2];
+    // Round 0: O is still 0, nothing to rescale.
+    if (softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha) && it > 0)
+      rescale_o<kD>(acc, alpha);
+    uint32_t pa[kBlockN / 16][4];
+    p_registers<kBlockN, T>(sc, pa);
+    device::mbarrier_wait(&bars.full_v[slot.index], slot.phase);
+    device::wgmma_fence();
+    issue_pv<C, T, kD>(acc, pa, s_base, slot.index);
+    device::wgmma_commit_group();
+    device::wgmma_wait_group<0>();
+    device::wgmma_fence_operands(acc);
+    fence_p(pa);
+    release(&bars.empty_v[slot.index], th.lane);
+  }
+  store_rows<T, kD>(acc, rows, th, t, o, lse, g);
+}
+
 /// A one-tile block's consumer warpgroup (wg 0 or 1) on the overlapped loop (v05, v07, v08):
 /// rows n0 + 64 wg .. + 63 of the block's tile in rounds, then its O rows and their lse.
 /// kTmaStoreO (v16): O stored through shared memory by TMA (o_map), store_rows_tma. kTrimDiagonal
@@ -251,6 +305,19 @@ using WideKeyConfig =
 static_assert(overlap_live_registers(64, kWideKeys, /*P in smem*/ true) <=
               overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN));
 
+/// v22 at non-causal problems: at D = 64, v09's three consumers on kSerialKeys-key blocks with P
+/// in registers and no intra-warpgroup overlap (consume_tile_serial; FlashAttention 3's tile
+/// there), V loaded with its K; v09's configuration at D = 128 and 256.
+template <int kD>
+using SerialWideKeyConfig = std::conditional_t<
+    kD == 64,
+    Config<64, kSerialStages, /*V with K*/ 0, 3, kSerialKeys, /*P in smem*/ false,
+           /*intra-warpgroup overlap*/ false>,
+    ThreeConsumerConfig<kD>>;
+// Without P in flight beside S, O and S take no more registers than v09's O, S and P (128 of 160).
+static_assert(serial_live_registers(64, kSerialKeys) <=
+              overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN));
+
 /// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration
 /// ConfigOf<kD> (OverlapConfig by default; NonCausalConfigOf<kD> at non-causal problems), as
 /// fa3_kernel.cuh's kernel takes it (Name: a type with the rung's kName).
@@ -267,7 +334,12 @@ struct OverlapRung {
                                                  const Barriers<C::kStages>& bars, const TileOf& t,
                                                  int wg, OutputOf<T>* __restrict__ o,
                                                  float* __restrict__ lse, const Geometry& g) {
-    consume_one_tile<C, T, kD, Opt>(smem, bars, t, wg, o, lse, g);
+    if constexpr (C::kIntraWgOverlap) {
+      consume_one_tile<C, T, kD, Opt>(smem, bars, t, wg, o, lse, g);
+    } else {  // v22's configuration
+      if (t.blocks.count > 0) device::mbarrier_wait(bars.full_q, 0);
+      consume_tile_serial<C, T, kD, Opt>(smem, bars, t, wg, o, lse, g);
+    }
   }
 };
 

@@ -102,6 +102,12 @@ inline constexpr int kOverlapKvLag = 1;
 KLAB_HOST_DEVICE constexpr int overlap_live_registers(int d, int block_n, bool p_in_smem = false) {
   return d / 2 + block_n / 2 + (p_in_smem ? 0 : block_n / 4);
 }
+/// The same through a softmax without the intra-warpgroup overlap (v22): the round's P V has
+/// been waited for, so O and S alone (P is made from S after the softmax, S's registers dying
+/// as P's fill).
+KLAB_HOST_DEVICE constexpr int serial_live_registers(int d, int block_n) {
+  return d / 2 + block_n / 2;
+}
 /// An allowance for the rest of a consumer thread (row state, addresses, descriptors, the
 /// softmax's temporaries, loop state): the budget's assumption, which ptxas's report of no local
 /// memory for every instantiation is the check of.

@@ -93,13 +93,13 @@ Variant gpu_v12_fa3_fp8();
 Variant gpu_v13_fa2_two_row_tiles();
 Variant gpu_v14_fa2_lazy_rescale();
 Variant gpu_v15_fa3_persistent_lazy();
-/// Built, not registered until its GPU tests pass on a device.
 Variant gpu_v16_fa3_tma_epilogue();
 Variant gpu_v17_fa3_persistent_tma_epilogue();
 Variant gpu_v18_fa3_persistent_q_halves();
 Variant gpu_v19_fa3_trimmed_diagonal();
 Variant gpu_v20_fa3_line_order();
 Variant gpu_v21_fa3_line_small_sections();
+Variant gpu_v22_fa3_serial_wide_keys();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

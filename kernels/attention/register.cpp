@@ -33,6 +33,7 @@ void register_attention(Registry& r) {
     gpu_v19_fa3_trimmed_diagonal(),
     gpu_v20_fa3_line_order(),
     gpu_v21_fa3_line_small_sections(),
+    gpu_v22_fa3_serial_wide_keys(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -1597,6 +1597,14 @@ TEST(AttentionFa3Schedule, OverlapFitsTheRegisterAndSharedMemoryBudgets) {
   // shared memory O and S take v09's 128.
   EXPECT_GT(fa3::overlap_live_registers(64, 192), kThreeRegs);
   EXPECT_EQ(fa3::overlap_live_registers(64, 192, /*P in smem*/ true) + 32, kThreeRegs);
+  // v22's 176-key blocks without the intra-warpgroup overlap: O and S (120) with P in
+  // registers, and four stages of them beside the 192-row Q.
+  EXPECT_EQ(fa3::serial_live_registers(64, fa3::kSerialKeys), 32 + 88);
+  EXPECT_LE(fa3::serial_live_registers(64, fa3::kSerialKeys) + 32, kThreeRegs);
+  EXPECT_GT(fa3::overlap_live_registers(64, fa3::kSerialKeys), kThreeRegs - 32);
+  EXPECT_EQ(fa3::kSerialKeys % 16, 0);  // P V's k16 steps
+  EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<64, fa3::kSerialStages, 192, fa3::kSerialKeys>>),
+            fa3::kMaxSmemBytes);
   EXPECT_EQ((fa3::Tiles<64, 3, 192>::Q::kBytes), 192u * 128u);
   EXPECT_LE((fa3::kSmemBytes<fa3::Tiles<64, 3, 192>>), fa3::kMaxSmemBytes);
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<256, 3>>), fa3::kMaxSmemBytes);
@@ -1652,6 +1660,8 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   EXPECT_EQ(at("attention.v16_fa3_tma_epilogue"), at("attention.v15_fa3_persistent_lazy") + 1);
   EXPECT_EQ(at("attention.v17_fa3_persistent_tma_epilogue"),
             at("attention.v16_fa3_tma_epilogue") + 1);
+  EXPECT_EQ(at("attention.v22_fa3_serial_wide_keys"),
+            at("attention.v21_fa3_line_small_sections") + 1);
   ASSERT_NE(family().find("attention.v06_fa3_persistent"), nullptr);
   const Variant& v06 = *family().find("attention.v06_fa3_persistent");
   ASSERT_TRUE(bool(v06.workspace_bytes));  // the tile counter
@@ -1664,10 +1674,11 @@ TEST(AttentionFa3Tiles, RungRefusesWhatTheTmaCannotRead) {
   const Variant& v17 = *family().find("attention.v17_fa3_persistent_tma_epilogue");
   ASSERT_TRUE(bool(v17.workspace_bytes));
   EXPECT_GE(v17.workspace_bytes(family().headline.front()), 2 * sizeof(int));
-  for (const char* id : {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap",
-                         "attention.v06_fa3_persistent", "attention.v07_fa4_lazy_rescale",
-                         "attention.v08_fa4_poly_exp2", "attention.v11_fa3_wide_keys",
-                         "attention.v15_fa3_persistent_lazy", "attention.v16_fa3_tma_epilogue"}) {
+  for (const char* id :
+       {"attention.v04_fa3_wgmma", "attention.v05_fa3_overlap", "attention.v06_fa3_persistent",
+        "attention.v07_fa4_lazy_rescale", "attention.v08_fa4_poly_exp2",
+        "attention.v11_fa3_wide_keys", "attention.v15_fa3_persistent_lazy",
+        "attention.v16_fa3_tma_epilogue", "attention.v22_fa3_serial_wide_keys"}) {
     SCOPED_TRACE(id);
     const Variant* v = family().find(id);
     ASSERT_NE(v, nullptr);
