@@ -4,7 +4,8 @@ source page (`ncu -i REP --page source --csv --print-source sass`, plain or .xz)
 of every profiled launch summed per instruction, then per range of --span consecutive
 instructions: the samples (issuing ones included), the share stalled for want of an instruction
 (no_inst: the code not yet fetched), the three largest stall reasons (issuing, "selected", is not
-one) and the range's most frequent opcodes. One kernel a report.
+one) and the range's most frequent opcodes; then the hottest loop's body: the instructions
+executed most often (each the same number of times) by opcode. One kernel a report.
 
 Usage: ncu_source_stalls.py SOURCE.csv[.xz] [--span 128] [--min-share 0.01]
                             [--readme FILE --section NAME]
@@ -24,7 +25,8 @@ def read_rows(path):
 
 
 def per_instruction(rows):
-    """(kernel name, [(address, sass, Counter of stall reason -> samples)]) summed over launches."""
+    """(kernel name, [(address, sass, Counter of stall reason -> samples, times executed)]) summed
+    over launches."""
     header, kernel, by_addr = None, None, collections.OrderedDict()
     for r in rows:
         if not r:
@@ -40,11 +42,14 @@ def per_instruction(rows):
             continue
         if header is None or len(r) < len(header):
             continue
-        entry = by_addr.setdefault(r[0], [r[1], collections.Counter()])
+        entry = by_addr.setdefault(r[0], [r[1], collections.Counter(), 0.0])
         for h, i in header.items():
             if h.startswith("stall_") and "Not Issued" not in h and r[i]:
                 entry[1][h[len("stall_"):]] += float(r[i].replace(",", ""))
-    return kernel, [(a, s, c) for a, (s, c) in by_addr.items()]
+        executed = header.get("Instructions Executed")
+        if executed is not None and r[executed]:
+            entry[2] += float(r[executed].replace(",", ""))
+    return kernel, [(a, s, c, e) for a, (s, c, e) in by_addr.items()]
 
 
 def opcode(sass):
@@ -56,7 +61,7 @@ def opcode(sass):
 
 def table(path, span, min_share):
     kernel, instrs = per_instruction(read_rows(path))
-    total = sum(sum(c.values()) for _, _, c in instrs)
+    total = sum(sum(c.values()) for _, _, c, _ in instrs)
     name = (kernel or "?").split(">(")[0] + (">" if ">(" in (kernel or "") else "")
     out = [f"`{name}`: {len(instrs)} instructions, "
            f"{int(total)} samples (ranges under {min_share:.1%} of them left out)\n",
@@ -65,17 +70,23 @@ def table(path, span, min_share):
     for b in range(0, len(instrs), span):
         seg = instrs[b:b + span]
         c = collections.Counter()
-        for _, _, s in seg:
+        for _, _, s, _ in seg:
             c.update(s)
         n = sum(c.values())
         if total == 0 or n == 0 or n / total < min_share:
             continue
         stalls = collections.Counter({k: v for k, v in c.items() if k != "selected"})
         top = ", ".join(f"{k} {v / n:.0%}" for k, v in stalls.most_common(3))
-        ops = collections.Counter(opcode(s) for _, s, _ in seg)
+        ops = collections.Counter(opcode(s) for _, s, _, _ in seg)
         common = " ".join(o for o, _ in ops.most_common(4))
         out.append(f"| {b}-{b + len(seg) - 1} | {int(n)} | {n / total:.1%} | "
                    f"{c['no_inst'] / n:.0%} | {top} | {common} |")
+    hottest = max((e for _, _, _, e in instrs), default=0.0)
+    if hottest > 0:
+        body = [opcode(s).split(".")[0] for _, s, _, e in instrs if e == hottest]
+        mix = ", ".join(f"{o} {k}" for o, k in collections.Counter(body).most_common(12))
+        out.append(f"\nThe hottest loop's body: {len(body)} instructions executed {int(hottest)} "
+                   f"times each ({mix}).")
     return "\n".join(out) + "\n"
 
 

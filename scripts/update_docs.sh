@@ -621,6 +621,18 @@ run_8d=$res/2026-12-04_8d45aad_attention_v21
   --section profile-8d45aad-4k
 "$klab" report "$res"/2026-12-04_b345017_attention_v20_index32/attn/bench_*.json --family attention \
   --readme docs/worklogs/attention.md --section results-b345017-v20-index32
+# attention v22 (FlashAttention 3's D = 64 non-causal tile without the intra-warpgroup overlap),
+# then its loop on two consumers and 256-key blocks (form b: MANIFEST.md).
+run_v22=$res/2026-12-04_aafb937_attention_v22
+"$klab" report "$run_v22"/attn/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-aafb937-v22
+"$klab" profile-report "$run_v22"/profiles/profiles_d64.json --readme docs/worklogs/attention.md \
+  --section profile-aafb937-d64
+run_v22=$res/2026-12-04_aafb937_attention_v22_two_consumers
+"$klab" report "$run_v22"/attn/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-aafb937-v22-two
+"$klab" profile-report "$run_v22"/profiles/profiles_d64_b.json --readme docs/worklogs/attention.md \
+  --section profile-aafb937-d64-two
 # `klab timeline` of decode v11 at B = 1 and (16, 8k), cold and hot; v13 (the push merge) beside v11:
 # timelines, its stalls by SASS range (Nsight's source page) and paired with cuDNN.
 tl=$res/2026-12-04_0e94719_decode_timeline
@@ -636,6 +648,11 @@ python3 scripts/ncu_source_stalls.py "$res"/2026-12-04_31f894a_decode_v13_relaxe
   --min-share 0.015 --readme docs/worklogs/decode.md --section stalls-31f894a-v13
 python3 scripts/ncu_source_stalls.py "$tl13"/prof/v13.source.csv.xz --min-share 0.015 \
   --readme docs/worklogs/decode.md --section stalls-2b7f8cf-v13
+# decode v14 (e4m3) and v13 (bf16) at (64, 4k): stalls by SASS range (profiled in aafb937's run).
+for v in v14 v13; do
+  python3 scripts/ncu_source_stalls.py "$res"/2026-12-04_aafb937_attention_v22/src/decode_${v}_64_4k.source.csv.xz \
+    --min-share 0.015 --readme docs/worklogs/decode.md --section stalls-aafb937-$v
+done
 "$klab" profile-report "$tl13"/prof/profile.json --readme docs/worklogs/decode.md --section profile-2b7f8cf-v13
 "$klab" report "$res"/2026-12-04_adae0fb_decode_v13/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-adae0fb-v13

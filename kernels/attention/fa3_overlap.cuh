@@ -311,12 +311,14 @@ static_assert(overlap_live_registers(64, kWideKeys, /*P in smem*/ true) <=
 template <int kD>
 using SerialWideKeyConfig = std::conditional_t<
     kD == 64,
-    Config<64, kSerialStages, /*V with K*/ 0, 3, kSerialKeys, /*P in smem*/ false,
+    Config<64, kSerialStages, /*V with K*/ 0, kSerialConsumers, kSerialKeys, /*P in smem*/ false,
            /*intra-warpgroup overlap*/ false>,
     ThreeConsumerConfig<kD>>;
-// Without P in flight beside S, O and S take no more registers than v09's O, S and P (128 of 160).
+// O and S take no more registers than v09's O, S and P (128 of 160 with three consumers), or fit
+// a budget with the usual allowance.
 static_assert(serial_live_registers(64, kSerialKeys) <=
-              overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN));
+                  overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN) ||
+              serial_fits(64, kSerialKeys, SerialWideKeyConfig<64>::kConsumerRegs));
 
 /// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration
 /// ConfigOf<kD> (OverlapConfig by default; NonCausalConfigOf<kD> at non-causal problems), as

@@ -112,6 +112,10 @@ KLAB_HOST_DEVICE constexpr int serial_live_registers(int d, int block_n) {
 /// softmax's temporaries, loop state): the budget's assumption, which ptxas's report of no local
 /// memory for every instantiation is the check of.
 inline constexpr int kConsumerOverheadRegisters = 48;
+/// Whether v22's rounds without the overlap fit a consumer thread's budget `consumer_regs`.
+KLAB_HOST_DEVICE constexpr bool serial_fits(int d, int block_n, int consumer_regs) {
+  return serial_live_registers(d, block_n) + kConsumerOverheadRegisters <= consumer_regs;
+}
 /// Whether the overlap fits a consumer thread's setmaxnreg budget `consumer_regs`.
 KLAB_HOST_DEVICE constexpr bool overlap_fits(int d, int block_n, int consumer_regs,
                                              bool p_in_smem = false) {

@@ -78,7 +78,7 @@ inline constexpr int kWideKeys = 160, kWideStages = 3;
 /// v22's key block and stages at non-causal D = 64 (fa3_overlap.cuh's SerialWideKeyConfig):
 /// FlashAttention 3's 192 x 176 tile there (its tile_size_fwd_sm90, P in registers, no
 /// intra-warpgroup overlap); stages of 44 KiB, four beside Q's 24 KiB.
-inline constexpr int kSerialKeys = 176, kSerialStages = 4;
+inline constexpr int kSerialKeys = 176, kSerialStages = 4, kSerialConsumers = 3;
 
 /// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (64 a consumer warpgroup: two
 /// of them, three in v09 at D = 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05:

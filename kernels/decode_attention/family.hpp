@@ -114,6 +114,8 @@ Variant gpu_v11_cluster_merge();
 Variant gpu_v12_fp8_cluster_merge();
 Variant gpu_v13_cluster_push_merge();
 Variant gpu_v14_fp8_cluster_push_merge();
+/// Built, not registered until its GPU tests pass on a device.
+Variant gpu_v15_fp8_stage_pairs();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -112,27 +112,30 @@ __device__ __forceinline__ void swap_ab_row_limits(int64_t (&lim)[kNT][2], int l
     }
 }
 
-/// The masks and online softmax of the warp's 16 keys in the swapped layout (s[n]: keys g
-/// (c0, c1) and g + 8 (c2, c3), g = lane / 4, of rows 8n + 2c + {0, 1}): online_softmax_16's
-/// rules (the FA4 threshold, a warp-uniform rescale), the reductions over a column's 8 lanes.
-template <int kD, int kNT>
-__device__ __forceinline__ void online_softmax_swap_ab(SwapAbWarpState<kD, kNT>& st,
-                                                       float (&s)[kNT][4], int lane, int key_row,
-                                                       int64_t key_base,
-                                                       const int64_t (&lim)[kNT][2],
-                                                       float scale_log2) {
-  const int64_t key0 = key_base + key_row + lane / 4;
+/// The masks and online softmax of the warp's 16 keys in the swapped layout, of kTiles stages at
+/// once (v15: two; s[t][n]: stage t's keys key_base[t] + key_row + g (c0, c1) and + 8 (c2, c3),
+/// g = lane / 4, of rows 8n + 2c + {0, 1}): online_softmax_16's rules (the FA4 threshold, a
+/// warp-uniform rescale), the reductions over a column's 8 lanes, one set for all kTiles stages.
+template <int kD, int kNT, int kTiles>
+__device__ __forceinline__ void online_softmax_swap_ab(
+    SwapAbWarpState<kD, kNT>& st, float (&s)[kTiles][kNT][4], int lane, int key_row,
+    const int64_t (&key_base)[kTiles], const int64_t (&lim)[kNT][2], float scale_log2) {
   float mx[kNT][2];
   bool grow = false;
 #pragma unroll
   for (int n = 0; n < kNT; ++n)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
-      float& x0 = s[n][e];
-      float& x1 = s[n][2 + e];
-      x0 = key0 < lim[n][e] ? x0 * scale_log2 : -INFINITY;
-      x1 = key0 + 8 < lim[n][e] ? x1 * scale_log2 : -INFINITY;
-      float m = fmaxf(x0, x1);
+      float m = -INFINITY;
+#pragma unroll
+      for (int t = 0; t < kTiles; ++t) {
+        const int64_t key0 = key_base[t] + key_row + lane / 4;
+        float& x0 = s[t][n][e];
+        float& x1 = s[t][n][2 + e];
+        x0 = key0 < lim[n][e] ? x0 * scale_log2 : -INFINITY;
+        x1 = key0 + 8 < lim[n][e] ? x1 * scale_log2 : -INFINITY;
+        m = t == 0 ? fmaxf(x0, x1) : fmaxf(m, fmaxf(x0, x1));
+      }
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 4));
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 8));
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 16));
@@ -160,60 +163,73 @@ __device__ __forceinline__ void online_softmax_swap_ab(SwapAbWarpState<kD, kNT>&
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const float base = st.row_max[n][e] == -INFINITY ? 0.f : st.row_max[n][e];
-      s[n][e] = exp2f(s[n][e] - base);
-      s[n][2 + e] = exp2f(s[n][2 + e] - base);
-      st.row_sum[n][e] += s[n][e] + s[n][2 + e];
+#pragma unroll
+      for (int t = 0; t < kTiles; ++t) {
+        s[t][n][e] = exp2f(s[t][n][e] - base);
+        s[t][n][2 + e] = exp2f(s[t][n][2 + e] - base);
+        st.row_sum[n][e] += s[t][n][e] + s[t][n][2 + e];
+      }
     }
 }
 
 /// One warp's 16 keys of a stage (stage rows key_row .. key_row + 15, keys key_base + key_row
 /// + ...), swapped: S^T = K Q^T, masks and online softmax, O^T += V^T P^T. K and V as e4m3 tiles
 /// laid out as KvTile::offset says (16-byte chunks); scale_log2 with K's scale folded in.
-template <int kD, int kNT, class KvTile>
+/// kTiles stages at once (v15: two, sk[t], sv[t], key_base[t]): their S^T products are
+/// independent, so they interleave; one softmax's reductions and vote serve both.
+template <int kD, int kNT, class KvTile, int kTiles = 1>
 __device__ __forceinline__ void gqa_swap_ab_stage_e4m3(
-    SwapAbWarpState<kD, kNT>& st, const SwapAbQ<kD, kNT, 1>& q, uint32_t sk, uint32_t sv, int lane,
-    int key_row, int64_t key_base, const int64_t (&lim)[kNT][2], float scale_log2) {
+    SwapAbWarpState<kD, kNT>& st, const SwapAbQ<kD, kNT, 1>& q, const uint32_t (&sk)[kTiles],
+    const uint32_t (&sv)[kTiles], int lane, int key_row, const int64_t (&key_base)[kTiles],
+    const int64_t (&lim)[kNT][2], float scale_log2) {
   static_assert(kD % 32 == 0, "32 dims an ldmatrix.x4 of FP8 rows");
   // Matrix i of an x4: keys key_row + (i % 2) * 8 + lane % 8, 16-byte chunk 2 kk + i / 2.
   const int mat_row = key_row + (lane / 8 % 2) * 8 + lane % 8, mat_chunk = lane / 16;
-  float s[kNT][4];
+  float s[kTiles][kNT][4];
 #pragma unroll
-  for (int n = 0; n < kNT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+  for (int t = 0; t < kTiles; ++t)
 #pragma unroll
-  for (int kk = 0; kk < kD / 32; ++kk) {
-    uint32_t kb[4];
-    device::ldmatrix_x4(kb, sk + KvTile::offset(mat_row, 2 * kk + mat_chunk));
+    for (int n = 0; n < kNT; ++n) s[t][n][0] = s[t][n][1] = s[t][n][2] = s[t][n][3] = 0.f;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {  // dims 16j .. 16j + 15, j = 2 kk + half
-      uint32_t a[4];
-      device::e4m3x4_to_f16x2x2(kb[2 * half], a[0], a[2]);      // key g
-      device::e4m3x4_to_f16x2x2(kb[2 * half + 1], a[1], a[3]);  // key g + 8
+  for (int kk = 0; kk < kD / 32; ++kk)
 #pragma unroll
-      for (int n = 0; n < kNT; ++n) {
-        const uint32_t b[2] = {q.b[2 * kk + half][n][0], q.b[2 * kk + half][n][1]};
-        device::mma_m16n8k16_f16(s[n], a, b);
+    for (int t = 0; t < kTiles; ++t) {
+      uint32_t kb[4];
+      device::ldmatrix_x4(kb, sk[t] + KvTile::offset(mat_row, 2 * kk + mat_chunk));
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {  // dims 16j .. 16j + 15, j = 2 kk + half
+        uint32_t a[4];
+        device::e4m3x4_to_f16x2x2(kb[2 * half], a[0], a[2]);      // key g
+        device::e4m3x4_to_f16x2x2(kb[2 * half + 1], a[1], a[3]);  // key g + 8
+#pragma unroll
+        for (int n = 0; n < kNT; ++n) {
+          const uint32_t b[2] = {q.b[2 * kk + half][n][0], q.b[2 * kk + half][n][1]};
+          device::mma_m16n8k16_f16(s[t][n], a, b);
+        }
       }
     }
-  }
   online_softmax_swap_ab(st, s, lane, key_row, key_base, lim, scale_log2);
-  uint32_t pb[kNT][2];  // P^T's B fragments: (keys 2c, 2c + 1 | 2c + 8, 2c + 9; row g) in f16
 #pragma unroll
-  for (int n = 0; n < kNT; ++n) {
-    pb[n][0] = device::movmatrix_trans(device::pack2<__half>(s[n][0], s[n][1]));
-    pb[n][1] = device::movmatrix_trans(device::pack2<__half>(s[n][2], s[n][3]));
-  }
+  for (int t = 0; t < kTiles; ++t) {
+    uint32_t pb[kNT][2];  // P^T's B fragments: (keys 2c, 2c + 1 | 2c + 8, 2c + 9; row g) in f16
 #pragma unroll
-  for (int nd = 0; nd < kD / 32; ++nd) {
-    uint32_t vb[4];
-    device::ldmatrix_x4_trans(vb, sv + KvTile::offset(mat_row, 2 * nd + mat_chunk));
+    for (int n = 0; n < kNT; ++n) {
+      pb[n][0] = device::movmatrix_trans(device::pack2<__half>(s[t][n][0], s[t][n][1]));
+      pb[n][1] = device::movmatrix_trans(device::pack2<__half>(s[t][n][2], s[t][n][3]));
+    }
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {  // chunk j = 2 nd + half
-      // Rows r (dim 2r) and r + 8 (dim 2r + 1): keys 0-7 in a0, a1, keys 8-15 in a2, a3.
-      uint32_t a[4];
-      e4m3_v_key_pairs(vb[2 * half], a[0], a[1]);
-      e4m3_v_key_pairs(vb[2 * half + 1], a[2], a[3]);
+    for (int nd = 0; nd < kD / 32; ++nd) {
+      uint32_t vb[4];
+      device::ldmatrix_x4_trans(vb, sv[t] + KvTile::offset(mat_row, 2 * nd + mat_chunk));
 #pragma unroll
-      for (int n = 0; n < kNT; ++n) device::mma_m16n8k16_f16(st.acc[2 * nd + half][n], a, pb[n]);
+      for (int half = 0; half < 2; ++half) {  // chunk j = 2 nd + half
+        // Rows r (dim 2r) and r + 8 (dim 2r + 1): keys 0-7 in a0, a1, keys 8-15 in a2, a3.
+        uint32_t a[4];
+        e4m3_v_key_pairs(vb[2 * half], a[0], a[1]);
+        e4m3_v_key_pairs(vb[2 * half + 1], a[2], a[3]);
+#pragma unroll
+        for (int n = 0; n < kNT; ++n) device::mma_m16n8k16_f16(st.acc[2 * nd + half][n], a, pb[n]);
+      }
     }
   }
 }
@@ -227,9 +243,9 @@ __device__ __forceinline__ void gqa_swap_ab_stage_bf16(
   const int k_row = key_row + (lane / 8 % 2) * 8 + lane % 8, k_chunk = lane / 16;
   // V's x4.trans: (keys 0-7, chunk 2j), (0-7, 2j + 1), (8-15, 2j), (8-15, 2j + 1): V^T's a0-a3.
   const int v_row = key_row + (lane / 16) * 8 + lane % 8, v_chunk = lane / 8 % 2;
-  float s[kNT][4];
+  float s[1][kNT][4];
 #pragma unroll
-  for (int n = 0; n < kNT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+  for (int n = 0; n < kNT; ++n) s[0][n][0] = s[0][n][1] = s[0][n][2] = s[0][n][3] = 0.f;
 #pragma unroll
   for (int kk = 0; kk < kD / 16; ++kk) {
     uint32_t a[4];
@@ -237,15 +253,16 @@ __device__ __forceinline__ void gqa_swap_ab_stage_bf16(
 #pragma unroll
     for (int n = 0; n < kNT; ++n) {
       const uint32_t b[2] = {q.b[kk][n][0], q.b[kk][n][1]};
-      device::mma_m16n8k16_bf16(s[n], a, b);
+      device::mma_m16n8k16_bf16(s[0][n], a, b);
     }
   }
-  online_softmax_swap_ab(st, s, lane, key_row, key_base, lim, scale_log2);
+  const int64_t key_bases[1] = {key_base};
+  online_softmax_swap_ab(st, s, lane, key_row, key_bases, lim, scale_log2);
   uint32_t pb[kNT][2];  // P^T's B fragments: (keys 2c, 2c + 1 | 2c + 8, 2c + 9; row g) in bf16
 #pragma unroll
   for (int n = 0; n < kNT; ++n) {
-    pb[n][0] = device::movmatrix_trans(device::pack2<__nv_bfloat16>(s[n][0], s[n][1]));
-    pb[n][1] = device::movmatrix_trans(device::pack2<__nv_bfloat16>(s[n][2], s[n][3]));
+    pb[n][0] = device::movmatrix_trans(device::pack2<__nv_bfloat16>(s[0][n][0], s[0][n][1]));
+    pb[n][1] = device::movmatrix_trans(device::pack2<__nv_bfloat16>(s[0][n][2], s[0][n][3]));
   }
 #pragma unroll
   for (int j = 0; j < kD / 16; ++j) {

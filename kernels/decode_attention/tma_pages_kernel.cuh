@@ -103,8 +103,11 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // (unused when kSwapTiles > 0: Q's fragments live in registers).
 // kPush (v13, with kCluster): the splits merged by cluster_push_merge.cuh, whose receive region
 // follows Q's tile; the tensor maps prefetched at the start.
+// kStagePairs (v15, on the e4m3 swapped stage of one n8 tile): each math warp takes its 16 keys
+// of two stages at once (gqa_swap_ab_stage_e4m3 with kTiles = 2), a chunk's last stage alone
+// when their count is odd.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
-          bool kPush = false>
+          bool kPush = false, bool kStagePairs = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -224,7 +227,47 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     // e4m3: K's scale joins the scores' (one fp32 product), V's multiplies the output below.
     const float scale_log2 = kE4m3 ? g.scale_log2 * scales.k[hk] : g.scale_log2;
     const uint32_t s_kv = device::smem_addr(smem);
-    for (int i = 0; i < tiles; ++i) {
+    // v15's pairs on the e4m3 swapped stage of one n8 tile (127 registers at D = 128, v14's 120);
+    // two tiles' pairs took 202, whose allocation (208 a thread) would leave one CTA an SM, and
+    // D = 256 runs the padded stage: there one stage at a time, as v14.
+    constexpr bool kPairs = kStagePairs && kSwap && kE4m3 && kSwapTiles == 1;
+    if constexpr (kPairs) {
+      // Stages i and i + 1 of the ring together; the chunk's last stage alone when odd.
+      for (int i = 0; i < tiles; i += 2) {
+        if (i + 1 < tiles) {
+          const int slot[2] = {i % kStages, (i + 1) % kStages};
+          uint32_t sk[2], sv[2];
+          int64_t key_base[2];
+#pragma unroll
+          for (int t = 0; t < 2; ++t) {
+            device::mbarrier_wait(&full[slot[t]], ((i + t) / kStages) & 1);
+            sk[t] = s_kv + slot[t] * 2 * kTileBytes;
+            sv[t] = sk[t] + kTileBytes;
+            key_base[t] = j0 + int64_t(i + t) * kBlockN;
+            zero_v_rows_past<kD, kElem>(sv[t], warp, lane, key_base[t], j1);
+          }
+          gqa_swap_ab_stage_e4m3<kD, kNT, Tile, 2>(state, q_frags, sk, sv, lane, warp * 16,
+                                                   key_base, swap_lim, scale_log2);
+          __syncwarp();
+          if (lane == 0) {
+            device::mbarrier_arrive(&empty[slot[0]]);
+            device::mbarrier_arrive(&empty[slot[1]]);
+          }
+        } else {
+          const int slot = i % kStages;
+          device::mbarrier_wait(&full[slot], (i / kStages) & 1);
+          const uint32_t sk[1] = {s_kv + slot * 2 * kTileBytes};
+          const uint32_t sv[1] = {sk[0] + kTileBytes};
+          const int64_t key_base[1] = {j0 + int64_t(i) * kBlockN};
+          zero_v_rows_past<kD, kElem>(sv[0], warp, lane, key_base[0], j1);
+          gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
+                                                swap_lim, scale_log2);
+          __syncwarp();
+          if (lane == 0) device::mbarrier_arrive(&empty[slot]);
+        }
+      }
+    }
+    for (int i = 0; i < (kPairs ? 0 : tiles); ++i) {
       const int slot = i % kStages;
       device::mbarrier_wait(&full[slot], (i / kStages) & 1);
       if (marker && i == 0) mark(kPhFirstFull);
@@ -232,8 +275,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const int64_t key_base = j0 + int64_t(i) * kBlockN;
       zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
       if constexpr (kSwap && kE4m3)
-        gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
-                                              swap_lim, scale_log2);
+        gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, {sk}, {sv}, lane, warp * 16,
+                                              {key_base}, swap_lim, scale_log2);
       else if constexpr (kSwap)
         gqa_swap_ab_stage_bf16<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
                                               swap_lim, scale_log2);
@@ -329,7 +372,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 /// kSwapAb picks gqa_swap_ab.cuh's stages (v09, v10), in one n8 tile when a KV head has at most 8
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
-template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false>
+template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
+          bool kStagePairs = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -362,13 +406,15 @@ struct TmaPagesLaunch {
   template <int kD, int kSwapTiles, bool kTrace>
   void enqueue_as(cudaStream_t stream) const {
     using tma_pages_detail::kThreads;
-    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace>;
+    constexpr auto kernel =
+        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStagePairs>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
-        constexpr auto clustered = tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush>;
+        constexpr auto clustered =
+            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStagePairs>;
         const int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         device::opt_in_dynamic_smem<clustered>(csmem);
         enqueue_clusters<clustered>(grid, csmem,
@@ -431,10 +477,11 @@ struct TmaPagesLaunch {
 /// ClusterSplitPlan (v11, v12, v13) builds the clustered kernel too (kPush: v13's merge) and says
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
-template <int kElem, bool kSwapAb = false, bool kPush = false, typename Plan,
-          bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush> tma_pages_launch(const Problem& p, Buffers& b,
-                                                                 const Plan& plan) {
+template <int kElem, bool kSwapAb = false, bool kPush = false, bool kStagePairs = false,
+          typename Plan, bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs> tma_pages_launch(const Problem& p,
+                                                                              Buffers& b,
+                                                                              const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
   const Dims s = dims_of(p);
@@ -473,8 +520,9 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 
 /// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
 /// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
-/// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh).
-template <int kElem, bool kPush = false>
+/// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh);
+/// kStagePairs (v15 on e4m3): two stages at once a math warp.
+template <int kElem, bool kPush = false, bool kStagePairs = false>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   auto plan = [](const Problem& p) {
     if constexpr (kPush)
@@ -485,7 +533,7 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, kPush>(p, b, plan(p));
+        return tma_pages_launch<kElem, true, kPush, kStagePairs>(p, b, plan(p));
       },
       plan,
       [rung](const Problem& p) {
