@@ -320,6 +320,18 @@ static_assert(serial_live_registers(64, kSerialKeys) <=
                   overlap_live_registers(64, ThreeConsumerConfig<64>::kBlockN) ||
               serial_fits(64, kSerialKeys, SerialWideKeyConfig<64>::kConsumerRegs));
 
+/// v23 at non-causal problems: at D = 64, the overlapped loop of two consumers on
+/// kTwoConsumerKeys-key blocks with P V's A from shared memory (v11's path); the overlapped
+/// rungs' configuration at D = 128 and 256.
+template <int kD>
+using TwoConsumerWideKeyConfig = std::conditional_t<
+    kD == 64,
+    Config<64, kTwoConsumerStages, kOverlapKvLag, 2, kTwoConsumerKeys, /*P in smem*/ true>,
+    OverlapConfig<kD>>;
+// O and S (32 + 128) with the usual allowance fit two consumers' 232 registers.
+static_assert(overlap_fits(64, kTwoConsumerKeys, TwoConsumerWideKeyConfig<64>::kConsumerRegs,
+                           /*P in smem*/ true));
+
 /// A one-tile-per-block rung on the overlapped loop with softmax options Opt and configuration
 /// ConfigOf<kD> (OverlapConfig by default; NonCausalConfigOf<kD> at non-causal problems), as
 /// fa3_kernel.cuh's kernel takes it (Name: a type with the rung's kName).

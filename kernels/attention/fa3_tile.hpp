@@ -80,6 +80,12 @@ inline constexpr int kWideKeys = 160, kWideStages = 3;
 /// intra-warpgroup overlap); stages of 44 KiB, four beside Q's 24 KiB.
 inline constexpr int kSerialKeys = 176, kSerialStages = 4, kSerialConsumers = 3;
 
+/// v23's key block and stages at non-causal D = 64 (fa3_overlap.cuh's TwoConsumerWideKeyConfig):
+/// cuDNN's block there (two consumers on 256 keys: its kernel's name and launch, 2026-12-04_
+/// aafb937_attention_v22's profile), P through shared memory (v11's path): Q's 16 KiB, two P
+/// tiles of 32 KiB and two stages of 64 KiB, 208 KiB.
+inline constexpr int kTwoConsumerKeys = 256, kTwoConsumerStages = 2;
+
 /// The FA3 rungs' tiles for head dimension kD: kBlockM query rows (64 a consumer warpgroup: two
 /// of them, three in v09 at D = 64), key blocks of kBlockN, kStages_ (K, V) stages (v04: 2; v05:
 /// 3 where they fit). Shared memory: Q, then the stages (K, V each), then, with kPInSmem_ (v11),

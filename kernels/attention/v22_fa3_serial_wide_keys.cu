@@ -25,6 +25,8 @@
 // Prediction (written before it ran), D = 64 non-causal, B = 4, N = 8k, H = 32, paired with
 // cuDNN launch by launch beside v09: 1.02-1.06x v09, 0.99-1.03x cuDNN; elsewhere v09's kernel
 // (within noise of it).
+// Measured (2026-12-04_aafb937_attention_v22): 0.938-0.939x cuDNN at 8k paired, v09 0.966-0.968x
+// in the same calls: refuted, kept as the ablation (docs/worklogs/attention.md).
 // Requirements: v05's.
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_overlap.cuh"

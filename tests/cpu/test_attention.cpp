@@ -743,6 +743,9 @@ TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
   // v11's wide key blocks at D = 64, with the consumers' P tiles after the stages.
   check_fa3_tiles<64, 2, 192, 192, true>();
   check_fa3_tiles<64, attention::fa3::kWideStages, 192, attention::fa3::kWideKeys, true>();
+  // v23's two consumers on 256-key blocks with their P tiles.
+  check_fa3_tiles<64, attention::fa3::kTwoConsumerStages, 128, attention::fa3::kTwoConsumerKeys,
+                  true>();
 }
 
 // v11's P V reads P from shared memory: each consumer thread stores its S accumulator pairs
@@ -750,10 +753,11 @@ TEST(AttentionFa3Tiles, WgmmaReadsEachOperandWhereTheTmaWroteIt) {
 // key step ks reads (row, 16 ks + k), every element of the warpgroup's (64, kN) tile once; a
 // warp's store of one (nb, h) touches 32 distinct banks (no conflict); the P tiles sit after the
 // stages, one per consumer warpgroup, in whole panels, 1024-byte aligned and disjoint.
-template <int kN, int kStages>
+template <int kN, int kStages, int kBlockM = 192>
 void check_p_tiles() {
   namespace fa3 = attention::fa3;
-  using Tiles = fa3::Tiles<64, kStages, 192, kN, true>;
+  using Tiles = fa3::Tiles<64, kStages, kBlockM, kN, true>;
+  constexpr int kWgs = kBlockM / 64;
   using P = typename Tiles::P;
   std::set<uint32_t> seen;
   for (int t = 0; t < 128; ++t) {
@@ -785,11 +789,11 @@ void check_p_tiles() {
         ASSERT_EQ(fa3_reads(P::desc_k_major(0, 0, ks), false, row, k), P::offset(row, 16 * ks + k))
             << "N " << kN << " ks " << ks << " row " << row << " k " << k;
   EXPECT_EQ(P::kPanels, (kN + 63) / 64);
-  EXPECT_EQ(Tiles::kPTiles, 3);
+  EXPECT_EQ(Tiles::kPTiles, kWgs);
   EXPECT_EQ(Tiles::p_tile(0), Tiles::v_tile(Tiles::kStages - 1) + Tiles::KV::kBytes);
-  for (int wg = 0; wg < 3; ++wg) EXPECT_EQ(Tiles::p_tile(wg) % 1024, 0u);
+  for (int wg = 0; wg < kWgs; ++wg) EXPECT_EQ(Tiles::p_tile(wg) % 1024, 0u);
   EXPECT_EQ(Tiles::p_tile(1), Tiles::p_tile(0) + P::kBytes);
-  EXPECT_EQ(Tiles::kBytes, Tiles::p_tile(2) + P::kBytes);
+  EXPECT_EQ(Tiles::kBytes, Tiles::p_tile(kWgs - 1) + P::kBytes);
   EXPECT_LE(fa3::kSmemBytes<Tiles>, fa3::kMaxSmemBytes);
 }
 
@@ -799,6 +803,8 @@ TEST(AttentionFa3Tiles, StoredProbabilitiesAreWhereTheSharedAOperandReadsThem) {
   check_p_tiles<176, 2>();
   check_p_tiles<160, 3>();
   check_p_tiles<fa3::kWideKeys, fa3::kWideStages>();
+  // v23's: two consumers (128-row tiles) on 256 keys, two stages.
+  check_p_tiles<fa3::kTwoConsumerKeys, fa3::kTwoConsumerStages, 128>();
   // Three stages of 192 or 176 keys would not fit beside the P tiles.
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 192, true>>), fa3::kMaxSmemBytes);
   EXPECT_GT((fa3::kSmemBytes<fa3::Tiles<64, 3, 192, 176, true>>), fa3::kMaxSmemBytes);
