@@ -227,47 +227,35 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     // e4m3: K's scale joins the scores' (one fp32 product), V's multiplies the output below.
     const float scale_log2 = kE4m3 ? g.scale_log2 * scales.k[hk] : g.scale_log2;
     const uint32_t s_kv = device::smem_addr(smem);
-    // v15's pairs on the e4m3 swapped stage of one n8 tile (127 registers at D = 128, v14's 120);
+    // v15's pairs on the e4m3 swapped stage of one n8 tile (125 registers at D = 128, v14's 120);
     // two tiles' pairs took 202, whose allocation (208 a thread) would leave one CTA an SM, and
     // D = 256 runs the padded stage: there one stage at a time, as v14.
     constexpr bool kPairs = kStagePairs && kSwap && kE4m3 && kSwapTiles == 1;
+    int first_single = 0;  // kPairs: stages i and i + 1 of the ring together, then the odd one
     if constexpr (kPairs) {
-      // Stages i and i + 1 of the ring together; the chunk's last stage alone when odd.
-      for (int i = 0; i < tiles; i += 2) {
-        if (i + 1 < tiles) {
-          const int slot[2] = {i % kStages, (i + 1) % kStages};
-          uint32_t sk[2], sv[2];
-          int64_t key_base[2];
+      for (; first_single + 1 < tiles; first_single += 2) {
+        const int i = first_single;
+        const int slot[2] = {i % kStages, (i + 1) % kStages};
+        uint32_t sk[2], sv[2];
+        int64_t key_base[2];
 #pragma unroll
-          for (int t = 0; t < 2; ++t) {
-            device::mbarrier_wait(&full[slot[t]], ((i + t) / kStages) & 1);
-            sk[t] = s_kv + slot[t] * 2 * kTileBytes;
-            sv[t] = sk[t] + kTileBytes;
-            key_base[t] = j0 + int64_t(i + t) * kBlockN;
-            zero_v_rows_past<kD, kElem>(sv[t], warp, lane, key_base[t], j1);
-          }
-          gqa_swap_ab_stage_e4m3<kD, kNT, Tile, 2>(state, q_frags, sk, sv, lane, warp * 16,
-                                                   key_base, swap_lim, scale_log2);
-          __syncwarp();
-          if (lane == 0) {
-            device::mbarrier_arrive(&empty[slot[0]]);
-            device::mbarrier_arrive(&empty[slot[1]]);
-          }
-        } else {
-          const int slot = i % kStages;
-          device::mbarrier_wait(&full[slot], (i / kStages) & 1);
-          const uint32_t sk[1] = {s_kv + slot * 2 * kTileBytes};
-          const uint32_t sv[1] = {sk[0] + kTileBytes};
-          const int64_t key_base[1] = {j0 + int64_t(i) * kBlockN};
-          zero_v_rows_past<kD, kElem>(sv[0], warp, lane, key_base[0], j1);
-          gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, sk, sv, lane, warp * 16, key_base,
-                                                swap_lim, scale_log2);
-          __syncwarp();
-          if (lane == 0) device::mbarrier_arrive(&empty[slot]);
+        for (int t = 0; t < 2; ++t) {
+          device::mbarrier_wait(&full[slot[t]], ((i + t) / kStages) & 1);
+          sk[t] = s_kv + slot[t] * 2 * kTileBytes;
+          sv[t] = sk[t] + kTileBytes;
+          key_base[t] = j0 + int64_t(i + t) * kBlockN;
+          zero_v_rows_past<kD, kElem>(sv[t], warp, lane, key_base[t], j1);
+        }
+        gqa_swap_ab_stage_e4m3<kD, kNT, Tile, 2>(state, q_frags, sk, sv, lane, warp * 16, key_base,
+                                                 swap_lim, scale_log2);
+        __syncwarp();
+        if (lane == 0) {
+          device::mbarrier_arrive(&empty[slot[0]]);
+          device::mbarrier_arrive(&empty[slot[1]]);
         }
       }
     }
-    for (int i = 0; i < (kPairs ? 0 : tiles); ++i) {
+    for (int i = first_single; i < tiles; ++i) {
       const int slot = i % kStages;
       device::mbarrier_wait(&full[slot], (i / kStages) & 1);
       if (marker && i == 0) mark(kPhFirstFull);
