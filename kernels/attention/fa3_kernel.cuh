@@ -54,7 +54,8 @@ inline constexpr int kPSteps = kIsFp8<T> ? kBlockN / 32 : kBlockN / 16;
 /// a producer at 40, or three (160) beside one at 24; kKvLag: how many blocks the producer's V
 /// loads trail its K loads (fa3_schedule.hpp's kv_step); kPInSmem_: P V reads P from shared
 /// memory (v11) instead of registers; kIntraWgOverlap_: a consumer's softmax runs under its own
-/// previous P V (v05 on), or, false (v22), after it (fa3_overlap.cuh's consume_tile).
+/// previous P V (v05 on: fa3_overlap.cuh's consume_tile), or, false (v22), after it, each wgmma
+/// group waited for (consume_tile_serial).
 template <int kD, int kStages_, int kKvLag_ = 0, int kConsumerWarpgroups_ = 2,
           int kBlockN_ = kDefaultBlockN<kD>, bool kPInSmem_ = false, bool kIntraWgOverlap_ = true>
 struct Config
