@@ -114,8 +114,9 @@ Variant gpu_v11_cluster_merge();
 Variant gpu_v12_fp8_cluster_merge();
 Variant gpu_v13_cluster_push_merge();
 Variant gpu_v14_fp8_cluster_push_merge();
-/// Built, not registered until its GPU tests pass on a device.
+/// Built, not registered until their GPU tests pass on a device.
 Variant gpu_v15_fp8_stage_pairs();
+Variant gpu_v16_global_tensor_maps();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -442,4 +442,9 @@ inline TileLinePlan plan_v07(const Dims& s, int sm_count) {
   return plan_tile_line<TmaLineConfig>(s, sm_count);
 }
 
+/// v16: K's and V's tensor maps (a CUtensorMap is 128 bytes) at the workspace's tail, past the
+/// plan's `plan_bytes` rounded up to 128 bytes (a map's alignment is 64).
+constexpr size_t kGlobalMapsBytes = 2 * 128;
+constexpr size_t global_maps_offset(size_t plan_bytes) { return (plan_bytes + 127) / 128 * 128; }
+
 }  // namespace klab::decode_attention

@@ -122,14 +122,23 @@ Variant split_kv_variant(const std::string& rung, std::string summary, Make make
       if (unsigned long long* slots = active_phase_trace()) launch.trace_into(slots);
     return launch;
   };
+  // Launch objects that keep their tensor maps in device memory (v16) copy them there: prepare
+  // once, waiting for the copy; the launch without prepare before its kernel.
+  auto upload = [](const auto& launch, cudaStream_t stream, bool wait) {
+    if constexpr (requires { launch.upload_maps(stream, wait); }) launch.upload_maps(stream, wait);
+  };
   Variant v = gpu_variant_of("decode_attention." + rung, std::move(summary), min_sm, {kv},
-                             [made](const Problem& p, Buffers& b, const LaunchArgs& args) {
-                               made(p, b, args)(reinterpret_cast<cudaStream_t>(args.stream));
+                             [made, upload](const Problem& p, Buffers& b, const LaunchArgs& args) {
+                               const auto stream = reinterpret_cast<cudaStream_t>(args.stream);
+                               const auto launch = made(p, b, args);
+                               upload(launch, stream, false);
+                               launch(stream);
                              });
-  v.prepare = [made](const Problem& p, Buffers& b, const LaunchArgs& args) -> PreparedLaunch {
-    return [launch = made(p, b, args)](Stream stream) {
-      launch(reinterpret_cast<cudaStream_t>(stream));
-    };
+  v.prepare = [made, upload](const Problem& p, Buffers& b,
+                             const LaunchArgs& args) -> PreparedLaunch {
+    auto launch = made(p, b, args);
+    upload(launch, reinterpret_cast<cudaStream_t>(args.stream), true);
+    return [launch](Stream stream) { launch(reinterpret_cast<cudaStream_t>(stream)); };
   };
   v.can_implement = [rung, limits](const Problem& p) {
     const int64_t d = dims_of(p).d;

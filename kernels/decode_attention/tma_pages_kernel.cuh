@@ -106,13 +106,18 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // kStagePairs (v15, on the e4m3 swapped stage of one n8 tile): each math warp takes its 16 keys
 // of two stages at once (gqa_swap_ab_stage_e4m3 with kTiles = 2), a chunk's last stage alone
 // when their count is odd.
+// kGlobalMaps (v16): the copies take the tensor maps at global_maps (K's, then V's: copied there
+// once by the launch's prepare step, tma_pages_launch) instead of the parameters k_map and
+// v_map, after the acquire fence the CUDA guide asks of a map in global memory; prefetched at
+// the start as kPush's.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
-          bool kPush = false, bool kStagePairs = false>
+          bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
                      const int32_t* __restrict__ seq_lens, const int32_t* __restrict__ block_table,
-                     SplitOut out, int* __restrict__ counters, GqaGeometry g, KvScales scales) {
+                     SplitOut out, int* __restrict__ counters, GqaGeometry g, KvScales scales,
+                     const CUtensorMap* __restrict__ global_maps) {
   using namespace tma_pages_detail;
   constexpr bool kE4m3 = kElem == 1, kSwap = kSwapTiles > 0;
   constexpr int kNT = kSwap ? kSwapTiles : 1;
@@ -132,11 +137,18 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       marker || (kTrace && threadIdx.x == tma_pages_detail::kProducerWarp * 32), marker);
   auto mark = [&](int phase) { trace.mark(phase); };
   static_assert(!kPush || kCluster, "the push merge is a cluster merge");
+  static_assert(!kGlobalMaps || kPush, "kGlobalMaps: fenced and prefetched at kPush's start");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
-  // not written by a kernel before this one).
+  // or kGlobalMaps copied before the launch: not written by a kernel before this one).
+  const CUtensorMap* const km = kGlobalMaps ? global_maps : &k_map;
+  const CUtensorMap* const vm = kGlobalMaps ? global_maps + 1 : &v_map;
   if (kPush && threadIdx.x == kProducerWarp * 32) {
-    device::prefetch_tensor_map(&k_map);
-    device::prefetch_tensor_map(&v_map);
+    if constexpr (kGlobalMaps) {
+      device::fence_tensor_map_acquire(km);
+      device::fence_tensor_map_acquire(vm);
+    }
+    device::prefetch_tensor_map(km);
+    device::prefetch_tensor_map(vm);
   }
 
   // Launched programmatically (attention_block v03), the kernel before it may still be writing
@@ -207,7 +219,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
       const int slot = i % kStages;
       if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
-      stage(i).template issue<kD, kElem>(&k_map, &v_map, smem + slot * 2 * kTileBytes, &full[slot],
+      if (kTrace && i == 0 && lane == 0) mark(kPhFirstReady);
+      stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
                                          pool_page, hk, lane, g);
       if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
     }
@@ -356,12 +369,15 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   if (marker) mark(kPhEnd);
 }
 
+static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap) <= 128,
+              "v16's maps at the workspace's tail (rung_plans.hpp)");
+
 /// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan;
 /// kSwapAb picks gqa_swap_ab.cuh's stages (v09, v10), in one n8 tile when a KV head has at most 8
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
-          bool kStagePairs = false>
+          bool kStagePairs = false, bool kGlobalMaps = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -375,7 +391,23 @@ struct TmaPagesLaunch {
   bool programmatic = false;  // LaunchArgs::programmatic: may start before the previous kernel ends
   /// kTraceable (v11, v13): the traced kernels (phase marks for `klab timeline`), not the rung's.
   bool traced = false;
+  /// kGlobalMaps (v16): where k_map and v_map live in device memory for the clustered kernel
+  /// (the workspace's tail, global_maps_offset), copied there by upload_maps.
+  CUtensorMap* global_maps = nullptr;
   static constexpr bool kTraceable = kCluster && kElem == 2;
+
+  /// kGlobalMaps: copies k_map and v_map to global_maps on `stream` (split_kv_variant: prepare
+  /// once, waiting for the copy, since the timed launches may run on another stream; the launch
+  /// without prepare before each kernel, in stream order). A copy from pageable memory is staged
+  /// before the call returns, so the maps on the stack may go.
+  void upload_maps(cudaStream_t stream, bool wait) const {
+    if constexpr (kGlobalMaps) {
+      const CUtensorMap maps[2] = {k_map, v_map};
+      KLAB_CUDA_CHECK(
+          cudaMemcpyAsync(global_maps, maps, sizeof(maps), cudaMemcpyHostToDevice, stream));
+      if (wait) KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+  }
 
   /// Traced from now on, its marks into `slots` (LaunchArgs::phase_trace; null: untraced).
   void trace_into(unsigned long long* slots) {
@@ -402,7 +434,7 @@ struct TmaPagesLaunch {
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
-            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStagePairs>;
+            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStagePairs, kGlobalMaps>;
         const int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         device::opt_in_dynamic_smem<clustered>(csmem);
         enqueue_clusters<clustered>(grid, csmem,
@@ -430,7 +462,8 @@ struct TmaPagesLaunch {
     config.stream = stream;
     attrs.apply(config);
     KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, k_map, v_map, q, seq_lens, block_table,
-                                       out, counters, g, scales));
+                                       out, counters, g, scales,
+                                       static_cast<const CUtensorMap*>(global_maps)));
   }
   /// v11, v13: a row group's splits are one cluster along x (up to 16: the non-portable size).
   template <auto kKernel>
@@ -466,13 +499,21 @@ struct TmaPagesLaunch {
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, bool kStagePairs = false,
-          typename Plan, bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs> tma_pages_launch(const Problem& p,
-                                                                              Buffers& b,
-                                                                              const Plan& plan) {
+          bool kGlobalMaps = false, typename Plan,
+          bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs, kGlobalMaps> tma_pages_launch(
+    const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
   const Dims s = dims_of(p);
+  CUtensorMap* global_maps = nullptr;
+  if constexpr (kGlobalMaps) {
+    const size_t at = global_maps_offset(sizeof(float) *
+                                         static_cast<size_t>(plan.workspace_floats(s.rows(), s.d)));
+    KLAB_CHECK(b.workspace != nullptr && b.workspace_bytes >= at + kGlobalMapsBytes,
+               "decode_attention: the workspace has no room for the tensor maps");
+    global_maps = reinterpret_cast<CUtensorMap*>(static_cast<unsigned char*>(b.workspace) + at);
+  }
   const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
                                  cluster ? nullptr : b.workspace, plan, s.rows(), s.d);
   int* counters =
@@ -490,7 +531,10 @@ TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs> tma_pages_launch(co
           scales,
           s.b,
           s.d,
-          cluster};
+          cluster,
+          false,
+          false,
+          global_maps};
 }
 
 /// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons);
@@ -509,8 +553,9 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
 /// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
 /// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh);
-/// kStagePairs (v15 on e4m3): two stages at once a math warp.
-template <int kElem, bool kPush = false, bool kStagePairs = false>
+/// kStagePairs (v15 on e4m3): two stages at once a math warp; kGlobalMaps (v16, with kPush): the
+/// clustered kernel's tensor maps in the workspace.
+template <int kElem, bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   auto plan = [](const Problem& p) {
     if constexpr (kPush)
@@ -521,13 +566,17 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, kPush, kStagePairs>(p, b, plan(p));
+        return tma_pages_launch<kElem, true, kPush, kStagePairs, kGlobalMaps>(p, b, plan(p));
       },
       plan,
       [rung](const Problem& p) {
         return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kElem);
       },
       /*min_sm*/ 90, kElem == 1 ? DType::e4m3 : DType::bf16);
+  if constexpr (kGlobalMaps)
+    v.workspace_bytes = [plan_bytes = v.workspace_bytes](const Problem& p) {
+      return global_maps_offset(plan_bytes(p)) + kGlobalMapsBytes;
+    };
   if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable)
     add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {
                                   const Dims s = dims_of(p);

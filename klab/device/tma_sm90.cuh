@@ -42,10 +42,19 @@ __device__ __forceinline__ void bulk_copy_s2g(void* gmem_dst, const void* smem_s
 
 // ---- 2D tensor copies ----
 
-/// Fetches a tensor map (a __grid_constant__ kernel parameter's address) into the TMA unit's
+/// Fetches a tensor map (a __grid_constant__ kernel parameter's address, or one in global
+/// memory after fence_tensor_map_acquire) into the TMA unit's
 /// descriptor cache ahead of its first load, so that load does not wait for it.
 __device__ __forceinline__ void prefetch_tensor_map(const void* tensor_map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(tensor_map) : "memory");
+}
+
+/// Makes a tensor map in global memory, written before this kernel (a copy ahead of its launch),
+/// visible to this thread's later TMA uses of it (the CUDA guide's acquire, at system scope as
+/// its example); then prefetch_tensor_map may fetch it.
+__device__ __forceinline__ void fence_tensor_map_acquire(const void* tensor_map) {
+  asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(tensor_map)
+               : "memory");
 }
 
 /// Loads the box at element coordinates (x: inner, y: outer) into shared memory, completing on

@@ -1158,6 +1158,34 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
   EXPECT_TRUE(decode_attention::plan_v13(dims(1, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
 }
 
+// v16's tensor maps sit at the workspace's tail: 128-byte aligned, past every byte the plan's
+// counter path uses, whether the plan clusters (no workspace of its own) or not.
+TEST(DecodeAttentionClusterPushMerge, GlobalMapsFollowThePlansWorkspace) {
+  using decode_attention::global_maps_offset;
+  EXPECT_EQ(global_maps_offset(0), 0u);
+  EXPECT_EQ(global_maps_offset(4), 128u);
+  EXPECT_EQ(global_maps_offset(128), 128u);
+  EXPECT_EQ(decode_attention::kGlobalMapsBytes, 256u);
+  std::vector<Dims> shapes;
+  for (auto [b, len, min_len] : headline_batches())
+    shapes.push_back(dims(b, len, 16, 32, 8, 128, min_len));
+  shapes.push_back(dims(1, 1000, 16, 10, 2, 64, 0, 0, /*qlen*/ 3));
+  shapes.push_back(dims(3, 777, 1, 8, 8, 256, 0));
+  int clustered = 0, counted = 0;
+  for (const Dims& s : shapes) {
+    const decode_attention::ClusterSplitPlan p = decode_attention::plan_v13(s, kH200Sms);
+    const size_t plan_bytes =
+        sizeof(float) * static_cast<size_t>(p.workspace_floats(s.rows(), s.d));
+    const size_t at = global_maps_offset(plan_bytes);
+    EXPECT_EQ(at % 128, 0u) << s.b << " " << s.len;
+    EXPECT_GE(at, plan_bytes) << s.b << " " << s.len;
+    EXPECT_LT(at, plan_bytes + 128) << s.b << " " << s.len;
+    (p.cluster ? clustered : counted) += 1;
+  }
+  EXPECT_GT(clustered, 0);  // both paths seen
+  EXPECT_GT(counted, 0);
+}
+
 // v07 runs v04's line on its own budget: two CTAs an SM at D = 128 (the ring, Q and the
 // warps' summed outputs), one wave of every resident CTA at the headline shapes (all but
 // (1, 4k), whose 512 tiles make 256 CTAs of two).
