@@ -89,6 +89,22 @@ struct StreamKTilesPlan {
   /// CTA c's stream-K tiles: first_tile(c) .. last_tile(c) (none when c >= line.ctas).
   constexpr int first_tile(int c) const { return int(line.begin(c) / line.k_tiles); }
   constexpr int last_tile(int c) const { return int((line.begin(c + 1) - 1) / line.k_tiles); }
+
+  // v22's k-aligned order. v21's pieces start where the line cuts them, anywhere in K, so at any
+  // moment the CTAs read panels from all over A and B and L2 serves few of them twice. v22 runs
+  // each piece's segments in reverse: its last tile's, from k-tile 0, first; then any whole
+  // tiles; then its first tile's, the high k-tiles. A piece that spans tiles then starts at
+  // k-tile 0 and walks K upwards with one jump (where its first segment ends short of its
+  // second's start), so the CTAs stay within a jump of each other in K, as a whole wave does (a
+  // piece inside one tile starts where it must). No segment waits: each
+  // split tile's segments all store their fp32 partial (two workspace slots a CTA) and count
+  // themselves in, and the last to count sums every slot in CTA order (v21's order: the same
+  // bits) and stores C.
+  /// The segments (CTAs first_cta .. last_cta of the line) of stream-K tile s.
+  constexpr int segments(int s) const { return line.last_cta(s) - line.first_cta(s) + 1; }
+  /// v22: the slot (of two a CTA) of CTA c's segment of stream-K tile s: 0 for its last tile's,
+  /// 1 for its first tile's when that is another tile.
+  constexpr int aligned_slot(int c, int s) const { return s == last_tile(c) ? 0 : 1; }
 };
 
 /// The plan of `tiles` output tiles of k_tiles k-tiles each on `slots` resident CTAs, with

@@ -219,6 +219,10 @@ size_t v21_flag_bytes(const Problem& p) {
 
 size_t v21_workspace_bytes(const Problem& p) { return v21_slot_bytes() + v21_flag_bytes(p); }
 
+size_t v22_slot_bytes() { return 2 * v21_slot_bytes(); }
+
+size_t v22_workspace_bytes(const Problem& p) { return v22_slot_bytes() + v21_flag_bytes(p); }
+
 std::vector<std::string> v18_config_names() {
   std::vector<std::string> names;
   for (const WgmmaDispatchEntry& e : kV18Entries) {

@@ -236,6 +236,10 @@ Status v21_can_implement(const Problem& p);
 size_t v21_slot_bytes();
 size_t v21_flag_bytes(const Problem& p);
 size_t v21_workspace_bytes(const Problem& p);
+/// v22's workspace for p: two 128 KiB slots a CTA (v22_slot_bytes: its last and first stream-K
+/// tiles' segments), then v21's flags (each reset by the last segment to count).
+size_t v22_slot_bytes();
+size_t v22_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
 
@@ -320,6 +324,8 @@ void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// b.workspace, its flags in the workspace's last v21_flag_bytes(p) bytes (v21's own workspace
 /// and v18's alike), zeroed when allocated.
 void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v22 (v21's layout with v22_slot_bytes of slots).
+void launch_v22(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v12 and v13 (v18's entries 13 and 12).
 void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);

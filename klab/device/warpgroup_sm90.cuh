@@ -46,6 +46,19 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// named_barrier_sync that also returns, to every thread of the `threads`, whether any of them
+/// passed `pred` true (bar.red.or): a decision one thread made, shared without shared memory.
+__device__ __forceinline__ bool named_barrier_or(int id, int threads, bool pred) {
+  uint32_t any;
+  asm volatile(
+      "{\n .reg .pred p, q;\n setp.ne.u32 p, %3, 0;\n bar.red.or.pred q, %1, %2, p;\n selp.u32 "
+      "%0, 1, 0, q;\n}"
+      : "=r"(any)
+      : "r"(id), "r"(threads), "r"(uint32_t(pred))
+      : "memory");
+  return any != 0;
+}
+
 /// Arrives on hardware barrier `id` without waiting: counts this warp's threads towards the
 /// `threads` that complete it, so that other warps' named_barrier_sync(id, threads) may pass (the
 /// producer side of an ordering between warpgroups, e.g. attention v05's ping-pong).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <array>
 #include <cstdint>
 #include <set>
@@ -561,6 +562,85 @@ TEST(StreamKTilesPlan, WavesAndPiecesRunEveryUnitOnceOwnersWaitForward) {
   EXPECT_EQ(m512.dp_tiles, 0);
   EXPECT_EQ(m512.ctas, 132);
   EXPECT_EQ(m512.line.begin(1), 31);
+}
+
+// v22's aligned order, simulated: each CTA runs its piece's segments in reverse; at most two of
+// them are split (its last and first tiles'), and they take distinct slots; each split tile's
+// segments are CTAs first_cta .. + segments - 1, the first holding k-tile 0 (the sum in CTA
+// order starts from it, as v21's owner's); and at every step of the pieces the CTAs' k-tiles
+// stay within one jump (64 - the piece) of each other where v21's spread over K.
+TEST(StreamKTilesPlan, AlignedOrderWalksKTogetherWithTwoSlotsACta) {
+  using klab::hgemm::plan_stream_k_tiles;
+  using klab::hgemm::StreamKTilesPlan;
+  // The k-tile CTA c works on at each step of its piece, in v21's order or v22's.
+  auto k_walk = [](const StreamKTilesPlan& p, int c, bool aligned) {
+    std::vector<int> ks;
+    const int first = p.first_tile(c), last = p.last_tile(c);
+    for (int i = 0; i <= last - first; ++i) {
+      const int s = aligned ? last - i : first + i;
+      for (int kt = p.line.seg_begin(c, s); kt < p.line.seg_end(c, s); ++kt) ks.push_back(kt);
+    }
+    return ks;
+  };
+  // The widest spread of the CTAs' k-tiles over the steps every piece still runs.
+  auto spread = [&](const StreamKTilesPlan& p, bool aligned) {
+    std::vector<std::vector<int>> walks;
+    size_t steps = SIZE_MAX;
+    for (int c = 0; c < p.line.ctas; ++c) {
+      walks.push_back(k_walk(p, c, aligned));
+      steps = std::min(steps, walks.back().size());
+    }
+    int widest = 0;
+    for (size_t t = 0; t < steps; ++t) {
+      int lo = INT_MAX, hi = INT_MIN;
+      for (const auto& w : walks) lo = std::min(lo, w[t]), hi = std::max(hi, w[t]);
+      widest = std::max(widest, hi - lo);
+    }
+    return widest;
+  };
+  for (int64_t tiles : {1, 5, 64, 96, 128, 131, 133, 256, 512, 1316})
+    for (int64_t k_tiles : {1, 2, 64, 79, 192})
+      for (int slots : {1, 7, 132})
+        for (int sk_waves : {0, 1}) {
+          const StreamKTilesPlan p = plan_stream_k_tiles(tiles, k_tiles, slots, sk_waves);
+          std::vector<int> counted(size_t(p.sk_tiles()), 0);
+          for (int c = 0; c < p.line.ctas; ++c) {
+            int split = 0, slot_used[2] = {0, 0};
+            for (int s = p.first_tile(c); s <= p.last_tile(c); ++s) {
+              const int b = p.line.seg_begin(c, s), e = p.line.seg_end(c, s);
+              if (b == 0 && e == k_tiles) {
+                ASSERT_EQ(p.segments(s), 1);
+                continue;
+              }
+              ++split;
+              ++counted[size_t(s)];
+              const int slot = p.aligned_slot(c, s);
+              ASSERT_TRUE(slot == 0 || slot == 1);
+              ++slot_used[slot];
+              ASSERT_GE(c, p.line.first_cta(s));
+              ASSERT_LT(c, p.line.first_cta(s) + p.segments(s));
+              if (c == p.line.first_cta(s)) {
+                ASSERT_EQ(b, 0);  // the sum starts at k-tile 0
+              }
+            }
+            ASSERT_LE(split, 2);
+            ASSERT_LE(slot_used[0], 1);
+            ASSERT_LE(slot_used[1], 1);
+          }
+          for (int s = 0; s < p.sk_tiles(); ++s)
+            if (p.segments(s) > 1) {
+              ASSERT_EQ(counted[size_t(s)], p.segments(s)) << s;
+            }
+        }
+  // 4096^3's tail (116 tiles of 64 k-tiles, pieces of 56-57): v22's CTAs within 8 k-tiles of
+  // each other at every step, v21's all over K. M = 512, N = 4096 (64 tiles, pieces of 31-32):
+  // narrower too.
+  const StreamKTilesPlan sq = plan_stream_k_tiles(512, 64, 132);
+  EXPECT_LE(spread(sq, true), 8);
+  EXPECT_GE(spread(sq, false), 48);
+  const StreamKTilesPlan m512 = plan_stream_k_tiles(64, 64, 132);
+  EXPECT_LE(spread(m512, true), 33);
+  EXPECT_GE(spread(m512, false), 48);
 }
 
 }  // namespace
