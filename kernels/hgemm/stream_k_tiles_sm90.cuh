@@ -54,7 +54,8 @@ __device__ __forceinline__ void for_each_work(const StreamKTilesPlan& plan, int 
   const int k_tiles = plan.line.k_tiles;
   if (cta < plan.line.ctas) {
     const int first = plan.first_tile(cta), last = plan.last_tile(cta);
-    for (int s = kAligned ? last : first; kAligned ? s >= first : s <= last; s += kAligned ? -1 : 1) {
+    for (int s = kAligned ? last : first; kAligned ? s >= first : s <= last;
+         s += kAligned ? -1 : 1) {
       const auto c = device::grouped_tile_order<int>(plan.dp_tiles + s, kGroupM, tiles_m, tiles_n);
       fn(Work{c.m, c.n, plan.line.seg_begin(cta, s), plan.line.seg_end(cta, s), s});
     }
@@ -70,6 +71,35 @@ __device__ __forceinline__ void for_each_work(const StreamKTilesPlan& plan, int 
 template <int kN>
 __device__ __forceinline__ float4* slot_half(float* slot, int wg) {
   return reinterpret_cast<float4*>(slot + wg * 64 * kN);
+}
+
+/// Thread t's kN / 2 accumulators into its warpgroup's half of a slot, a float4 a step.
+template <int kN>
+__device__ __forceinline__ void store_slot(float4* half, const float* acc, int t) {
+#pragma unroll
+  for (int j = 0; j < kN / 8; ++j)
+    __stcg(half + j * 128 + t,
+           make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
+}
+
+/// A slot half's float4s added to thread t's accumulators (kAssign: copied over them).
+template <int kN, bool kAssign = false>
+__device__ __forceinline__ void add_slot(float* acc, const float4* half, int t) {
+#pragma unroll
+  for (int j = 0; j < kN / 8; ++j) {
+    const float4 v = __ldcg(half + j * 128 + t);
+    if constexpr (kAssign) {
+      acc[4 * j] = v.x;
+      acc[4 * j + 1] = v.y;
+      acc[4 * j + 2] = v.z;
+      acc[4 * j + 3] = v.w;
+    } else {
+      acc[4 * j] += v.x;
+      acc[4 * j + 1] += v.y;
+      acc[4 * j + 2] += v.z;
+      acc[4 * j + 3] += v.w;
+    }
+  }
 }
 
 template <class Cfg, class T, bool kAligned>
@@ -116,11 +146,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             return slot_half<kN>(
                 partials + size_t(2 * c + plan.aligned_slot(c, w.sk)) * Cfg::kSlotFloats, wg);
           };
-          float4* mine = slot_of(cta);
-#pragma unroll
-          for (int j = 0; j < kN / 8; ++j)
-            __stcg(mine + j * 128 + t, make_float4(acc[0][4 * j], acc[0][4 * j + 1],
-                                                   acc[0][4 * j + 2], acc[0][4 * j + 3]));
+          store_slot<kN>(slot_of(cta), acc[0], t);
           __threadfence();  // the slot before the count, device-wide
           device::named_barrier_sync(barrier, device::kWarpgroupThreads);
           bool last = false;
@@ -133,39 +159,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           __threadfence();  // the other segments' slots after their counts
           // CTA order from the first (k-tile 0's) segment: v21's sum, the same bits.
           const int first = plan.line.first_cta(w.sk), end = first + plan.segments(w.sk);
-          const float4* own = slot_of(first);
-#pragma unroll
-          for (int j = 0; j < kN / 8; ++j) {
-            const float4 v = __ldcg(own + j * 128 + t);
-            acc[0][4 * j] = v.x;
-            acc[0][4 * j + 1] = v.y;
-            acc[0][4 * j + 2] = v.z;
-            acc[0][4 * j + 3] = v.w;
-          }
-          for (int c = first + 1; c < end; ++c) {
-            const float4* theirs = slot_of(c);
-#pragma unroll
-            for (int j = 0; j < kN / 8; ++j) {
-              const float4 v = __ldcg(theirs + j * 128 + t);
-              acc[0][4 * j] += v.x;
-              acc[0][4 * j + 1] += v.y;
-              acc[0][4 * j + 2] += v.z;
-              acc[0][4 * j + 3] += v.w;
-            }
-          }
+          add_slot<kN, true>(acc[0], slot_of(first), t);
+          for (int c = first + 1; c < end; ++c) add_slot<kN>(acc[0], slot_of(c), t);
         }
       } else if (!whole && w.k_begin > 0) {  // a contributor: the slot, then the count
-        float4* mine = slot_half<kN>(partials + size_t(cta) * Cfg::kSlotFloats, wg);
-#pragma unroll
-        for (int j = 0; j < kN / 8; ++j)
-          __stcg(mine + j * 128 + t, make_float4(acc[0][4 * j], acc[0][4 * j + 1],
-                                                 acc[0][4 * j + 2], acc[0][4 * j + 3]));
+        store_slot<kN>(slot_half<kN>(partials + size_t(cta) * Cfg::kSlotFloats, wg), acc[0], t);
         __threadfence();  // the slot before the count, device-wide
         device::named_barrier_sync(barrier, device::kWarpgroupThreads);
         if (t == 0) atomicAdd(&flags[w.sk * kWgs + wg], 1);
         return;
-      }
-      else if (!whole) {  // the owner: every contributor's slot, in CTA order, onto its own part
+      } else if (!whole) {  // the owner: every contributor's slot, in CTA order, onto its own part
         int* flag = &flags[w.sk * kWgs + wg];
         if (t == 0) {
           const int expected = plan.contributors(w.sk);
@@ -174,17 +177,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         device::named_barrier_sync(barrier, device::kWarpgroupThreads);
         const int first = plan.owner(w.sk) + 1, last = first + plan.contributors(w.sk);
-        for (int c = first; c < last; ++c) {
-          const float4* theirs = slot_half<kN>(partials + size_t(c) * Cfg::kSlotFloats, wg);
-#pragma unroll
-          for (int j = 0; j < kN / 8; ++j) {
-            const float4 v = __ldcg(theirs + j * 128 + t);
-            acc[0][4 * j] += v.x;
-            acc[0][4 * j + 1] += v.y;
-            acc[0][4 * j + 2] += v.z;
-            acc[0][4 * j + 3] += v.w;
-          }
-        }
+        for (int c = first; c < last; ++c)
+          add_slot<kN>(acc[0], slot_half<kN>(partials + size_t(c) * Cfg::kSlotFloats, wg), t);
       }
       store_wgmma_tile_tma<T, kN, Cfg::kStoreSlots>(
           acc[0], my_slots, &c_map, w.tm * Stage::kBlockM + 64 * wg, w.tn * kN, barrier);
@@ -218,7 +212,6 @@ void launch(const GemmArgs<T>& g, void* workspace, size_t flags_offset, cudaStre
       maps.a, maps.b, make_wgmma_c_map(g), partials, flags, g.m, g.n, plan);
   KLAB_CHECK_LAUNCH();
 }
-
 
 }  // namespace stream_k_tiles
 
