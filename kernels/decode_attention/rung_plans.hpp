@@ -181,19 +181,20 @@ struct TmaPagesConfig {
     return page < Gqa::kBlockN ? page : Gqa::kBlockN;
   }
   /// Stages of kBlockN keys for KV elements of `elem` bytes: v03's count for bf16, twice as many
-  /// half-size stages for e4m3 (v08), so the bytes in flight a CTA stay v06's.
-  static constexpr int stages(int64_t d, int64_t elem = 2) {
-    return Gqa::stages(d) * static_cast<int>(2 / elem);
+  /// half-size stages for e4m3 (v08), so the bytes in flight a CTA stay v06's; `ring` > 0 asks
+  /// for that many instead (v17: fewer stages a CTA, more CTAs an SM).
+  static constexpr int stages(int64_t d, int64_t elem = 2, int64_t ring = 0) {
+    return ring > 0 ? static_cast<int>(ring) : Gqa::stages(d) * static_cast<int>(2 / elem);
   }
   static constexpr int64_t stage_bytes(int64_t d, int64_t elem = 2) {
     return 2 * Gqa::kBlockN * d * elem;
   }
   /// The stages, then Q's kRows x d tile (bf16, or f16 for e4m3 KV).
-  static constexpr int64_t smem_bytes(int64_t d, int64_t elem = 2) {
-    return kAlign + stages(d, elem) * stage_bytes(d, elem) + Gqa::kRows * d * 2;
+  static constexpr int64_t smem_bytes(int64_t d, int64_t elem = 2, int64_t ring = 0) {
+    return kAlign + stages(d, elem, ring) * stage_bytes(d, elem) + Gqa::kRows * d * 2;
   }
-  static constexpr int64_t ctas_per_sm(int64_t d, int64_t elem = 2) {
-    return Gqa::resident(smem_bytes(d, elem), kStaticSmem);
+  static constexpr int64_t ctas_per_sm(int64_t d, int64_t elem = 2, int64_t ring = 0) {
+    return Gqa::resident(smem_bytes(d, elem, ring), kStaticSmem);
   }
   static constexpr bool page_ok(int64_t page) {
     return page >= kMinPage && (page & (page - 1)) == 0;
@@ -262,16 +263,16 @@ inline SplitKvPlan plan_split_kv_waves(const std::vector<int64_t>& lens, const S
 }
 
 /// v06 (and v08, elem = 1): the wave model's chunk (64-key tiles, at least two; each CTA charged
-/// two tiles of start and end) on the rung's resident CTAs.
-inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2) {
+/// two tiles of start and end) on the rung's resident CTAs (`ring`: TmaPagesConfig::stages').
+inline CountedSplitPlan plan_v06(const Dims& s, int sm_count, int64_t elem = 2, int64_t ring = 0) {
   using Gqa = GqaMmaConfig;
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   CountedSplitPlan p;
-  static_cast<SplitKvPlan&>(p) =
-      plan_split_kv_waves(context_lengths(s),
-                          {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem),
-                           Gqa::kBlockN, Gqa::kMinChunk},
-                          2 * Gqa::kBlockN);
+  static_cast<SplitKvPlan&>(p) = plan_split_kv_waves(
+      context_lengths(s),
+      {units, std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem, ring), Gqa::kBlockN,
+       Gqa::kMinChunk},
+      2 * Gqa::kBlockN);
   p.groups = s.b * units;
   return p;
 }
@@ -340,9 +341,9 @@ inline ClusterSplitPlan clustered(const SplitKvPlan& splits) {
   static_cast<SplitKvPlan&>(p) = splits;
   return p;
 }
-inline ClusterSplitPlan counted(const Dims& s, int sm_count, int64_t elem) {
+inline ClusterSplitPlan counted(const Dims& s, int sm_count, int64_t elem, int64_t ring = 0) {
   ClusterSplitPlan p;
-  static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem);
+  static_cast<CountedSplitPlan&>(p) = plan_v06(s, sm_count, elem, ring);
   p.cluster = false;
   return p;
 }
@@ -391,8 +392,18 @@ struct PushMergeConfig {
 /// 2048 (1.01x, v10 0.97x); four and eight splits a cluster, with the counter plan's splits too,
 /// lost 13% ((8, 8k), (4, 16k): 0.87x, v10 1.00-1.02x; 2026-12-04_6459d2f_decode_v13_pairs).
 inline constexpr int64_t kPushClusterMaxChunk = 1024;
+/// v17 (e4m3): the counter path's kernel on four 16 KiB stages, three CTAs an SM (v14: six, two),
+/// where the swapped stage takes one n8 tile (a KV head's rows <= 8) at D = 128: 120 registers a
+/// thread, three CTAs' worth (two n8 tiles take 168: two CTAs, so v14's ring there).
+inline constexpr int64_t kThreeCtaRing = 4;
+constexpr bool counter_ring_applies(int64_t d, int64_t rows_per_head) {
+  return d <= 128 && rows_per_head <= 8;
+}
 inline constexpr int kPushLongSplits = 2;
-inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count, int64_t elem = 2) {
+/// `counter_ring` > 0 (v17): the counter path's kernel on that many stages a CTA (its plan's
+/// resident CTAs to match); the clustered kernel keeps its own.
+inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count, int64_t elem = 2,
+                                 int64_t counter_ring = 0) {
   const int64_t rows = std::min<int64_t>(GqaMmaConfig::kRows, s.group() * s.qlen);
   const std::vector<int64_t> lens = context_lengths(s);
   const SplitKvPlan c = cluster_splits(s, lens, sm_count, PushMergeConfig::ctas_per_sm(s.d, elem));
@@ -402,7 +413,8 @@ inline ClusterSplitPlan plan_v13(const Dims& s, int sm_count, int64_t elem = 2) 
   if (fits && cluster_merge_pays(s, lens, c, kPushClusterMaxChunk)) return clustered(c);
   // Longer chunks cluster too where both plans split each sequence in two (clusters of two): they
   // stream alike and differ in the merge only.
-  const ClusterSplitPlan counter = counted(s, sm_count, elem);
+  const ClusterSplitPlan counter =
+      counted(s, sm_count, elem, counter_ring_applies(s.d, s.group() * s.qlen) ? counter_ring : 0);
   const bool long_pairs = cluster_merge_pays(s, lens, c, std::numeric_limits<int64_t>::max(),
                                              std::numeric_limits<int64_t>::max()) &&
                           c.chunk > kPushClusterMaxChunk && c.max_splits == kPushLongSplits &&

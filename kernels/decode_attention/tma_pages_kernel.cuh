@@ -110,8 +110,10 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // once by the launch's prepare step, tma_pages_launch) instead of the parameters k_map and
 // v_map, after the acquire fence the CUDA guide asks of a map in global memory; prefetched at
 // the start as kPush's.
+// kRing > 0 (v17's counter path): that many stages in the ring (TmaPagesConfig::stages' ring),
+// so more CTAs fit an SM.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
-          bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false>
+          bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false, int kRing = 0>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -121,7 +123,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   using namespace tma_pages_detail;
   constexpr bool kE4m3 = kElem == 1, kSwap = kSwapTiles > 0;
   constexpr int kNT = kSwap ? kSwapTiles : 1;
-  constexpr int kStages = Cfg::stages(kD, kElem);
+  constexpr int kStages = Cfg::stages(kD, kElem, kRing);
   constexpr uint32_t kTileBytes = kBlockN * kD * kElem;  // K or V of one stage
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kStages], empty[kStages];
@@ -295,6 +297,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 
   float* s_o = reinterpret_cast<float*>(smem);
   constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
+  static_assert(kConsumerWarps * kRows * kStride * 4 <= kStages * 2 * int(kTileBytes),
+                "the warps' partials fit in the stages");
   if (warp < kConsumerWarps) {
     if constexpr (kSwap)
       store_swap_ab_partial<kE4m3>(state, lane, s_o + warp * kRows * kStride, kStride, s_max[warp],
@@ -377,7 +381,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
-          bool kStagePairs = false, bool kGlobalMaps = false>
+          bool kStagePairs = false, bool kGlobalMaps = false, int kCounterRing = 0>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -426,8 +430,11 @@ struct TmaPagesLaunch {
   template <int kD, int kSwapTiles, bool kTrace>
   void enqueue_as(cudaStream_t stream) const {
     using tma_pages_detail::kThreads;
+    // kCounterRing (v17): the unclustered kernel's ring where plan_v13 counted on it (one n8
+    // tile at D = 128: counter_ring_applies); the clustered kernels keep their own.
+    constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
     constexpr auto kernel =
-        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStagePairs>;
+        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStagePairs, false, kRing>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -446,8 +453,9 @@ struct TmaPagesLaunch {
         return;
       }
     }
-    device::opt_in_dynamic_smem<kernel>(smem);
-    launch_with<kernel>(grid, smem, 0, stream);
+    const int counter_smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem, kRing));
+    device::opt_in_dynamic_smem<kernel>(counter_smem);
+    launch_with<kernel>(grid, counter_smem, 0, stream);
     KLAB_CHECK_LAUNCH();
   }
   /// kKernel on `grid`, in clusters of `cluster_x` CTAs along x (0: none), programmatically when
@@ -499,10 +507,10 @@ struct TmaPagesLaunch {
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, bool kStagePairs = false,
-          bool kGlobalMaps = false, typename Plan,
+          bool kGlobalMaps = false, int kCounterRing = 0, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs, kGlobalMaps> tma_pages_launch(
-    const Problem& p, Buffers& b, const Plan& plan) {
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs, kGlobalMaps, kCounterRing>
+tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
   const Dims s = dims_of(p);
@@ -554,19 +562,23 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
 /// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh);
 /// kStagePairs (v15 on e4m3): two stages at once a math warp; kGlobalMaps (v16, with kPush): the
-/// clustered kernel's tensor maps in the workspace.
-template <int kElem, bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false>
+/// clustered kernel's tensor maps in the workspace; kCounterRing (v17, with kPush): the counter
+/// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
+template <int kElem, bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false,
+          int kCounterRing = 0>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
+  static_assert(kCounterRing == 0 || kPush, "v17's ring on v13's plan");
   auto plan = [](const Problem& p) {
     if constexpr (kPush)
-      return plan_v13(dims_of(p), device_info().sm_count, kElem);
+      return plan_v13(dims_of(p), device_info().sm_count, kElem, kCounterRing);
     else
       return plan_v11(dims_of(p), device_info().sm_count, kElem);
   };
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, kPush, kStagePairs, kGlobalMaps>(p, b, plan(p));
+        return tma_pages_launch<kElem, true, kPush, kStagePairs, kGlobalMaps, kCounterRing>(
+            p, b, plan(p));
       },
       plan,
       [rung](const Problem& p) {

@@ -1291,6 +1291,45 @@ TEST(DecodeAttentionE4m3, CpuRungPassesAndWrongScalesFail) {
 
 // v08's budget: six stages of 16 KiB at D = 128 keep v06's bytes in flight and its two CTAs an
 // SM, so its split plan is v06's.
+// v17: four e4m3 stages a CTA make three CTAs an SM with v14's bytes in flight an SM; its plan
+// counts them where the ring applies (one n8 tile at D = 128) and is v14's elsewhere and on the
+// clustered path.
+TEST(DecodeAttentionE4m3, V17ThreeCtasAnSmOnTheCounterPath) {
+  using decode_attention::kThreeCtaRing;
+  using decode_attention::TmaPagesConfig;
+  EXPECT_EQ(TmaPagesConfig::stages(128, 1, kThreeCtaRing), 4);
+  EXPECT_EQ(TmaPagesConfig::stages(128, 1, 0), TmaPagesConfig::stages(128, 1));
+  EXPECT_EQ(TmaPagesConfig::ctas_per_sm(128, 1, kThreeCtaRing), 3);
+  EXPECT_EQ(3 * TmaPagesConfig::stages(128, 1, kThreeCtaRing),
+            TmaPagesConfig::ctas_per_sm(128, 1) * TmaPagesConfig::stages(128, 1));  // in flight
+  EXPECT_LE(GqaMmaConfig::merge_bytes(128),
+            TmaPagesConfig::stages(128, 1, kThreeCtaRing) * TmaPagesConfig::stage_bytes(128, 1));
+  EXPECT_TRUE(decode_attention::counter_ring_applies(128, 4));
+  EXPECT_FALSE(decode_attention::counter_ring_applies(128, 16));  // two n8 tiles: 168 registers
+  EXPECT_FALSE(decode_attention::counter_ring_applies(256, 4));
+  int counted_on_three = 0;
+  for (int64_t page : {16, 64})
+    for (auto [b, len, min_len] : headline_batches()) {
+      const Dims s = dims(b, len, page, 32, 8, 128, min_len);
+      const auto v14 = decode_attention::plan_v13(s, kH200Sms, 1);
+      const auto v17 = decode_attention::plan_v13(s, kH200Sms, 1, kThreeCtaRing);
+      if (v17.cluster) {  // the clustered kernel's plan: v14's
+        EXPECT_TRUE(v14.cluster) << b << " " << len;
+        EXPECT_EQ(v17.chunk, v14.chunk) << b << " " << len;
+        continue;
+      }
+      const auto three = decode_attention::plan_v06(s, kH200Sms, 1, kThreeCtaRing);
+      EXPECT_EQ(v17.chunk, three.chunk) << b << " " << len;
+      EXPECT_EQ(v17.max_splits, three.max_splits) << b << " " << len;
+      ++counted_on_three;
+    }
+  EXPECT_GT(counted_on_three, 0);
+  // A group of 16 rows (two n8 tiles) keeps v14's counter plan.
+  const Dims wide = dims(64, 4096, 16, 32, 2, 128, 0);
+  EXPECT_EQ(decode_attention::plan_v13(wide, kH200Sms, 1, kThreeCtaRing).chunk,
+            decode_attention::plan_v13(wide, kH200Sms, 1).chunk);
+}
+
 TEST(DecodeAttentionE4m3, V08KeepsV06sBudgetAndPlan) {
   using decode_attention::TmaPagesConfig;
   EXPECT_EQ(TmaPagesConfig::stages(128, 1), 6);
