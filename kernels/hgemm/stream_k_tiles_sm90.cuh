@@ -15,6 +15,7 @@
 //   counts itself in; the last to count (told by bar.red.or to its whole warpgroup) resets the
 //   flag, sums every slot in CTA order (v21's order, so the same bits) and stores C. No wait.
 // One launch, the same bits every run.
+#include "kernels/hgemm/partial_slots_sm90.cuh"
 #include "kernels/hgemm/stream_k_plan.hpp"
 #include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
 #include "klab/device/flag.cuh"
@@ -71,35 +72,6 @@ __device__ __forceinline__ void for_each_work(const StreamKTilesPlan& plan, int 
 template <int kN>
 __device__ __forceinline__ float4* slot_half(float* slot, int wg) {
   return reinterpret_cast<float4*>(slot + wg * 64 * kN);
-}
-
-/// Thread t's kN / 2 accumulators into its warpgroup's half of a slot, a float4 a step.
-template <int kN>
-__device__ __forceinline__ void store_slot(float4* half, const float* acc, int t) {
-#pragma unroll
-  for (int j = 0; j < kN / 8; ++j)
-    __stcg(half + j * 128 + t,
-           make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
-}
-
-/// A slot half's float4s added to thread t's accumulators (kAssign: copied over them).
-template <int kN, bool kAssign = false>
-__device__ __forceinline__ void add_slot(float* acc, const float4* half, int t) {
-#pragma unroll
-  for (int j = 0; j < kN / 8; ++j) {
-    const float4 v = __ldcg(half + j * 128 + t);
-    if constexpr (kAssign) {
-      acc[4 * j] = v.x;
-      acc[4 * j + 1] = v.y;
-      acc[4 * j + 2] = v.z;
-      acc[4 * j + 3] = v.w;
-    } else {
-      acc[4 * j] += v.x;
-      acc[4 * j + 1] += v.y;
-      acc[4 * j + 2] += v.z;
-      acc[4 * j + 3] += v.w;
-    }
-  }
 }
 
 template <class Cfg, class T, bool kAligned>

@@ -240,6 +240,14 @@ size_t v21_workspace_bytes(const Problem& p);
 /// tiles' segments), then v21's flags (each reset by the last segment to count).
 size_t v22_slot_bytes();
 size_t v22_workspace_bytes(const Problem& p);
+/// v23's stream-K plan of an (m <= 64) x n x k problem: 64-column slabs of 64-deep k-tiles over
+/// one CTA an SM (plan_sm_count()).
+StreamKPlan v23_plan(int64_t m, int64_t n, int64_t k);
+/// ok, or why v23 cannot run p (M > 64; v19's limits).
+Status v23_can_implement(const Problem& p);
+/// v23's workspace for p: its plan's partial slots (64 x the tokens' width floats each), then a
+/// counter per slab (zeroed when allocated, each reset by the last segment to count).
+size_t v23_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
 
@@ -326,6 +334,8 @@ void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v22 (v21's layout with v22_slot_bytes of slots).
 void launch_v22(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v23 (v05's element-copy kernel where TMA cannot run the problem).
+void launch_v23(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v12 and v13 (v18's entries 13 and 12).
 void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);

@@ -67,8 +67,7 @@
 // aligned pointers; other problems run v05's kernel with element copies.
 #include <algorithm>
 
-#include "kernels/hgemm/swap_ab_stage.hpp"
-#include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
+#include "kernels/hgemm/swap_ab_sm90.cuh"
 #include "klab/device/cluster_sm90.cuh"
 #include "klab/device/launch_attributes.hpp"
 #include "klab/device/pdl.cuh"
@@ -79,55 +78,9 @@ namespace klab::hgemm {
 
 namespace {
 
-template <int kBlocks, int kTok, int kSplits>
-struct V19Config {
-  using Stage = SwapAbStage<kBlocks, kTok>;
-  static constexpr int kSplitsK = kSplits;
-  /// Independent accumulator chains: a one-block slab alternates its k16 slices between two sets
-  /// of accumulators (summed once at the end), so that consecutive wgmmas need not wait for each
-  /// other's result; three blocks are three chains already.
-  static constexpr int kChains = kBlocks == 1 ? 2 : 1;
-  static constexpr int kConsumers = 128, kThreads = kConsumers + 32;  // + the producer warp
-  static constexpr int kStages = v19_stages(int(Stage::kBytes));
-  /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
-  static constexpr int kSmemBytes = v19_smem_bytes(int(Stage::kBytes));
-  static_assert(kStages >= 4 && kSmemBytes <= v19_max_smem_bytes() && kSmemBytes <= 227 * 1024);
-  /// The partial a rank > 0 hands to rank 0: its kBlocks x kTok / 2 floats a thread as float4s,
-  /// [float4 q][thread], in the drained ring.
-  static constexpr int kPartialQuads = kBlocks * kTok / 8;
-  static_assert(kPartialQuads * 128 * 16 <= kStages * int(Stage::kBytes));
-};
-
-/// acc[kk % kChains][j] += B's columns 64 j .. 64 j + 63 (as wgmma's M) @ the tokens (as its N)
-/// over k16 slice kk of one stage.
-template <class Stage, class T, int kChains>
-__device__ __forceinline__ void mma_swap_ab_stage(
-    float (&acc)[kChains][Stage::kBlocks][Stage::kTok / 2], uint32_t stage) {
-#pragma unroll
-  for (int kk = 0; kk < Stage::kBlockK / 16; ++kk) {
-    const uint64_t desc_a = Stage::desc_a(stage, kk);
-#pragma unroll
-    for (int j = 0; j < Stage::kBlocks; ++j)
-      device::wgmma_ss<Stage::kTok, T, /*B's panel MN-major*/ 1, /*tokens K-major*/ 0>(
-          acc[kk % kChains][j], Stage::desc_b(stage, j, kk), desc_a, true);
-  }
-}
-
-/// Stores the consumer warpgroup's accumulators, (column n0 + 64 j + row, token col) of C^T, to
-/// C(token, column), rounding once; tokens >= m and columns >= n skipped.
-template <class Stage, class T>
-__device__ __forceinline__ void store_swap_ab(const float (&acc)[Stage::kBlocks][Stage::kTok / 2],
-                                              T* __restrict__ c, int m, int n, int n0) {
-  const int t = int(threadIdx.x);
-#pragma unroll
-  for (int j = 0; j < Stage::kBlocks; ++j)
-#pragma unroll
-    for (int i = 0; i < Stage::kTok / 2; ++i) {
-      const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
-      const int col = n0 + 64 * j + at.row, tok = at.col;
-      if (tok < m && col < n) c[size_t(tok) * size_t(n) + col] = T(acc[j][i]);
-    }
-}
+using swap_ab::mma_swap_ab_stage;
+using swap_ab::store_swap_ab;
+using swap_ab::V19Config;
 
 template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
