@@ -129,7 +129,9 @@ __device__ __forceinline__ void cluster_push_merge(
     s_sum[0][r] = sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY;
   }
   __syncthreads();
+  mark(kPhWeights);
   device::cluster_wait();  // every peer's receive barrier initialised (the kernel's arrival)
+  mark(kPhPeersReady);
   for (int e = tid; e < rows * kVec; e += kThreads) {
     const int r = e / kVec, c4 = e % kVec;
     float4 x = make_float4(0.f, 0.f, 0.f, 0.f);

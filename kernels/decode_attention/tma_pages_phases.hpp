@@ -8,17 +8,18 @@ namespace klab::decode_attention {
 
 /// The phases a traced tma_pages_kernel marks (kTrace: `klab timeline`), in order: the CTA's
 /// first instruction; its inputs loaded (length, Q, the first stage's table entries) and its
-/// barriers initialised; the producer at its first stage's copies (before their instructions, which
-/// use its table entries, loaded beside the length); its first stage issued (after them); math
-/// warp 0's first stage arrived;
-/// its last stage done; the warps' partials in shared memory; the CTA's rows merged over its
-/// warps (v13: and the marking thread's stores into their owners issued); its split's peers met
+/// barriers initialised; the producer at its first stage's copies (before their instructions,
+/// which use its table entries, loaded beside the length); its first stage issued (after them);
+/// math warp 0's first stage arrived; its last stage done; the warps' partials in shared memory;
+/// (v13, v16) the rows' weights over the warps computed and shared (a barrier), then the
+/// cluster's arrivals waited for (the peers' receive barriers initialised); the CTA's rows merged
+/// over its warps (v13: and the marking thread's stores into their owners issued); its split's peers met
 /// (the cluster barrier; v13: an owner's rows received; on the counter path the arrival's
 /// atomic); the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
 inline const std::vector<std::string>& tma_pages_phases() {
   static const std::vector<std::string> names{
-      "start",    "inputs", "first_ready", "first_issue", "first_full", "last_done",
-      "partials", "rows",   "peers_met",   "merged",      "end"};
+      "start",   "inputs",      "first_ready", "first_issue", "first_full", "last_done", "partials",
+      "weights", "peers_ready", "rows",        "peers_met",   "merged",     "end"};
   return names;
 }
 enum TmaPagesPhase : int {
@@ -29,6 +30,8 @@ enum TmaPagesPhase : int {
   kPhFirstFull,
   kPhLastDone,
   kPhPartials,
+  kPhWeights,
+  kPhPeersReady,
   kPhRows,
   kPhPeersMet,
   kPhMerged,

@@ -123,7 +123,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       __threadfence();  // the other segments' slots after their counts
       // CTA order from the slab's first segment: the same bits whichever counted last.
       add_slot<kTok, true>(acc[0], slot_of(first), tid);
-      for (int owner = first + 1; owner <= last; ++owner) add_slot<kTok>(acc[0], slot_of(owner), tid);
+      for (int owner = first + 1; owner <= last; ++owner)
+        add_slot<kTok>(acc[0], slot_of(owner), tid);
     }
     swap_ab::store_swap_ab<Stage, T>(acc, c, m, n, 64 * t);
   }
@@ -153,8 +154,8 @@ void launch_v23_tokens(const GemmArgs<T>& g, void* workspace, size_t workspace_b
   // The weight's rows promoted 128 bytes in L2 (v19's reason).
   const CUtensorMap a_map = make_a_map(g, kTok),
                     b_map = make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, plan,
-                                     partials, counters));
+  KLAB_CUDA_CHECK(
+      cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, plan, partials, counters));
 }
 
 }  // namespace

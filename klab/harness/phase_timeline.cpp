@@ -191,15 +191,22 @@ std::string timeline_table(const LaunchTimeline& t) {
   std::string md =
       "| phase | CTAs | from the first CTA's start: first | median | last | since the CTA's own "
       "start: median | max |\n|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& p : t.phases)
+  std::string unmarked;  // phases this kernel has no mark for (a shared phase list's others)
+  for (const auto& p : t.phases) {
+    if (p.ctas == 0) {
+      unmarked += (unmarked.empty() ? "" : ", ") + p.name;
+      continue;
+    }
     md += format("| %s | %lld | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p.name.c_str(),
                  static_cast<long long>(p.ctas), p.at_min, p.at_median, p.at_max, p.own_median,
                  p.own_max);
+  }
   md += format(
       "\nµs. %lld CTAs on %lld SMs; first mark to last %.2f µs; SM clock %.0f MHz (cycles over "
       "the nanosecond clock); the nanosecond clock's smallest step seen %lld ns.\n",
       static_cast<long long>(t.ctas), static_cast<long long>(t.sms), t.span_us, t.clock_mhz,
       static_cast<long long>(t.timer_step_ns));
+  if (!unmarked.empty()) md += "Phases no CTA marked (left out): " + unmarked + ".\n";
   return md;
 }
 

@@ -85,6 +85,13 @@ TEST(PhaseTimeline, LaunchesCombineByMedianAndSurviveJson) {
   EXPECT_EQ(back.phases[0].name, "start");
   EXPECT_DOUBLE_EQ(back.phases[0].at_max, 2.5);
   EXPECT_NE(timeline_table(m).find("| start | 128 |"), std::string::npos);
+  EXPECT_EQ(timeline_table(m).find("left out"), std::string::npos);
+  // A phase of the shared list that no CTA of this kernel marks is named, not tabled as zeros.
+  LaunchTimeline some = m;
+  some.phases.push_back({"weights", 0, 0, 0, 0, 0, 0});
+  const std::string table = timeline_table(some);
+  EXPECT_EQ(table.find("| weights |"), std::string::npos);
+  EXPECT_NE(table.find("Phases no CTA marked (left out): weights."), std::string::npos);
 }
 
 TEST(PhaseTimeline, TheTraceIsScoped) {
