@@ -145,9 +145,9 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const CUtensorMap* const km = kGlobalMaps ? global_maps : &k_map;
   const CUtensorMap* const vm = kGlobalMaps ? global_maps + 1 : &v_map;
   if (kPush && threadIdx.x == kProducerWarp * 32) {
-    if constexpr (kGlobalMaps) {
-      device::fence_tensor_map_acquire(km);
-      device::fence_tensor_map_acquire(vm);
+    if constexpr (kGlobalMaps) {  // one thread's acquire; the producer's other lanes copy
+      device::fence_tensor_map_acquire(km);  // through the maps only after the CTA's barrier
+      device::fence_tensor_map_acquire(vm);  // below (the CUDA guide's "sufficient sync")
     }
     device::prefetch_tensor_map(km);
     device::prefetch_tensor_map(vm);
@@ -455,6 +455,12 @@ struct TmaPagesLaunch {
     }
     const int counter_smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem, kRing));
     device::opt_in_dynamic_smem<kernel>(counter_smem);
+    if constexpr (kRing > 0) {  // v17's plan counts on the ring's CTAs an SM: say so if they fail
+      static const bool fits =
+          device::resident_blocks_per_sm(kernel, tma_pages_detail::kThreads, counter_smem) >=
+          TmaPagesConfig::ctas_per_sm(kD, kElem, kRing);
+      KLAB_CHECK(fits, "decode_attention: the ring's kernel holds fewer CTAs an SM than its plan");
+    }
     launch_with<kernel>(grid, counter_smem, 0, stream);
     KLAB_CHECK_LAUNCH();
   }
@@ -521,6 +527,8 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
     KLAB_CHECK(b.workspace != nullptr && b.workspace_bytes >= at + kGlobalMapsBytes,
                "decode_attention: the workspace has no room for the tensor maps");
     global_maps = reinterpret_cast<CUtensorMap*>(static_cast<unsigned char*>(b.workspace) + at);
+    KLAB_CHECK(reinterpret_cast<uintptr_t>(global_maps) % alignof(CUtensorMap) == 0,
+               "decode_attention: the workspace's tensor maps are not 64-byte aligned");
   }
   const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
                                  cluster ? nullptr : b.workspace, plan, s.rows(), s.d);

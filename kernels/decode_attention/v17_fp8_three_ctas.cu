@@ -8,7 +8,7 @@
 // not DRAM, set the pace much of the time: more warps to interleave is the plain remedy.
 // What changes (TmaPagesConfig::stages' ring; plan_v13's counter_ring): where v14 merges through
 // counters (every batched goal shape: (64, 4k), (256, 2k), the ragged batch), the kernel's ring
-// holds four 16 KiB stages instead of six (68 KiB of shared memory), so three CTAs fit an SM by
+// holds four 16 KiB stages instead of six (69 KiB of dynamic shared memory), so three CTAs fit an SM by
 // shared memory and by registers (120 a thread x 160 threads x 3 = 57.6K of the 64K): twelve
 // math warps an SM, three a scheduler, with the same 192 KiB in flight an SM (3 x 4 stages
 // against 2 x 6). The plan's wave model counts the 396 resident CTAs. The clustered kernel (B =

@@ -163,6 +163,7 @@ void launch_v23_tokens(const GemmArgs<T>& g, void* workspace, size_t workspace_b
 void launch_v23(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
+    KLAB_CHECK(g.m <= 64, "v23: m above 64 (the tokens are one wgmma N of 16 or 64)");
     if (v19_tokens(g.m) == 16)
       return launch_v23_tokens<16>(g, b.workspace, b.workspace_bytes, args.programmatic,
                                    stream_of(args));

@@ -1289,8 +1289,6 @@ TEST(DecodeAttentionE4m3, CpuRungPassesAndWrongScalesFail) {
   }
 }
 
-// v08's budget: six stages of 16 KiB at D = 128 keep v06's bytes in flight and its two CTAs an
-// SM, so its split plan is v06's.
 // v17: four e4m3 stages a CTA make three CTAs an SM with v14's bytes in flight an SM; its plan
 // counts them where the ring applies (one n8 tile at D = 128) and is v14's elsewhere and on the
 // clustered path.
@@ -1330,6 +1328,8 @@ TEST(DecodeAttentionE4m3, V17ThreeCtasAnSmOnTheCounterPath) {
             decode_attention::plan_v13(wide, kH200Sms, 1).chunk);
 }
 
+// v08's budget: six stages of 16 KiB at D = 128 keep v06's bytes in flight and its two CTAs an
+// SM, so its split plan is v06's.
 TEST(DecodeAttentionE4m3, V08KeepsV06sBudgetAndPlan) {
   using decode_attention::TmaPagesConfig;
   EXPECT_EQ(TmaPagesConfig::stages(128, 1), 6);
