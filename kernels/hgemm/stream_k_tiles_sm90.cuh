@@ -185,6 +185,25 @@ void launch(const GemmArgs<T>& g, void* workspace, size_t flags_offset, cudaStre
   KLAB_CHECK_LAUNCH();
 }
 
+/// A rung's launch on p (v21: kAligned false, one slot a CTA; v22: true, two): its slots
+/// (`slot_bytes`) at the workspace's start, v21_flag_bytes(p) of flags as its last bytes, past
+/// whatever else a caller's layout (v18's) puts there; v05's element-copy kernel where the TMA
+/// cannot run p.
+template <bool kAligned>
+void launch_rung(const char* rung, size_t slot_bytes, const Problem& p, Buffers& b,
+                 const LaunchArgs& args) {
+  const size_t flags = v21_flag_bytes(p);
+  if (b.workspace_bytes < slot_bytes + flags)
+    throw Error(std::string(rung) + ": a workspace of " + std::to_string(b.workspace_bytes) +
+                " bytes, needs " + std::to_string(slot_bytes + flags));
+  with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
+    if (g.vec16())
+      launch<T, kAligned>(g, b.workspace, b.workspace_bytes - flags, stream_of(args));
+    else
+      launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
+  });
+}
+
 }  // namespace stream_k_tiles
 
 }  // namespace klab::hgemm

@@ -223,10 +223,7 @@ size_t v22_slot_bytes() { return 2 * v21_slot_bytes(); }
 
 size_t v22_workspace_bytes(const Problem& p) { return v22_slot_bytes() + v21_flag_bytes(p); }
 
-StreamKPlan v23_plan(int64_t m, int64_t n, int64_t k) {
-  (void)m;  // the tokens' width sizes the slots, not the line
-  return plan_stream_k(n, k, 64, 64, plan_sm_count());
-}
+StreamKPlan v23_plan(int64_t n, int64_t k) { return plan_stream_k(n, k, 64, 64, plan_sm_count()); }
 
 Status v23_can_implement(const Problem& p) {
   if (p.dim("m") > 64)
@@ -237,7 +234,7 @@ Status v23_can_implement(const Problem& p) {
 }
 
 size_t v23_workspace_bytes(const Problem& p) {
-  return v23_plan(p.dim("m"), p.dim("n"), p.dim("k")).workspace_bytes(v19_tokens(p.dim("m")), 64);
+  return v23_plan(p.dim("n"), p.dim("k")).workspace_bytes(v19_tokens(p.dim("m")), 64);
 }
 
 std::vector<std::string> v18_config_names() {

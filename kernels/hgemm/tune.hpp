@@ -240,9 +240,9 @@ size_t v21_workspace_bytes(const Problem& p);
 /// tiles' segments), then v21's flags (each reset by the last segment to count).
 size_t v22_slot_bytes();
 size_t v22_workspace_bytes(const Problem& p);
-/// v23's stream-K plan of an (m <= 64) x n x k problem: 64-column slabs of 64-deep k-tiles over
+/// v23's stream-K plan of an n x k weight (M <= 64): 64-column slabs of 64-deep k-tiles over
 /// one CTA an SM (plan_sm_count()).
-StreamKPlan v23_plan(int64_t m, int64_t n, int64_t k);
+StreamKPlan v23_plan(int64_t n, int64_t k);
 /// ok, or why v23 cannot run p (M > 64; v19's limits).
 Status v23_can_implement(const Problem& p);
 /// v23's workspace for p: its plan's partial slots (64 x the tokens' width floats each), then a

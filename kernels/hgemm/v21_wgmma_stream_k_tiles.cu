@@ -26,17 +26,7 @@
 namespace klab::hgemm {
 
 void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args) {
-  // The flags are the workspace's last bytes, past whatever else a caller's layout puts there.
-  const size_t flags = v21_flag_bytes(p);
-  if (b.workspace_bytes < v21_slot_bytes() + flags)
-    throw Error("v21: a workspace of " + std::to_string(b.workspace_bytes) + " bytes, needs " +
-                std::to_string(v21_slot_bytes() + flags));
-  with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
-    if (g.vec16())
-      stream_k_tiles::launch<T, false>(g, b.workspace, b.workspace_bytes - flags, stream_of(args));
-    else
-      launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-  });
+  stream_k_tiles::launch_rung<false>("v21", v21_slot_bytes(), p, b, args);
 }
 
 Variant gpu_v21_wgmma_stream_k_tiles() {

@@ -30,17 +30,7 @@
 namespace klab::hgemm {
 
 void launch_v22(const Problem& p, Buffers& b, const LaunchArgs& args) {
-  // The flags are the workspace's last bytes, as v21's.
-  const size_t flags = v21_flag_bytes(p);
-  if (b.workspace_bytes < v22_slot_bytes() + flags)
-    throw Error("v22: a workspace of " + std::to_string(b.workspace_bytes) + " bytes, needs " +
-                std::to_string(v22_slot_bytes() + flags));
-  with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
-    if (g.vec16())
-      stream_k_tiles::launch<T, true>(g, b.workspace, b.workspace_bytes - flags, stream_of(args));
-    else
-      launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-  });
+  stream_k_tiles::launch_rung<true>("v22", v22_slot_bytes(), p, b, args);
 }
 
 Variant gpu_v22_wgmma_stream_k_aligned() {

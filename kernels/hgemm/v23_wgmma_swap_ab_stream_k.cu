@@ -138,7 +138,7 @@ void launch_v23_tokens(const GemmArgs<T>& g, void* workspace, size_t workspace_b
                        bool programmatic, cudaStream_t stream) {
   using Cfg = V23Config<kTok>;
   constexpr auto kKernel = wgmma_swap_ab_stream_k_kernel<Cfg, T>;
-  const StreamKPlan plan = v23_plan(g.m, g.n, g.k);
+  const StreamKPlan plan = v23_plan(g.n, g.k);
   KLAB_CHECK(workspace_bytes >= plan.workspace_bytes(kTok, 64),
              "v23: the workspace is smaller than its plan's partials and counters");
   float* partials = static_cast<float*>(workspace);

@@ -703,12 +703,12 @@ TEST(HgemmV23, StreamsTheWeightOnEverySm) {
   using namespace klab::hgemm;
   const Family& f = registry().family("hgemm");
   auto problem = [&](const std::string& shape) { return make_problem(f, shape, "bf16"); };
-  const int sms = v23_plan(16, 1 << 20, 4096).ctas;  // a line longer than any grid: every SM
+  const int sms = v23_plan(1 << 20, 4096).ctas;  // a line longer than any grid: every SM
   for (const char* shape : {"m=16,n=6144,k=4096", "m=1,n=24576,k=4096", "m=64,n=4096,k=12288",
                             "m=16,n=4096,k=4096", "m=5,n=72,k=8"}) {
     const Problem p = problem(shape);
     ASSERT_TRUE(v23_can_implement(p).ok()) << shape;
-    const StreamKPlan plan = v23_plan(p.dim("m"), p.dim("n"), p.dim("k"));
+    const StreamKPlan plan = v23_plan(p.dim("n"), p.dim("k"));
     EXPECT_EQ(plan.tiles_n, (p.dim("n") + 63) / 64) << shape;
     EXPECT_EQ(plan.ctas, std::min<int64_t>(plan.units(), sms)) << shape;
     int64_t lo = INT64_MAX, hi = 0;
@@ -721,8 +721,8 @@ TEST(HgemmV23, StreamsTheWeightOnEverySm) {
   }
   // N = 6144 (v19: 96 CTAs of 64 columns) and 24576 (128 of 192) on every SM of a 132-SM part.
   if (sms == 132) {
-    EXPECT_EQ(v23_plan(16, 6144, 4096).ctas, 132);
-    EXPECT_EQ(v23_plan(16, 24576, 4096).ctas, 132);
+    EXPECT_EQ(v23_plan(6144, 4096).ctas, 132);
+    EXPECT_EQ(v23_plan(24576, 4096).ctas, 132);
   }
   EXPECT_FALSE(v23_can_implement(problem("m=65,n=4096,k=4096")).ok());
 }
