@@ -100,7 +100,6 @@ Variant gpu_v19_fa3_trimmed_diagonal();
 Variant gpu_v20_fa3_line_order();
 Variant gpu_v21_fa3_line_small_sections();
 Variant gpu_v22_fa3_serial_wide_keys();
-/// Built, not registered until its GPU tests pass on a device.
 Variant gpu_v23_fa3_two_consumer_wide_keys();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();

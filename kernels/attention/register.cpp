@@ -34,6 +34,7 @@ void register_attention(Registry& r) {
     gpu_v20_fa3_line_order(),
     gpu_v21_fa3_line_small_sections(),
     gpu_v22_fa3_serial_wide_keys(),
+    gpu_v23_fa3_two_consumer_wide_keys(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -114,7 +114,6 @@ Variant gpu_v11_cluster_merge();
 Variant gpu_v12_fp8_cluster_merge();
 Variant gpu_v13_cluster_push_merge();
 Variant gpu_v14_fp8_cluster_push_merge();
-/// Built, not registered until their GPU tests pass on a device.
 Variant gpu_v15_fp8_stage_pairs();
 Variant gpu_v16_global_tensor_maps();
 Variant gpu_v17_fp8_three_ctas();

@@ -27,6 +27,10 @@ void register_decode_attention(Registry& r) {
     gpu_v12_fp8_cluster_merge(),
     gpu_v13_cluster_push_merge(),
     gpu_v14_fp8_cluster_push_merge(),
+    gpu_v15_fp8_stage_pairs(),
+    gpu_v16_global_tensor_maps(),
+    gpu_v17_fp8_three_ctas(),
+    gpu_v18_fp8_pairs_three_ctas(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

@@ -36,7 +36,6 @@ Variant gpu_v18_wgmma_dispatch();
 Variant gpu_v19_wgmma_swap_ab();
 Variant gpu_v20_wgmma_pingpong();
 Variant gpu_v21_wgmma_stream_k_tiles();
-/// Built, not registered until their GPU tests pass on a device.
 Variant gpu_v22_wgmma_stream_k_aligned();
 Variant gpu_v23_wgmma_swap_ab_stream_k();
 Variant gpu_baseline_cublaslt();

@@ -32,6 +32,8 @@ void register_hgemm(Registry& r) {
     gpu_v19_wgmma_swap_ab(),
     gpu_v20_wgmma_pingpong(),
     gpu_v21_wgmma_stream_k_tiles(),
+    gpu_v22_wgmma_stream_k_aligned(),
+    gpu_v23_wgmma_swap_ab_stream_k(),
     gpu_baseline_cublaslt(),
 #endif
   };
