@@ -681,6 +681,40 @@ v13_v11_timelines "$pairs" 6459d2f 16_16_8192 16-8k
 "$klab" report "$res"/2026-12-04_bb65605_decode_v14_fp8/bf16/bench_*.json \
   "$res"/2026-12-04_bb65605_decode_v14_fp8/e4m3/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-bb65605-v14
+# decode v15-v18 (e4m3: stage pairs, three CTAs an SM, both) beside v14 and bf16 v13 / cuDNN; v16
+# (the tensor maps in device memory) paired with v13 and cuDNN at B = 1, and both timelines.
+run_fp8=$res/2026-12-05_382bde2_decode_v15_v18
+"$klab" report "$run_fp8"/e4m3/bench_*.json "$run_fp8"/bf16/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-382bde2-fp8
+"$klab" report "$run_fp8"/b1/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-382bde2-v16
+for v in v13 v16; do
+  "$klab" timeline --from "$run_fp8/tl/tl_${v}_1_16_4096_cold.json" --readme docs/worklogs/decode.md \
+    --section "timeline-382bde2-$v-4k"
+  "$klab" timeline --from "$run_fp8/tl/tl_${v}_1_16_4096_hot.json" --readme docs/worklogs/decode.md \
+    --section "timeline-382bde2-$v-4k-hot"
+done
+# hgemm v23 (v19's CTA on a stream-K line over every SM) paired with v19 and cuBLASLt at M <= 64.
+"$klab" report "$res"/2026-12-05_382bde2_hgemm_v23/small_*.json --family hgemm \
+  --readme docs/worklogs/gemm.md --section results-382bde2-v23
+run_v23b=$res/2026-12-05_382bde2_attention_v23_sanitizers
+"$klab" report "$run_v23b"/v23/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-382bde2-v23-aligned
+"$klab" profile-report "$run_v23b"/v23/profiles_memory.json --readme docs/worklogs/gemm.md \
+  --section profile-382bde2-v23-memory
+# hgemm v22 (v21's line, each piece's segments in reverse) paired with v18, v21 and cuBLASLt;
+# the DRAM bytes of v14, v21 and v22.
+run_v22g=$res/2026-12-05_382bde2_hgemm_v22
+"$klab" report "$run_v22g"/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+  --section results-382bde2-v22
+"$klab" profile-report "$run_v22g"/profiles_stream_k.json --readme docs/worklogs/gemm.md \
+  --section profile-382bde2-v22-memory
+# attention v23 (two consumers on 256-key blocks, P through shared memory) paired with v09 and
+# cuDNN at D = 64 non-causal; Nsight Compute of v09 and v23 at 8k.
+"$klab" report "$run_v23b"/attn/bench_*.json --family attention --readme docs/worklogs/attention.md \
+  --section results-382bde2-v23
+"$klab" profile-report "$run_v23b"/profiles/profiles_d64.json --readme docs/worklogs/attention.md \
+  --section profile-382bde2-d64
 # qk v08 (a warp a part in registers): its first forms (bb979cc), then with the next unit's
 # loads in flight (49915da; form c traffic-only, its checks fail by design: MANIFEST.md).
 run_v08=$res/2026-12-04_bb979cc_qk_v08_first

@@ -17,7 +17,7 @@
 // Prediction (written before it ran), D = 64 non-causal, B = 4, N = 8k, H = 32, paired with cuDNN
 // beside v09: 0.92-1.00x v09 (the P stores' cost per key as v11's, the round's fixed costs
 // halved per key against v09's 128-key rounds).
-// Built, not registered until its GPU tests pass on a device and it is measured.
+// Measured (2026-12-05_382bde2_attention_v23_sanitizers): refuted, 0.70-0.71x cuDNN.
 // Requirements: v05's.
 #include "kernels/attention/fa3_kernel.cuh"
 #include "kernels/attention/fa3_overlap.cuh"

@@ -17,7 +17,7 @@
 // B = 1 within noise of v14 (the fixed costs dominate there). Where a KV head has more than 8
 // query rows (two n8 tiles: the pairs took 202 registers, one CTA an SM) and at D = 256 (the
 // padded stage, no swap) v15 runs v14's kernel.
-// Built and CPU-tested; not registered until its GPU tests pass on a device and it is measured.
+// Measured (2026-12-05_382bde2_decode_v15_v18): 1.04-1.09x v14, level at (256, 2k).
 // Requirements: v14's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

@@ -25,7 +25,7 @@
 // 1.33-1.40x cuDNN (v13 1.29x); at (1, 1k) and (1, 8k) the same ~0.6 us off; from (16, 8k) on,
 // where the stream is long, within noise of v13. If the first issue does not move, the fetch is
 // not the wait, and the split the new mark gives says where it is.
-// Built and CPU-tested; not registered until its GPU tests pass on a device and it is measured.
+// Measured (2026-12-05_382bde2_decode_v15_v18): refuted; first_issue - first_ready unchanged.
 // Requirements: v13's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

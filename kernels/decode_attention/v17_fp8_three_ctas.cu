@@ -17,7 +17,7 @@
 // cuDNN in the same run: (64, 4k) and (256, 2k) 1.04-1.08x v14 (89-92% of the read ceiling;
 // 1.84-1.9x bf16 v13), the ragged batch 1.02-1.06x; where v14's clustered kernel runs, v14's time.
 // Refuted if (64, 4k) does not pass v14 by more than the noise.
-// Built and CPU-tested; not registered until its GPU tests pass on a device and it is measured.
+// Measured (2026-12-05_382bde2_decode_v15_v18): refuted, 0.95-1.03x v14.
 // Requirements: v14's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

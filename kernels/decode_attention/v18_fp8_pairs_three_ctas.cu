@@ -9,7 +9,7 @@
 // Prediction (written before it ran), beside v14, v15 and v17 in the same run, e4m3, Qwen3-8B
 // heads: (64, 4k) and (256, 2k) at least the better of v15 and v17 and up to their product
 // (1.06-1.12x v14); where neither gains, v14's time.
-// Built and CPU-tested; not registered until its GPU tests pass on a device and it is measured.
+// Measured (2026-12-05_382bde2_decode_v15_v18): v17's time, but 1.04x v14 on the ragged batch.
 // Requirements: v14's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

@@ -21,8 +21,8 @@
 // Requirements: sm_90a, M <= 64 (the tokens one wgmma N of 16 or 64), v19's shared memory; the
 // TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers; other problems run v05's
 // kernel with element copies.
-// Built and CPU-tested (the plan: stream_k_plan.hpp's tests); not registered until its GPU tests
-// pass on a device and it is measured.
+// Measured (2026-12-05_382bde2_hgemm_v23): refuted, 0.83-0.88x cuBLASLt (v19 0.98-1.12x); its
+// pieces start all over K (the worklog's alignment test).
 #include "kernels/hgemm/partial_slots_sm90.cuh"
 #include "kernels/hgemm/stream_k_plan.hpp"
 #include "kernels/hgemm/swap_ab_sm90.cuh"
