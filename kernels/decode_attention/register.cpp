@@ -31,6 +31,7 @@ void register_decode_attention(Registry& r) {
     gpu_v16_global_tensor_maps(),
     gpu_v17_fp8_three_ctas(),
     gpu_v18_fp8_pairs_three_ctas(),
+    gpu_v19_fp8_stage_triples(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

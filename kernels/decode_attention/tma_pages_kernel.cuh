@@ -103,9 +103,9 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // (unused when kSwapTiles > 0: Q's fragments live in registers).
 // kPush (v13, with kCluster): the splits merged by cluster_push_merge.cuh, whose receive region
 // follows Q's tile; the tensor maps prefetched at the start.
-// kStagePairs (v15, on the e4m3 swapped stage of one n8 tile): each math warp takes its 16 keys
-// of two stages at once (gqa_swap_ab_stage_e4m3 with kTiles = 2), a chunk's last stage alone
-// when their count is odd.
+// kStageGroup (v15: 2, v19: 3; on the e4m3 swapped stage of one n8 tile): each math warp takes
+// its 16 keys of that many stages at once (gqa_swap_ab_stage_e4m3 with kTiles = kStageGroup), a
+// chunk's last stages alone when their count is not a multiple.
 // kGlobalMaps (v16): the copies take the tensor maps at global_maps (K's, then V's: copied there
 // once by the launch's prepare step, tma_pages_launch) instead of the parameters k_map and
 // v_map, after the acquire fence the CUDA guide asks of a map in global memory; prefetched at
@@ -113,7 +113,7 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // kRing > 0 (v17's counter path): that many stages in the ring (TmaPagesConfig::stages' ring),
 // so more CTAs fit an SM.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
-          bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false, int kRing = 0>
+          bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -179,6 +179,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   else
     load_q_tile<kD>(sq, q, bi, hk, row0, g, tid);
   const int splits = out.plan.splits_of(len);
+  if (marker) {  // kTrace: the length arrived (the mark waits for it)
+    asm volatile("" ::"l"(len));
+    mark(kPhLength);
+  }
   // The grid is sized for the longest sequence: a split past this one's has no keys. kCluster:
   // its exit releases the cluster barriers it would hold up, and no peer reads its memory.
   if (split >= splits) {
@@ -221,7 +225,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
       const int slot = i % kStages;
       if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
-      if (kTrace && i == 0 && lane == 0) mark(kPhFirstReady);
+      if (kTrace && i == 0 && lane == 0) {
+        mark(kPhFirstReady);
+        asm volatile("" ::"r"(pool_page));  // the table entry the copies use, waited for
+        mark(kPhFirstEntry);
+      }
       stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
                                          pool_page, hk, lane, g);
       if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
@@ -242,31 +250,35 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     // e4m3: K's scale joins the scores' (one fp32 product), V's multiplies the output below.
     const float scale_log2 = kE4m3 ? g.scale_log2 * scales.k[hk] : g.scale_log2;
     const uint32_t s_kv = device::smem_addr(smem);
-    // v15's pairs on the e4m3 swapped stage of one n8 tile (125 registers at D = 128, v14's 120);
-    // two tiles' pairs took 202, whose allocation (208 a thread) would leave one CTA an SM, and
-    // D = 256 runs the padded stage: there one stage at a time, as v14.
-    constexpr bool kPairs = kStagePairs && kSwap && kE4m3 && kSwapTiles == 1;
-    int first_single = 0;  // kPairs: stages i and i + 1 of the ring together, then the odd one
-    if constexpr (kPairs) {
-      for (; first_single + 1 < tiles; first_single += 2) {
+    // v15's pairs (v19's triples) on the e4m3 swapped stage of one n8 tile (125 registers at
+    // D = 128 for pairs, v14's 120); two tiles' pairs took 202, whose allocation (208 a thread)
+    // would leave one CTA an SM, and D = 256 runs the padded stage: there one stage at a time, as
+    // v14.
+    constexpr int kGroup = kSwap && kE4m3 && kSwapTiles == 1 ? kStageGroup : 1;
+    static_assert(kGroup >= 1 && kGroup < kStages, "a group leaves the producer a stage ahead");
+    int first_single = 0;  // kGroup > 1: stages i .. i + kGroup - 1 together, then the rest alone
+    if constexpr (kGroup > 1) {
+      for (; first_single + kGroup - 1 < tiles; first_single += kGroup) {
         const int i = first_single;
-        const int slot[2] = {i % kStages, (i + 1) % kStages};
-        uint32_t sk[2], sv[2];
-        int64_t key_base[2];
+        int slot[kGroup];
 #pragma unroll
-        for (int t = 0; t < 2; ++t) {
+        for (int t = 0; t < kGroup; ++t) slot[t] = (i + t) % kStages;
+        uint32_t sk[kGroup], sv[kGroup];
+        int64_t key_base[kGroup];
+#pragma unroll
+        for (int t = 0; t < kGroup; ++t) {
           device::mbarrier_wait(&full[slot[t]], ((i + t) / kStages) & 1);
           sk[t] = s_kv + slot[t] * 2 * kTileBytes;
           sv[t] = sk[t] + kTileBytes;
           key_base[t] = j0 + int64_t(i + t) * kBlockN;
           zero_v_rows_past<kD, kElem>(sv[t], warp, lane, key_base[t], j1);
         }
-        gqa_swap_ab_stage_e4m3<kD, kNT, Tile, 2>(state, q_frags, sk, sv, lane, warp * 16, key_base,
-                                                 swap_lim, scale_log2);
+        gqa_swap_ab_stage_e4m3<kD, kNT, Tile, kGroup>(state, q_frags, sk, sv, lane, warp * 16,
+                                                      key_base, swap_lim, scale_log2);
         __syncwarp();
         if (lane == 0) {
-          device::mbarrier_arrive(&empty[slot[0]]);
-          device::mbarrier_arrive(&empty[slot[1]]);
+#pragma unroll
+          for (int t = 0; t < kGroup; ++t) device::mbarrier_arrive(&empty[slot[t]]);
         }
       }
     }
@@ -381,7 +393,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
-          bool kStagePairs = false, bool kGlobalMaps = false, int kCounterRing = 0>
+          int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -434,14 +446,14 @@ struct TmaPagesLaunch {
     // tile at D = 128: counter_ring_applies); the clustered kernels keep their own.
     constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
     constexpr auto kernel =
-        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStagePairs, false, kRing>;
+        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
-            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStagePairs, kGlobalMaps>;
+            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps>;
         const int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         device::opt_in_dynamic_smem<clustered>(csmem);
         enqueue_clusters<clustered>(grid, csmem,
@@ -512,10 +524,10 @@ struct TmaPagesLaunch {
 /// ClusterSplitPlan (v11, v12, v13) builds the clustered kernel too (kPush: v13's merge) and says
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
-template <int kElem, bool kSwapAb = false, bool kPush = false, bool kStagePairs = false,
+template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
           bool kGlobalMaps = false, int kCounterRing = 0, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStagePairs, kGlobalMaps, kCounterRing>
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -569,10 +581,10 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
 /// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
 /// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh);
-/// kStagePairs (v15 on e4m3): two stages at once a math warp; kGlobalMaps (v16, with kPush): the
+/// kStageGroup (v15 on e4m3: 2, v19: 3): that many stages at once a math warp; kGlobalMaps (v16, with kPush): the
 /// clustered kernel's tensor maps in the workspace; kCounterRing (v17, with kPush): the counter
 /// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
-template <int kElem, bool kPush = false, bool kStagePairs = false, bool kGlobalMaps = false,
+template <int kElem, bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false,
           int kCounterRing = 0>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   static_assert(kCounterRing == 0 || kPush, "v17's ring on v13's plan");
@@ -585,7 +597,7 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, kPush, kStagePairs, kGlobalMaps, kCounterRing>(
+        return tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing>(
             p, b, plan(p));
       },
       plan,

@@ -7,9 +7,11 @@
 namespace klab::decode_attention {
 
 /// The phases a traced tma_pages_kernel marks (kTrace: `klab timeline`), in order: the CTA's
-/// first instruction; its inputs loaded (length, Q, the first stage's table entries) and its
+/// first instruction; the sequence's length arrived at the marking thread (before the barriers'
+/// initialisation); its inputs loaded (length, Q, the first stage's table entries) and its
 /// barriers initialised; the producer at its first stage's copies (before their instructions,
-/// which use its table entries, loaded beside the length); its first stage issued (after them);
+/// which use its table entries, loaded beside the length); the producer's first table entry
+/// arrived (its lane 0 waits for it); its first stage issued (after the copies' instructions);
 /// math warp 0's first stage arrived; its last stage done; the warps' partials in shared memory;
 /// (v13, v16) the rows' weights over the warps computed and shared (a barrier), then the
 /// cluster's arrivals waited for (the peers' receive barriers initialised); the CTA's rows merged
@@ -18,14 +20,17 @@ namespace klab::decode_attention {
 /// atomic); the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
 inline const std::vector<std::string>& tma_pages_phases() {
   static const std::vector<std::string> names{
-      "start",   "inputs",      "first_ready", "first_issue", "first_full", "last_done", "partials",
-      "weights", "peers_ready", "rows",        "peers_met",   "merged",     "end"};
+      "start",       "length",     "inputs",    "first_ready", "first_entry",
+      "first_issue", "first_full", "last_done", "partials",    "weights",
+      "peers_ready", "rows",       "peers_met", "merged",      "end"};
   return names;
 }
 enum TmaPagesPhase : int {
   kPhStart,
+  kPhLength,
   kPhInputs,
   kPhFirstReady,
+  kPhFirstEntry,
   kPhFirstIssue,
   kPhFirstFull,
   kPhLastDone,

@@ -16,7 +16,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v18_fp8_pairs_three_ctas() {
-  return cluster_merge_variant<1, /*kPush*/ true, /*kStagePairs*/ true, /*kGlobalMaps*/ false,
+  return cluster_merge_variant<1, /*kPush*/ true, /*kStageGroup*/ 2, /*kGlobalMaps*/ false,
                                kThreeCtaRing>(
       "v18_fp8_pairs_three_ctas",
       "v15's stage pairs on v17's counter-path ring of four stages: two stages at once a math "
