@@ -694,6 +694,15 @@ for v in v13 v16; do
   "$klab" timeline --from "$run_fp8/tl/tl_${v}_1_16_4096_hot.json" --readme docs/worklogs/decode.md \
     --section "timeline-382bde2-$v-4k-hot"
 done
+# decode v19 (three stages at once) beside v14, v15 and v18 on e4m3, bf16 v13 and cuDNN paired;
+# v13's timelines at B = 1 with the length and first-entry marks.
+run_v19=$res/2026-12-05_bbf18de_decode_v19
+"$klab" report "$run_v19"/e4m3/bench_*.json "$run_v19"/bf16/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-bbf18de-v19
+for m in 4096_cold 4096_hot 1024_cold; do
+  "$klab" timeline --from "$run_v19/tl/tl_v13_1_16_$m.json" --readme docs/worklogs/decode.md \
+    --section "timeline-bbf18de-v13-$m"
+done
 # hgemm v23 (v19's CTA on a stream-K line over every SM) paired with v19 and cuBLASLt at M <= 64.
 "$klab" report "$res"/2026-12-05_382bde2_hgemm_v23/small_*.json --family hgemm \
   --readme docs/worklogs/gemm.md --section results-382bde2-v23

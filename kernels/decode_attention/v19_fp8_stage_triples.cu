@@ -17,6 +17,7 @@
 // of the read ceiling, 1.82-1.85x bf16 v13), (64, 4k) 1.00-1.03x v15, (256, 2k) and the ragged
 // batch within noise of v15. Refuted if (16, 8k) does not pass v15 by more than the noise; if
 // it loses where pairs gained, the shorter lead of the producer (three stages) is the cost.
+// Measured (2026-12-05_bbf18de_decode_v19): refuted, 0.99x v15 at (16, 8k); 1.03x with pages of 64.
 // Requirements: v14's; 128 registers at D = 128 (v15: 125), within two CTAs an SM (204).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
