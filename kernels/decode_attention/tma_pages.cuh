@@ -52,6 +52,11 @@ inline Status tma_page_limits(const std::string& rung, const Dims& s) {
 
 /// The keys [k0, k1) of one stage of sequence `table_row` (its block-table row; k0 a multiple of
 /// kBlockN, k1 <= the sequence's length, k1 - k0 <= kBlockN), read by the producer warp.
+/// StagePages::issue's marks when nothing is traced.
+struct NoIssueMarks {
+  __device__ void operator()(int) const {}
+};
+
 struct StagePages {
   int64_t k0, k1;
 
@@ -79,10 +84,12 @@ struct StagePages {
   /// completing on `full`: lane 0 arms the barrier with the bytes of count() pages' boxes, then
   /// lane l < count() loads its page `pool_page` (entry(), fetched earlier). The whole warp
   /// calls it.
-  template <int kD, int kElem = 2>
+  /// `marked` (a traced kernel's first stage): called with 0 once the barrier is armed (after the
+  /// warp barrier), with 1 after the lane's first copy is issued; the default does nothing.
+  template <int kD, int kElem = 2, class Marked = NoIssueMarks>
   __device__ void issue(const CUtensorMap* k_map, const CUtensorMap* v_map, unsigned char* sk,
-                        uint64_t* full, int pool_page, int hk, int lane,
-                        const GqaGeometry& g) const {
+                        uint64_t* full, int pool_page, int hk, int lane, const GqaGeometry& g,
+                        Marked marked = {}) const {
     constexpr uint32_t kTileBytes = GqaMmaConfig::kBlockN * kD * kElem;
     const int pages = count(g);
     const int box_rows = static_cast<int>(TmaPagesConfig::rows_per_box(g.page));
@@ -90,6 +97,7 @@ struct StagePages {
       device::mbarrier_arrive_expect_tx(full,
                                         static_cast<uint32_t>(pages * box_rows * kD * kElem * 2));
     __syncwarp();
+    marked(0);
     if (lane >= pages) return;
     // The box's first pool row: a stage starts mid-page when P > 64.
     const int page = static_cast<int>(g.page);
@@ -99,6 +107,7 @@ struct StagePages {
     for (int cb = 0; cb < kD * kElem / 128; ++cb) {
       const uint32_t off = cb * TmaKvTile<kD, kElem>::kBlockBytes + dst;
       device::tma_load_2d(sk + off, k_map, cb * (128 / kElem), row, full);
+      if (cb == 0) marked(1);
       device::tma_load_2d(sk + kTileBytes + off, v_map, cb * (128 / kElem), row, full);
     }
   }

@@ -230,8 +230,14 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         asm volatile("" ::"r"(pool_page));  // the table entry the copies use, waited for
         mark(kPhFirstEntry);
       }
-      stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
-                                         pool_page, hk, lane, g);
+      if (kTrace && i == 0)  // lane 0 marks the first stage's barrier armed and its first copy
+        stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
+                                           pool_page, hk, lane, g, [&](int at) {
+                                             if (lane == 0) mark(at == 0 ? kPhArmed : kPhFirstCopy);
+                                           });
+      else
+        stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
+                                           pool_page, hk, lane, g);
       if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
     }
   }

@@ -11,7 +11,8 @@ namespace klab::decode_attention {
 /// initialisation); its inputs loaded (length, Q, the first stage's table entries) and its
 /// barriers initialised; the producer at its first stage's copies (before their instructions,
 /// which use its table entries, loaded beside the length); the producer's first table entry
-/// arrived (its lane 0 waits for it); its first stage issued (after the copies' instructions);
+/// arrived (its lane 0 waits for it); the first stage's barrier armed (after the warp barrier);
+/// lane 0's first copy issued; its first stage issued (after the copies' instructions);
 /// math warp 0's first stage arrived; its last stage done; the warps' partials in shared memory;
 /// (v13, v16) the rows' weights over the warps computed and shared (a barrier), then the
 /// cluster's arrivals waited for (the peers' receive barriers initialised); the CTA's rows merged
@@ -20,9 +21,9 @@ namespace klab::decode_attention {
 /// atomic); the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
 inline const std::vector<std::string>& tma_pages_phases() {
   static const std::vector<std::string> names{
-      "start",       "length",     "inputs",    "first_ready", "first_entry",
-      "first_issue", "first_full", "last_done", "partials",    "weights",
-      "peers_ready", "rows",       "peers_met", "merged",      "end"};
+      "start",       "length",      "inputs",     "first_ready", "first_entry", "armed",
+      "first_copy",  "first_issue", "first_full", "last_done",   "partials",    "weights",
+      "peers_ready", "rows",        "peers_met",  "merged",      "end"};
   return names;
 }
 enum TmaPagesPhase : int {
@@ -31,6 +32,8 @@ enum TmaPagesPhase : int {
   kPhInputs,
   kPhFirstReady,
   kPhFirstEntry,
+  kPhArmed,
+  kPhFirstCopy,
   kPhFirstIssue,
   kPhFirstFull,
   kPhLastDone,
