@@ -50,13 +50,13 @@ inline Status tma_page_limits(const std::string& rung, const Dims& s) {
   return Status::yes();
 }
 
-/// The keys [k0, k1) of one stage of sequence `table_row` (its block-table row; k0 a multiple of
-/// kBlockN, k1 <= the sequence's length, k1 - k0 <= kBlockN), read by the producer warp.
 /// StagePages::issue's marks when nothing is traced.
 struct NoIssueMarks {
   __device__ void operator()(int) const {}
 };
 
+/// The keys [k0, k1) of one stage of sequence `table_row` (its block-table row; k0 a multiple of
+/// kBlockN, k1 <= the sequence's length, k1 - k0 <= kBlockN), read by the producer warp.
 struct StagePages {
   int64_t k0, k1;
 

@@ -230,14 +230,12 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         asm volatile("" ::"r"(pool_page));  // the table entry the copies use, waited for
         mark(kPhFirstEntry);
       }
-      if (kTrace && i == 0)  // lane 0 marks the first stage's barrier armed and its first copy
-        stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
-                                           pool_page, hk, lane, g, [&](int at) {
-                                             if (lane == 0) mark(at == 0 ? kPhArmed : kPhFirstCopy);
-                                           });
-      else
-        stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
-                                           pool_page, hk, lane, g);
+      // kTrace: lane 0 marks the first stage's barrier armed and its first copy.
+      stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
+                                         pool_page, hk, lane, g, [&](int at) {
+                                           if (kTrace && i == 0 && lane == 0)
+                                             mark(at == 0 ? kPhArmed : kPhFirstCopy);
+                                         });
       if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
     }
   }
@@ -258,8 +256,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     const uint32_t s_kv = device::smem_addr(smem);
     // v15's pairs (v19's triples) on the e4m3 swapped stage of one n8 tile (125 registers at
     // D = 128 for pairs, v14's 120); two tiles' pairs took 202, whose allocation (208 a thread)
-    // would leave one CTA an SM, and D = 256 runs the padded stage: there one stage at a time, as
-    // v14.
+    // would leave one CTA an SM, and D = 256 above 8 rows runs the padded stage: there one stage
+    // at a time, as v14.
     constexpr int kGroup = kSwap && kE4m3 && kSwapTiles == 1 ? kStageGroup : 1;
     static_assert(kGroup >= 1 && kGroup < kStages, "a group leaves the producer a stage ahead");
     int first_single = 0;  // kGroup > 1: stages i .. i + kGroup - 1 together, then the rest alone
