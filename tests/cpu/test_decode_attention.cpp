@@ -16,6 +16,7 @@
 #include <string>
 #include <tuple>
 
+#include "kernels/decode_attention/fine_splits_plan.hpp"
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/register.hpp"
@@ -1156,6 +1157,59 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
   // count overflows the region (the plan clusters equal lengths only; this holds it anyway).
   EXPECT_FALSE(decode_attention::PushMergeConfig::fits(16, 3));
   EXPECT_TRUE(decode_attention::plan_v13(dims(1, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
+}
+
+// v20: about four CTAs a slot on equal lengths with enough row groups (counter merge), v13's plan
+// (e4m3) elsewhere; every key once.
+TEST(DecodeAttentionFineSplits, PlanAtTheHeadlineAndAwkwardShapes) {
+  using decode_attention::ClusterSplitPlan;
+  for (int64_t page : {16, 64}) {
+    const ClusterSplitPlan p =
+        decode_attention::plan_v20(dims(16, 8192, page, 32, 8, 128, 0), kH200Sms);
+    EXPECT_FALSE(p.cluster);
+    EXPECT_EQ(p.chunk, 960);  // 1056 CTAs wanted over 128 row groups: nine splits
+    EXPECT_EQ(p.max_splits, 9);
+    EXPECT_EQ(p.groups, 128);
+  }
+  std::vector<Dims> shapes;
+  for (int64_t page : {16, 64})
+    for (auto [b, len, min_len] : headline_batches())
+      shapes.push_back(dims(b, len, page, 32, 8, 128, min_len));
+  shapes.push_back(dims(16, 2500, 16, 16, 8, 128, 0));
+  shapes.push_back(dims(8, 3000, 16, 40, 8, 128, 0));     // group 5
+  shapes.push_back(dims(32, 4000, 16, 32, 2, 128, 100));  // ragged: v13's plan
+  for (const Dims& s : shapes) {
+    const ClusterSplitPlan p = decode_attention::plan_v20(s, kH200Sms);
+    const ClusterSplitPlan v13 = decode_attention::plan_v13(s, kH200Sms, 1);
+    const std::vector<int64_t> lens = decode_attention::context_lengths(s);
+    const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
+    const std::string at =
+        std::to_string(s.b) + " " + std::to_string(s.len) + " " + std::to_string(s.min_len);
+    if (*lo != *hi || s.b == 1) {  // ragged, or few row groups: v13's plan as it is
+      EXPECT_EQ(p.cluster, v13.cluster) << at;
+      EXPECT_EQ(p.chunk, v13.chunk) << at;
+      EXPECT_EQ(p.max_splits, v13.max_splits) << at;
+      continue;
+    }
+    EXPECT_LE(p.chunk, v13.chunk) << at;
+    if (s.b == 64 && s.page == 16)  // (64, 4k): three splits of 1408 keys
+      EXPECT_EQ(p.chunk, 1408) << at;
+    if (s.b == 256)  // (256, 2k): one split a row group already fills the slots four times
+      EXPECT_EQ(p.chunk, v13.chunk) << at;
+    EXPECT_EQ(p.chunk % 64, 0) << at;
+    if (!p.cluster && p.max_splits > 1) {
+      EXPECT_EQ(p.groups, s.b * s.hkv * decode_attention::GqaMmaConfig::row_tiles(s)) << at;
+      EXPECT_GT(p.workspace_floats(s.rows(), s.d), 0) << at;
+    }
+    for (int64_t len : lens) {
+      int64_t covered = 0;
+      for (int i = 0; i < p.splits_of(len); ++i) {
+        EXPECT_LT(p.key_begin(i), std::max<int64_t>(len, 1)) << at;
+        covered += p.key_end(i, len) - p.key_begin(i);
+      }
+      EXPECT_EQ(covered, len) << at;
+    }
+  }
 }
 
 // v16's tensor maps sit at the workspace's tail: 128-byte aligned, past every byte the plan's
