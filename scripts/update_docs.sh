@@ -703,6 +703,12 @@ for m in 4096_cold 4096_hot 1024_cold; do
   "$klab" timeline --from "$run_v19/tl/tl_v13_1_16_$m.json" --readme docs/worklogs/decode.md \
     --section "timeline-bbf18de-v13-$m"
 done
+# v13's timelines at B = 1 with the armed and first_copy marks (Nsight of the e4m3 spread: quoted).
+run_spread=$res/2026-12-05_103cab6_decode_spread
+for m in 4096_cold 4096_hot 1024_cold; do
+  "$klab" timeline --from "$run_spread/tl/tl_v13_1_16_$m.json" --readme docs/worklogs/decode.md \
+    --section "timeline-103cab6-v13-$m"
+done
 # hgemm v23 (v19's CTA on a stream-K line over every SM) paired with v19 and cuBLASLt at M <= 64.
 "$klab" report "$res"/2026-12-05_382bde2_hgemm_v23/small_*.json --family hgemm \
   --readme docs/worklogs/gemm.md --section results-382bde2-v23
