@@ -31,7 +31,7 @@ Variant gpu_v20_fp8_fine_splits() {
       "that the block scheduler balances SMs that stream at different speeds",
       [plan](const Problem& p, Buffers& b) {
         return tma_pages_launch<1, /*kSwapAb*/ true, /*kPush*/ true, /*kStageGroup*/ 2>(p, b,
-                                                                                      plan(p));
+                                                                                        plan(p));
       },
       plan, [](const Problem& p) { return tma_pages_limits("v20", dims_of(p), 1); },
       /*min_sm*/ 90, DType::e4m3);

@@ -1170,6 +1170,11 @@ TEST(DecodeAttentionFineSplits, PlanAtTheHeadlineAndAwkwardShapes) {
     EXPECT_EQ(p.chunk, 960);  // 1056 CTAs wanted over 128 row groups: nine splits
     EXPECT_EQ(p.max_splits, 9);
     EXPECT_EQ(p.groups, 128);
+    // v21 on bf16: three 32 KiB stages, still two CTAs an SM, so the same splits.
+    const ClusterSplitPlan b16 =
+        decode_attention::plan_v20(dims(16, 8192, page, 32, 8, 128, 0), kH200Sms, 2);
+    EXPECT_EQ(b16.chunk, 960);
+    EXPECT_FALSE(b16.cluster);
   }
   std::vector<Dims> shapes;
   for (int64_t page : {16, 64})
