@@ -121,6 +121,7 @@ Variant gpu_v18_fp8_pairs_three_ctas();
 Variant gpu_v19_fp8_stage_triples();
 Variant gpu_v20_fp8_fine_splits();
 Variant gpu_v21_fine_splits();
+Variant gpu_v22_fp8_compact_grid();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -25,6 +25,10 @@ namespace klab::decode_attention {
 struct SplitKvPlan {
   int64_t chunk = 1;   ///< keys per split: a multiple of the rung's tile
   int max_splits = 1;  ///< splits of the longest sequence: the grid's split dimension
+  /// A compact grid's sequences (v22: the grid's x enumerates every sequence's splits_of(len)
+  /// splits, compact_grid.cuh), 0 for the (split, row group, sequence) grid. In the padding after
+  /// max_splits: the kernels' parameters keep their layout.
+  int compact_batch = 0;
 
   /// Splits of a sequence of length len (at least one: an empty sequence's split 0 writes its
   /// zeros).
@@ -46,6 +50,9 @@ struct SplitKvPlan {
     return max_splits > 1 ? rows * max_splits * (d + 1) : 0;
   }
 };
+
+static_assert(sizeof(SplitKvPlan) == 16, "compact_batch sits in the padding: the kernels' "
+                                         "parameters keep their layout");
 
 /// What a rung asks of its plan.
 struct SplitKvTarget {

@@ -12,11 +12,13 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/decode_attention/cluster_push_merge.cuh"
+#include "kernels/decode_attention/compact_grid.cuh"
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
 #include "kernels/decode_attention/gqa_swap_ab.cuh"
@@ -112,8 +114,11 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // the start as kPush's.
 // kRing > 0 (v17's counter path): that many stages in the ring (TmaPagesConfig::stages' ring),
 // so more CTAs fit an SM.
+// kCompact (v22's counter path): block (item, row group, 0), the items the splits that exist,
+// sequence by sequence (compact_grid.cuh), instead of (split, row group, sequence).
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
-          bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0>
+          bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
+          bool kCompact = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -157,10 +162,17 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // q or the new token's k and v: nothing is read before its end (pdl.cuh).
   device::grid_dependency_wait();
   device::allow_dependent_launch();
-  const int split = static_cast<int>(blockIdx.x);
+  static_assert(!kCompact || !kCluster, "a compact grid merges through the counters");
+  int split = static_cast<int>(blockIdx.x);
+  int64_t bi = blockIdx.z;
+  if constexpr (kCompact) {
+    __shared__ int64_t s_scan[kThreads / 32], s_found[2];
+    if (out.plan.compact_batch > 0 &&
+        !find_compact_item<kThreads>(seq_lens, out.plan, blockIdx.x, s_scan, s_found, bi, split))
+      return;  // past the batch's items
+  }
   const int hk = static_cast<int>(blockIdx.y) / g.row_tiles;
   const int row0 = (static_cast<int>(blockIdx.y) % g.row_tiles) * kRows;
-  const int64_t bi = blockIdx.z;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   // One round trip before the first copy: the length, Q's rows and the first stage's table
   // entries are loaded together (none needs another).
@@ -397,7 +409,8 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
-          int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0>
+          int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
+          bool kCompact = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -414,6 +427,9 @@ struct TmaPagesLaunch {
   /// kGlobalMaps (v16): where k_map and v_map live in device memory for the clustered kernel
   /// (the workspace's tail, global_maps_offset), copied there by upload_maps.
   CUtensorMap* global_maps = nullptr;
+  /// kCompact (v22): the counter path's grid holds these items (every sequence's splits; the
+  /// plan's compact_batch sequences) instead of max_splits a sequence.
+  int64_t compact_items = 0;
   static constexpr bool kTraceable = kCluster && kElem == 2;
 
   /// kGlobalMaps: copies k_map and v_map to global_maps on `stream` (split_kv_variant: prepare
@@ -449,11 +465,15 @@ struct TmaPagesLaunch {
     // kCounterRing (v17): the unclustered kernel's ring where plan_v13 counted on it (one n8
     // tile at D = 128: counter_ring_applies); the clustered kernels keep their own.
     constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
-    constexpr auto kernel =
-        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing>;
+    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false,
+                                             kStageGroup, false, kRing, kCompact>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
+    const dim3 counter_grid = kCompact && out.plan.compact_batch > 0
+                                  ? dim3(static_cast<unsigned>(compact_items),
+                                         static_cast<unsigned>(g.hkv * g.row_tiles), 1)
+                                  : grid;
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
@@ -477,7 +497,7 @@ struct TmaPagesLaunch {
           TmaPagesConfig::ctas_per_sm(kD, kElem, kRing);
       KLAB_CHECK(fits, "decode_attention: the ring's kernel holds fewer CTAs an SM than its plan");
     }
-    launch_with<kernel>(grid, counter_smem, 0, stream);
+    launch_with<kernel>(counter_grid, counter_smem, 0, stream);
     KLAB_CHECK_LAUNCH();
   }
   /// kKernel on `grid`, in clusters of `cluster_x` CTAs along x (0: none), programmatically when
@@ -529,9 +549,9 @@ struct TmaPagesLaunch {
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
-          bool kGlobalMaps = false, int kCounterRing = 0, typename Plan,
+          bool kGlobalMaps = false, int kCounterRing = 0, bool kCompact = false, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing>
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kCompact>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -546,8 +566,17 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
     KLAB_CHECK(reinterpret_cast<uintptr_t>(global_maps) % alignof(CUtensorMap) == 0,
                "decode_attention: the workspace's tensor maps are not 64-byte aligned");
   }
-  const SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
-                                 cluster ? nullptr : b.workspace, plan, s.rows(), s.d);
+  SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
+                           cluster ? nullptr : b.workspace, plan, s.rows(), s.d);
+  int64_t compact_items = 0;  // kCompact: the counter path's grid, every sequence's splits
+  if constexpr (kCompact) {   // where the lengths differ: equal ones leave no split empty
+    const std::vector<int64_t> lens = context_lengths(s);
+    const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
+    if (!cluster && !lens.empty() && *lo != *hi) {
+      for (int64_t len : lens) compact_items += plan.splits_of(len);
+      out.plan.compact_batch = static_cast<int>(s.b);
+    }
+  }
   int* counters =
       out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
   KvScales scales;
@@ -566,7 +595,8 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
           cluster,
           false,
           false,
-          global_maps};
+          global_maps,
+          compact_items};
 }
 
 /// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons);

@@ -1197,10 +1197,12 @@ TEST(DecodeAttentionFineSplits, PlanAtTheHeadlineAndAwkwardShapes) {
       continue;
     }
     EXPECT_LE(p.chunk, v13.chunk) << at;
-    if (s.b == 64 && s.page == 16)  // (64, 4k): three splits of 1408 keys
+    if (s.b == 64 && s.page == 16) {  // (64, 4k): three splits of 1408 keys
       EXPECT_EQ(p.chunk, 1408) << at;
-    if (s.b == 256)  // (256, 2k): one split a row group already fills the slots four times
+    }
+    if (s.b == 256) {  // (256, 2k): one split a row group already fills the slots four times
       EXPECT_EQ(p.chunk, v13.chunk) << at;
+    }
     EXPECT_EQ(p.chunk % 64, 0) << at;
     if (!p.cluster && p.max_splits > 1) {
       EXPECT_EQ(p.groups, s.b * s.hkv * decode_attention::GqaMmaConfig::row_tiles(s)) << at;
