@@ -20,8 +20,8 @@ namespace klab::decode_attention {
 template <int kThreads>
 __device__ __forceinline__ bool find_compact_item(const int32_t* __restrict__ seq_lens,
                                                   const SplitKvPlan& plan, int64_t item,
-                                                  int64_t* s_scan, int64_t* s_found,
-                                                  int64_t& bi, int& split) {
+                                                  int64_t* s_scan, int64_t* s_found, int64_t& bi,
+                                                  int& split) {
   constexpr int kWarps = kThreads / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const bool last_cta = blockIdx.x + 1 == gridDim.x;
@@ -53,7 +53,8 @@ __device__ __forceinline__ bool find_compact_item(const int32_t* __restrict__ se
     before += round;
     if (found && !last_cta) break;
   }
-  if (last_cta && before > gridDim.x) __trap();  // more items than CTAs: the plan was not this batch's
+  if (last_cta && before > gridDim.x)
+    __trap();  // more items than CTAs: the plan was not this batch's
   if (!found) return false;
   bi = s_found[0];
   split = static_cast<int>(s_found[1]);

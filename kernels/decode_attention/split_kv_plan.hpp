@@ -51,8 +51,9 @@ struct SplitKvPlan {
   }
 };
 
-static_assert(sizeof(SplitKvPlan) == 16, "compact_batch sits in the padding: the kernels' "
-                                         "parameters keep their layout");
+static_assert(sizeof(SplitKvPlan) == 16,
+              "compact_batch sits in the padding: the kernels' "
+              "parameters keep their layout");
 
 /// What a rung asks of its plan.
 struct SplitKvTarget {
