@@ -32,9 +32,6 @@ void register_decode_attention(Registry& r) {
     gpu_v17_fp8_three_ctas(),
     gpu_v18_fp8_pairs_three_ctas(),
     gpu_v19_fp8_stage_triples(),
-    gpu_v20_fp8_fine_splits(),
-    gpu_v21_fine_splits(),
-    gpu_v22_fp8_compact_grid(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif
