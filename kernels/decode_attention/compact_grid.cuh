@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/decode_attention/split_kv_plan.hpp"
+#include "klab/device/block_scan.cuh"
 
 namespace klab::decode_attention {
 
@@ -22,28 +23,15 @@ __device__ __forceinline__ bool find_compact_item(const int32_t* __restrict__ se
                                                   const SplitKvPlan& plan, int64_t item,
                                                   int64_t* s_scan, int64_t* s_found, int64_t& bi,
                                                   int& split) {
-  constexpr int kWarps = kThreads / 32;
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int tid = static_cast<int>(threadIdx.x);
   const bool last_cta = blockIdx.x + 1 == gridDim.x;
   int64_t before = 0;  // items of the sequences below this round's
   bool found = false;
   for (int64_t base = 0; base < plan.compact_batch; base += kThreads) {
     const int64_t b = base + tid;
     const int64_t n = b < plan.compact_batch ? plan.splits_of(seq_lens[b]) : 0;
-    int64_t incl = n;
-#pragma unroll
-    for (int off = 1; off < 32; off *= 2) {
-      const int64_t v = __shfl_up_sync(0xffffffffu, incl, off);
-      if (lane >= off) incl += v;
-    }
-    if (lane == 31) s_scan[warp] = incl;
-    __syncthreads();
-    int64_t round = 0, excl = before + incl - n;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      round += s_scan[w];
-      if (w < warp) excl += s_scan[w];
-    }
+    int64_t round = 0;
+    const int64_t excl = before + device::block_exclusive_scan<kThreads>(n, s_scan, round);
     if (n > 0 && excl <= item && item < excl + n) {
       s_found[0] = b;
       s_found[1] = item - excl;

@@ -10,6 +10,7 @@
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv_plan.hpp"
+#include "klab/device/block_scan.cuh"
 
 namespace klab::decode_attention {
 
@@ -208,28 +209,15 @@ template <int kThreads = GqaMmaConfig::kThreads>
 __device__ __forceinline__ bool find_line_range(const int32_t* __restrict__ seq_lens,
                                                 const LineOut& out, int groups, int64_t* s_scan,
                                                 int64_t* s_found, LineRange& range) {
-  constexpr int kWarps = kThreads / 32;
-  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int tid = static_cast<int>(threadIdx.x);
   const int64_t batch = out.batch;
   const int64_t per = (batch + kThreads - 1) / kThreads;
   const int64_t b_lo = min(batch, tid * per), b_hi = min(batch, b_lo + per);
   int64_t mine = 0;
   for (int64_t b = b_lo; b < b_hi; ++b) mine += out.plan.key_tiles(seq_lens[b]);
   mine *= groups;
-  int64_t incl = mine;
-#pragma unroll
-  for (int off = 1; off < 32; off *= 2) {
-    const int64_t v = __shfl_up_sync(0xffffffffu, incl, off);
-    if (lane >= off) incl += v;
-  }
-  if (lane == 31) s_scan[warp] = incl;
-  __syncthreads();
-  int64_t work = 0, excl = incl - mine;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    work += s_scan[w];
-    if (w < warp) excl += s_scan[w];
-  }
+  int64_t work = 0;
+  const int64_t excl = device::block_exclusive_scan<kThreads>(mine, s_scan, work);
   // Every range non-empty: at most one CTA a tile.
   const TileLinePlan plan{static_cast<int>(min(int64_t(out.plan.ctas), work)), out.plan.tile};
   const int c = static_cast<int>(blockIdx.x);
