@@ -156,7 +156,8 @@ std::vector<Problem> headline() {
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
 // than the new tokens (their first rows see no key); length 131072; v13's cluster merge of
 // chunks longer than v11 clusters (of 1024 keys and more) and of 16-row row groups; a ragged
-// batch large enough to be judged by sampled rows. Each in bf16, then with an e4m3 cache.
+// batch large enough to be judged by sampled rows; a ragged batch of more sequences than a CTA
+// has threads. Each in bf16, then with an e4m3 cache.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   const int64_t ds[] = {64, 128, 256};
@@ -188,6 +189,9 @@ std::vector<Problem> awkward() {
   // (a one-tile segment) and speculative tokens.
   v.push_back(shape(6, 32768, 1, 8, 2, 128, /*min_len*/ 2000, /*empty*/ 1, /*qlen*/ 3));
   v.push_back(shape(32, 4000, 16, 32, 2, 128, /*min_len*/ 100));  // sampled rows judge
+  // More sequences than a CTA has threads, ragged, with empty slots: v22's compact grid finds
+  // its items over two rounds of its block scan of seq_lens.
+  v.push_back(shape(200, 600, 16, 8, 2, 128, /*min_len*/ 1, /*empty*/ 3));
   return and_e4m3(v);
 }
 

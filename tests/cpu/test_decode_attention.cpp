@@ -1159,6 +1159,24 @@ TEST(DecodeAttentionClusterPushMerge, ReceiveRegionAndPlan) {
   EXPECT_TRUE(decode_attention::plan_v13(dims(1, 4096, 16, 32, 8, 128, 0), kH200Sms).cluster);
 }
 
+// v22's compact grid: the counter path's items are every sequence's splits, not max_splits a
+// sequence. Qwen3-8B's ragged batch on e4m3 (plan_v13's counter path): 1032 items against a
+// (split, row group, sequence) grid of 3584 CTAs.
+TEST(DecodeAttentionCompactGrid, RaggedBatchLaunchesOnlyItsSplits) {
+  for (int64_t page : {16, 64}) {
+    const Dims s = dims(64, 16384, page, 32, 8, 128, 100);
+    const decode_attention::ClusterSplitPlan p = decode_attention::plan_v13(s, kH200Sms, 1);
+    ASSERT_FALSE(p.cluster);
+    int64_t items = 0;
+    for (int64_t len : decode_attention::context_lengths(s)) items += p.splits_of(len);
+    const int64_t units = s.hkv * decode_attention::GqaMmaConfig::row_tiles(s);
+    EXPECT_EQ(p.chunk, 2368);
+    EXPECT_EQ(items * units, 1032);
+    EXPECT_EQ(int64_t(p.max_splits) * units * s.b, 3584);
+  }
+  EXPECT_EQ(sizeof(decode_attention::SplitKvPlan), 16u);  // compact_batch in the padding
+}
+
 // v20: about four CTAs a slot on equal lengths with enough row groups (counter merge), v13's plan
 // (e4m3) elsewhere; every key once.
 TEST(DecodeAttentionFineSplits, PlanAtTheHeadlineAndAwkwardShapes) {
