@@ -19,18 +19,17 @@ inline constexpr int64_t kFineCtasPerSlot = 4;
 inline ClusterSplitPlan plan_v20(const Dims& s, int sm_count, int64_t elem = 1) {
   const ClusterSplitPlan v13 = plan_v13(s, sm_count, elem);
   const std::vector<int64_t> lens = context_lengths(s);
-  if (lens.empty()) return v13;
-  const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
   const int64_t units = s.b * s.hkv * GqaMmaConfig::row_tiles(s);
   const int64_t slots = std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem);
-  if (*lo != *hi || 4 * units < slots) return v13;
+  if (!uniform_lengths(lens) || 4 * units < slots) return v13;
+  const int64_t len = lens.front();
   const int64_t splits = (kFineCtasPerSlot * slots + units - 1) / units;
   const int64_t chunk = std::max<int64_t>(
-      GqaMmaConfig::kMinChunk, round_up((*hi + splits - 1) / splits, GqaMmaConfig::kBlockN));
+      GqaMmaConfig::kMinChunk, round_up((len + splits - 1) / splits, GqaMmaConfig::kBlockN));
   if (chunk >= v13.chunk) return v13;
   ClusterSplitPlan p;
   p.chunk = chunk;
-  p.max_splits = p.splits_of(*hi);
+  p.max_splits = p.splits_of(len);
   p.groups = units;
   p.cluster = false;
   return p;

@@ -310,14 +310,18 @@ struct ClusterSplitPlan : CountedSplitPlan {
 inline constexpr int64_t kClusterMaxChunk = 512;
 inline constexpr int64_t kClusterMaxClusters = 8;
 
+/// Whether a batch's lengths are all equal (false for no sequence).
+inline bool uniform_lengths(const std::vector<int64_t>& lens) {
+  return !lens.empty() &&
+         std::all_of(lens.begin(), lens.end(), [&](int64_t l) { return l == lens.front(); });
+}
+
 inline bool cluster_merge_pays(const Dims& s, const std::vector<int64_t>& lens,
                                const SplitKvPlan& cluster_plan,
                                int64_t max_chunk = kClusterMaxChunk,
                                int64_t max_clusters = kClusterMaxClusters) {
-  if (lens.empty()) return false;
-  const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
   const int64_t clusters = s.b * s.hkv * GqaMmaConfig::row_tiles(s);
-  return *lo == *hi && cluster_plan.chunk <= max_chunk && clusters <= max_clusters;
+  return uniform_lengths(lens) && cluster_plan.chunk <= max_chunk && clusters <= max_clusters;
 }
 
 /// The splits a cluster plan takes: plan_v06's wave model with chunks of at least

@@ -12,7 +12,6 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
-#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -571,8 +570,7 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   int64_t compact_items = 0;  // kCompact: the counter path's grid, every sequence's splits
   if constexpr (kCompact) {   // where the lengths differ: equal ones leave no split empty
     const std::vector<int64_t> lens = context_lengths(s);
-    const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
-    if (!cluster && !lens.empty() && *lo != *hi) {
+    if (!cluster && !lens.empty() && !uniform_lengths(lens)) {
       for (int64_t len : lens) compact_items += plan.splits_of(len);
       out.plan.compact_batch = static_cast<int>(s.b);
     }
@@ -618,21 +616,16 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// kStageGroup (v15 on e4m3: 2, v19: 3): that many stages at once a math warp; kGlobalMaps (v16, with kPush): the
 /// clustered kernel's tensor maps in the workspace; kCounterRing (v17, with kPush): the counter
 /// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
-template <int kElem, bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false,
-          int kCounterRing = 0>
-Variant cluster_merge_variant(const std::string& rung, std::string summary) {
-  static_assert(kCounterRing == 0 || kPush, "v17's ring on v13's plan");
-  auto plan = [](const Problem& p) {
-    if constexpr (kPush)
-      return plan_v13(dims_of(p), device_info().sm_count, kElem, kCounterRing);
-    else
-      return plan_v11(dims_of(p), device_info().sm_count, kElem);
-  };
+/// cluster_merge_variant's rung on another plan: plan(p) gives the ClusterSplitPlan (v20, v21:
+/// plan_v20); kCompact (v22): the counter path's compact grid.
+template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
+          bool kCompact = false, class PlanOf>
+Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing>(
-            p, b, plan(p));
+        return tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
+                                kCompact>(p, b, plan(p));
       },
       plan,
       [rung](const Problem& p) {
@@ -643,13 +636,26 @@ Variant cluster_merge_variant(const std::string& rung, std::string summary) {
     v.workspace_bytes = [plan_bytes = v.workspace_bytes](const Problem& p) {
       return global_maps_offset(plan_bytes(p)) + kGlobalMapsBytes;
     };
-  if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable)
+  if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable && !kCompact)
     add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {
                                   const Dims s = dims_of(p);
                                   return plan(p).max_splits * s.hkv * GqaMmaConfig::row_tiles(s) *
                                          s.b;
                                 }});
   return v;
+}
+
+template <int kElem, bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false,
+          int kCounterRing = 0>
+Variant cluster_merge_variant(const std::string& rung, std::string summary) {
+  static_assert(kCounterRing == 0 || kPush, "v17's ring on v13's plan");
+  return cluster_merge_variant_on<kElem, kPush, kStageGroup, kGlobalMaps, kCounterRing>(
+      rung, std::move(summary), [](const Problem& p) {
+        if constexpr (kPush)
+          return plan_v13(dims_of(p), device_info().sm_count, kElem, kCounterRing);
+        else
+          return plan_v11(dims_of(p), device_info().sm_count, kElem);
+      });
 }
 
 }  // namespace klab::decode_attention

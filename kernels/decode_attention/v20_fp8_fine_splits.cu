@@ -21,20 +21,13 @@
 namespace klab::decode_attention {
 
 Variant gpu_v20_fp8_fine_splits() {
-  // v15's launch (e4m3, swapped operands, pairs of stages) on plan_v20: the counter path's
-  // kernel where it splits finer, v15's own kernels (plan_v13) elsewhere. e4m3 launches are not
-  // traced (TmaPagesLaunch::kTraceable).
-  auto plan = [](const Problem& p) { return plan_v20(dims_of(p), device_info().sm_count, 1); };
-  return split_kv_variant(
+  // v15's launch (e4m3, swapped operands, pairs of stages) on plan_v20: the counter path's kernel
+  // where it splits finer, v15's own kernels (plan_v13) elsewhere.
+  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0>(
       "v20_fp8_fine_splits",
       "v15 with about four CTAs a resident slot on batches of equal lengths (counter merge), so "
       "that the block scheduler balances SMs that stream at different speeds",
-      [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<1, /*kSwapAb*/ true, /*kPush*/ true, /*kStageGroup*/ 2>(p, b,
-                                                                                        plan(p));
-      },
-      plan, [](const Problem& p) { return tma_pages_limits("v20", dims_of(p), 1); },
-      /*min_sm*/ 90, DType::e4m3);
+      [](const Problem& p) { return plan_v20(dims_of(p), device_info().sm_count, 1); });
 }
 
 }  // namespace klab::decode_attention

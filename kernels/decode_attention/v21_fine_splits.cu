@@ -15,15 +15,11 @@
 namespace klab::decode_attention {
 
 Variant gpu_v21_fine_splits() {
-  auto plan = [](const Problem& p) { return plan_v20(dims_of(p), device_info().sm_count, 2); };
-  return split_kv_variant(
+  return cluster_merge_variant_on<2, /*kPush*/ true, /*kStageGroup*/ 1, false, 0>(
       "v21_fine_splits",
       "v13 on v20's finer splits (bf16): about four CTAs a resident slot on batches of equal "
       "lengths, counter merge",
-      [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<2, /*kSwapAb*/ true, /*kPush*/ true>(p, b, plan(p));
-      },
-      plan, [](const Problem& p) { return tma_pages_limits("v21", dims_of(p)); }, /*min_sm*/ 90);
+      [](const Problem& p) { return plan_v20(dims_of(p), device_info().sm_count, 2); });
 }
 
 }  // namespace klab::decode_attention

@@ -16,17 +16,12 @@
 namespace klab::decode_attention {
 
 Variant gpu_v22_fp8_compact_grid() {
-  auto plan = [](const Problem& p) { return plan_v13(dims_of(p), device_info().sm_count, 1); };
-  return split_kv_variant(
+  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0,
+                                  /*kCompact*/ true>(
       "v22_fp8_compact_grid",
       "v15 whose counter path launches only the splits that exist (the grid's x enumerates every "
       "sequence's splits from the device's lengths): no empty CTAs on a ragged batch",
-      [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<1, /*kSwapAb*/ true, /*kPush*/ true, /*kStageGroup*/ 2, false, 0,
-                                /*kCompact*/ true>(p, b, plan(p));
-      },
-      plan, [](const Problem& p) { return tma_pages_limits("v22", dims_of(p), 1); },
-      /*min_sm*/ 90, DType::e4m3);
+      [](const Problem& p) { return plan_v13(dims_of(p), device_info().sm_count, 1); });
 }
 
 }  // namespace klab::decode_attention
