@@ -759,3 +759,5 @@ runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e6
 "$klab" predict "${runs[@]}" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png
+# Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
+"$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals

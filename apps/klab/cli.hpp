@@ -49,6 +49,15 @@ void write_json(const std::vector<Result>& results, const std::string& path);
 std::vector<Result> read_json(const std::string& path);
 /// The JSON in a file; UsageError when it cannot be read or parsed (one line, naming the file).
 nlohmann::json read_json_file(const std::string& path);
+/// A JSON document of result records (an array of them, or one).
+bool is_results_json(const nlohmann::json& j);
+/// The result JSON files of `inputs` (files, or folders searched recursively for JSON files that
+/// hold records), sorted within each folder; UsageError for a missing input or none found.
+std::vector<std::string> result_files(const std::vector<std::string>& inputs);
+/// Writes report markdown: to `out_md` when given, else to stdout when `to_stdout` and no
+/// `readme`; and into `readme`'s marked section `section` when given.
+void emit_markdown(const std::string& md, const std::string& out_md, const std::string& readme,
+                   const std::string& section, bool to_stdout);
 /// One record per (variant, problem, dtype, block size, mode): where several inputs measured the
 /// same thing (a rerun, an older run's file), the newest by timestamp; order otherwise kept.
 std::vector<Result> newest_per_record(std::vector<Result> results);

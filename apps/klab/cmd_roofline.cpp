@@ -76,11 +76,6 @@ bool is_ceilings_json(const json& j) {
   return j.is_object() && j.contains("ceilings") && !j.contains("variant");
 }
 
-bool is_results_json(const json& j) {
-  if (j.is_object()) return j.contains("variant");
-  return j.is_array() && (j.empty() || (j.front().is_object() && j.front().contains("variant")));
-}
-
 Inputs load_inputs(const std::vector<std::string>& paths) {
   Inputs in;
   std::vector<Result> all;

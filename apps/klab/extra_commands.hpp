@@ -43,5 +43,6 @@ void add_profile_report_command(CLI::App& app,
                                 CommandList& out);           // profile_records.cpp: profile tables
 void add_memory_command(CLI::App& app, CommandList& out);    // cmd_memory.cpp: device memory
 void add_timeline_command(CLI::App& app, CommandList& out);  // cmd_timeline.cpp: traced phases
+void add_goals_command(CLI::App& app, CommandList& out);     // cmd_goals.cpp: issue criteria
 
 }  // namespace klab::cli

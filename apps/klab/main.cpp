@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
                    klab::cli::add_scaling_command, klab::cli::add_tune_command,
                    klab::cli::add_profile_report_command, klab::cli::add_memory_command,
-                   klab::cli::add_timeline_command})
+                   klab::cli::add_timeline_command, klab::cli::add_goals_command})
     add(app, extra);
 
   if (argc > 1 && argv[1][0] != '-') {

@@ -21,27 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> expand(const std::vector<std::string>& inputs) {
-  std::vector<std::string> files;
-  for (const auto& in : inputs) {
-    if (fs::is_directory(in)) {
-      std::vector<std::string> found;
-      for (const auto& e : fs::recursive_directory_iterator(in))  // run folders inside
-        if (e.path().extension() == ".json" &&
-            e.path().filename().string().rfind("ceilings", 0) != 0)
-          found.push_back(e.path().string());
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(in)) {
-      files.push_back(in);
-    } else {
-      throw UsageError("no such file or folder: " + in);
-    }
-  }
-  if (files.empty()) throw UsageError("no result JSON files in the given inputs");
-  return files;
-}
-
 std::vector<Result> load_all(const std::vector<std::string>& files) {
   std::vector<Result> all;
   for (const auto& f : files) {
@@ -120,7 +99,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
       }))
     throw UsageError("--section '" + section + "': letters, digits, '-' and '_' only");
-  const auto files = expand(inputs);
+  const auto files = result_files(inputs);
   auto results = load_all(files);
   if (compare_with.empty()) results = newest_per_record(std::move(results));
   if (!families.empty()) {
@@ -139,22 +118,12 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
       throw UsageError("--memory makes a table only: no --compare, no --plot");
     std::erase_if(results, [](const Result& r) { return !r.device_memory; });
     if (results.empty()) throw UsageError("no records with device memory in the inputs");
-    const std::string md = memory_markdown(results, files);
-    if (!out_md.empty()) {
-      std::ofstream(out_md) << md;
-      std::cerr << "wrote " << out_md << "\n";
-    } else if (readme.empty()) {
-      std::cout << md;
-    }
-    if (!readme.empty()) {
-      replace_marked_section(readme, section, md);
-      std::cerr << "updated " << readme << "\n";
-    }
+    emit_markdown(memory_markdown(results, files), out_md, readme, section, true);
     return 0;
   }
 
   if (!compare_with.empty()) {
-    const auto other = load_all(expand({compare_with}));
+    const auto other = load_all(result_files({compare_with}));
     std::map<std::string, const Result*> by_key;
     for (const auto& r : other)
       if (r.timed) by_key[key(r)] = &r;
@@ -184,17 +153,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   std::string md;
   for (const auto& [fam, rs] : by_family)
     md += "### " + fam + "\n\n" + family_markdown(fam, rs, files, fast_state, against) + "\n";
-  if (!out_md.empty()) {
-    std::ofstream(out_md) << md;
-    std::cerr << "wrote " << out_md << "\n";
-  } else if (plot.empty() && readme.empty()) {
-    std::cout << md;
-  }
-
-  if (!readme.empty()) {
-    replace_marked_section(readme, section, md);
-    std::cerr << "updated " << readme << "\n";
-  }
+  emit_markdown(md, out_md, readme, section, plot.empty());
 
   if (!plot.empty()) {
     // The plot script reads JSON files: hand it exactly the records selected here.

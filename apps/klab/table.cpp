@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -123,6 +125,47 @@ std::vector<Result> read_json(const std::string& path) {
     throw UsageError(path + " is not a klab result file: " + std::string(e.what()));
   }
   return out;
+}
+
+bool is_results_json(const nlohmann::json& j) {
+  if (j.is_object()) return j.contains("variant");
+  return j.is_array() && (j.empty() || (j.front().is_object() && j.front().contains("variant")));
+}
+
+std::vector<std::string> result_files(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& in : inputs) {
+    if (fs::is_directory(in)) {
+      // Run folders hold other JSON besides records (ceilings, tune tables, profiles): skipped.
+      std::vector<std::string> found;
+      for (const auto& e : fs::recursive_directory_iterator(in))
+        if (e.path().extension() == ".json" && is_results_json(read_json_file(e.path().string())))
+          found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(in)) {
+      files.push_back(in);
+    } else {
+      throw UsageError("no such file or folder: " + in);
+    }
+  }
+  if (files.empty()) throw UsageError("no result JSON files in the given inputs");
+  return files;
+}
+
+void emit_markdown(const std::string& md, const std::string& out_md, const std::string& readme,
+                   const std::string& section, bool to_stdout) {
+  if (!out_md.empty()) {
+    std::ofstream(out_md) << md;
+    std::cerr << "wrote " << out_md << "\n";
+  } else if (to_stdout && readme.empty()) {
+    std::cout << md;
+  }
+  if (!readme.empty()) {
+    replace_marked_section(readme, section, md);
+    std::cerr << "updated " << readme << "\n";
+  }
 }
 
 std::vector<Result> newest_per_record(std::vector<Result> results) {

@@ -14,21 +14,26 @@ namespace klab {
 
 using nlohmann::json;
 
-namespace {
-
-/// The geometric mean of positive ratios (speed-ups).
 double geometric_mean(const std::vector<double>& v) {
   double log_sum = 0;
   for (double x : v) log_sum += std::log(x);
   return std::exp(log_sum / static_cast<double>(v.size()));
 }
 
-/// x printed by one printf format of one double ("%.2fx").
 std::string printed(double x, const char* format) {
   char buf[32];
   std::snprintf(buf, sizeof buf, format, x);
   return std::string(buf);
 }
+
+bool is_rung_id(const std::string& id) {
+  const size_t dot = id.find('.');
+  return dot != std::string::npos && id.size() > dot + 4 && id[dot + 1] == 'v' &&
+         std::isdigit(static_cast<unsigned char>(id[dot + 2])) &&
+         std::isdigit(static_cast<unsigned char>(id[dot + 3])) && id[dot + 4] == '_';
+}
+
+namespace {
 
 json check_json(const CheckResult& c) {
   json mism = json::array();
@@ -341,19 +346,12 @@ std::string paired_summary(const std::vector<Result>& results) {
 }
 
 std::string against_summary(const std::vector<Result>& results, const std::string& against) {
-  // A rung of a family is "<family>.vNN_<name>": baselines and other libraries' records are not.
-  auto is_rung = [](const std::string& id) {
-    const size_t dot = id.find('.');
-    return dot != std::string::npos && id.size() > dot + 4 && id[dot + 1] == 'v' &&
-           std::isdigit(static_cast<unsigned char>(id[dot + 2])) &&
-           std::isdigit(static_cast<unsigned char>(id[dot + 3])) && id[dot + 4] == '_';
-  };
   auto key = [](const Result& r) { return r.problem.str() + " " + r.timing.mode; };
   std::map<std::string, const Result*> other, best;
   for (const auto& r : results) {
     if (!r.timed || !(r.timing.stats.median > 0)) continue;
     if (r.variant == against) other[key(r)] = &r;
-    if (!is_rung(r.variant) || r.variant == against || (r.checked && !r.check.passed)) continue;
+    if (!is_rung_id(r.variant) || r.variant == against || (r.checked && !r.check.passed)) continue;
     const Result*& b = best[key(r)];
     if (!b || r.timing.stats.median < b->timing.stats.median) b = &r;
   }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "klab/harness/bench.hpp"
 #include "klab/harness/check.hpp"
@@ -54,6 +55,13 @@ struct Result {
   /// Empty for a fresh record: to_json stamps machine_json().
   nlohmann::json machine;
 };
+
+/// The geometric mean of positive ratios (speed-ups).
+double geometric_mean(const std::vector<double>& v);
+/// x printed by one printf format of one double ("%.2fx").
+std::string printed(double x, const char* format);
+/// A rung of a family is "<family>.vNN_<name>": baselines and other libraries' records are not.
+bool is_rung_id(const std::string& id);
 
 nlohmann::json to_json(const Result& r);
 Result result_from_json(const nlohmann::json& j);

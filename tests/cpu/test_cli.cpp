@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -105,6 +106,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"report /nonexistent/x.json", "no such file"},
     {"check vector_add --dist cauchy", "unknown distribution"},
     {"report /nonexistent/x.json --section bad!name", "--section"},
+    {"goals /nonexistent/goals.json /nonexistent", "cannot read"},
+    {"goals", "goals is required"},
     // profile takes several variants, each resolved before any tool or GPU work
     {"profile vector_add.v01_naive vector_add.v99_nope", "unknown variant"},
 };
@@ -158,6 +161,58 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
     EXPECT_EQ(text.find("0.5000"), std::string::npos) << text;
     EXPECT_NE(text.find("from 1 record(s)"), std::string::npos) << text;
   }
+}
+
+// klab goals over a results folder: run folders found below it (other JSON in them passed over),
+// the newest run judged, a set-aside form's records dropped, a set-aside entry matching nothing
+// refused.
+TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
+  const std::string dir = ::testing::TempDir() + "/klab_goals";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/res/run_old " + dir + "/res/run_new/a " +
+               dir + "/res/run_new/b")
+                  .c_str());
+  auto record = [](const char* variant, double x) {
+    return std::string(R"([{"variant":")") + variant +
+           R"(","family":"vector_add","problem":"n=1024","dtype":"f32","status":"ok",)" +
+           R"("timestamp":"2026-01-01T00:00:00Z","flops":1024,"bytes":12288,"mode":"cold",)" +
+           R"("samples_ms":[0.5],"median_ms":0.5,"baseline":{"id":"vector_add.baseline_cub",)" +
+           R"("speedup":)" + std::to_string(x) + "}}]";
+  };
+  write_file(dir + "/res/run_old/bench.json", record("vector_add.v03_vectorized", 1.50));
+  write_file(dir + "/res/run_new/a/bench.json", record("vector_add.v03_vectorized", 0.97));
+  write_file(dir + "/res/run_new/b/bench.json", record("vector_add.v04_grid_stride", 1.20));
+  write_file(dir + "/res/run_new/tuned.json", R"({"entries": []})");  // not records: passed over
+  // run_new is the newer run (its records' timestamps are later).
+  std::system(("sed -i s/2026-01-01/2026-02-01/ " + dir + "/res/run_new/a/bench.json " + dir +
+               "/res/run_new/b/bench.json")
+                  .c_str());
+  auto goals = [&](const std::string& aside) {
+    return R"({"set_aside": [)" + aside +
+           R"(], "goals": [{"id": "9.1", "issue": 9, "text": "at cub or faster",
+        "family": "vector_add", "dtype": "f32", "metric": "x_baseline",
+        "against": "vector_add.baseline_cub", "at_least": 1.0, "problems": ["n=1024"]}]})";
+  };
+  const std::string g = dir + "/goals.json", md = dir + "/goals.md";
+  write_file(g, goals(""));
+  Out o = klab("goals " + g + " " + dir + "/res --md " + md);
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::string text = read_file(md);
+  EXPECT_NE(text.find("| n=1024 | 1.200x | medians | vector_add.v04_grid_stride | run_new | yes |"),
+            std::string::npos)
+      << text;
+  write_file(g, goals(R"({"records": "run_new/b", "why": "form b reverted"})"));
+  o = klab("goals " + g + " " + dir + "/res --md " + md);
+  ASSERT_EQ(o.code, 0) << o.err;
+  text = read_file(md);
+  EXPECT_NE(text.find("| n=1024 | 0.970x | medians | vector_add.v03_vectorized | run_new | no |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| run_new/b | 1 | form b reverted |"), std::string::npos) << text;
+  write_file(g, goals(R"({"records": "run_new/c", "why": "a typo"})"));
+  o = klab("goals " + g + " " + dir + "/res --md " + md);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("no records under it"), std::string::npos) << o.err;
 }
 
 // A result above 100% of its measured ceiling is an error the report must explain: marked in the

@@ -1,0 +1,353 @@
+#include "klab/harness/goals.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "klab/core/errors.hpp"
+
+namespace klab {
+
+using nlohmann::json;
+
+namespace {
+
+GoalMetric parse_metric(const std::string& name, const std::string& where) {
+  static const std::map<std::string, GoalMetric> kNames = {
+      {"x_baseline", GoalMetric::x_baseline}, {"x_variant", GoalMetric::x_variant},
+      {"x_dtype", GoalMetric::x_dtype},       {"pct_ceiling", GoalMetric::pct_ceiling},
+      {"tflops", GoalMetric::tflops},         {"median_us", GoalMetric::median_us}};
+  const auto it = kNames.find(name);
+  if (it == kNames.end())
+    throw UsageError(where + ": unknown metric '" + name +
+                     "' (x_baseline, x_variant, x_dtype, pct_ceiling, tflops, median_us)");
+  return it->second;
+}
+
+Goal parse_goal(const json& g, size_t index) {
+  std::string where = "goal #" + std::to_string(index + 1);
+  if (!g.is_object()) throw UsageError(where + ": not an object");
+  static const std::set<std::string> kKeys = {"id",      "issue",    "text",     "family",
+                                              "dtype",   "metric",   "against",  "ceiling",
+                                              "at_least", "at_most", "aggregate", "rungs",
+                                              "problems", "bytes_of"};
+  for (const auto& [key, value] : g.items())
+    if (!kKeys.count(key)) throw UsageError(where + ": unknown key '" + key + "'");
+  auto text = [&](const char* key) {
+    if (!g.contains(key) || !g[key].is_string() || g[key].get<std::string>().empty())
+      throw UsageError(where + ": '" + key + "' (a non-empty string) is missing");
+    return g[key].get<std::string>();
+  };
+  Goal out;
+  out.id = text("id");
+  where = "goal " + out.id;
+  if (!g.contains("issue") || !g["issue"].is_number_integer())
+    throw UsageError(where + ": 'issue' (an integer) is missing");
+  out.issue = g["issue"].get<int>();
+  out.text = text("text");
+  out.family = text("family");
+  out.dtype = parse_dtype(text("dtype"));
+  out.metric = parse_metric(text("metric"), where);
+  const bool needs_against = out.metric == GoalMetric::x_baseline ||
+                             out.metric == GoalMetric::x_variant ||
+                             out.metric == GoalMetric::x_dtype;
+  if (needs_against) out.against = text("against");
+  if (out.metric == GoalMetric::x_dtype && parse_dtype(out.against) == out.dtype)
+    throw UsageError(where + ": x_dtype against its own dtype");
+  if (out.metric == GoalMetric::pct_ceiling) out.ceiling = text("ceiling");
+  if (g.contains("bytes_of")) {
+    if (out.metric != GoalMetric::pct_ceiling || !g["bytes_of"].is_array() ||
+        g["bytes_of"].empty())
+      throw UsageError(where + ": 'bytes_of' (a list of dimensions) is pct_ceiling's only");
+    for (const auto& d : g["bytes_of"]) {
+      if (!d.is_string()) throw UsageError(where + ": 'bytes_of' holds dimension names");
+      out.bytes_of.push_back(d.get<std::string>());
+    }
+  }
+  const bool least = g.contains("at_least"), most = g.contains("at_most");
+  if (least == most) throw UsageError(where + ": exactly one of 'at_least' and 'at_most'");
+  const json& bound = least ? g["at_least"] : g["at_most"];
+  if (!bound.is_number() || !(bound.get<double>() > 0))
+    throw UsageError(where + ": the bound must be a positive number");
+  out.bound = bound.get<double>();
+  out.at_most = most;
+  if ((out.metric == GoalMetric::median_us) != out.at_most)
+    throw UsageError(where + (out.at_most ? ": only median_us is bounded from above"
+                                          : ": median_us is bounded from above (at_most)"));
+  if (g.contains("aggregate")) {
+    const std::string a = g["aggregate"].is_string() ? g["aggregate"].get<std::string>() : "";
+    if (a != "each" && a != "geomean")
+      throw UsageError(where + ": 'aggregate' is \"each\" or \"geomean\"");
+    out.geomean = a == "geomean";
+  }
+  if (g.contains("rungs")) {
+    if (!g["rungs"].is_array()) throw UsageError(where + ": 'rungs' is a list of variant ids");
+    for (const auto& r : g["rungs"]) {
+      if (!r.is_string() || !is_rung_id(r.get<std::string>()) ||
+          r.get<std::string>().rfind(out.family + ".", 0) != 0)
+        throw UsageError(where + ": 'rungs' holds " + r.dump() + ", not a rung of " + out.family);
+      out.rungs.push_back(r.get<std::string>());
+    }
+  }
+  if (!g.contains("problems") || !g["problems"].is_array() || g["problems"].empty())
+    throw UsageError(where + ": 'problems' (a non-empty list of shapes) is missing");
+  for (const auto& p : g["problems"]) {
+    if (!p.is_string()) throw UsageError(where + ": a problem is a shape string");
+    out.problems.push_back(parse_shape(p.get<std::string>()));
+  }
+  for (const Shape& p : out.problems)
+    for (const std::string& d : out.bytes_of)
+      if (!p.has(d)) throw UsageError(where + ": 'bytes_of' names " + d + ", not in " + p.str());
+  if (out.geomean && out.problems.size() < 2)
+    throw UsageError(where + ": a geometric mean needs two or more problems");
+  return out;
+}
+
+/// The records a goal may use at one problem: timed, cold, the rung's own block size, not
+/// failing its check, of the goal's family and dtype.
+bool usable(const Result& r, const Goal& g, const Shape& shape, DType dtype) {
+  return r.timed && r.status == "ok" && r.timing.mode == "cold" && r.block_threads == 0 &&
+         !(r.checked && !r.check.passed) && r.timing.stats.median > 0 && r.family == g.family &&
+         r.problem.dtype == dtype && r.problem.shape == shape;
+}
+
+bool is_candidate(const Result& r, const Goal& g) {
+  return is_rung_id(r.variant) &&
+         (g.rungs.empty() || std::find(g.rungs.begin(), g.rungs.end(), r.variant) != g.rungs.end());
+}
+
+bool higher_is_better(GoalMetric m) { return m != GoalMetric::median_us; }
+
+/// A rung's value on its own record (x_baseline, pct_ceiling, tflops, median_us); false where the
+/// record does not carry it.
+bool own_value(const Result& r, const Goal& g, const std::map<std::string, double>& ceilings,
+               double& value, std::string& how) {
+  switch (g.metric) {
+    case GoalMetric::x_baseline:
+      if (r.paired.pairs > 0 && r.paired_with == g.against && r.paired.median > 0) {
+        value = r.paired.median;
+        how = "paired, " + std::to_string(r.paired.pairs) + " rounds";
+        return true;
+      }
+      if (r.baseline.id == g.against && r.baseline.speedup > 0) {
+        value = r.baseline.speedup;
+        how = "medians";
+        return true;
+      }
+      return false;
+    case GoalMetric::pct_ceiling: {
+      double ceiling = 0;
+      std::string source;
+      if (r.ceiling.name == g.ceiling && r.ceiling.value > 0) {
+        ceiling = r.ceiling.value;
+        source = "this run's";
+      } else if (const auto it = ceilings.find(g.ceiling); it != ceilings.end()) {
+        ceiling = it->second;
+        source = "the highest measured";
+      }
+      double gbps = r.gbps, elements = 1;
+      for (const std::string& d : g.bytes_of) elements *= double(r.problem.shape.get_or(d, 0));
+      if (!g.bytes_of.empty())  // bytes / (ms * 1e-3 s) / 1e9
+        gbps = elements * double(dtype_size(r.problem.dtype)) / (r.timing.stats.median * 1e6);
+      if (!(ceiling > 0) || !(gbps > 0)) return false;
+      value = 100.0 * gbps / ceiling;
+      how = "of " + g.ceiling + " (" + source + ", " + printed(ceiling, "%.0f") + " GB/s)";
+      if (!g.bytes_of.empty()) {
+        how += ", bytes of ";
+        for (size_t i = 0; i < g.bytes_of.size(); ++i) how += (i ? " x " : "") + g.bytes_of[i];
+      }
+      return true;
+    }
+    case GoalMetric::tflops:
+      if (!(r.tflops > 0)) return false;
+      value = r.tflops;
+      how = "median";
+      return true;
+    case GoalMetric::median_us:
+      value = r.timing.stats.median * 1e3;
+      how = "median";
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The other side of x_variant (the library's newest record) or x_dtype (the fastest rung at the
+/// other dtype) in one run folder; x_variant and x_dtype values need it.
+bool other_side(const Result& r, const Goal& g, const Shape& shape) {
+  if (g.metric == GoalMetric::x_variant)
+    return usable(r, g, shape, g.dtype) && r.variant == g.against;
+  if (g.metric == GoalMetric::x_dtype)
+    return usable(r, g, shape, parse_dtype(g.against)) && is_rung_id(r.variant);
+  return false;
+}
+
+/// Each problem is judged on one run folder: the newest holding a rung's value for it (both
+/// sides, for x_variant and x_dtype). Within it, each rung's newest record, and the best rung.
+GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult>& records,
+              const std::map<std::string, double>& ceilings) {
+  struct Run {
+    std::map<std::string, const Result*> mine;  // each rung's newest record
+    const Result* other = nullptr;
+  };
+  std::map<std::string, Run> runs;
+  for (const auto& s : records) {
+    const Result& r = s.r;
+    if (usable(r, g, shape, g.dtype) && is_candidate(r, g)) {
+      const Result*& n = runs[s.run].mine[r.variant];
+      if (!n || r.timestamp > n->timestamp) n = &r;
+    } else if (other_side(r, g, shape)) {
+      const Result*& o = runs[s.run].other;
+      const bool take = !o || (g.metric == GoalMetric::x_dtype
+                                   ? r.timing.stats.median < o->timing.stats.median
+                                   : r.timestamp > o->timestamp);
+      if (take) o = &r;
+    }
+  }
+  GoalRow row;
+  row.problem = shape.str();
+  std::string newest;  // the chosen run's newest record
+  for (const auto& [name, run] : runs) {
+    GoalRow best;
+    std::string stamp;
+    for (const auto& [variant, r] : run.mine) {
+      double v = 0;
+      std::string how;
+      if (g.metric == GoalMetric::x_variant || g.metric == GoalMetric::x_dtype) {
+        if (!run.other) continue;
+        v = run.other->timing.stats.median / r->timing.stats.median;
+        how = g.metric == GoalMetric::x_dtype
+                  ? "against " + run.other->variant + " (" + g.against + ")"
+                  : "medians";
+      } else if (!own_value(*r, g, ceilings, v, how)) {
+        continue;
+      }
+      stamp = std::max(stamp, r->timestamp);
+      const bool better = higher_is_better(g.metric) ? v > best.value : v < best.value;
+      if (!best.measured || better) best = {shape.str(), true, v, false, variant, name, how};
+    }
+    if (best.measured && stamp > newest) {
+      newest = stamp;
+      row = best;
+    }
+  }
+  return row;
+}
+
+bool holds(const Goal& g, double v) { return g.at_most ? v <= g.bound : v >= g.bound; }
+
+}  // namespace
+
+std::vector<Goal> parse_goals(const json& j) {
+  if (!j.is_object() || !j.contains("goals") || !j["goals"].is_array() || j["goals"].empty())
+    throw UsageError("a goals file is {\"goals\": [...]} with at least one goal");
+  std::vector<Goal> goals;
+  std::set<std::string> ids;
+  for (size_t i = 0; i < j["goals"].size(); ++i) {
+    goals.push_back(parse_goal(j["goals"][i], i));
+    if (!ids.insert(goals.back().id).second)
+      throw UsageError("goal " + goals.back().id + ": the id is used twice");
+  }
+  return goals;
+}
+
+std::vector<SetAside> parse_set_aside(const json& j) {
+  std::vector<SetAside> out;
+  if (!j.is_object() || !j.contains("set_aside")) return out;
+  if (!j["set_aside"].is_array()) throw UsageError("'set_aside' is a list of {records, why}");
+  for (const auto& e : j["set_aside"]) {
+    if (!e.is_object() || e.size() != 2 || !e.contains("records") || !e.contains("why") ||
+        !e["records"].is_string() || !e["why"].is_string() ||
+        e["records"].get<std::string>().empty() || e["why"].get<std::string>().empty())
+      throw UsageError("'set_aside' holds " + e.dump() + ", not {\"records\": ..., \"why\": ...}");
+    out.push_back({e["records"].get<std::string>(), e["why"].get<std::string>()});
+  }
+  return out;
+}
+
+std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
+                                       const std::vector<SourcedResult>& records,
+                                       const std::map<std::string, double>& highest_ceilings) {
+  std::vector<GoalResult> out;
+  for (const Goal& g : goals) {
+    GoalResult res;
+    res.goal = &g;
+    bool all = true;
+    std::vector<double> values;
+    for (const Shape& shape : g.problems) {
+      GoalRow row = judge(g, shape, records, highest_ceilings);
+      row.met = row.measured && holds(g, row.value);
+      all = all && (g.geomean ? row.measured : row.met);
+      if (row.measured) values.push_back(row.value);
+      res.rows.push_back(std::move(row));
+    }
+    if (g.geomean) {
+      GoalRow mean;
+      mean.problem = "geometric mean over " + std::to_string(g.problems.size()) + " problems";
+      mean.measured = values.size() == g.problems.size();
+      if (mean.measured) {
+        mean.value = geometric_mean(values);
+        mean.met = holds(g, mean.value);
+        mean.how = "of the rows above";
+      }
+      all = mean.met;
+      res.rows.push_back(std::move(mean));
+    }
+    res.met = all;
+    out.push_back(std::move(res));
+  }
+  return out;
+}
+
+std::string goal_value_text(GoalMetric m, double v) {
+  switch (m) {
+    case GoalMetric::pct_ceiling:
+      return printed(v, "%.1f%%");
+    case GoalMetric::tflops:
+      return printed(v, "%.0f TFLOP/s");
+    case GoalMetric::median_us:
+      return printed(v, "%.2f us");
+    default:
+      return printed(v, "%.3fx");
+  }
+}
+
+std::string goals_markdown(const std::vector<GoalResult>& results) {
+  std::string summary =
+      "| goal | issue | criterion | met |\n|---|---:|---|---|\n", detail;
+  for (const GoalResult& res : results) {
+    const Goal& g = *res.goal;
+    int met = 0, judged = 0;
+    for (const GoalRow& row : res.rows)
+      if (!g.geomean || row.problem.rfind("geometric mean", 0) != 0) {
+        ++judged;
+        met += row.met;
+      }
+    const std::string state =
+        res.met ? "**met**"
+                : g.geomean ? "not met"
+                            : "not met (" + std::to_string(met) + " of " + std::to_string(judged) +
+                                  ")";
+    summary += "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + state +
+               " |\n";
+    const std::string bound =
+        std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
+    detail += "\n**" + g.id + "** " + g.text + " (" + g.family + ", " +
+              std::string(dtype_name(g.dtype)) + "; needed " + bound +
+              (g.geomean ? " as the geometric mean" : " at each problem") + ")\n\n" +
+              "| problem | measured | how | rung | run | met |\n|---|---:|---|---|---|---|\n";
+    for (const GoalRow& row : res.rows) {
+      if (!row.measured) {
+        detail += "| " + row.problem + " | not measured | | | | no |\n";
+        continue;
+      }
+      detail += "| " + row.problem + " | " + goal_value_text(g.metric, row.value) + " | " +
+                row.how + " | " + row.variant + " | " + row.run + " | " +
+                (row.met ? "yes" : "no") + " |\n";
+    }
+  }
+  return summary + detail;
+}
+
+}  // namespace klab
