@@ -53,7 +53,7 @@ if has tests; then
   # One family group per call of the test binary, each with its own time limit, so that one slow
   # or hung group cannot take the rest of the run with it.
   set -f  # the groups are gtest patterns, not file globs
-  for group in ${KLAB_TEST_GROUPS:-*vector_add*:*saxpy*:*relu*:*grayscale* *maxpool* *transpose* *reduce_sum*:*softmax* *sgemm* *hgemm* SampledReference.*:MainPath.*}; do
+  for group in ${KLAB_TEST_GROUPS:-*vector_add*:*saxpy*:*relu*:*grayscale* *maxpool* *transpose* *reduce_sum*:*softmax* *sgemm* *hgemm* */attention_v*:*/attention_baseline* */decode_attention_* *add_rmsnorm_quant*:*qk_norm_rope_cache* *attention_block* SampledReference.*:MainPath.*}; do
     log "GPU tests $group (headline: normal inputs; awkward: three distributions)"
     GTEST_FILTER="$group" timeout ${KLAB_TEST_TIMEOUT:-300} "$gpu_tests" --gtest_brief=1 >> "$out/gpu_tests.log" 2>&1 || status=1
     tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"

@@ -6,23 +6,23 @@
 #             reference and the main path;
 #   sanitize  compute-sanitizer memcheck (small awkward shapes), racecheck and synccheck (tiny)
 #             over the hgemm GPU tests;
-#   bench     the top rungs beside cuBLASLt at 4096^3, 8192^3, 6000x7000x5000 and Qwen3-8B's
-#             projections at M = 4096 (one record file per shape: bench_<m>x<n>x<k>.json);
-#   grid      Qwen3-8B's four projections (qkv 4096->6144, o 4096->4096, gate_up 4096->24576,
-#             down 12288->4096) at M = 1, 16, 64, 128, 512, 2048, 4096, 16384: the prefill rungs
-#             at M >= 128, the weight-streaming rungs at M <= 64, cuBLASLt at all (issue 13's
-#             shape set; grid_<m>x<n>x<k>.json);
 #   tune      `klab tune --interleave` of v18 (the dispatch) at every shape of the grid, 8192^3
 #             and 6000x7000x5000: every entry timed launch by launch (a one-pass tune misranked
 #             entries 1-5% apart by the power state: docs/worklogs/gemm.md), the winner per shape
 #             class kept in the tune cache and in OUTDIR/tuned.json (kernels/hgemm/tuned.json with
 #             the new winners; copy it back to commit it), the records in
 #             tune_<m>x<n>x<k>.json; bench and grid after it run v18 on those winners;
+#   bench     the top rungs beside cuBLASLt at 4096^3, 8192^3, 6000x7000x5000 and Qwen3-8B's
+#             projections at M = 4096 (one record file per shape: bench_<m>x<n>x<k>.json);
+#   grid      Qwen3-8B's four projections (qkv 4096->6144, o 4096->4096, gate_up 4096->24576,
+#             down 12288->4096) at M = 1, 16, 64, 128, 512, 2048, 4096, 16384: the prefill rungs
+#             at M >= 128, the weight-streaming rungs at M <= 64, cuBLASLt at all (issue 13's
+#             shape set; grid_<m>x<n>x<k>.json);
 #   profile   Nsight Compute (--set all) of the top rungs at 4096^3, and at M = 16 for the
 #             weight-streaming rung.
 # Usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
-#   KLAB_HOPPER_STEPS="check sanitize bench grid profile" selects steps (default: all).
+#   KLAB_HOPPER_STEPS="check sanitize tune bench grid profile" selects steps (default: all).
 #   KLAB_HOPPER_RUNGS="v17_wgmma_stream_k ..." the wgmma rungs that check and sanitize run
 #   (default: v10 onward); KLAB_HOPPER_TOP="v14_wgmma_tma_store ..." the prefill rungs
 #   compared in bench/grid (default below); KLAB_HOPPER_SMALL_M the weight-streaming ones.

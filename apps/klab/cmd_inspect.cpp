@@ -7,6 +7,7 @@
 // metric_sets.cpp and ncu_runner.cpp (running ncu).
 #include <memory>
 
+#include "apps/klab/cli_options.hpp"
 #include "apps/klab/extra_commands.hpp"
 #include "apps/klab/inspect.hpp"
 
@@ -27,11 +28,12 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   sass->add_option("--kernel", o->kernel,
                    "kernels whose (mangled or demangled) name contains this; no GPU needed");
   sass->add_flag("--list", o->list, "list the kernels in this binary (filtered by --kernel)");
-  sass->add_option("--out", o->out, "write the SASS listing to this file");
+  sass->add_option("--out", o->out, "write the SASS listing to this file")->check(writable_path);
   sass->add_option("--ptx", o->ptx, "write the PTX of the same kernels to this file");
   sass->add_option("--json", o->json,
                    "append the instruction mix as a record to this JSON file (with a variant id; "
-                   "`klab profile-report` renders it)");
+                   "`klab profile-report` renders it)")
+      ->check(writable_path);
   sass->add_option("--binary", o->binary,
                    "read the kernels from this file (a library such as libcublasLt.so, or a "
                    "cubin) instead of klab's own binary; with --kernel or --list");
@@ -51,9 +53,11 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   prof->add_option("--set", o->set, "sol, memory, stalls or all")
       ->check(CLI::IsMember({"sol", "memory", "stalls", "all"}));
   prof->add_option("--out", o->out,
-                   "keep the raw ncu CSV, the program's log and the command in this folder");
+                   "keep the raw ncu CSV, the program's log and the command in this folder")
+      ->check(writable_folder);
   prof->add_option("--json", o->json,
-                   "append the parsed metrics to this JSON file (for `klab profile-report`)");
+                   "append the parsed metrics to this JSON file (for `klab profile-report`)")
+      ->check(writable_path);
   out.emplace_back(prof, [o] { return cmd_profile(*o); });
 
   auto* doctor = app.add_subcommand(

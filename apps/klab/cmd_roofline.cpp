@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "apps/klab/cli.hpp"
+#include "apps/klab/cli_options.hpp"
 #include "apps/klab/extra_commands.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/ceilings.hpp"
@@ -576,8 +577,9 @@ void add_roofline_commands(CLI::App& app, CommandList& out) {
       "dtype of the model kernels: f64, f32, tf32, bf16, f16, e4m3, fp4 (default bf16)");
   roof->add_option("--results", ro.results, "result JSON files or folders to place on the roofline")
       ->expected(1, -1);
-  roof->add_option("--md", ro.md, "write the markdown here (default: stdout)");
-  roof->add_option("--plot", ro.plot, "plot file (.png, .svg or .pdf)");
+  roof->add_option("--md", ro.md, "write the markdown here (default: stdout)")
+      ->check(writable_path);
+  roof->add_option("--plot", ro.plot, "plot file (.png, .svg or .pdf)")->check(writable_path);
   roof->add_flag("--measured", ro.measured,
                  "use this GPU's cached measured ceilings (klab ceilings)");
   roof->add_flag("--datasheet", ro.datasheet,
@@ -595,7 +597,8 @@ void add_roofline_commands(CLI::App& app, CommandList& out) {
       ->required()
       ->expected(1, -1);
   pred->add_option("--device", po.device, "device from the table; default: the results' device");
-  pred->add_option("--md", po.md, "write the markdown here (default: stdout)");
+  pred->add_option("--md", po.md, "write the markdown here (default: stdout)")
+      ->check(writable_path);
   pred->add_flag("--all", po.all,
                  "every timed record, not only the baselines and the fastest rung per problem");
   pred->add_flag("--datasheet", po.datasheet, "datasheet roofs only");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -176,11 +177,15 @@ void add_scaling_command(CLI::App& app, CommandList& out) {
   cmd->add_option("--dtype", o->dtype, "dtype (default: the variant's first)");
   cmd->add_option("--max-threads", o->max_threads,
                   "largest thread count (default: KLAB_CPU_THREADS or all hardware threads)")
-      ->check(CLI::PositiveNumber);
+      ->check([](const std::string& v) {
+        return std::atoi(v.c_str()) >= 1 ? std::string() : "must be at least 1, got " + v;
+      });
   cmd->add_option("--json", o->json_path,
-                  "write the result records (with cpu_threads) here ('-' for stdout)");
+                  "write the result records (with cpu_threads) here ('-' for stdout)")
+      ->check(writable_path);
   cmd->add_option("--plot", o->plot,
-                  "also plot throughput and efficiency against threads (PNG or SVG; needs --json)");
+                  "also plot throughput and efficiency against threads (PNG or SVG; needs --json)")
+      ->check(writable_path);
   add_sampling_options(cmd, o->sampling);
   cmd->add_flag("--no-check", o->no_check, "benchmark only");
   out.emplace_back(cmd, [o] { return run_scaling(*o); });

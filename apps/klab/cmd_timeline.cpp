@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "apps/klab/cli.hpp"
+#include "apps/klab/cli_options.hpp"
 #include "apps/klab/extra_commands.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
@@ -112,7 +113,7 @@ void add_timeline_command(CLI::App& app, CommandList& out) {
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", o->seed, "input seed (0: fresh, recorded)");
   cmd->add_flag("--hot", o->hot, "no L2 flush between launches (the kernel's code stays in L2)");
-  cmd->add_option("--json", o->json_path, "write the record here");
+  cmd->add_option("--json", o->json_path, "write the record here")->check(writable_path);
   cmd->add_option("--from", o->from, "no GPU work: the table of a record written by --json");
   cmd->add_option("--readme", o->readme, "replace the <!-- klab:SECTION --> section of this file");
   cmd->add_option("--section", o->section, "with --readme: the section (default: timeline)");

@@ -306,7 +306,8 @@ void add_tune_command(CLI::App& app, CommandList& out) {
                    "problem dimensions (default: the family's first headline shape)");
   cmd->add_option("--dtype", o->dtype, "dtype (default: the family's first)");
   cmd->add_option("--json", o->json_path,
-                  "write every configuration's result record here ('-' for stdout)");
+                  "write every configuration's result record here ('-' for stdout)")
+      ->check(writable_path);
   cmd->add_flag("--commit", o->commit,
                 "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
   cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file");

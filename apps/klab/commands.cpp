@@ -85,20 +85,34 @@ std::vector<Problem> problems_of(const Common& c, const Family& f, bool with_awk
   return ps;
 }
 
-// No GPU: a named GPU variant is an error; a family runs its CPU rungs only (said plainly).
+// No GPU: a named GPU variant is an error; a family runs its CPU rungs only, said on stderr in
+// one line, and a selection left with no rung at all is an error.
 void apply_gpu_policy(std::vector<Selection>& sel, bool allow_cpu_fallback) {
   const DeviceInfo& d = device_info();
   if (d.present) return;
+  int left_out = 0, kept = 0;
+  std::string first_gpu;
   for (auto& s : sel) {
     std::vector<const Variant*> cpu;
     for (const Variant* v : s.variants) {
-      if (v->info.device == Device::cpu)
+      if (v->info.device == Device::cpu) {
         cpu.push_back(v);
-      else if (s.explicit_variant || !allow_cpu_fallback)
+        continue;
+      }
+      if (s.explicit_variant || !allow_cpu_fallback)
         throw UsageError(v->info.id + " needs a GPU, and there is none: " + d.absent_reason);
+      if (first_gpu.empty()) first_gpu = v->info.id;
+      ++left_out;
     }
     s.variants = cpu;
+    kept += static_cast<int>(cpu.size());
   }
+  if (left_out > 0 && kept == 0)
+    throw UsageError(first_gpu + (left_out > 1 ? " and the other selected rungs need" : " needs") +
+                     " a GPU, and there is none: " + d.absent_reason);
+  if (left_out > 0)
+    std::cerr << "klab: no GPU here (" << d.absent_reason << "): " << left_out
+              << " GPU variant(s) left out, running the " << kept << " CPU variant(s)\n";
 }
 
 // --device gpu|cpu: a family's rungs of the other kind are left out; a named variant of the
@@ -278,18 +292,16 @@ int cmd_list(const Common& c) {
 }
 
 int cmd_run(const Common& c) {
-  const DeviceInfo& d = device_info();
-  if (!d.present)
-    std::cout << "No GPU here (" << d.absent_reason << "): running the CPU variants only.\n";
-  else
-    std::cout << "Device: " << d.name << ", " << d.sm_count << " SMs, sm_" << d.sm() << ", driver "
-              << d.driver << "\n";
-  std::vector<Selection> sel = select(c.targets);
+  std::vector<Selection> sel = select(c.targets);  // bad targets: refused before anything else
   for (const auto& s : sel)
     if (s.family->sabotaged)
       throw UsageError(s.family->name +
                        " is wrong or slow on purpose: not part of `klab run` (use `klab check` or "
                        "`klab doctor` on its variants)");
+  const DeviceInfo& d = device_info();
+  if (d.present)
+    std::cout << "Device: " << d.name << ", " << d.sm_count << " SMs, sm_" << d.sm() << ", driver "
+              << d.driver << "\n";
   return execute(c, std::move(sel), false, options_of(c, true, true, {Dist::normal}), true);
 }
 

@@ -1,5 +1,6 @@
 // klab: check and benchmark GPU kernel ladders. Usage errors: one line, exit 2, before GPU work.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "apps/klab/cli.hpp"
@@ -24,7 +25,8 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
             return !v.empty() && v[0] == '-' ? "must be >= 0, got " + v : "";
           },
           "INT >= 0"));
-  cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)");
+  cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)")
+      ->check(klab::cli::writable_path);
   cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
   cmd->add_flag("--quiet", c.quiet, "no progress line");
@@ -77,27 +79,37 @@ int main(int argc, char** argv) {
   add_common(sweep, c, true);
   add_bench_opts(sweep, c);
   sweep->add_option("--blocks", blocks, "block sizes (multiples of 32, 32..1024)")->delimiter(',');
-  sweep->add_option("--plot", sweep_plot, "also plot the sweep (PNG or SVG; needs --json)");
+  sweep->add_option("--plot", sweep_plot, "also plot the sweep (PNG or SVG; needs --json)")
+      ->check(klab::cli::writable_path);
 
   bool remeasure = false;
   std::string ceil_json;
   auto* ceilings =
       app.add_subcommand("ceilings", "measure (or show cached) bandwidth and compute ceilings");
   ceilings->add_flag("--remeasure", remeasure, "ignore the cache");
-  ceilings->add_option("--json", ceil_json, "also write them as JSON");
+  ceilings->add_option("--json", ceil_json, "also write them as JSON")
+      ->check(klab::cli::writable_path);
 
   std::vector<std::string> report_in;
   std::string report_md, report_plot, report_readme, compare_with;
   double max_delta = 2.0;
   auto* report = app.add_subcommand("report", "markdown tables and plots from result JSONs");
   report->add_option("inputs", report_in, "result JSON files or folders")->required();
-  report->add_option("--md", report_md, "write the markdown here (default: stdout)");
-  report->add_option("--plot", report_plot, "plot file (.png or .svg)");
+  report->add_option("--md", report_md, "write the markdown here (default: stdout)")
+      ->check(klab::cli::writable_path);
+  report->add_option("--plot", report_plot, "plot file (.png or .svg)")
+      ->check(klab::cli::writable_path);
   report->add_option("--readme", report_readme,
                      "replace the <!-- klab:results --> section of this README");
-  report->add_option("--compare", compare_with, "compare medians with these results");
-  report->add_option("--max-delta", max_delta,
-                     "with --compare: fail when a median moves more than this %");
+  auto* compare_opt =
+      report->add_option("--compare", compare_with, "compare medians with these results");
+  report
+      ->add_option("--max-delta", max_delta,
+                   "with --compare: fail when a median moves more than this %")
+      ->needs(compare_opt)
+      ->check([](const std::string& v) {
+        return std::atof(v.c_str()) >= 0 ? std::string() : "must not be negative, got " + v;
+      });
   std::vector<std::string> report_families;
   report->add_option("--family", report_families, "only these families");
   std::string report_section = "results";

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "apps/klab/cli.hpp"
+#include "apps/klab/cli_options.hpp"
 #include "apps/klab/extra_commands.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/result.hpp"
@@ -285,7 +286,7 @@ void add_profile_report_command(CLI::App& app, CommandList& out) {
   auto* cmd = app.add_subcommand(
       "profile-report", "markdown tables of Nsight Compute records (`klab profile --json`)");
   cmd->add_option("inputs", o->inputs, "profile record files")->required();
-  cmd->add_option("--md", o->md, "write the markdown here (default: stdout)");
+  cmd->add_option("--md", o->md, "write the markdown here (default: stdout)")->check(writable_path);
   cmd->add_option("--readme", o->readme, "replace the <!-- klab:profile --> section of this file");
   cmd->add_option("--family", o->families, "only these families");
   cmd->add_option("--section", o->section,

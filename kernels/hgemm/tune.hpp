@@ -107,8 +107,8 @@ inline constexpr HgemmConfig kTuneSpace[] = {
     // ... and v05 in groups of 32 (at 4096^3 whole tile columns) and 2 tile rows.
     {128, 256, 64, 64, 64, 4, 1, 32},  // 11
     {128, 256, 64, 64, 64, 4, 1, 2},   // 12
-    // Measured at 4096^3 bf16 (tune_hgemm.txt of 2026-11-30_4f43b01_sgemm_v18_first_sweeps and
-    // 2026-11-30_0473170_sgemm_v18_predicated): 8 and 9 slower than entry 0 (two stages cost more
+    // Measured at 4096^3 bf16 (tune_hgemm.txt of 2026-11-30_4f43b01_sgemm_v17_first_sweeps and
+    // 2026-11-30_0473170_sgemm_v17_predicated): 8 and 9 slower than entry 0 (two stages cost more
     // than half the barriers save), 10 and 11 too; 12 committed, level with entry 0.
 };
 inline constexpr int kTuneSpaceSize = static_cast<int>(sizeof(kTuneSpace) / sizeof(kTuneSpace[0]));

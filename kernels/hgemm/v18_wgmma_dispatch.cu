@@ -168,7 +168,8 @@ Variant gpu_v18_wgmma_dispatch() {
       "v18_wgmma_dispatch",
       "per shape class (klab tune, else a wave model): v16, v17 or v19 weight streaming at "
       "M <= 64 (v19 to 128), v14's kernel on 128x256, 128x192 or 128x128 tiles with K split into "
-      "persistent (tile, split) units, or v15's clusters",
+      "persistent (tile, split) units, v15's clusters on 128x256, 128x192 or 128x128 tiles, v12's "
+      "or v13's kernel (C stored from registers), or v21's stream-K over the tail wave",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         launch_v18_config(v18_tuned_config(p), p, b, args);
       });

@@ -28,10 +28,9 @@ GoalMetric parse_metric(const std::string& name, const std::string& where) {
 Goal parse_goal(const json& g, size_t index) {
   std::string where = "goal #" + std::to_string(index + 1);
   if (!g.is_object()) throw UsageError(where + ": not an object");
-  static const std::set<std::string> kKeys = {"id",      "issue",    "text",     "family",
-                                              "dtype",   "metric",   "against",  "ceiling",
-                                              "at_least", "at_most", "aggregate", "rungs",
-                                              "problems", "bytes_of"};
+  static const std::set<std::string> kKeys = {
+      "id",      "issue",    "text",    "family",    "dtype", "metric",   "against",
+      "ceiling", "at_least", "at_most", "aggregate", "rungs", "problems", "bytes_of"};
   for (const auto& [key, value] : g.items())
     if (!kKeys.count(key)) throw UsageError(where + ": unknown key '" + key + "'");
   auto text = [&](const char* key) {
@@ -57,8 +56,7 @@ Goal parse_goal(const json& g, size_t index) {
     throw UsageError(where + ": x_dtype against its own dtype");
   if (out.metric == GoalMetric::pct_ceiling) out.ceiling = text("ceiling");
   if (g.contains("bytes_of")) {
-    if (out.metric != GoalMetric::pct_ceiling || !g["bytes_of"].is_array() ||
-        g["bytes_of"].empty())
+    if (out.metric != GoalMetric::pct_ceiling || !g["bytes_of"].is_array() || g["bytes_of"].empty())
       throw UsageError(where + ": 'bytes_of' (a list of dimensions) is pct_ceiling's only");
     for (const auto& d : g["bytes_of"]) {
       if (!d.is_string()) throw UsageError(where + ": 'bytes_of' holds dimension names");
@@ -199,9 +197,9 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
       if (!n || r.timestamp > n->timestamp) n = &r;
     } else if (other_side(r, g, shape)) {
       const Result*& o = runs[s.run].other;
-      const bool take = !o || (g.metric == GoalMetric::x_dtype
-                                   ? r.timing.stats.median < o->timing.stats.median
-                                   : r.timestamp > o->timestamp);
+      const bool take =
+          !o || (g.metric == GoalMetric::x_dtype ? r.timing.stats.median < o->timing.stats.median
+                                                 : r.timestamp > o->timestamp);
       if (take) o = &r;
     }
   }
@@ -314,8 +312,7 @@ std::string goal_value_text(GoalMetric m, double v) {
 }
 
 std::string goals_markdown(const std::vector<GoalResult>& results) {
-  std::string summary =
-      "| goal | issue | criterion | met |\n|---|---:|---|---|\n", detail;
+  std::string summary = "| goal | issue | criterion | met |\n|---|---:|---|---|\n", detail;
   for (const GoalResult& res : results) {
     const Goal& g = *res.goal;
     int met = 0, judged = 0;
@@ -325,12 +322,11 @@ std::string goals_markdown(const std::vector<GoalResult>& results) {
         met += row.met;
       }
     const std::string state =
-        res.met ? "**met**"
-                : g.geomean ? "not met"
-                            : "not met (" + std::to_string(met) + " of " + std::to_string(judged) +
-                                  ")";
-    summary += "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + state +
-               " |\n";
+        res.met     ? "**met**"
+        : g.geomean ? "not met"
+                    : "not met (" + std::to_string(met) + " of " + std::to_string(judged) + ")";
+    summary +=
+        "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + state + " |\n";
     const std::string bound =
         std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
     detail += "\n**" + g.id + "** " + g.text + " (" + g.family + ", " +
@@ -343,8 +339,8 @@ std::string goals_markdown(const std::vector<GoalResult>& results) {
         continue;
       }
       detail += "| " + row.problem + " | " + goal_value_text(g.metric, row.value) + " | " +
-                row.how + " | " + row.variant + " | " + row.run + " | " +
-                (row.met ? "yes" : "no") + " |\n";
+                row.how + " | " + row.variant + " | " + row.run + " | " + (row.met ? "yes" : "no") +
+                " |\n";
     }
   }
   return summary + detail;

@@ -36,9 +36,9 @@ struct Goal {
   /// dimensions ({"k", "n"}: a GEMM's weight); empty: the record's own byte count.
   std::vector<std::string> bytes_of;
   double bound = 0;
-  bool at_most = false;             ///< the value must be <= bound (else >= bound)
-  bool geomean = false;             ///< judged on the problems' geometric mean, not each
-  std::vector<std::string> rungs;   ///< only these rungs (empty: every rung of the family)
+  bool at_most = false;            ///< the value must be <= bound (else >= bound)
+  bool geomean = false;            ///< judged on the problems' geometric mean, not each
+  std::vector<std::string> rungs;  ///< only these rungs (empty: every rung of the family)
   std::vector<Shape> problems;
 };
 
@@ -62,13 +62,13 @@ struct SourcedResult {
 };
 
 struct GoalRow {
-  std::string problem;   ///< the shape, or "geometric mean over N problems"
+  std::string problem;  ///< the shape, or "geometric mean over N problems"
   bool measured = false;
   double value = 0;
   bool met = false;
-  std::string variant;   ///< the rung the value is of
-  std::string run;       ///< its run folder
-  std::string how;       ///< "paired, N rounds", "medians", ...
+  std::string variant;  ///< the rung the value is of
+  std::string run;      ///< its run folder
+  std::string how;      ///< "paired, N rounds", "medians", ...
 };
 
 struct GoalResult {

@@ -53,15 +53,17 @@ const Tunable* Registry::tunable(std::string_view variant) const {
 }
 
 void validate_problem(const Family& f, const Problem& p) {
-  for (const auto& d : f.dims)
-    if (!p.shape.has(d))
-      throw UsageError(f.name + ": shape '" + p.shape.str() + "' lacks dimension '" + d + "'");
-  for (const auto& [name, v] : p.shape.dims) {
+  // A misspelt name first ("N=5" for "n"): it would otherwise read as a missing dimension.
+  for (const auto& [name, v] : p.shape.dims)
     if (std::find(f.dims.begin(), f.dims.end(), name) == f.dims.end()) {
       std::string all;
       for (const auto& d : f.dims) all += (all.empty() ? "" : ",") + d;
       throw UsageError(f.name + ": unknown dimension '" + name + "' (expected " + all + ")");
     }
+  for (const auto& d : f.dims)
+    if (!p.shape.has(d))
+      throw UsageError(f.name + ": shape '" + p.shape.str() + "' lacks dimension '" + d + "'");
+  for (const auto& [name, v] : p.shape.dims) {
     const bool zero_ok =
         std::find(f.zero_ok_dims.begin(), f.zero_ok_dims.end(), name) != f.zero_ok_dims.end();
     if (v < 0 || (v == 0 && !zero_ok))

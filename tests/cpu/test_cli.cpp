@@ -71,7 +71,17 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"check vector_add --shape n=-5", "must be positive"},
     {"check vector_add --shape n=99999999999999999999999", "overflows"},
     {"check vector_add --shape n=4611686018427387904", "overflows"},
-    {"check vector_add --shape m=4", "lacks dimension"},
+    {"check sgemm --shape m=4,n=4", "lacks dimension"},
+    {"check vector_add --shape N=5", "unknown dimension 'N'"},
+    {"check sgemm --shape m=4,n=4,k=4,z=3", "unknown dimension 'z'"},
+    {"report x.json --max-delta 2", "--max-delta requires --compare"},
+    {"report x.json --compare y.json --max-delta -2", "must not be negative"},
+    {"scaling sgemm.cpu05_threads_simd --max-threads 0", "must be at least 1"},
+    {"check vector_add.v00_cpu --json /nonexistent/dir/x.json", "no folder /nonexistent/dir"},
+    {"bench vector_add --json /tmp", "it is a folder"},
+    {"report x.json --md /nonexistent/dir/t.md", "no folder"},
+    {"run nosuchfamily", "unknown family"},
+    {"run sabotage", "on purpose"},
     {"check vector_add --shape n=4,n=5", "given twice"},
     {"check vector_add --shape n", "malformed shape"},
     {"check vector_add --shape ''", "shape is empty"},
@@ -436,7 +446,7 @@ TEST(Cli, MemoryRefusesBadRequestsInOneLine) {
       {"memory vector_add --shape ''", "shape is empty"},
       {"memory vector_add.v00_cpu --shape n=8", "runs on the CPU"}};
 #if KLAB_HAS_CUDA  // a family's GPU rungs are registered only in the CUDA build
-  cases.push_back({"memory vector_add --shape m=8", "lacks dimension"});
+  cases.push_back({"memory vector_add --shape m=8", "unknown dimension"});
   cases.push_back({"memory vector_add --layout bhnd", "--layout needs --shape"});
 #else
   cases.push_back({"memory vector_add --shape n=8", "has no GPU variants"});

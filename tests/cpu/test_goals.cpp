@@ -15,8 +15,7 @@ const char* kGemm = "m=4096,n=4096,k=4096";
 
 /// A timed, cold, checked record of `variant` at `shape` from run `run`.
 SourcedResult rec(const std::string& variant, const std::string& shape, double median_ms,
-                  const std::string& run, const std::string& timestamp,
-                  DType dtype = DType::bf16) {
+                  const std::string& run, const std::string& timestamp, DType dtype = DType::bf16) {
   Result r;
   r.variant = variant;
   r.family = variant.substr(0, variant.find('.'));
@@ -39,9 +38,14 @@ SourcedResult with_speedup(SourcedResult s, const std::string& baseline, double 
 }
 
 json goal_json(json extra) {
-  json g = {{"id", "1.1"},    {"issue", 1},         {"text", "t"},
-            {"family", "hgemm"}, {"dtype", "bf16"}, {"metric", "x_baseline"},
-            {"against", "hgemm.baseline_cublaslt"}, {"at_least", 1.0},
+  json g = {{"id", "1.1"},
+            {"issue", 1},
+            {"text", "t"},
+            {"family", "hgemm"},
+            {"dtype", "bf16"},
+            {"metric", "x_baseline"},
+            {"against", "hgemm.baseline_cublaslt"},
+            {"at_least", 1.0},
             {"problems", {kGemm}}};
   for (auto& [k, v] : extra.items()) {
     if (v.is_null())
@@ -63,22 +67,22 @@ std::vector<Goal> one(json extra) { return parse_goals({{"goals", {goal_json(ext
 TEST(Goals, ParseRejectsMalformedCriteria) {
   EXPECT_NO_THROW(one(json::object()));
   EXPECT_THROW(parse_goals(json::object()), UsageError);
-  EXPECT_THROW(one({{"colour", "red"}}), UsageError);                  // unknown key
-  EXPECT_THROW(one({{"metric", "speed"}}), UsageError);                // unknown metric
-  EXPECT_THROW(one({{"at_most", 2.0}}), UsageError);                   // two bounds
-  EXPECT_THROW(one({{"at_least", nullptr}}), UsageError);              // no bound
-  EXPECT_THROW(one({{"at_least", -1.0}}), UsageError);                 // not positive
-  EXPECT_THROW(one({{"metric", "median_us"}}), UsageError);            // median_us: at_most
-  EXPECT_THROW(one({{"against", nullptr}}), UsageError);               // x_baseline: against
-  EXPECT_THROW(one({{"problems", json::array()}}), UsageError);        // no problems
-  EXPECT_THROW(one({{"problems", {"m=1,,n=2"}}}), UsageError);         // malformed shape
-  EXPECT_THROW(one({{"dtype", "bf17"}}), UsageError);                  // unknown dtype
-  EXPECT_THROW(one({{"aggregate", "geomean"}}), UsageError);           // one problem
+  EXPECT_THROW(one({{"colour", "red"}}), UsageError);                       // unknown key
+  EXPECT_THROW(one({{"metric", "speed"}}), UsageError);                     // unknown metric
+  EXPECT_THROW(one({{"at_most", 2.0}}), UsageError);                        // two bounds
+  EXPECT_THROW(one({{"at_least", nullptr}}), UsageError);                   // no bound
+  EXPECT_THROW(one({{"at_least", -1.0}}), UsageError);                      // not positive
+  EXPECT_THROW(one({{"metric", "median_us"}}), UsageError);                 // median_us: at_most
+  EXPECT_THROW(one({{"against", nullptr}}), UsageError);                    // x_baseline: against
+  EXPECT_THROW(one({{"problems", json::array()}}), UsageError);             // no problems
+  EXPECT_THROW(one({{"problems", {"m=1,,n=2"}}}), UsageError);              // malformed shape
+  EXPECT_THROW(one({{"dtype", "bf17"}}), UsageError);                       // unknown dtype
+  EXPECT_THROW(one({{"aggregate", "geomean"}}), UsageError);                // one problem
   EXPECT_THROW(one({{"rungs", {"hgemm.baseline_cublaslt"}}}), UsageError);  // not a rung
-  EXPECT_THROW(one({{"rungs", {"sgemm.v01_naive"}}}), UsageError);     // another family
-  EXPECT_THROW(one({{"bytes_of", {"k"}}}), UsageError);                // pct_ceiling's only
+  EXPECT_THROW(one({{"rungs", {"sgemm.v01_naive"}}}), UsageError);          // another family
+  EXPECT_THROW(one({{"bytes_of", {"k"}}}), UsageError);                     // pct_ceiling's only
   EXPECT_THROW(one({{"metric", "pct_ceiling"}, {"ceiling", "read"}, {"bytes_of", {"q"}}}),
-               UsageError);                                            // not a dimension
+               UsageError);                                                     // not a dimension
   EXPECT_THROW(one({{"metric", "x_dtype"}, {"against", "bf16"}}), UsageError);  // its own dtype
   EXPECT_THROW(parse_goals({{"goals", {goal_json({}), goal_json({})}}}), UsageError);  // id twice
 }
@@ -140,8 +144,7 @@ TEST(Goals, FailedHotSweptAndOtherProblemsDoNotCount) {
 }
 
 TEST(Goals, GeometricMeanNeedsEveryProblem) {
-  const auto goals =
-      one({{"aggregate", "geomean"}, {"problems", {kGemm, "m=512,n=4096,k=4096"}}});
+  const auto goals = one({{"aggregate", "geomean"}, {"problems", {kGemm, "m=512,n=4096,k=4096"}}});
   std::vector<SourcedResult> rs = {
       with_speedup(rec("hgemm.v14_a", kGemm, 1.0, "r", "t"), "hgemm.baseline_cublaslt", 0.9)};
   auto out = judge(goals, rs);
@@ -193,13 +196,12 @@ TEST(Goals, DtypeRatioComesFromOneRun) {
 
 TEST(Goals, AnotherLibraryFromTheNewestRunHoldingBoth) {
   const std::string s = "b=2,n=16384";
-  const auto goals = parse_goals(
-      {{"goals",
-        {goal_json({{"family", "attention"},
-                    {"metric", "x_variant"},
-                    {"against", "attention.torch_sdpa_flash"},
-                    {"rungs", {"attention.v03_fa2"}},
-                    {"problems", {s}}})}}});
+  const auto goals = parse_goals({{"goals",
+                                   {goal_json({{"family", "attention"},
+                                               {"metric", "x_variant"},
+                                               {"against", "attention.torch_sdpa_flash"},
+                                               {"rungs", {"attention.v03_fa2"}},
+                                               {"problems", {s}}})}}});
   std::vector<SourcedResult> rs = {
       rec("attention.v03_fa2", s, 1.00, "a", "2026-01-01"),
       rec("attention.torch_sdpa_flash", s, 1.02, "a", "2026-01-01"),
@@ -240,10 +242,8 @@ TEST(Goals, CeilingShareOfOneOperandAndTheHighestCeiling) {
 }
 
 TEST(Goals, MedianTimeBoundedFromAbove) {
-  const auto goals = one({{"metric", "median_us"},
-                          {"against", nullptr},
-                          {"at_least", nullptr},
-                          {"at_most", 10.0}});
+  const auto goals = one(
+      {{"metric", "median_us"}, {"against", nullptr}, {"at_least", nullptr}, {"at_most", 10.0}});
   auto out = judge(goals, {rec("hgemm.v01_a", kGemm, 0.0123, "r", "t"),
                            rec("hgemm.v02_b", kGemm, 0.0101, "r", "t")});
   EXPECT_NEAR(out[0].rows[0].value, 10.1, 1e-9);
@@ -260,9 +260,7 @@ TEST(Goals, MarkdownSaysWhatIsMetAndWhatWasNotMeasured) {
   const std::string md = goals_markdown(out);
   EXPECT_NE(md.find("| 1.1 | 1 | t | not met (1 of 2) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| m=1,n=2,k=3 | not measured |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 1.020x | medians | hgemm.v14_a | run9 | yes |"),
-            std::string::npos)
-      << md;
+  EXPECT_NE(md.find("| 1.020x | medians | hgemm.v14_a | run9 | yes |"), std::string::npos) << md;
 }
 
 }  // namespace
