@@ -225,6 +225,23 @@ TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
   EXPECT_NE(o.err.find("no records under it"), std::string::npos) << o.err;
 }
 
+// The committed criteria parse, name registered families, and docs/goals.md holds what they judge
+// against the committed runs now: a run committed without scripts/update_docs.sh fails here.
+TEST(Cli, CommittedGoalsTableIsCurrent) {
+  const std::string src = KLAB_SOURCE_DIR, md = ::testing::TempDir() + "/klab_goals_now.md";
+  // From the source folder, with the paths update_docs.sh gives (the footer names them).
+  const std::string cmd = "cd '" + src + "' && '" + std::string(KLAB_BINARY) +
+                          "' goals docs/goals.json results/h200 --md '" + md + "' 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string now = read_file(md), doc = read_file(src + "/docs/goals.md");
+  const std::string begin = "<!-- klab:goals:begin -->\n", end = "<!-- klab:goals:end -->";
+  const size_t b = doc.find(begin), e = doc.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), now)
+      << "docs/goals.md is stale: run scripts/update_docs.sh (or its `klab goals` line)";
+}
+
 // A result above 100% of its measured ceiling is an error the report must explain: marked in the
 // table, one line on stderr, exit 1 (the table is still written); at 100% or below, no error.
 TEST(Cli, ResultAboveItsCeilingIsAnError) {
