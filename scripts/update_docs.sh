@@ -56,6 +56,12 @@ done
 for readme in docs/worklogs/gemm.md kernels/sgemm/README.md; do
   "$klab" report "$res/2026-11-30_42d9e48_sgemm_v17_refill/run_sgemm_v17.json" --family sgemm --readme "$readme" --section results-v17
 done
+# The multistage sgemm rungs beside cuBLAS, each pair in its own run's table: v11 and v12 with every
+# rung before them (fe9e36e's run), v13 and v14 with v09 (81f78b3's).
+"$klab" report "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json" --family sgemm --readme docs/worklogs/gemm.md \
+  --section results-fe9e36e-multistage
+"$klab" report "$res/2026-11-30_81f78b3_sgemm_v13_v14/run_sgemm_v13_v14.json" --family sgemm \
+  --readme docs/worklogs/gemm.md --section results-81f78b3-v13-v14
 # Profiler tables (klab profile --json records), where a run has produced them. This file gathers
 # the records of the 5eb39f4, 8d2d5de and e1de696 runs.
 if [ -f "$res/2026-11-30_e1de696_transpose_v07/profiles.json" ]; then
@@ -703,12 +709,23 @@ for m in 4096_cold 4096_hot 1024_cold; do
   "$klab" timeline --from "$run_v19/tl/tl_v13_1_16_$m.json" --readme docs/worklogs/decode.md \
     --section "timeline-bbf18de-v13-$m"
 done
-# v13's timelines at B = 1 with the armed and first_copy marks (Nsight of the e4m3 spread: quoted).
+# v13's timelines at B = 1 with the armed and first_copy marks; Nsight Compute of e4m3 v15 at
+# (16, 8k) and on the ragged batch and of bf16 v13 on it (the SMs' spread, from ncu's text output).
 run_spread=$res/2026-12-05_103cab6_decode_spread
 for m in 4096_cold 4096_hot 1024_cold; do
   "$klab" timeline --from "$run_spread/tl/tl_v13_1_16_$m.json" --readme docs/worklogs/decode.md \
     --section "timeline-103cab6-v13-$m"
 done
+python3 scripts/ncu_details_table.py \
+  "v15 (e4m3, cluster pairs)|(16, 8k)=$run_spread/ncu/v15_16_8k.details.txt" \
+  "v15 (e4m3, counter path)|ragged 64=$run_spread/ncu/v15_ragged.details.txt" \
+  "v13 (bf16, counter path)|ragged 64=$run_spread/ncu/v13_ragged.details.txt" \
+  --label-headers "kernel|shape" --column "duration (ncu)=Duration" --column "DRAM busy=DRAM Throughput" \
+  --column "issue slots busy=Issue Slots Busy" \
+  --column "ALU pipe=sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active" \
+  --column "FMA pipe=sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active" \
+  --column "SM active cycles: min / mean / max=sm__cycles_active.min+sm__cycles_active.avg+sm__cycles_active.max" \
+  --readme docs/worklogs/decode.md --section ncu-103cab6-spread
 # hgemm v23 (v19's CTA on a stream-K line over every SM) paired with v19 and cuBLASLt at M <= 64.
 "$klab" report "$res"/2026-12-05_382bde2_hgemm_v23/small_*.json --family hgemm \
   --readme docs/worklogs/gemm.md --section results-382bde2-v23
