@@ -765,7 +765,8 @@ done
   --readme docs/worklogs/fused.md --section profile-49915da-qk
 "$klab" report "$run_v08"/a/bench_qk.json --family qk_norm_rope_cache \
   --readme kernels/qk_norm_rope_cache/README.md --section results-latest
-# The roofline and the predictions table, from the newest ceilings and runs (docs/).
+# The roofline (a teaching figure: the first half of the course's runs, readable as a plot) and the
+# predictions table (every run: each record's newest measurement, each ceiling's highest).
 runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e605054_first_run/run.json" "$res/2026-11-30_81bee71_memory_sweeps/run_memory.json" "$res/2026-11-30_fe9e36e_every_gpu_rung/run.json"
       "$res/2026-11-30_e1de696_transpose_v07_f32_tuned/run_transpose.json" "$res/2026-11-30_8d2d5de_sgemm_v16_hgemm_v08/run_gemm.json" "$res/2026-11-30_e1de696_sgemm_v16_tuned/run_sgemm_v16.json"
       "$res/2026-11-30_4f99922_transpose_gemm_tables/run_transpose.json" "$res/2026-11-30_4f99922_transpose_gemm_tables/run_gemm.json" "$res/2026-11-30_42d9e48_sgemm_v17_refill/run_sgemm_v17.json"
@@ -773,7 +774,7 @@ runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e6
       "$res/2026-11-30_3355690_sgemm_v18_probe/run_sgemm.json" "$res/2026-11-30_7ee3907_hgemm_v09_tuned/run_gemm.json"
       "$res/2026-11-30_f9215ea_gemm_final/run_gemm.json"
       "$res/2026-12-01_9023867_harness_run/ceilings.json" "$res/2026-12-01_9023867_harness_run/run.json")
-"$klab" predict "${runs[@]}" --md docs/predictions.md
+"$klab" predict "$res" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).

@@ -97,6 +97,8 @@ Inputs load_inputs(const std::vector<std::string>& paths) {
   // Every record's ceiling is a measurement of it, superseded record or not: keep the highest.
   for (const Result& r : all)
     if (r.ceiling.value > 0) keep_highest(in.record_ceilings, r.ceiling.name, r.ceiling.value);
+  // A tune's configurations ("<rung>[cfgN]") are not rungs: the rung's own records stand for it.
+  std::erase_if(all, [](const Result& r) { return r.variant.find('[') != std::string::npos; });
   // The newest of records that measured the same thing (several runs among the inputs).
   for (Result& r : newest_per_record(std::move(all))) {
     std::string dev;

@@ -29,6 +29,7 @@ std::string printed(double x, const char* format) {
 bool is_rung_id(const std::string& id) {
   const size_t dot = id.find('.');
   return dot != std::string::npos && id.size() > dot + 4 && id[dot + 1] == 'v' &&
+         id.find('[') == std::string::npos &&  // "v18_x[cfg5]": one of a tune's configurations
          std::isdigit(static_cast<unsigned char>(id[dot + 2])) &&
          std::isdigit(static_cast<unsigned char>(id[dot + 3])) && id[dot + 4] == '_';
 }

@@ -60,7 +60,8 @@ struct Result {
 double geometric_mean(const std::vector<double>& v);
 /// x printed by one printf format of one double ("%.2fx").
 std::string printed(double x, const char* format);
-/// A rung of a family is "<family>.vNN_<name>": baselines and other libraries' records are not.
+/// A rung of a family is "<family>.vNN_<name>": baselines, other libraries' records and a tune's
+/// configurations ("<rung>[cfgN]", `klab tune`) are not.
 bool is_rung_id(const std::string& id);
 
 nlohmann::json to_json(const Result& r);

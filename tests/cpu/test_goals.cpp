@@ -98,8 +98,10 @@ TEST(Goals, BestRungOfTheNewestRunPairedFirst) {
       // v15: medians 1.2x, but its paired median (taken first) is 1.03x.
       with_speedup(rec("hgemm.v15_b", kGemm, 1.0, "run2", "2026-01-02"), "hgemm.baseline_cublaslt",
                    1.20),
-      // A baseline's own record and a non-rung never count.
+      // A baseline's own record and a tune's configuration never count.
       with_speedup(rec("hgemm.baseline_cublaslt", kGemm, 1.0, "run2", "2026-01-02"), "", 0),
+      with_speedup(rec("hgemm.v15_b[cfg3]", kGemm, 1.0, "run2", "2026-01-02"),
+                   "hgemm.baseline_cublaslt", 1.30),
       // An older run's rung, not measured since: the newest run alone is judged.
       with_speedup(rec("hgemm.v16_c", kGemm, 1.0, "run0", "2025-12-31"), "hgemm.baseline_cublaslt",
                    1.50),
