@@ -115,9 +115,12 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // so more CTAs fit an SM.
 // kCompact (v22's counter path): block (item, row group, 0), the items the splits that exist,
 // sequence by sequence (compact_grid.cuh), instead of (split, row group, sequence).
+// kEarlyIssue (v23, with kPush): the producer warp initialises the ring's barriers itself and
+// issues the first stages (as many as the ring holds) as soon as its table entries arrive, before
+// the CTA's barrier that waits for Q's tile and the other barriers.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
-          bool kCompact = false>
+          bool kCompact = false, bool kEarlyIssue = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -144,6 +147,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   auto mark = [&](int phase) { trace.mark(phase); };
   static_assert(!kPush || kCluster, "the push merge is a cluster merge");
   static_assert(!kGlobalMaps || kPush, "kGlobalMaps: fenced and prefetched at kPush's start");
+  static_assert(!kEarlyIssue || kPush, "kEarlyIssue: the maps prefetched at kPush's start");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // or kGlobalMaps copied before the launch: not written by a kernel before this one).
   const CUtensorMap* const km = kGlobalMaps ? global_maps : &k_map;
@@ -204,11 +208,53 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
   const PushRecv<kD> recv(s_q + kRows * kD * 2);  // kPush only
 
-  if (tid == 0) {
+  // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
+  // stage i's slot, so a table load is never on a refill's path.
+  auto stage = [&](int i) {
+    const int64_t k0 = j0 + int64_t(i) * kBlockN;
+    return StagePages{k0, min(j1, k0 + kBlockN)};
+  };
+  auto produce = [&](int i) {
+    const int pool_page = next;
+    if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
+    const int slot = i % kStages;
+    if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+    if (kTrace && i == 0 && lane == 0) {
+      mark(kPhFirstReady);
+      asm volatile("" ::"r"(pool_page));  // the table entry the copies use, waited for
+      mark(kPhFirstEntry);
+    }
+    // kTrace: lane 0 marks the first stage's barrier armed and its first copy.
+    stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot], pool_page,
+                                       hk, lane, g, [&](int at) {
+                                         if (kTrace && i == 0 && lane == 0)
+                                           mark(at == 0 ? kPhArmed : kPhFirstCopy);
+                                       });
+    if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
+  };
+  auto init_ring = [&] {
     for (int s = 0; s < kStages; ++s) {
       device::mbarrier_init(&full[s], 1);
       device::mbarrier_init(&empty[s], kConsumerWarps);
     }
+  };
+  int first_late = 0;  // the first stage the producer issues after the CTA's barrier
+  if constexpr (kEarlyIssue) {
+    // The ring's barriers are the producer's to initialise: it arms them before the CTA's
+    // barrier, which is what makes them initialised for the math warps. The ring is empty, so
+    // its first kStages stages wait for no slot.
+    if (warp == kProducerWarp) {
+      if (lane == 0) {
+        init_ring();
+        device::fence_mbarrier_init();
+      }
+      __syncwarp();
+      first_late = min(tiles, kStages);
+      for (int i = 0; i < first_late; ++i) produce(i);
+    }
+  }
+  if (tid == 0) {
+    if constexpr (!kEarlyIssue) init_ring();
     if constexpr (kPush)
       if (out.plan.max_splits > 1) recv.init(min(kRows, g.rows_per_head - row0), splits, split);
     device::fence_mbarrier_init();
@@ -221,34 +267,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   if (marker) mark(kPhInputs);
 
   if (warp == kProducerWarp) {
-    // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
-    // stage i's slot, so a table load is never on a refill's path.
-    auto stage = [&](int i) {
-      const int64_t k0 = j0 + int64_t(i) * kBlockN;
-      return StagePages{k0, min(j1, k0 + kBlockN)};
-    };
     if (!kPush && lane == 0) {
       device::prefetch_tensor_map(&k_map);
       device::prefetch_tensor_map(&v_map);
     }
-    for (int i = 0; i < tiles; ++i) {
-      const int pool_page = next;
-      if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
-      const int slot = i % kStages;
-      if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
-      if (kTrace && i == 0 && lane == 0) {
-        mark(kPhFirstReady);
-        asm volatile("" ::"r"(pool_page));  // the table entry the copies use, waited for
-        mark(kPhFirstEntry);
-      }
-      // kTrace: lane 0 marks the first stage's barrier armed and its first copy.
-      stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot],
-                                         pool_page, hk, lane, g, [&](int at) {
-                                           if (kTrace && i == 0 && lane == 0)
-                                             mark(at == 0 ? kPhArmed : kPhFirstCopy);
-                                         });
-      if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
-    }
+    for (int i = first_late; i < tiles; ++i) produce(i);
   }
 
   // The math warps: rows lane / 4 and lane / 4 + 8 see keys below lim[h] (kSwap: rows
@@ -409,7 +432,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
           int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
-          bool kCompact = false>
+          bool kCompact = false, bool kEarlyIssue = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -476,7 +499,8 @@ struct TmaPagesLaunch {
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
-            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps>;
+            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps,
+                             0, false, kEarlyIssue>;
         const int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         device::opt_in_dynamic_smem<clustered>(csmem);
         enqueue_clusters<clustered>(grid, csmem,
@@ -548,9 +572,11 @@ struct TmaPagesLaunch {
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
-          bool kGlobalMaps = false, int kCounterRing = 0, bool kCompact = false, typename Plan,
+          bool kGlobalMaps = false, int kCounterRing = 0, bool kCompact = false,
+          bool kEarlyIssue = false, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kCompact>
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kCompact,
+               kEarlyIssue>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -617,15 +643,16 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// clustered kernel's tensor maps in the workspace; kCounterRing (v17, with kPush): the counter
 /// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
 /// cluster_merge_variant's rung on another plan: plan(p) gives the ClusterSplitPlan (v20, v21:
-/// plan_v20); kCompact (v22): the counter path's compact grid.
+/// plan_v20); kCompact (v22): the counter path's compact grid; kEarlyIssue (v23): the clustered
+/// kernel's first stages issued before the CTA's barrier.
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
-          bool kCompact = false, class PlanOf>
+          bool kCompact = false, bool kEarlyIssue = false, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
         return tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                kCompact>(p, b, plan(p));
+                                kCompact, kEarlyIssue>(p, b, plan(p));
       },
       plan,
       [rung](const Problem& p) {
