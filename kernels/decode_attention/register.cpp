@@ -1,7 +1,7 @@
 // The decode_attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs
 // join once they pass the GPU tests on a device; v20_fp8_fine_splits, v21_fine_splits,
-// v22_fp8_compact_grid and v23_early_issue are built and wait for that (family.hpp). cuDNN's paged SDPA is built
-// only where cuDNN and its frontend's headers were found (sources.cmake).
+// v22_fp8_compact_grid and v23_early_issue are built and wait for that (family.hpp). cuDNN's
+// paged SDPA is built only where cuDNN and its frontend's headers were found (sources.cmake).
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/register.hpp"
 
