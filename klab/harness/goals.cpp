@@ -312,21 +312,34 @@ std::string goal_value_text(GoalMetric m, double v) {
 }
 
 std::string goals_markdown(const std::vector<GoalResult>& results) {
-  std::string summary = "| goal | issue | criterion | met |\n|---|---:|---|---|\n", detail;
+  std::string summary =
+                  "| goal | issue | criterion | needed | met | weakest (or the geometric mean) |\n"
+                  "|---|---:|---|---:|---|---:|\n",
+              detail;
   for (const GoalResult& res : results) {
     const Goal& g = *res.goal;
     int met = 0, judged = 0;
-    for (const GoalRow& row : res.rows)
-      if (!g.geomean || row.problem.rfind("geometric mean", 0) != 0) {
+    const GoalRow* weakest = nullptr;  // the measured row farthest on the wrong side of the bound
+    for (const GoalRow& row : res.rows) {
+      const bool mean_row = g.geomean && row.problem.rfind("geometric mean", 0) == 0;
+      if (!mean_row) {
         ++judged;
         met += row.met;
       }
+      if (g.geomean ? !mean_row : !row.measured) continue;
+      if (!weakest || (g.at_most ? row.value > weakest->value : row.value < weakest->value))
+        weakest = &row;
+    }
     const std::string state =
         res.met     ? "**met**"
         : g.geomean ? "not met"
                     : "not met (" + std::to_string(met) + " of " + std::to_string(judged) + ")";
-    summary +=
-        "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + state + " |\n";
+    const std::string bound_text =
+        std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
+    summary += "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + bound_text +
+               " | " + state + " | " +
+               (weakest && weakest->measured ? goal_value_text(g.metric, weakest->value) : "-") +
+               " |\n";
     const std::string bound =
         std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
     detail += "\n**" + g.id + "** " + g.text + " (" + g.family + ", " +
