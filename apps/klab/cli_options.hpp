@@ -14,11 +14,10 @@ inline std::string shape_not_blank(const std::string& s) {
 }
 
 /// CLI11 validator of a file the command will write (--json, --md, --plot, --out): its folder
-/// must exist and it must not be a folder, so that a long run never ends unable to write. "-"
-/// (stdout, where an option takes it) passes.
+/// must exist and it must not be a folder, so that a long run never ends unable to write.
 inline std::string writable_path(const std::string& path) {
   namespace fs = std::filesystem;
-  if (path == "-") return "";
+  if (path == "-") return "'-' (stdout) is not taken here: name a file";
   if (path.empty()) return "the output path is empty";
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty() && !fs::is_directory(parent))
@@ -27,17 +26,20 @@ inline std::string writable_path(const std::string& path) {
   return "";
 }
 
-/// CLI11 validator of a folder the command will write into (made when missing): its parent
-/// must exist, and it must not be a file.
+/// writable_path, or "-" for stdout (the options that print their records there).
+inline std::string writable_path_or_stdout(const std::string& path) {
+  return path == "-" ? std::string() : writable_path(path);
+}
+
+/// CLI11 validator of a folder the command will write into (made, with its parents, when
+/// missing): it must not be a file, nor lie below one.
 inline std::string writable_folder(const std::string& path) {
   namespace fs = std::filesystem;
   if (path.empty()) return "the output folder is empty";
-  if (fs::exists(path) && !fs::is_directory(path)) return path + " is a file, not a folder";
-  std::string folder = path;
-  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
-  const fs::path parent = fs::path(folder).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent))
-    return "cannot write into " + path + ": no folder " + parent.string();
+  fs::path at = fs::absolute(path).lexically_normal();
+  while (!at.empty() && !fs::exists(at) && at != at.root_path()) at = at.parent_path();
+  if (fs::exists(at) && !fs::is_directory(at))
+    return "cannot write into " + path + ": " + at.string() + " is a file";
   return "";
 }
 

@@ -3,9 +3,12 @@
 // the run it came from (klab/harness/goals.hpp holds the rules). No GPU: it reads records.
 #include <filesystem>
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
+#include <utility>
 
 #include "apps/klab/cli.hpp"
 #include "apps/klab/cli_options.hpp"
@@ -25,27 +28,69 @@ struct GoalsOptions {
   std::vector<std::string> inputs;
 };
 
-/// The run folder a record file belongs to: under a folder input, the first folder below it (a
-/// file directly inside names the input itself); a file input: its own folder.
-std::string run_of(const std::string& input, const std::string& file) {
-  if (!fs::is_directory(input)) return fs::absolute(file).parent_path().filename().string();
-  const fs::path rel = fs::path(file).lexically_relative(input);
-  if (std::distance(rel.begin(), rel.end()) >= 2) return rel.begin()->string();
-  return fs::absolute(input).lexically_normal().filename().string();
+/// A run folder is named <date>_<commit>_<what> ("2026-12-05_382bde2_hgemm_v22").
+bool is_run_name(const std::string& name) {
+  auto digits = [&](size_t at, size_t n) {
+    for (size_t k = at; k < at + n; ++k)
+      if (k >= name.size() || !std::isdigit(static_cast<unsigned char>(name[k]))) return false;
+    return true;
+  };
+  return digits(0, 4) && name.size() > 11 && name[4] == '-' && digits(5, 2) && name[7] == '-' &&
+         digits(8, 2) && name[10] == '_';
+}
+
+/// A record file's run folder and its path from there ("<run>/a/bench.json"): the nearest folder
+/// above the file named as a run is; UsageError when none is (the rules judge run by run).
+std::pair<std::string, std::string> run_of(const std::string& file) {
+  const fs::path abs = fs::absolute(file).lexically_normal();
+  for (fs::path dir = abs.parent_path(); !dir.empty() && dir != dir.root_path();
+       dir = dir.parent_path())
+    if (is_run_name(dir.filename().string()))
+      return {dir.filename().string(),
+              (dir.filename() / abs.lexically_relative(dir)).generic_string()};
+  throw UsageError(file +
+                   " is in no run folder (<date>_<commit>_<what>): goals are judged run by run");
+}
+
+/// Each goal's family, rungs, baseline, dtypes and problems against the registry: a criterion
+/// that names something klab does not have could never be met and would never say why.
+void check_against_registry(const Goal& g) {
+  try {
+    const Family& f = registry().family(g.family);
+    auto takes = [&](DType t) {
+      if (std::find(f.dtypes.begin(), f.dtypes.end(), t) == f.dtypes.end())
+        throw UsageError(f.name + " does not take dtype " + std::string(dtype_name(t)));
+    };
+    takes(g.dtype);
+    if (g.metric == GoalMetric::x_dtype) takes(parse_dtype(g.against));
+    for (const std::string& rung : g.rungs)
+      if (registry().variant(rung).first != &f)
+        throw UsageError("'rungs' holds " + rung + ", not a rung of " + f.name);
+    if (g.metric == GoalMetric::x_baseline) registry().variant(g.against);
+    for (const Shape& shape : g.problems) {
+      Problem p;
+      p.family = f.name;
+      p.shape = shape;
+      p.dtype = g.dtype;
+      validate_problem(f, p);
+    }
+  } catch (const UsageError& e) {
+    throw UsageError("goal " + g.id + ": " + e.what());
+  }
 }
 
 int run_goals(const GoalsOptions& o) {
   const nlohmann::json file = read_json_file(o.goals_file);
   const std::vector<Goal> goals = parse_goals(file);
+  for (const Goal& g : goals) check_against_registry(g);
   const std::vector<SetAside> set_aside = parse_set_aside(file);
   std::vector<int> dropped(set_aside.size(), 0);
-  for (const Goal& g : goals) {  // UsageError naming the family when it is not registered
-    try {
-      registry().family(g.family);
-    } catch (const UsageError& e) {
-      throw UsageError("goal " + g.id + ": " + e.what());
-    }
-  }
+  std::set<std::string> runs_seen;
+  auto set_aside_at = [&](const std::string& path) {  // path from the run folder on
+    for (size_t i = 0; i < set_aside.size(); ++i)
+      if ((path + "/").rfind(set_aside[i].records + "/", 0) == 0) return int(i);
+    return -1;
+  };
   std::vector<SourcedResult> records;
   std::map<std::string, double> highest;  // each ceiling's highest measurement (klab roofline's)
   auto keep = [&](const std::string& name, double v) {
@@ -54,11 +99,9 @@ int run_goals(const GoalsOptions& o) {
   size_t files = 0;
   for (const std::string& in : o.inputs) {
     for (const std::string& f : result_files({in})) {
-      const std::string rel = fs::path(f).lexically_relative(in).generic_string();
-      int aside = -1;
-      for (size_t i = 0; i < set_aside.size() && aside < 0; ++i)
-        if (fs::is_directory(in) && (rel + "/").rfind(set_aside[i].records + "/", 0) == 0)
-          aside = int(i);
+      const auto [run, path] = run_of(f);
+      runs_seen.insert(run);
+      const int aside = set_aside_at(path);
       ++files;
       for (Result& r : read_json(f)) {
         if (aside >= 0) {
@@ -66,25 +109,38 @@ int run_goals(const GoalsOptions& o) {
           continue;
         }
         keep(r.ceiling.name, r.ceiling.value);
-        records.push_back({std::move(r), run_of(in, f)});
+        records.push_back({std::move(r), run});
       }
     }
     if (!fs::is_directory(in)) continue;
-    for (const auto& e : fs::recursive_directory_iterator(in))  // klab ceilings' files
-      if (e.path().extension() == ".json" && e.path().filename().string().rfind("ceilings", 0) == 0)
-        for (const auto& c : read_json_file(e.path().string()).value("ceilings", nlohmann::json()))
-          keep(c.value("name", std::string()), c.value("value", 0.0));
+    for (const auto& e : fs::recursive_directory_iterator(in)) {  // klab ceilings' files
+      if (e.path().extension() != ".json" || e.path().filename().string().rfind("ceilings", 0))
+        continue;
+      const auto [run, path] = run_of(e.path().string());
+      if (set_aside_at(path) >= 0) continue;
+      const nlohmann::json c = read_json_file(e.path().string());
+      if (!c.is_object() || !c.contains("ceilings") || !c["ceilings"].is_array())
+        throw UsageError(e.path().string() + " is not a klab ceilings file");
+      for (const auto& x : c["ceilings"])
+        if (x.is_object() && x.value("name", nlohmann::json()).is_string() &&
+            x.value("value", nlohmann::json()).is_number())
+          keep(x["name"].get<std::string>(), x["value"].get<double>());
+    }
   }
-  for (size_t i = 0; i < set_aside.size(); ++i)
-    if (dropped[i] == 0)
+  // An entry whose run is among the inputs must set something aside: else it is a typo.
+  for (size_t i = 0; i < set_aside.size(); ++i) {
+    const std::string run = set_aside[i].records.substr(0, set_aside[i].records.find('/'));
+    if (dropped[i] == 0 && runs_seen.count(run))
       throw UsageError("set_aside " + set_aside[i].records + ": no records under it in the inputs");
+  }
   const std::vector<GoalResult> judged = evaluate_goals(goals, records, highest);
   int met = 0;
   for (const GoalResult& g : judged) met += g.met;
   std::string aside_md;
   for (size_t i = 0; i < set_aside.size(); ++i)
-    aside_md += "| " + set_aside[i].records + " | " + std::to_string(dropped[i]) + " | " +
-                set_aside[i].why + " |\n";
+    if (dropped[i] > 0)
+      aside_md += "| " + set_aside[i].records + " | " + std::to_string(dropped[i]) + " | " +
+                  set_aside[i].why + " |\n";
   if (!aside_md.empty())
     aside_md =
         "\nSet aside (`set_aside` in the goals file):\n\n| records under | records | why "
@@ -117,7 +173,8 @@ void add_goals_command(CLI::App& app, CommandList& out) {
   cmd->add_option("inputs", o->inputs, "result JSON files or folders (results/h200)")->required();
   cmd->add_option("--md", o->out_md, "write the markdown here (default: stdout)")
       ->check(writable_path);
-  cmd->add_option("--readme", o->readme, "replace the <!-- klab:SECTION --> section of this file");
+  cmd->add_option("--readme", o->readme, "replace the <!-- klab:SECTION --> section of this file")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--section", o->section, "with --readme: the section (default: goals)");
   out.emplace_back(cmd, [o] { return run_goals(*o); });
 }

@@ -182,7 +182,7 @@ void add_scaling_command(CLI::App& app, CommandList& out) {
       });
   cmd->add_option("--json", o->json_path,
                   "write the result records (with cpu_threads) here ('-' for stdout)")
-      ->check(writable_path);
+      ->check(writable_path_or_stdout);
   cmd->add_option("--plot", o->plot,
                   "also plot throughput and efficiency against threads (PNG or SVG; needs --json)")
       ->check(writable_path);

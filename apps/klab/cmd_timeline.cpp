@@ -115,7 +115,8 @@ void add_timeline_command(CLI::App& app, CommandList& out) {
   cmd->add_flag("--hot", o->hot, "no L2 flush between launches (the kernel's code stays in L2)");
   cmd->add_option("--json", o->json_path, "write the record here")->check(writable_path);
   cmd->add_option("--from", o->from, "no GPU work: the table of a record written by --json");
-  cmd->add_option("--readme", o->readme, "replace the <!-- klab:SECTION --> section of this file");
+  cmd->add_option("--readme", o->readme, "replace the <!-- klab:SECTION --> section of this file")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--section", o->section, "with --readme: the section (default: timeline)");
   out.emplace_back(cmd, [o] { return run_timeline(*o); });
 }

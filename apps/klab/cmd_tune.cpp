@@ -307,7 +307,7 @@ void add_tune_command(CLI::App& app, CommandList& out) {
   cmd->add_option("--dtype", o->dtype, "dtype (default: the family's first)");
   cmd->add_option("--json", o->json_path,
                   "write every configuration's result record here ('-' for stdout)")
-      ->check(writable_path);
+      ->check(writable_path_or_stdout);
   cmd->add_flag("--commit", o->commit,
                 "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
   cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file");

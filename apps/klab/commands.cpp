@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <algorithm>
 #include <iostream>
 
 #include "apps/klab/cli.hpp"
@@ -174,6 +175,9 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
   check_implementable(sel, problems, c);
   apply_device_filter(sel, c.device);
   apply_gpu_policy(sel, cpu_fallback);
+  if (std::all_of(sel.begin(), sel.end(), [](const Selection& s) { return s.variants.empty(); }))
+    throw UsageError("nothing to run: no variant of the selection is left (--device " + c.device +
+                     ")");
   const int rounds = opt.bench ? c.rounds : 1;
   int total = 0;
   for (size_t i = 0; i < sel.size(); ++i)

@@ -26,7 +26,7 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
           },
           "INT >= 0"));
   cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)")
-      ->check(klab::cli::writable_path);
+      ->check(klab::cli::writable_path_or_stdout);
   cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
   cmd->add_flag("--quiet", c.quiet, "no progress line");
@@ -99,8 +99,10 @@ int main(int argc, char** argv) {
       ->check(klab::cli::writable_path);
   report->add_option("--plot", report_plot, "plot file (.png or .svg)")
       ->check(klab::cli::writable_path);
-  report->add_option("--readme", report_readme,
-                     "replace the <!-- klab:results --> section of this README");
+  report
+      ->add_option("--readme", report_readme,
+                   "replace the <!-- klab:results --> section of this README")
+      ->check(CLI::ExistingFile);
   auto* compare_opt =
       report->add_option("--compare", compare_with, "compare medians with these results");
   report

@@ -287,7 +287,8 @@ void add_profile_report_command(CLI::App& app, CommandList& out) {
       "profile-report", "markdown tables of Nsight Compute records (`klab profile --json`)");
   cmd->add_option("inputs", o->inputs, "profile record files")->required();
   cmd->add_option("--md", o->md, "write the markdown here (default: stdout)")->check(writable_path);
-  cmd->add_option("--readme", o->readme, "replace the <!-- klab:profile --> section of this file");
+  cmd->add_option("--readme", o->readme, "replace the <!-- klab:profile --> section of this file")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--family", o->families, "only these families");
   cmd->add_option("--section", o->section,
                   "with --readme: the <!-- klab:NAME --> section to replace (default: profile)");

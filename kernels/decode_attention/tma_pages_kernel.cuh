@@ -148,6 +148,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   static_assert(!kPush || kCluster, "the push merge is a cluster merge");
   static_assert(!kGlobalMaps || kPush, "kGlobalMaps: fenced and prefetched at kPush's start");
   static_assert(!kEarlyIssue || kPush, "kEarlyIssue: the maps prefetched at kPush's start");
+  static_assert(!(kEarlyIssue && kGlobalMaps), "kGlobalMaps' maps are read after the CTA barrier");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // or kGlobalMaps copied before the launch: not written by a kernel before this one).
   const CUtensorMap* const km = kGlobalMaps ? global_maps : &k_map;
@@ -244,9 +245,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     // barrier, which is what makes them initialised for the math warps. The ring is empty, so
     // its first kStages stages wait for no slot.
     if (warp == kProducerWarp) {
-      if (lane == 0) {
+      if (lane == 0) {  // the init, then the proxy fence before the TMA completes on them
         init_ring();
         device::fence_mbarrier_init();
+        device::fence_proxy_async_shared();
       }
       __syncwarp();
       first_late = min(tiles, kStages);

@@ -46,15 +46,27 @@ Goal parse_goal(const json& g, size_t index) {
   out.issue = g["issue"].get<int>();
   out.text = text("text");
   out.family = text("family");
-  out.dtype = parse_dtype(text("dtype"));
+  auto named = [&](auto&& parse) {  // a dtype's or shape's own error, naming the goal
+    try {
+      return parse();
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": " + e.what());
+    }
+  };
+  out.dtype = named([&] { return parse_dtype(text("dtype")); });
   out.metric = parse_metric(text("metric"), where);
   const bool needs_against = out.metric == GoalMetric::x_baseline ||
                              out.metric == GoalMetric::x_variant ||
                              out.metric == GoalMetric::x_dtype;
   if (needs_against) out.against = text("against");
-  if (out.metric == GoalMetric::x_dtype && parse_dtype(out.against) == out.dtype)
+  if (out.metric == GoalMetric::x_dtype &&
+      named([&] { return parse_dtype(out.against); }) == out.dtype)
     throw UsageError(where + ": x_dtype against its own dtype");
+  if (!needs_against && g.contains("against"))
+    throw UsageError(where + ": 'against' is x_baseline's, x_variant's and x_dtype's only");
   if (out.metric == GoalMetric::pct_ceiling) out.ceiling = text("ceiling");
+  if (out.metric != GoalMetric::pct_ceiling && g.contains("ceiling"))
+    throw UsageError(where + ": 'ceiling' is pct_ceiling's only");
   if (g.contains("bytes_of")) {
     if (out.metric != GoalMetric::pct_ceiling || !g["bytes_of"].is_array() || g["bytes_of"].empty())
       throw UsageError(where + ": 'bytes_of' (a list of dimensions) is pct_ceiling's only");
@@ -82,9 +94,8 @@ Goal parse_goal(const json& g, size_t index) {
   if (g.contains("rungs")) {
     if (!g["rungs"].is_array()) throw UsageError(where + ": 'rungs' is a list of variant ids");
     for (const auto& r : g["rungs"]) {
-      if (!r.is_string() || !is_rung_id(r.get<std::string>()) ||
-          r.get<std::string>().rfind(out.family + ".", 0) != 0)
-        throw UsageError(where + ": 'rungs' holds " + r.dump() + ", not a rung of " + out.family);
+      if (!r.is_string() || !is_rung_id(r.get<std::string>()))
+        throw UsageError(where + ": 'rungs' holds " + r.dump() + ", not a rung id");
       out.rungs.push_back(r.get<std::string>());
     }
   }
@@ -92,7 +103,7 @@ Goal parse_goal(const json& g, size_t index) {
     throw UsageError(where + ": 'problems' (a non-empty list of shapes) is missing");
   for (const auto& p : g["problems"]) {
     if (!p.is_string()) throw UsageError(where + ": a problem is a shape string");
-    out.problems.push_back(parse_shape(p.get<std::string>()));
+    out.problems.push_back(named([&] { return parse_shape(p.get<std::string>()); }));
   }
   for (const Shape& p : out.problems)
     for (const std::string& d : out.bytes_of)
@@ -186,23 +197,24 @@ bool other_side(const Result& r, const Goal& g, const Shape& shape) {
 GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult>& records,
               const std::map<std::string, double>& ceilings) {
   struct Run {
-    std::map<std::string, const Result*> mine;  // each rung's newest record
-    const Result* other = nullptr;
+    std::map<std::string, const Result*> mine;    // each rung's newest record
+    std::map<std::string, const Result*> others;  // the other side's, each variant's newest
+    const Result* other = nullptr;  // x_variant: the library's; x_dtype: the fastest rung's
   };
   std::map<std::string, Run> runs;
+  auto keep_newest = [](const Result*& n, const Result& r) {
+    if (!n || r.timestamp > n->timestamp) n = &r;
+  };
   for (const auto& s : records) {
     const Result& r = s.r;
-    if (usable(r, g, shape, g.dtype) && is_candidate(r, g)) {
-      const Result*& n = runs[s.run].mine[r.variant];
-      if (!n || r.timestamp > n->timestamp) n = &r;
-    } else if (other_side(r, g, shape)) {
-      const Result*& o = runs[s.run].other;
-      const bool take =
-          !o || (g.metric == GoalMetric::x_dtype ? r.timing.stats.median < o->timing.stats.median
-                                                 : r.timestamp > o->timestamp);
-      if (take) o = &r;
-    }
+    if (usable(r, g, shape, g.dtype) && is_candidate(r, g))
+      keep_newest(runs[s.run].mine[r.variant], r);
+    else if (other_side(r, g, shape))
+      keep_newest(runs[s.run].others[r.variant], r);
   }
+  for (auto& [name, run] : runs)
+    for (const auto& [variant, r] : run.others)
+      if (!run.other || r->timing.stats.median < run.other->timing.stats.median) run.other = r;
   GoalRow row;
   row.problem = shape.str();
   std::string newest;  // the chosen run's newest record
@@ -225,7 +237,7 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
       const bool better = higher_is_better(g.metric) ? v > best.value : v < best.value;
       if (!best.measured || better) best = {shape.str(), true, v, false, variant, name, how};
     }
-    if (best.measured && stamp > newest) {
+    if (best.measured && (!row.measured || stamp > newest)) {
       newest = stamp;
       row = best;
     }
@@ -298,18 +310,31 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
   return out;
 }
 
-std::string goal_value_text(GoalMetric m, double v) {
+std::string goal_value_text(GoalMetric m, double v, bool finer) {
   switch (m) {
     case GoalMetric::pct_ceiling:
-      return printed(v, "%.1f%%");
+      return printed(v, finer ? "%.2f%%" : "%.1f%%");
     case GoalMetric::tflops:
-      return printed(v, "%.0f TFLOP/s");
+      return printed(v, finer ? "%.1f TFLOP/s" : "%.0f TFLOP/s");
     case GoalMetric::median_us:
-      return printed(v, "%.2f us");
+      return printed(v, finer ? "%.3f us" : "%.2f us");
     default:
-      return printed(v, "%.3fx");
+      return printed(v, finer ? "%.4fx" : "%.3fx");
   }
 }
+
+namespace {
+
+/// A judged value as printed: with one more digit where the usual ones would print the bound
+/// itself on the wrong side of it ("1.000x" judged below 1.000).
+std::string judged_text(const Goal& g, double v) {
+  const std::string text = goal_value_text(g.metric, v);
+  return text == goal_value_text(g.metric, g.bound) && !holds(g, v)
+             ? goal_value_text(g.metric, v, true)
+             : text;
+}
+
+}  // namespace
 
 std::string goals_markdown(const std::vector<GoalResult>& results) {
   std::string summary =
@@ -320,11 +345,13 @@ std::string goals_markdown(const std::vector<GoalResult>& results) {
     const Goal& g = *res.goal;
     int met = 0, judged = 0;
     const GoalRow* weakest = nullptr;  // the measured row farthest on the wrong side of the bound
+    int unmeasured = 0;
     for (const GoalRow& row : res.rows) {
       const bool mean_row = g.geomean && row.problem.rfind("geometric mean", 0) == 0;
       if (!mean_row) {
         ++judged;
         met += row.met;
+        unmeasured += !row.measured;
       }
       if (g.geomean ? !mean_row : !row.measured) continue;
       if (!weakest || (g.at_most ? row.value > weakest->value : row.value < weakest->value))
@@ -336,10 +363,13 @@ std::string goals_markdown(const std::vector<GoalResult>& results) {
                     : "not met (" + std::to_string(met) + " of " + std::to_string(judged) + ")";
     const std::string bound_text =
         std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
+    std::string weakest_text =
+        weakest && weakest->measured ? judged_text(g, weakest->value) : std::string("-");
+    if (unmeasured > 0)
+      weakest_text +=
+          (weakest_text == "-" ? "" : "; ") + std::to_string(unmeasured) + " not measured";
     summary += "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + bound_text +
-               " | " + state + " | " +
-               (weakest && weakest->measured ? goal_value_text(g.metric, weakest->value) : "-") +
-               " |\n";
+               " | " + state + " | " + weakest_text + " |\n";
     const std::string bound =
         std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
     detail += "\n**" + g.id + "** " + g.text + " (" + g.family + ", " +
@@ -351,9 +381,8 @@ std::string goals_markdown(const std::vector<GoalResult>& results) {
         detail += "| " + row.problem + " | not measured | | | | no |\n";
         continue;
       }
-      detail += "| " + row.problem + " | " + goal_value_text(g.metric, row.value) + " | " +
-                row.how + " | " + row.variant + " | " + row.run + " | " + (row.met ? "yes" : "no") +
-                " |\n";
+      detail += "| " + row.problem + " | " + judged_text(g, row.value) + " | " + row.how + " | " +
+                row.variant + " | " + row.run + " | " + (row.met ? "yes" : "no") + " |\n";
     }
   }
   return summary + detail;

@@ -92,7 +92,8 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
 /// The markdown: a summary table (goal, issue, met), then each goal's rows.
 std::string goals_markdown(const std::vector<GoalResult>& results);
 
-/// "1.023x", "91.4%", "652 TFLOP/s", "12.31 us": a goal metric's value as printed.
-std::string goal_value_text(GoalMetric m, double v);
+/// "1.023x", "91.4%", "652 TFLOP/s", "12.31 us": a goal metric's value as printed (`finer`: one
+/// more digit).
+std::string goal_value_text(GoalMetric m, double v, bool finer = false);
 
 }  // namespace klab

@@ -80,6 +80,9 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"check vector_add.v00_cpu --json /nonexistent/dir/x.json", "no folder /nonexistent/dir"},
     {"bench vector_add --json /tmp", "it is a folder"},
     {"report x.json --md /nonexistent/dir/t.md", "no folder"},
+    {"report x.json --md -", "is not taken here"},
+    {"report x.json --readme /nonexistent/README.md", "does not exist"},
+    {"check sabotage --device cpu", "nothing to run"},
     {"run nosuchfamily", "unknown family"},
     {"run sabotage", "on purpose"},
     {"check vector_add --shape n=4,n=5", "given twice"},
@@ -178,8 +181,8 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
 // refused.
 TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
   const std::string dir = ::testing::TempDir() + "/klab_goals";
-  std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/res/run_old " + dir + "/res/run_new/a " +
-               dir + "/res/run_new/b")
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/res/2026-01-01_0000000_old " + dir +
+               "/res/2026-02-01_0000000_new/a " + dir + "/res/2026-02-01_0000000_new/b")
                   .c_str());
   auto record = [](const char* variant, double x) {
     return std::string(R"([{"variant":")") + variant +
@@ -188,13 +191,18 @@ TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
            R"("samples_ms":[0.5],"median_ms":0.5,"baseline":{"id":"vector_add.baseline_cub",)" +
            R"("speedup":)" + std::to_string(x) + "}}]";
   };
-  write_file(dir + "/res/run_old/bench.json", record("vector_add.v03_vectorized", 1.50));
-  write_file(dir + "/res/run_new/a/bench.json", record("vector_add.v03_vectorized", 0.97));
-  write_file(dir + "/res/run_new/b/bench.json", record("vector_add.v04_grid_stride", 1.20));
-  write_file(dir + "/res/run_new/tuned.json", R"({"entries": []})");  // not records: passed over
-  // run_new is the newer run (its records' timestamps are later).
-  std::system(("sed -i s/2026-01-01/2026-02-01/ " + dir + "/res/run_new/a/bench.json " + dir +
-               "/res/run_new/b/bench.json")
+  write_file(dir + "/res/2026-01-01_0000000_old/bench.json",
+             record("vector_add.v03_vectorized", 1.50));
+  write_file(dir + "/res/2026-02-01_0000000_new/a/bench.json",
+             record("vector_add.v03_vectorized", 0.97));
+  write_file(dir + "/res/2026-02-01_0000000_new/b/bench.json",
+             record("vector_add.v04_grid_stride", 1.20));
+  write_file(dir + "/res/2026-02-01_0000000_new/tuned.json",
+             R"({"entries": []})");  // not records: passed over
+  // 2026-02-01_0000000_new is the newer run (its records' timestamps are later).
+  std::system(("sed -i s/2026-01-01/2026-02-01/ " + dir +
+               "/res/2026-02-01_0000000_new/a/bench.json " + dir +
+               "/res/2026-02-01_0000000_new/b/bench.json")
                   .c_str());
   auto goals = [&](const std::string& aside) {
     return R"({"set_aside": [)" + aside +
@@ -207,22 +215,46 @@ TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
   Out o = klab("goals " + g + " " + dir + "/res --md " + md);
   ASSERT_EQ(o.code, 0) << o.err;
   std::string text = read_file(md);
-  EXPECT_NE(text.find("| n=1024 | 1.200x | medians | vector_add.v04_grid_stride | run_new | yes |"),
+  EXPECT_NE(text.find("| n=1024 | 1.200x | medians | vector_add.v04_grid_stride | "
+                      "2026-02-01_0000000_new | yes |"),
             std::string::npos)
       << text;
-  write_file(g, goals(R"({"records": "run_new/b", "why": "form b reverted"})"));
+  write_file(g, goals(R"({"records": "2026-02-01_0000000_new/b", "why": "form b reverted"})"));
   o = klab("goals " + g + " " + dir + "/res --md " + md);
   ASSERT_EQ(o.code, 0) << o.err;
   text = read_file(md);
-  EXPECT_NE(text.find("| n=1024 | 0.970x | medians | vector_add.v03_vectorized | run_new | no |"),
+  EXPECT_NE(text.find("| n=1024 | 0.970x | medians | vector_add.v03_vectorized | "
+                      "2026-02-01_0000000_new | no |"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("| run_new/b | 1 | form b reverted |"), std::string::npos) << text;
-  write_file(g, goals(R"({"records": "run_new/c", "why": "a typo"})"));
+  EXPECT_NE(text.find("| 2026-02-01_0000000_new/b | 1 | form b reverted |"), std::string::npos)
+      << text;
+  write_file(g, goals(R"({"records": "2026-02-01_0000000_new/c", "why": "a typo"})"));
   o = klab("goals " + g + " " + dir + "/res --md " + md);
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(lines(o.err), 1) << o.err;
   EXPECT_NE(o.err.find("no records under it"), std::string::npos) << o.err;
+  // A record file in no run folder: the rules judge run by run.
+  write_file(g, goals(""));
+  write_file(dir + "/loose.json", record("vector_add.v03_vectorized", 1.0));
+  o = klab("goals " + g + " " + dir + "/loose.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("is in no run folder"), std::string::npos) << o.err;
+  // A criterion naming what klab does not have: refused, naming the goal.
+  for (const char* bad : {R"("family": "vector_ad")", R"("problems": ["m=1024"])",
+                          R"("against": "vector_add.baseline_cuub")", R"("dtype": "e4m3")"}) {
+    std::string text = goals("");
+    const std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
+    const size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos) << key;
+    text.replace(at, text.find_first_of(",}", text.find(':', at) + 1) - at, bad);
+    write_file(g, text);
+    o = klab("goals " + g + " " + dir + "/res");
+    EXPECT_EQ(o.code, 2) << bad << "\n" << o.err;
+    EXPECT_EQ(lines(o.err), 1) << bad << "\n" << o.err;
+    EXPECT_NE(o.err.find("goal 9.1: "), std::string::npos) << bad << "\n" << o.err;
+  }
 }
 
 // The committed criteria parse, name registered families, and docs/goals.md holds what they judge
