@@ -29,7 +29,8 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
                    "kernels whose (mangled or demangled) name contains this; no GPU needed");
   sass->add_flag("--list", o->list, "list the kernels in this binary (filtered by --kernel)");
   sass->add_option("--out", o->out, "write the SASS listing to this file")->check(writable_path);
-  sass->add_option("--ptx", o->ptx, "write the PTX of the same kernels to this file");
+  sass->add_option("--ptx", o->ptx, "write the PTX of the same kernels to this file")
+      ->check(writable_path);
   sass->add_option("--json", o->json,
                    "append the instruction mix as a record to this JSON file (with a variant id; "
                    "`klab profile-report` renders it)")

@@ -310,7 +310,8 @@ void add_tune_command(CLI::App& app, CommandList& out) {
       ->check(writable_path_or_stdout);
   cmd->add_flag("--commit", o->commit,
                 "also store the winner in the committed table (e.g. kernels/sgemm/tuned.json)");
-  cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file");
+  cmd->add_option("--commit-to", o->commit_to, "also store the winner in this tune table file")
+      ->check(writable_path);
   cmd->add_flag("--no-cache", o->no_cache, "do not store the winner in the tune cache");
   cmd->add_option("--configs", o->configs,
                   "only these configuration indices, e.g. 0,2,5-7 (default: all); the winner "

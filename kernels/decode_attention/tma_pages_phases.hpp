@@ -19,6 +19,8 @@ namespace klab::decode_attention {
 /// over its warps (v13: and the marking thread's stores into their owners issued); its split's peers met
 /// (the cluster barrier; v13: an owner's rows received; on the counter path the arrival's
 /// atomic); the splits merged (the cluster merge, or the counter path's last CTA); the CTA's end.
+/// kEarlyIssue (v23): the producer's phases, first_ready to first_issue, come before `inputs`
+/// (its first stages are issued before the CTA's barrier).
 inline const std::vector<std::string>& tma_pages_phases() {
   static const std::vector<std::string> names{
       "start",       "length",      "inputs",     "first_ready", "first_entry", "armed",
