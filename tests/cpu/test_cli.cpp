@@ -1,6 +1,7 @@
 // Bad input through the real CLI: one line on stderr, exit code 2, no GPU work.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -180,7 +181,8 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
 // the newest run judged, a set-aside form's records dropped, a set-aside entry matching nothing
 // refused.
 TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
-  const std::string dir = ::testing::TempDir() + "/klab_goals";
+  // Per process: two runs of the suite at once (a local run beside CI) must not share it.
+  const std::string dir = ::testing::TempDir() + "/klab_goals_" + std::to_string(getpid());
   std::system(("rm -rf " + dir + " && mkdir -p " + dir + "/res/2026-01-01_0000000_old " + dir +
                "/res/2026-02-01_0000000_new/a " + dir + "/res/2026-02-01_0000000_new/b")
                   .c_str());
@@ -255,12 +257,14 @@ TEST(Cli, GoalsJudgeTheNewestRunOfAResultsFolder) {
     EXPECT_EQ(lines(o.err), 1) << bad << "\n" << o.err;
     EXPECT_NE(o.err.find("goal 9.1: "), std::string::npos) << bad << "\n" << o.err;
   }
+  std::system(("rm -rf " + dir).c_str());
 }
 
 // The committed criteria parse, name registered families, and docs/goals.md holds what they judge
 // against the committed runs now: a run committed without scripts/update_docs.sh fails here.
 TEST(Cli, CommittedGoalsTableIsCurrent) {
-  const std::string src = KLAB_SOURCE_DIR, md = ::testing::TempDir() + "/klab_goals_now.md";
+  const std::string src = KLAB_SOURCE_DIR, md = ::testing::TempDir() + "/klab_goals_now_" +
+                                                std::to_string(getpid()) + ".md";
   // From the source folder, with the paths update_docs.sh gives (the footer names them).
   const std::string cmd = "cd '" + src + "' && '" + std::string(KLAB_BINARY) +
                           "' goals docs/goals.json results/h200 --md '" + md + "' 2>/dev/null";
