@@ -1,6 +1,8 @@
 #pragma once
 // The klab CLI's commands. Each returns the process exit code; UsageError escapes to main().
 #include <nlohmann/json_fwd.hpp>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,13 +49,35 @@ int report_above_ceiling(const std::vector<Result>& results);
 /// Writes records as a JSON array ("-" = stdout).
 void write_json(const std::vector<Result>& results, const std::string& path);
 std::vector<Result> read_json(const std::string& path);
+/// The records of a parsed result file (`path` names it in errors).
+std::vector<Result> results_of(const nlohmann::json& j, const std::string& path);
 /// The JSON in a file; UsageError when it cannot be read or parsed (one line, naming the file).
 nlohmann::json read_json_file(const std::string& path);
 /// A JSON document of result records (an array of them, or one).
 bool is_results_json(const nlohmann::json& j);
-/// The result JSON files of `inputs` (files, or folders searched recursively for JSON files that
-/// hold records), sorted within each folder; UsageError for a missing input or none found.
-std::vector<std::string> result_files(const std::vector<std::string>& inputs);
+/// A klab ceilings file (`klab ceilings --json`, or the cache): {"ceilings": [...]}.
+bool is_ceilings_json(const nlohmann::json& j);
+enum class JsonKind { results, ceilings };
+using InputVisitor = std::function<void(const std::string& input, const std::string& path,
+                                        JsonKind kind, const nlohmann::json& j)>;
+/// Every JSON file of `inputs`, each parsed once: a file given by name (a ceilings file, else
+/// taken for records), or the files of a folder searched recursively, sorted, where only record
+/// and ceilings files are visited (run folders hold tune tables and profiles too). UsageError for
+/// a missing input.
+void for_each_input_json(const std::vector<std::string>& inputs, const InputVisitor& each);
+/// The record files of `inputs` (for_each_input_json's) and their records; UsageError when
+/// there are none.
+struct ResultFiles {
+  std::vector<std::string> files;
+  std::vector<Result> records;
+};
+ResultFiles read_result_files(const std::vector<std::string>& inputs);
+/// A ceiling bounds what the hardware can do: of several measurements of one, keep the highest (a
+/// lower one is a throttled or disturbed run; the ceilings record their SM clock).
+void keep_highest(std::map<std::string, double>& m, const std::string& name, double value);
+/// Each (name, value) of a ceilings file's measurements with a positive value.
+void each_ceiling(const nlohmann::json& j,
+                  const std::function<void(const std::string&, double)>& each);
 /// Writes report markdown: to `out_md` when given, else to stdout when `to_stdout` and no
 /// `readme`; and into `readme`'s marked section `section` when given.
 void emit_markdown(const std::string& md, const std::string& out_md, const std::string& readme,

@@ -93,40 +93,28 @@ int run_goals(const GoalsOptions& o) {
   };
   std::vector<SourcedResult> records;
   std::map<std::string, double> highest;  // each ceiling's highest measurement (klab roofline's)
-  auto keep = [&](const std::string& name, double v) {
-    if (v > 0) highest[name] = std::max(highest[name], v);
-  };
   size_t files = 0;
-  for (const std::string& in : o.inputs) {
-    for (const std::string& f : result_files({in})) {
-      const auto [run, path] = run_of(f);
-      runs_seen.insert(run);
-      const int aside = set_aside_at(path);
-      ++files;
-      for (Result& r : read_json(f)) {
-        if (aside >= 0) {
-          ++dropped[aside];
-          continue;
-        }
-        keep(r.ceiling.name, r.ceiling.value);
-        records.push_back({std::move(r), run});
-      }
+  for_each_input_json(o.inputs, [&](const std::string&, const std::string& f, JsonKind kind,
+                                    const nlohmann::json& j) {
+    const auto [run, path] = run_of(f);
+    const int aside = set_aside_at(path);
+    if (kind == JsonKind::ceilings) {
+      if (aside < 0)
+        each_ceiling(j, [&](const std::string& name, double v) { keep_highest(highest, name, v); });
+      return;
     }
-    if (!fs::is_directory(in)) continue;
-    for (const auto& e : fs::recursive_directory_iterator(in)) {  // klab ceilings' files
-      if (e.path().extension() != ".json" || e.path().filename().string().rfind("ceilings", 0))
+    runs_seen.insert(run);
+    ++files;
+    for (Result& r : results_of(j, f)) {
+      if (aside >= 0) {
+        ++dropped[aside];
         continue;
-      const auto [run, path] = run_of(e.path().string());
-      if (set_aside_at(path) >= 0) continue;
-      const nlohmann::json c = read_json_file(e.path().string());
-      if (!c.is_object() || !c.contains("ceilings") || !c["ceilings"].is_array())
-        throw UsageError(e.path().string() + " is not a klab ceilings file");
-      for (const auto& x : c["ceilings"])
-        if (x.is_object() && x.value("name", nlohmann::json()).is_string() &&
-            x.value("value", nlohmann::json()).is_number())
-          keep(x["name"].get<std::string>(), x["value"].get<double>());
+      }
+      if (r.ceiling.value > 0) keep_highest(highest, r.ceiling.name, r.ceiling.value);
+      records.push_back({std::move(r), run});
     }
-  }
+  });
+  if (files == 0) throw UsageError("no result JSON files in the given inputs");
   // An entry whose run is among the inputs must set something aside: else it is a typo.
   for (size_t i = 0; i < set_aside.size(); ++i) {
     const std::string run = set_aside[i].records.substr(0, set_aside[i].records.find('/'));

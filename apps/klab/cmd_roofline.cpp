@@ -47,53 +47,19 @@ struct Inputs {
   std::vector<std::string> files;
 };
 
-/// The JSON files named, and those inside the folders named, subfolders (run folders) included
-/// (`found` marks the latter).
-std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& inputs) {
-  std::vector<std::pair<std::string, bool>> files;
-  for (const auto& in : inputs) {
-    if (fs::is_directory(in)) {
-      std::vector<std::string> found;
-      for (const auto& e : fs::recursive_directory_iterator(in))
-        if (e.path().extension() == ".json") found.push_back(e.path().string());
-      std::sort(found.begin(), found.end());
-      for (auto& f : found) files.emplace_back(std::move(f), true);
-    } else if (fs::exists(in)) {
-      files.emplace_back(in, false);
-    } else {
-      throw UsageError("no such file or folder: " + in);
-    }
-  }
-  return files;
-}
-
-/// A ceiling bounds what the hardware can do: of several measurements of one, keep the highest (a
-/// lower one is a throttled or disturbed run; the ceilings record their SM clock).
-void keep_highest(rl::Measured& m, const std::string& name, double value) {
-  if (auto [it, fresh] = m.emplace(name, value); !fresh) it->second = std::max(it->second, value);
-}
-
-bool is_ceilings_json(const json& j) {
-  return j.is_object() && j.contains("ceilings") && !j.contains("variant");
-}
-
 Inputs load_inputs(const std::vector<std::string>& paths) {
   Inputs in;
   std::vector<Result> all;
-  for (const auto& [f, found_in_folder] : expand(paths)) {
-    const json j = read_json_file(f);
-    // A folder may hold other JSON (gtest reports, sweeps' plots' data): skip what is neither.
-    if (found_in_folder && !is_ceilings_json(j) && !is_results_json(j)) continue;
-    in.files.push_back(f);
-    if (is_ceilings_json(j)) {
-      for (const auto& c : j.at("ceilings"))
-        if (c.value("value", 0.0) > 0)
-          keep_highest(in.file_ceilings, c.at("name").get<std::string>(),
-                       c.at("value").get<double>());
-      continue;
-    }
-    for (Result& r : read_json(f)) all.push_back(std::move(r));
-  }
+  for_each_input_json(paths,
+                      [&](const std::string&, const std::string& f, JsonKind kind, const json& j) {
+                        in.files.push_back(f);
+                        if (kind == JsonKind::ceilings)
+                          each_ceiling(j, [&](const std::string& name, double v) {
+                            keep_highest(in.file_ceilings, name, v);
+                          });
+                        else
+                          for (Result& r : results_of(j, f)) all.push_back(std::move(r));
+                      });
   // Every record's ceiling is a measurement of it, superseded record or not: keep the highest.
   for (const Result& r : all)
     if (r.ceiling.value > 0) keep_highest(in.record_ceilings, r.ceiling.name, r.ceiling.value);

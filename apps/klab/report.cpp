@@ -17,18 +17,7 @@
 
 namespace klab::cli {
 
-namespace fs = std::filesystem;
-
 namespace {
-
-std::vector<Result> load_all(const std::vector<std::string>& files) {
-  std::vector<Result> all;
-  for (const auto& f : files) {
-    auto rs = read_json(f);
-    all.insert(all.end(), rs.begin(), rs.end());
-  }
-  return all;
-}
 
 std::string key(const Result& r) {
   return r.variant + " " + r.problem.str() +
@@ -99,8 +88,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
       }))
     throw UsageError("--section '" + section + "': letters, digits, '-' and '_' only");
-  const auto files = result_files(inputs);
-  auto results = load_all(files);
+  auto [files, results] = read_result_files(inputs);
   if (compare_with.empty()) results = newest_per_record(std::move(results));
   if (!families.empty()) {
     std::erase_if(results, [&](const Result& r) {
@@ -123,7 +111,7 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
   }
 
   if (!compare_with.empty()) {
-    const auto other = load_all(result_files({compare_with}));
+    const auto other = read_result_files({compare_with}).records;
     std::map<std::string, const Result*> by_key;
     for (const auto& r : other)
       if (r.timed) by_key[key(r)] = &r;

@@ -112,7 +112,10 @@ nlohmann::json read_json_file(const std::string& path) {
 }
 
 std::vector<Result> read_json(const std::string& path) {
-  const nlohmann::json j = read_json_file(path);
+  return results_of(read_json_file(path), path);
+}
+
+std::vector<Result> results_of(const nlohmann::json& j, const std::string& path) {
   std::vector<Result> out;
   try {
     if (j.is_array())
@@ -132,26 +135,58 @@ bool is_results_json(const nlohmann::json& j) {
   return j.is_array() && (j.empty() || (j.front().is_object() && j.front().contains("variant")));
 }
 
-std::vector<std::string> result_files(const std::vector<std::string>& inputs) {
+bool is_ceilings_json(const nlohmann::json& j) {
+  return j.is_object() && j.contains("ceilings") && j["ceilings"].is_array() &&
+         !j.contains("variant");
+}
+
+void for_each_input_json(const std::vector<std::string>& inputs, const InputVisitor& each) {
   namespace fs = std::filesystem;
-  std::vector<std::string> files;
   for (const auto& in : inputs) {
     if (fs::is_directory(in)) {
-      // Run folders hold other JSON besides records (ceilings, tune tables, profiles): skipped.
       std::vector<std::string> found;
       for (const auto& e : fs::recursive_directory_iterator(in))
-        if (e.path().extension() == ".json" && is_results_json(read_json_file(e.path().string())))
-          found.push_back(e.path().string());
+        if (e.path().extension() == ".json") found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      for (const std::string& f : found) {
+        const nlohmann::json j = read_json_file(f);
+        // Run folders hold other JSON besides these (tune tables, profiles): passed over.
+        if (is_ceilings_json(j))
+          each(in, f, JsonKind::ceilings, j);
+        else if (is_results_json(j))
+          each(in, f, JsonKind::results, j);
+      }
     } else if (fs::exists(in)) {
-      files.push_back(in);
+      const nlohmann::json j = read_json_file(in);
+      each(in, in, is_ceilings_json(j) ? JsonKind::ceilings : JsonKind::results, j);
     } else {
       throw UsageError("no such file or folder: " + in);
     }
   }
-  if (files.empty()) throw UsageError("no result JSON files in the given inputs");
-  return files;
+}
+
+ResultFiles read_result_files(const std::vector<std::string>& inputs) {
+  ResultFiles out;
+  for_each_input_json(inputs, [&](const std::string&, const std::string& path, JsonKind kind,
+                                  const nlohmann::json& j) {
+    if (kind != JsonKind::results) return;
+    out.files.push_back(path);
+    for (Result& r : results_of(j, path)) out.records.push_back(std::move(r));
+  });
+  if (out.files.empty()) throw UsageError("no result JSON files in the given inputs");
+  return out;
+}
+
+void keep_highest(std::map<std::string, double>& m, const std::string& name, double value) {
+  if (auto [it, fresh] = m.emplace(name, value); !fresh) it->second = std::max(it->second, value);
+}
+
+void each_ceiling(const nlohmann::json& j,
+                  const std::function<void(const std::string&, double)>& each) {
+  for (const auto& c : j.at("ceilings"))
+    if (c.is_object() && c.value("name", nlohmann::json()).is_string() &&
+        c.value("value", nlohmann::json()).is_number() && c["value"].get<double>() > 0)
+      each(c["name"].get<std::string>(), c["value"].get<double>());
 }
 
 void emit_markdown(const std::string& md, const std::string& out_md, const std::string& readme,
