@@ -119,7 +119,6 @@ Variant gpu_v16_global_tensor_maps();
 Variant gpu_v17_fp8_three_ctas();
 Variant gpu_v18_fp8_pairs_three_ctas();
 Variant gpu_v19_fp8_stage_triples();
-/// Built, not registered until their GPU tests pass on a device (v20-v23).
 Variant gpu_v20_fp8_fine_splits();
 Variant gpu_v21_fine_splits();
 Variant gpu_v22_fp8_compact_grid();

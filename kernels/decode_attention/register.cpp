@@ -1,7 +1,6 @@
 // The decode_attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs
-// join once they pass the GPU tests on a device; v20_fp8_fine_splits, v21_fine_splits,
-// v22_fp8_compact_grid and v23_early_issue are built and wait for that (family.hpp). cuDNN's
-// paged SDPA is built only where cuDNN and its frontend's headers were found (sources.cmake).
+// join once they pass the GPU tests on a device. cuDNN's paged SDPA is built only where cuDNN
+// and its frontend's headers were found (sources.cmake).
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/register.hpp"
 
@@ -32,6 +31,10 @@ void register_decode_attention(Registry& r) {
     gpu_v17_fp8_three_ctas(),
     gpu_v18_fp8_pairs_three_ctas(),
     gpu_v19_fp8_stage_triples(),
+    gpu_v20_fp8_fine_splits(),
+    gpu_v21_fine_splits(),
+    gpu_v22_fp8_compact_grid(),
+    gpu_v23_early_issue(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif
