@@ -118,6 +118,28 @@ LaunchTimeline summarize_launch(const std::vector<uint64_t>& slots, int64_t ctas
     }
     t.phases.push_back(std::move(s));
   }
+  // The last phase any CTA marked, split by how many CTAs each one's SM ran.
+  size_t last_k = phases.size();
+  for (size_t k = phases.size(); k-- > 0;)
+    if (t.phases[k].ctas > 0) {
+      last_k = k;
+      break;
+    }
+  if (last_k == phases.size()) return t;
+  std::map<uint64_t, int64_t> on_sm;  // SM id -> CTAs that marked anything there
+  for (int64_t c = 0; c < ctas; ++c)
+    for (size_t k = 0; k < phases.size(); ++k)
+      if (ns(c, k) != 0) {
+        ++on_sm[slots[c * rec]];
+        break;
+      }
+  std::map<int64_t, std::vector<double>> by_share;
+  for (int64_t c = 0; c < ctas; ++c)
+    if (ns(c, last_k) != 0)
+      by_share[on_sm[slots[c * rec]]].push_back(static_cast<double>(ns(c, last_k) - first) / 1e3);
+  for (auto& [n, at] : by_share)
+    t.last_by_sm_share.push_back({n, static_cast<int64_t>(at.size()), median_of(at),
+                                  *std::max_element(at.begin(), at.end())});
   return t;
 }
 
@@ -151,6 +173,20 @@ LaunchTimeline median_timeline(const std::vector<LaunchTimeline>& launches) {
     s.own_max = ph([](const PhaseStats& p) { return p.own_max; });
     t.phases.push_back(std::move(s));
   }
+  std::map<int64_t, std::vector<const SmShareStats*>> shares;
+  for (const auto& l : launches)
+    for (const auto& g : l.last_by_sm_share) shares[g.sm_ctas].push_back(&g);
+  for (const auto& [n, gs] : shares) {
+    auto gmed = [&](auto field) {
+      std::vector<double> v;
+      for (const SmShareStats* g : gs) v.push_back(static_cast<double>(field(*g)));
+      return median_of(std::move(v));
+    };
+    t.last_by_sm_share.push_back(
+        {n, static_cast<int64_t>(gmed([](const SmShareStats& g) { return g.ctas; })),
+         gmed([](const SmShareStats& g) { return g.at_median; }),
+         gmed([](const SmShareStats& g) { return g.at_max; })});
+  }
   return t;
 }
 
@@ -164,7 +200,14 @@ nlohmann::json to_json(const LaunchTimeline& t) {
                   {"at_max_us", p.at_max},
                   {"own_median_us", p.own_median},
                   {"own_max_us", p.own_max}});
+  nlohmann::json shares = nlohmann::json::array();
+  for (const auto& g : t.last_by_sm_share)
+    shares.push_back({{"sm_ctas", g.sm_ctas},
+                      {"ctas", g.ctas},
+                      {"at_median_us", g.at_median},
+                      {"at_max_us", g.at_max}});
   return {{"phases", ph},
+          {"last_by_sm_share", shares},
           {"span_us", t.span_us},
           {"clock_mhz", t.clock_mhz},
           {"timer_step_ns", t.timer_step_ns},
@@ -184,6 +227,11 @@ LaunchTimeline timeline_from_json(const nlohmann::json& j) {
                         p.at("at_min_us").get<double>(), p.at("at_median_us").get<double>(),
                         p.at("at_max_us").get<double>(), p.at("own_median_us").get<double>(),
                         p.at("own_max_us").get<double>()});
+  if (j.contains("last_by_sm_share"))  // timelines recorded before it have none
+    for (const auto& g : j.at("last_by_sm_share"))
+      t.last_by_sm_share.push_back({g.at("sm_ctas").get<int64_t>(), g.at("ctas").get<int64_t>(),
+                                    g.at("at_median_us").get<double>(),
+                                    g.at("at_max_us").get<double>()});
   return t;
 }
 
@@ -207,6 +255,19 @@ std::string timeline_table(const LaunchTimeline& t) {
       static_cast<long long>(t.ctas), static_cast<long long>(t.sms), t.span_us, t.clock_mhz,
       static_cast<long long>(t.timer_step_ns));
   if (!unmarked.empty()) md += "Phases no CTA marked (left out): " + unmarked + ".\n";
+  if (t.last_by_sm_share.size() > 1) {  // one group would repeat the table's last row
+    std::string last;
+    for (const auto& p : t.phases)
+      if (p.ctas > 0) last = p.name;
+    md += "The last phase (" + last + ") by the CTAs their SM ran:";
+    for (size_t i = 0; i < t.last_by_sm_share.size(); ++i) {
+      const SmShareStats& g = t.last_by_sm_share[i];
+      md += format("%s %lld CTA%s an SM: %lld CTAs, median %.2f, last %.2f µs", i == 0 ? "" : ";",
+                   static_cast<long long>(g.sm_ctas), g.sm_ctas == 1 ? "" : "s",
+                   static_cast<long long>(g.ctas), g.at_median, g.at_max);
+    }
+    md += ".\n";
+  }
   return md;
 }
 

@@ -24,9 +24,18 @@ struct PhaseStats {
   double own_median = 0, own_max = 0;
 };
 
+/// The last marked phase (a kernel's `end`) over the CTAs whose SM ran `sm_ctas` of the launch's
+/// CTAs: whether the CTAs that shared an SM are the ones that finish last.
+struct SmShareStats {
+  int64_t sm_ctas = 0;  ///< CTAs the SM ran in the launch
+  int64_t ctas = 0;     ///< CTAs on such SMs
+  double at_median = 0, at_max = 0;
+};
+
 struct LaunchTimeline {
   std::vector<PhaseStats> phases;
-  double span_us = 0;    ///< first mark to last, by the nanosecond clock
+  std::vector<SmShareStats> last_by_sm_share;  ///< by sm_ctas, ascending (empty: not recorded)
+  double span_us = 0;                          ///< first mark to last, by the nanosecond clock
   double clock_mhz = 0;  ///< cycles over nanoseconds, summed over the CTAs' first-to-last spans
   int64_t timer_step_ns =
       0;  ///< smallest non-zero step between the clock's values seen (resolution)
@@ -39,7 +48,8 @@ struct LaunchTimeline {
 LaunchTimeline summarize_launch(const std::vector<uint64_t>& slots, int64_t ctas,
                                 const std::vector<std::string>& phases);
 
-/// Several launches' timelines as one: each number the median of the launches'.
+/// Several launches' timelines as one: each number the median of the launches' (a group of
+/// last_by_sm_share over the launches that have it).
 LaunchTimeline median_timeline(const std::vector<LaunchTimeline>& launches);
 
 nlohmann::json to_json(const LaunchTimeline& t);

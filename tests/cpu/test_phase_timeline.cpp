@@ -62,6 +62,46 @@ TEST(PhaseTimeline, APhaseSomeCtasNeverReachCountsOnlyThoseThatDid) {
   EXPECT_DOUBLE_EQ(t.phases[1].at_median, 0.5);
 }
 
+TEST(PhaseTimeline, TheLastPhaseSplitsByTheCtasTheirSmRan) {
+  std::vector<uint64_t> slots(4 * 7, 0);
+  // SM 3 runs CTAs 0 and 1, SM 9 runs CTA 2 alone; CTA 3 never ran. No CTA marks "end": the
+  // split is of "mid", the last phase marked.
+  put(slots, 0, 3, 3, {{0, 1000}, {4000, 5000}});
+  put(slots, 1, 3, 3, {{0, 1000}, {6000, 7000}});
+  put(slots, 2, 3, 9, {{0, 1000}, {2000, 3000}});
+  const LaunchTimeline t = summarize_launch(slots, 4, kPhases);
+  ASSERT_EQ(t.last_by_sm_share.size(), 2u);
+  EXPECT_EQ(t.last_by_sm_share[0].sm_ctas, 1);
+  EXPECT_EQ(t.last_by_sm_share[0].ctas, 1);
+  EXPECT_DOUBLE_EQ(t.last_by_sm_share[0].at_max, 2.0);
+  EXPECT_EQ(t.last_by_sm_share[1].sm_ctas, 2);
+  EXPECT_EQ(t.last_by_sm_share[1].ctas, 2);
+  EXPECT_DOUBLE_EQ(t.last_by_sm_share[1].at_median, 5.0);  // 4 and 6 µs
+  EXPECT_DOUBLE_EQ(t.last_by_sm_share[1].at_max, 6.0);
+  const std::string table = timeline_table(t);
+  EXPECT_NE(table.find("The last phase (mid) by the CTAs their SM ran: 1 CTA an SM: 1 CTAs, median "
+                       "2.00, last 2.00 µs; 2 CTAs an SM: 2 CTAs, median 5.00, last 6.00 µs."),
+            std::string::npos)
+      << table;
+  // Launches combine group by group (a group a launch lacks is the median of those that have it),
+  // and the groups survive JSON; a timeline recorded before them reads back without any.
+  LaunchTimeline other = t;
+  other.last_by_sm_share.pop_back();
+  other.last_by_sm_share[0].at_max = 4.0;
+  const LaunchTimeline m = median_timeline({t, other, t});
+  ASSERT_EQ(m.last_by_sm_share.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.last_by_sm_share[0].at_max, 2.0);
+  EXPECT_DOUBLE_EQ(m.last_by_sm_share[1].at_max, 6.0);
+  const LaunchTimeline back = timeline_from_json(to_json(m));
+  ASSERT_EQ(back.last_by_sm_share.size(), 2u);
+  EXPECT_EQ(back.last_by_sm_share[1].ctas, 2);
+  nlohmann::json old = to_json(m);
+  old.erase("last_by_sm_share");
+  EXPECT_TRUE(timeline_from_json(old).last_by_sm_share.empty());
+  EXPECT_EQ(timeline_table(timeline_from_json(old)).find("by the CTAs their SM ran"),
+            std::string::npos);
+}
+
 TEST(PhaseTimeline, RefusesSlotsThatAreNotOneRecordACta) {
   EXPECT_THROW(summarize_launch(std::vector<uint64_t>(20, 0), 3, kPhases), std::exception);
 }
