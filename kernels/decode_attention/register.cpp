@@ -35,6 +35,7 @@ void register_decode_attention(Registry& r) {
     gpu_v21_fine_splits(),
     gpu_v22_fp8_compact_grid(),
     gpu_v23_early_issue(),
+    gpu_v24_one_cta_an_sm(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

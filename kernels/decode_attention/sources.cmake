@@ -22,4 +22,5 @@ klab_family(decode_attention
        v17_fp8_three_ctas.cu v18_fp8_pairs_three_ctas.cu
        v19_fp8_stage_triples.cu v20_fp8_fine_splits.cu
        v21_fine_splits.cu v22_fp8_compact_grid.cu v23_early_issue.cu
+       v24_one_cta_an_sm.cu
        ${KLAB_DECODE_CUDNN_SRC})

@@ -12,7 +12,9 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -454,6 +456,10 @@ struct TmaPagesLaunch {
   /// kCompact (v22): the counter path's grid holds these items (every sequence's splits; the
   /// plan's compact_batch sequences) instead of max_splits a sequence.
   int64_t compact_items = 0;
+  /// v24: the clustered launch asks for this much dynamic shared memory where it is more than its
+  /// own and the launch's clusters all fit at once at that size (one CTA an SM: each cluster on
+  /// as many SMs as it has CTAs); 0, or where they would not fit, the kernel's own size.
+  int cluster_smem_floor = 0;
   static constexpr bool kTraceable = kCluster && kElem == 2;
 
   /// kGlobalMaps: copies k_map and v_map to global_maps on `stream` (split_kv_variant: prepare
@@ -503,8 +509,10 @@ struct TmaPagesLaunch {
         constexpr auto clustered =
             tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps,
                              0, false, kEarlyIssue>;
-        const int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
-        device::opt_in_dynamic_smem<clustered>(csmem);
+        int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
+        if (cluster_smem_floor > csmem && clusters_fit<clustered>(grid, cluster_smem_floor))
+          csmem = cluster_smem_floor;
+        raise_dynamic_smem<clustered>(csmem);
         enqueue_clusters<clustered>(grid, csmem,
                                     kPush
                                         ? cluster_splits_at(PushMergeConfig::ctas_per_sm(kD, kElem))
@@ -540,18 +548,54 @@ struct TmaPagesLaunch {
                                        out, counters, g, scales,
                                        static_cast<const CUtensorMap*>(global_maps)));
   }
-  /// v11, v13: a row group's splits are one cluster along x (up to 16: the non-portable size).
+  /// device::opt_in_dynamic_smem that raises kKernel's limit again where a later launch asks for
+  /// more (v13 and v24 launch the same clustered kernel at two sizes; the limit is a ceiling,
+  /// each launch's own size what its CTAs take).
   template <auto kKernel>
-  void enqueue_clusters(dim3 grid, int smem, int max_splits, cudaStream_t stream) const {
-    KLAB_CHECK(static_cast<int>(grid.x) <= max_splits,
-               "decode_attention: a cluster merge of more splits than a cluster holds");
+  static void raise_dynamic_smem(int bytes) {
+    static int granted = 0;
+    if (bytes <= granted) return;
+    KLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    granted = bytes;
+  }
+  /// kKernel may launch clusters of up to 16 CTAs (Hopper's non-portable size).
+  template <auto kKernel>
+  static void allow_non_portable_clusters() {
     static const bool non_portable = [] {
       KLAB_CUDA_CHECK(
           cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
       return true;
     }();
     (void)non_portable;
+  }
+  /// v11, v13: a row group's splits are one cluster along x (up to 16: the non-portable size).
+  template <auto kKernel>
+  void enqueue_clusters(dim3 grid, int smem, int max_splits, cudaStream_t stream) const {
+    KLAB_CHECK(static_cast<int>(grid.x) <= max_splits,
+               "decode_attention: a cluster merge of more splits than a cluster holds");
+    allow_non_portable_clusters<kKernel>();
     launch_with<kKernel>(grid, smem, grid.x, stream);
+  }
+  /// v24: whether every cluster of `grid` (clusters of grid.x along x) is resident at once with
+  /// `smem` bytes of dynamic shared memory a CTA (cudaOccupancyMaxActiveClusters), asked once per
+  /// kernel, grid and size.
+  template <auto kKernel>
+  bool clusters_fit(dim3 grid, int smem) const {
+    static std::map<std::tuple<unsigned, unsigned, unsigned, int>, bool> known;
+    const auto key = std::make_tuple(grid.x, grid.y, grid.z, smem);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+    allow_non_portable_clusters<kKernel>();
+    raise_dynamic_smem<kKernel>(smem);
+    const device::LaunchAttributes attrs(grid.x, false);
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(tma_pages_detail::kThreads);
+    config.dynamicSmemBytes = static_cast<size_t>(smem);
+    attrs.apply(config);
+    int clusters = 0;
+    KLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config));
+    return known[key] = int64_t(clusters) >= int64_t(grid.y) * grid.z;
   }
   void operator()(cudaStream_t stream) const {
     with_head_dim(d, [&]<int kD>() {
@@ -568,6 +612,11 @@ struct TmaPagesLaunch {
     });
   }
 };
+
+/// v24: dynamic shared memory that leaves no room for a second CTA on the SM (half the SM's:
+/// two such CTAs and their static and reserved shared memory exceed it), for a kernel whose own
+/// need is below it.
+inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per_sm / 2); }
 
 /// The launch of problem p on buffers b under `plan` (k_scale and v_scale read for e4m3). A
 /// ClusterSplitPlan (v11, v12, v13) builds the clustered kernel too (kPush: v13's merge) and says
@@ -646,15 +695,18 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
 /// cluster_merge_variant's rung on another plan: plan(p) gives the ClusterSplitPlan (v20, v21:
 /// plan_v20); kCompact (v22): the counter path's compact grid; kEarlyIssue (v23): the clustered
-/// kernel's first stages issued before the CTA's barrier.
+/// kernel's first stages issued before the CTA's barrier; kOneCtaAnSm (v24): the clustered
+/// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor).
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
-          bool kCompact = false, bool kEarlyIssue = false, class PlanOf>
+          bool kCompact = false, bool kEarlyIssue = false, bool kOneCtaAnSm = false, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        return tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                kCompact, kEarlyIssue>(p, b, plan(p));
+        auto launch = tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
+                                       kCompact, kEarlyIssue>(p, b, plan(p));
+        if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
+        return launch;
       },
       plan,
       [rung](const Problem& p) {
