@@ -777,5 +777,27 @@ runs=("$res/2026-11-30_fe9e36e_every_gpu_rung/ceilings.json" "$res/2026-11-30_e6
 "$klab" predict "$res" --md docs/predictions.md
 "$klab" roofline --device h200 --dtype bf16 --results "${runs[@]}" --md docs/roofline_h200.md \
   --plot docs/roofline_h200.png
+# decode v20-v24 (finer splits on e4m3 and bf16, the compact grid, the early issue, one CTA an SM):
+# e4m3 v15 / v20 / v22 and bf16 v13 / v21 / cuDNN launch by launch at the goal shapes; v13, v23,
+# v24 and cuDNN at B = 1; the timelines of v13 (with the last phase by SM share) and v23.
+run_v24=$res/2026-12-05_a6b47ce_decode_v20_v24
+"$klab" report "$run_v24"/e4m3/bench_*.json "$run_v24"/bf16/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-a6b47ce-v20
+"$klab" report "$run_v24"/b1/bench_*.json --family decode_attention \
+  --readme docs/worklogs/decode.md --section results-a6b47ce-b1
+for x in v13_1_16_4096_cold v13_1_16_4096_hot v23_1_16_4096_cold; do
+  "$klab" timeline --from "$run_v24/tl/tl_$x.json" --readme docs/worklogs/decode.md \
+    --section "timeline-a6b47ce-$x"
+done
+# The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
+# Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
+# at 512 x 4096 x 4096.
+near=$res/2026-12-05_a6b47ce_near_miss_profiles
+"$klab" report "$near"/fa2/bench_4k.json "$near"/fa2/torch_sdpa_4k.json --family attention \
+  --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md --section results-a6b47ce-fa2-4k
+"$klab" profile-report "$near"/profiles/profiles_4k.json --readme docs/worklogs/attention.md \
+  --section profile-a6b47ce-causal-4k
+"$klab" profile-report "$near"/profiles/profiles_512.json --readme docs/worklogs/gemm.md \
+  --section profile-a6b47ce-512
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
