@@ -23,7 +23,11 @@ namespace klab::device {
 constexpr int64_t phase_record_u64(int phases) { return 1 + 2 * int64_t(phases); }
 
 namespace phase_trace_detail {
-// Internal linkage: the TU that instantiates a traced kernel sets and reads its own copy.
+// Internal linkage: the TU that instantiates a traced kernel sets and reads its own copy. Two TUs
+// that instantiate the same traced kernel (the same template arguments) share one host stub, which
+// launches one TU's copy of the kernel: a rung tracing a kernel another rung's file instantiates
+// sets its own pointer and the launched kernel reads the other's (`klab timeline` then refuses
+// the run: no marks).
 static __device__ unsigned long long* phase_trace_slots = nullptr;
 }  // namespace phase_trace_detail
 

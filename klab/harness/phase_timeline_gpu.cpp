@@ -50,6 +50,15 @@ TracedRun trace_variant(const Family& f, const Variant& v, const Problem& p, int
     KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
     run.launches.push_back(summarize_launch(host, ctas, phases));
   }
+  // A traced kernel whose launches marked nothing is not a timeline: the usual cause is a rung
+  // that launches a kernel instantiated (with the same template arguments) in another rung's
+  // file, whose own copy of the trace pointer (phase_trace.cuh: one a translation unit) was not
+  // the one set.
+  bool any = false;
+  for (const LaunchTimeline& l : run.launches) any = any || l.ctas > 0;
+  KLAB_CHECK(any, "timeline: " + v.info.id +
+                      "'s traced launches recorded no marks (its kernel reads another "
+                      "translation unit's trace pointer?)");
   return run;
 }
 
