@@ -64,7 +64,8 @@ LaunchTimeline summarize_launch(const std::vector<uint64_t>& slots, int64_t ctas
   auto ns = [&](int64_t c, size_t k) { return slots[c * rec + 2 + 2 * k]; };
   LaunchTimeline t;
   uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
-  std::set<uint64_t> sms, values;
+  std::map<uint64_t, int64_t> on_sm;  // SM id -> CTAs that marked anything there
+  std::set<uint64_t> values;
   double span_cycles = 0, span_ns = 0;
   for (int64_t c = 0; c < ctas; ++c) {
     bool any = false;
@@ -80,13 +81,13 @@ LaunchTimeline summarize_launch(const std::vector<uint64_t>& slots, int64_t ctas
     }
     if (!any) continue;
     ++t.ctas;
-    sms.insert(slots[c * rec]);
+    ++on_sm[slots[c * rec]];
     if (c_last > c_first) {
       span_cycles += static_cast<double>(k_last - k_first);
       span_ns += static_cast<double>(c_last - c_first);
     }
   }
-  t.sms = static_cast<int64_t>(sms.size());
+  t.sms = static_cast<int64_t>(on_sm.size());
   if (t.ctas == 0) {
     for (const auto& name : phases) t.phases.push_back({name});
     return t;
@@ -126,13 +127,6 @@ LaunchTimeline summarize_launch(const std::vector<uint64_t>& slots, int64_t ctas
       break;
     }
   if (last_k == phases.size()) return t;
-  std::map<uint64_t, int64_t> on_sm;  // SM id -> CTAs that marked anything there
-  for (int64_t c = 0; c < ctas; ++c)
-    for (size_t k = 0; k < phases.size(); ++k)
-      if (ns(c, k) != 0) {
-        ++on_sm[slots[c * rec]];
-        break;
-      }
   std::map<int64_t, std::vector<double>> by_share;
   for (int64_t c = 0; c < ctas; ++c)
     if (ns(c, last_k) != 0)
