@@ -100,11 +100,13 @@ __device__ __forceinline__ void merge_received(const PushRecv<kD>& recv, int min
 /// into the weights of the CTA's normalised row (into s_max[w][r]) and its natural-log lse (into
 /// s_sum[0][r]); then each thread merges a float4 of a row over the warps and stores it into the
 /// row's owner (rank r % splits, slot (r / splits) * splits + rank). mark(phase) as the kernel's.
+/// `waited`: this thread already waited on the cluster barrier of the kernel's arrival (v25's
+/// producer warp, before its first add to rank 0's counter), so it does not wait again.
 template <int kD, int kWarps, int kThreads, class Mark>
 __device__ __forceinline__ void cluster_push_merge(
     Mark&& mark, const PushRecv<kD>& recv, const float* s_o, float (*s_max)[GqaMmaConfig::kRows],
     float (*s_sum)[GqaMmaConfig::kRows], const SplitOut& out, int64_t bi, int hk, int row0,
-    int rows, int splits, const GqaGeometry& g) {
+    int rows, int splits, const GqaGeometry& g, bool waited = false) {
   constexpr int kRows = GqaMmaConfig::kRows, kVec = kD / 4;
   constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
   static_assert(kStride % 4 == 0, "float4 rows of the warps' partials");
@@ -130,7 +132,7 @@ __device__ __forceinline__ void cluster_push_merge(
   }
   __syncthreads();
   mark(kPhWeights);
-  device::cluster_wait();  // every peer's receive barrier initialised (the kernel's arrival)
+  if (!waited) device::cluster_wait();  // every peer's receive barrier initialised (the arrival)
   mark(kPhPeersReady);
   for (int e = tid; e < rows * kVec; e += kThreads) {
     const int r = e / kVec, c4 = e % kVec;

@@ -124,6 +124,8 @@ Variant gpu_v21_fine_splits();
 Variant gpu_v22_fp8_compact_grid();
 Variant gpu_v23_early_issue();
 Variant gpu_v24_one_cta_an_sm();
+Variant gpu_v25_cluster_steal();
+Variant gpu_v26_steal_one_cta_an_sm();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -36,6 +36,8 @@ void register_decode_attention(Registry& r) {
     gpu_v22_fp8_compact_grid(),
     gpu_v23_early_issue(),
     gpu_v24_one_cta_an_sm(),
+    gpu_v25_cluster_steal(),
+    gpu_v26_steal_one_cta_an_sm(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

@@ -23,4 +23,6 @@ klab_family(decode_attention
        v19_fp8_stage_triples.cu v20_fp8_fine_splits.cu
        v21_fine_splits.cu v22_fp8_compact_grid.cu v23_early_issue.cu
        v24_one_cta_an_sm.cu
+       v25_cluster_steal.cu
+       v26_steal_one_cta_an_sm.cu
        ${KLAB_DECODE_CUDNN_SRC})

@@ -12,6 +12,7 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
+#include <climits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -120,9 +121,15 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // kEarlyIssue (v23, with kPush): the producer warp initialises the ring's barriers itself and
 // issues the first stages (as many as the ring holds) as soon as its table entries arrive, before
 // the CTA's barrier that waits for Q's tile and the other barriers.
+// kSteal (v25, with kPush): the cluster's CTAs share their sequence's stages (units of kBlockN
+// keys) instead of each streaming a fixed chunk: split r first takes units r, r + splits, ..
+// (kStages of them, the ring's first fill), then the next unit of a counter in rank 0's shared
+// memory (one atom.shared::cluster a stage, issued a stage ahead) until the units run out, so a
+// CTA that streams faster takes more of them; the producer tells the math warps each slot's unit
+// (s_unit) and ends the ring with a unit of -1.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
-          bool kCompact = false, bool kEarlyIssue = false>
+          bool kCompact = false, bool kEarlyIssue = false, bool kSteal = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -139,6 +146,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   __shared__ float s_max[kConsumerWarps][kRows], s_sum[kConsumerWarps][kRows];
   __shared__ float s_m[kRows], s_s[kRows];
   __shared__ int s_last;
+  __shared__ uint32_t s_next;                   // kSteal: rank 0's is the cluster's next unit
+  __shared__ int s_unit[kSteal ? kStages : 1];  // kSteal: the unit each slot holds, -1 the end
   unsigned char* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + Cfg::kAlign - 1) / Cfg::kAlign * Cfg::kAlign);
   unsigned char* s_q = smem + kStages * 2 * kTileBytes;
@@ -151,6 +160,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   static_assert(!kGlobalMaps || kPush, "kGlobalMaps: fenced and prefetched at kPush's start");
   static_assert(!kEarlyIssue || kPush, "kEarlyIssue: the maps prefetched at kPush's start");
   static_assert(!(kEarlyIssue && kGlobalMaps), "kGlobalMaps' maps are read after the CTA barrier");
+  static_assert(!kSteal || (kPush && kStageGroup == 1 && !kEarlyIssue),
+                "kSteal: the push merge's cluster, one stage at a time, issued after the barrier");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // or kGlobalMaps copied before the launch: not written by a kernel before this one).
   const CUtensorMap* const km = kGlobalMaps ? global_maps : &k_map;
@@ -183,7 +194,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // One round trip before the first copy: the length, Q's rows and the first stage's table
   // entries are loaded together (none needs another).
   const int64_t len = seq_lens[bi];
-  const int64_t j0 = out.plan.key_begin(split);
+  // kSteal: the split's first unit; its keys run to the sequence's end (units are handed out).
+  const int64_t j0 = kSteal ? int64_t(split) * kBlockN : out.plan.key_begin(split);
   const int32_t* table_row = block_table + bi * g.max_pages;
   const uint32_t sq = device::smem_addr(s_q);
   int next = -1;                    // the producer lane's page of the stage it issues next
@@ -207,7 +219,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     if (marker) mark(kPhEnd);
     return;
   }
-  const int64_t j1 = out.plan.key_end(split, len);
+  const int64_t j1 = kSteal ? len : out.plan.key_end(split, len);
   const int tiles = j1 > j0 ? static_cast<int>((j1 - j0 + kBlockN - 1) / kBlockN) : 0;
   const PushRecv<kD> recv(s_q + kRows * kD * 2);  // kPush only
 
@@ -217,23 +229,72 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     const int64_t k0 = j0 + int64_t(i) * kBlockN;
     return StagePages{k0, min(j1, k0 + kBlockN)};
   };
-  auto produce = [&](int i) {
-    const int pool_page = next;
-    if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
+  // The i-th stage `st` into its slot, from page `pool_page` (its table entry): the wait for the
+  // slot, then the copies; kSteal: lane 0 writes the slot's unit first (the math warps read it
+  // after the stage's barrier, which lane 0's arrival releases).
+  auto put = [&](int i, const StagePages& st, int pool_page, int unit) {
     const int slot = i % kStages;
     if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+    if constexpr (kSteal)
+      if (lane == 0) s_unit[slot] = unit;
     if (kTrace && i == 0 && lane == 0) {
       mark(kPhFirstReady);
       asm volatile("" ::"r"(pool_page));  // the table entry the copies use, waited for
       mark(kPhFirstEntry);
     }
     // kTrace: lane 0 marks the first stage's barrier armed and its first copy.
-    stage(i).template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot], pool_page,
-                                       hk, lane, g, [&](int at) {
-                                         if (kTrace && i == 0 && lane == 0)
-                                           mark(at == 0 ? kPhArmed : kPhFirstCopy);
-                                       });
+    st.template issue<kD, kElem>(km, vm, smem + slot * 2 * kTileBytes, &full[slot], pool_page, hk,
+                                 lane, g, [&](int at) {
+                                   if (kTrace && i == 0 && lane == 0)
+                                     mark(at == 0 ? kPhArmed : kPhFirstCopy);
+                                 });
     if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
+  };
+  auto produce = [&](int i) {
+    const int pool_page = next;
+    if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
+    put(i, stage(i), pool_page, 0);
+  };
+  // kSteal: the producer's loop over the units this CTA takes. The counter's first add waits for
+  // the cluster's barrier (rank 0's s_next initialised); the producer warp's threads then skip
+  // that wait in the push merge (cluster_waited).
+  bool cluster_waited = false;
+  auto produce_stolen = [&](int rank, int splits_of_seq, int64_t seq_len) {
+    const int units = static_cast<int>((seq_len + kBlockN - 1) / kBlockN);
+    const int fixed = splits_of_seq > 1 ? kStages : INT_MAX;  // stages before the counter's
+    const int64_t stolen_base = int64_t(splits_of_seq) * kStages;
+    const uint32_t counter = device::map_shared_rank(&s_next, 0);
+    auto span = [&](int u) {
+      const int64_t k0 = int64_t(u) * kBlockN;
+      return StagePages{k0, min(seq_len, k0 + kBlockN)};
+    };
+    int u = rank, u_next = rank + splits_of_seq;  // stages 0 and 1 (kStages >= 2: both fixed)
+    int i = 0;
+    for (; u < units; ++i) {
+      // Stage i + 2's unit: fixed, or the counter's add issued now and read a stage later.
+      const bool counted = i + 2 >= fixed;
+      uint32_t raw = 0;
+      if (counted && u_next < units) {
+        if (!cluster_waited) {
+          device::cluster_wait();
+          cluster_waited = true;
+        }
+        if (lane == 0) raw = device::atom_add_shared_cluster_u32(counter, 1);
+      }
+      const int pool_page = next;
+      if (u_next < units) next = span(u_next).entry(table_row, lane, g);
+      put(i, span(u), pool_page, u);
+      u = u_next;
+      if (u_next < units)
+        u_next = counted ? static_cast<int>(stolen_base + __shfl_sync(0xffffffffu, raw, 0))
+                         : rank + (i + 2) * splits_of_seq;
+    }
+    const int slot = i % kStages;  // the end: a slot whose unit is -1, its barrier arrived on
+    if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+    if (lane == 0) {
+      s_unit[slot] = -1;
+      device::mbarrier_arrive(&full[slot]);
+    }
   };
   auto init_ring = [&] {
     for (int s = 0; s < kStages; ++s) {
@@ -259,6 +320,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   }
   if (tid == 0) {
     if constexpr (!kEarlyIssue) init_ring();
+    if constexpr (kSteal) s_next = 0;  // rank 0's: released to the cluster by the arrival below
     if constexpr (kPush)
       if (out.plan.max_splits > 1) recv.init(min(kRows, g.rows_per_head - row0), splits, split);
     device::fence_mbarrier_init();
@@ -267,7 +329,12 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // kPush: the peers may store into this CTA once it has arrived (cluster_push_merge waits);
   // thread 0's fence_mbarrier_init orders its receive barrier's initialisation before it.
   if constexpr (kPush)
-    if (out.plan.max_splits > 1) device::cluster_arrive_relaxed();
+    if (out.plan.max_splits > 1) {
+      if constexpr (kSteal)
+        device::cluster_arrive_release();  // rank 0's s_next, before any peer adds to it
+      else
+        device::cluster_arrive_relaxed();
+    }
   if (marker) mark(kPhInputs);
 
   if (warp == kProducerWarp) {
@@ -275,7 +342,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       device::prefetch_tensor_map(&k_map);
       device::prefetch_tensor_map(&v_map);
     }
-    for (int i = first_late; i < tiles; ++i) produce(i);
+    if constexpr (kSteal)
+      produce_stolen(split, splits, len);
+    else
+      for (int i = first_late; i < tiles; ++i) produce(i);
   }
 
   // The math warps: rows lane / 4 and lane / 4 + 8 see keys below lim[h] (kSwap: rows
@@ -324,12 +394,17 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         }
       }
     }
-    for (int i = first_single; i < tiles; ++i) {
+    for (int i = first_single; kSteal || i < tiles; ++i) {
       const int slot = i % kStages;
       device::mbarrier_wait(&full[slot], (i / kStages) & 1);
+      int64_t key_base = j0 + int64_t(i) * kBlockN;
+      if constexpr (kSteal) {  // the slot's unit, written before the barrier's arrival
+        const int unit = s_unit[slot];
+        if (unit < 0) break;
+        key_base = int64_t(unit) * kBlockN;
+      }
       if (marker && i == 0) mark(kPhFirstFull);
       const uint32_t sk = s_kv + slot * 2 * kTileBytes, sv = sk + kTileBytes;
-      const int64_t key_base = j0 + int64_t(i) * kBlockN;
       zero_v_rows_past<kD, kElem>(sv, warp, lane, key_base, j1);
       if constexpr (kSwap && kE4m3)
         gqa_swap_ab_stage_e4m3<kD, kNT, Tile>(state, q_frags, {sk}, {sv}, lane, warp * 16,
@@ -372,7 +447,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
           [&](int phase) {
             if (marker) mark(phase);
           },
-          recv, s_o, s_max, s_sum, out, bi, hk, row0, rows, splits, g);
+          recv, s_o, s_max, s_sum, out, bi, hk, row0, rows, splits, g, cluster_waited);
       if (marker) mark(kPhEnd);
       return;
     }
@@ -436,7 +511,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
           int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
-          bool kCompact = false, bool kEarlyIssue = false>
+          bool kCompact = false, bool kEarlyIssue = false, bool kSteal = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -508,11 +583,11 @@ struct TmaPagesLaunch {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
             tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps,
-                             0, false, kEarlyIssue>;
+                             0, false, kEarlyIssue, kSteal>;
         int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         if (cluster_smem_floor > csmem && clusters_fit<clustered>(grid, cluster_smem_floor))
           csmem = cluster_smem_floor;
-        raise_dynamic_smem<clustered>(csmem);
+        device::opt_in_dynamic_smem<clustered>(csmem);
         enqueue_clusters<clustered>(grid, csmem,
                                     kPush
                                         ? cluster_splits_at(PushMergeConfig::ctas_per_sm(kD, kElem))
@@ -548,17 +623,6 @@ struct TmaPagesLaunch {
                                        out, counters, g, scales,
                                        static_cast<const CUtensorMap*>(global_maps)));
   }
-  /// device::opt_in_dynamic_smem that raises kKernel's limit again where a later launch asks for
-  /// more (v13 and v24 launch the same clustered kernel at two sizes; the limit is a ceiling,
-  /// each launch's own size what its CTAs take).
-  template <auto kKernel>
-  static void raise_dynamic_smem(int bytes) {
-    static int granted = 0;
-    if (bytes <= granted) return;
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    granted = bytes;
-  }
   /// kKernel may launch clusters of up to 16 CTAs (Hopper's non-portable size).
   template <auto kKernel>
   static void allow_non_portable_clusters() {
@@ -586,7 +650,7 @@ struct TmaPagesLaunch {
     const auto key = std::make_tuple(grid.x, grid.y, grid.z, smem);
     if (const auto it = known.find(key); it != known.end()) return it->second;
     allow_non_portable_clusters<kKernel>();
-    raise_dynamic_smem<kKernel>(smem);
+    device::opt_in_dynamic_smem<kKernel>(smem);
     const device::LaunchAttributes attrs(grid.x, false);
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
@@ -624,10 +688,10 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
           bool kGlobalMaps = false, int kCounterRing = 0, bool kCompact = false,
-          bool kEarlyIssue = false, typename Plan,
+          bool kEarlyIssue = false, bool kSteal = false, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
 TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kCompact,
-               kEarlyIssue>
+               kEarlyIssue, kSteal>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -696,15 +760,17 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// cluster_merge_variant's rung on another plan: plan(p) gives the ClusterSplitPlan (v20, v21:
 /// plan_v20); kCompact (v22): the counter path's compact grid; kEarlyIssue (v23): the clustered
 /// kernel's first stages issued before the CTA's barrier; kOneCtaAnSm (v24): the clustered
-/// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor).
+/// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor);
+/// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter.
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
-          bool kCompact = false, bool kEarlyIssue = false, bool kOneCtaAnSm = false, class PlanOf>
+          bool kCompact = false, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
+          bool kSteal = false, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
         auto launch = tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                       kCompact, kEarlyIssue>(p, b, plan(p));
+                                       kCompact, kEarlyIssue, kSteal>(p, b, plan(p));
         if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
         return launch;
       },

@@ -37,6 +37,13 @@ __device__ __forceinline__ void cluster_arrive_relaxed() {
   asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 }
 
+/// The cluster barrier's arrival alone, with release semantics: this thread's shared-memory
+/// writes before it (e.g. a counter a peer will add to) are visible to every thread of the cluster
+/// after its matching cluster_wait. Every thread that arrives waits once before it arrives again.
+__device__ __forceinline__ void cluster_arrive_release() {
+  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+}
+
 /// The cluster barrier's wait, after this thread's cluster_arrive_relaxed: returns once every
 /// non-exited thread of the cluster has arrived (acquire).
 __device__ __forceinline__ void cluster_wait() {
@@ -69,6 +76,18 @@ __device__ __forceinline__ float4 ld_shared_cluster_f32x4(uint32_t addr) {
                : "r"(addr)
                : "memory");
   return v;
+}
+
+/// Adds `v` to the u32 at the shared::cluster address `addr` (map_shared_rank: a peer's shared
+/// memory, or this CTA's own) and returns the value before the add (relaxed: it hands out numbers
+/// and publishes nothing, e.g. the next unit of work of a counter the cluster shares).
+__device__ __forceinline__ uint32_t atom_add_shared_cluster_u32(uint32_t addr, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.shared::cluster.add.u32 %0, [%1], %2;"
+               : "=r"(old)
+               : "r"(addr), "r"(v)
+               : "memory");
+  return old;
 }
 
 /// One arrival on the mbarrier `bar` of the cluster's CTA of rank `rank` (this CTA's own rank

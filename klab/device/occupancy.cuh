@@ -7,8 +7,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <tuple>
 
 #include "klab/core/cuda_check.hpp"
@@ -44,16 +46,20 @@ unsigned grid_resident_wave(int sm_count, void (*kernel)(Params...), int64_t n_i
       1, std::min(resident_wave(sm_count, kernel, block, smem), ceil_div(n_items, block))));
 }
 
-/// Raises kKernel's dynamic shared-memory limit to `bytes` (above the 48 KiB default), once per
-/// kernel: the first call makes the driver call, later ones return at once.
+/// Raises kKernel's dynamic shared-memory limit to `bytes` (above the 48 KiB default) where it
+/// is below: the limit is a ceiling and each launch's own size what its CTAs take, so a kernel
+/// launched at two sizes (decode v13 and v24 share one) keeps the larger. A call that asks for no
+/// more than the kernel was granted returns at once.
 template <auto kKernel>
 void opt_in_dynamic_smem(int bytes) {
-  static const bool done = [bytes] {
-    KLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    return true;
-  }();
-  (void)done;
+  static std::atomic<int> granted{0};
+  if (bytes <= granted.load(std::memory_order_acquire)) return;
+  static std::mutex raising;
+  const std::lock_guard<std::mutex> lock(raising);
+  if (bytes <= granted.load(std::memory_order_relaxed)) return;
+  KLAB_CUDA_CHECK(
+      cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  granted.store(bytes, std::memory_order_release);
 }
 
 }  // namespace klab::device

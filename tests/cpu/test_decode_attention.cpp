@@ -19,6 +19,7 @@
 #include "kernels/decode_attention/fine_splits_plan.hpp"
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/decode_attention/rung_plans.hpp"
+#include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/device/lse_merge.hpp"
@@ -1234,6 +1235,50 @@ TEST(DecodeAttentionFineSplits, PlanAtTheHeadlineAndAwkwardShapes) {
       }
       EXPECT_EQ(covered, len) << at;
     }
+  }
+}
+
+// v25's plan: v13's clusters without the chunk cap where the lengths are equal and the launch
+// makes at most eight clusters (B = 1 at Qwen3-8B's heads: 16 splits a KV head from 2k keys on,
+// where v13 gives (1, 32k) and (1, 128k) to the counter path); v13's plan elsewhere.
+TEST(DecodeAttentionClusterSteal, PlanAtTheHeadlineAndAwkwardShapes) {
+  using decode_attention::ClusterSplitPlan;
+  for (int64_t page : {16, 64}) {
+    for (int64_t len : {4096, 16384, 32768, 131072}) {
+      const Dims s = dims(1, len, page, 32, 8, 128, 0);
+      const ClusterSplitPlan p = decode_attention::plan_v25(s, kH200Sms);
+      EXPECT_TRUE(p.cluster) << len;
+      EXPECT_EQ(p.max_splits, 16) << len;
+      EXPECT_EQ(p.chunk, len / 16) << len;
+      EXPECT_EQ(p.workspace_floats(s.rows(), s.d), 0) << len;
+    }
+    EXPECT_FALSE(decode_attention::plan_v13(dims(1, 32768, page, 32, 8, 128, 0), kH200Sms).cluster);
+  }
+  std::vector<Dims> shapes;
+  for (int64_t page : {16, 64})
+    for (auto [b, len, min_len] : headline_batches())
+      shapes.push_back(dims(b, len, page, 32, 8, 128, min_len));
+  shapes.push_back(dims(1, 15000, 16, 8, 2, 128, 0));     // two clusters of awkward length
+  shapes.push_back(dims(2, 3000, 16, 40, 8, 128, 0));     // group 5: 16 clusters, v13's plan
+  shapes.push_back(dims(32, 4000, 16, 32, 2, 128, 100));  // ragged: v13's plan
+  for (const Dims& s : shapes) {
+    const ClusterSplitPlan p = decode_attention::plan_v25(s, kH200Sms);
+    const ClusterSplitPlan v13 = decode_attention::plan_v13(s, kH200Sms);
+    const std::vector<int64_t> lens = decode_attention::context_lengths(s);
+    const auto [lo, hi] = std::minmax_element(lens.begin(), lens.end());
+    const int64_t clusters = s.b * s.hkv * decode_attention::GqaMmaConfig::row_tiles(s);
+    const std::string at = std::to_string(s.b) + " " + std::to_string(s.len);
+    if (*lo != *hi || clusters > decode_attention::kClusterMaxClusters) {
+      EXPECT_EQ(p.cluster, v13.cluster) << at;
+      EXPECT_EQ(p.chunk, v13.chunk) << at;
+      EXPECT_EQ(p.max_splits, v13.max_splits) << at;
+      continue;
+    }
+    EXPECT_TRUE(p.cluster) << at;
+    EXPECT_LE(p.max_splits, decode_attention::kMaxClusterSplits) << at;
+    EXPECT_TRUE(decode_attention::PushMergeConfig::fits(std::min<int64_t>(16, s.group() * s.qlen),
+                                                        p.max_splits))
+        << at;
   }
 }
 
