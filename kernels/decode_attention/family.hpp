@@ -126,6 +126,7 @@ Variant gpu_v23_early_issue();
 Variant gpu_v24_one_cta_an_sm();
 Variant gpu_v25_cluster_steal();
 Variant gpu_v26_steal_one_cta_an_sm();
+Variant gpu_v27_fp8_cluster_steal();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

@@ -38,6 +38,7 @@ void register_decode_attention(Registry& r) {
     gpu_v24_one_cta_an_sm(),
     gpu_v25_cluster_steal(),
     gpu_v26_steal_one_cta_an_sm(),
+    gpu_v27_fp8_cluster_steal(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

@@ -25,4 +25,5 @@ klab_family(decode_attention
        v24_one_cta_an_sm.cu
        v25_cluster_steal.cu
        v26_steal_one_cta_an_sm.cu
+       v27_fp8_cluster_steal.cu
        ${KLAB_DECODE_CUDNN_SRC})
