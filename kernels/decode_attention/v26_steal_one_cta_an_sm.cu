@@ -8,8 +8,10 @@
 // the launch's clusters fit so at once (v24's launch); the kernels are v25's (its instantiations,
 // so v26 has no timeline of its own: the trace pointer is v25's file's).
 // Expected bottleneck: v25's.
-// Prediction (written before it ran), beside v25 in the same run: (1, 32k) and (1, 128k) 1.00-1.04x
-// v25; (1, 4k) level; (1, 1k) up to 0.4 us slower (v24 against v13). Refuted if no shape gains 2%.
+// Prediction (written before it ran), beside v25 in the same run: an SM streams at most ~34 GB/s
+// (hgemm v23's header: two CTAs an SM streamed no faster), so v25's 112 SMs draw at most ~3.8
+// TB/s and v26's 128 ~4.35: (1, 32k) and (1, 128k) 1.03-1.12x v25; (1, 4k) level; (1, 1k) up to
+// 0.4 us slower (v24 against v13). Refuted if no shape gains 2%.
 // Requirements: v13's.
 #include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
