@@ -12,7 +12,6 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
-#include <climits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -26,6 +25,7 @@
 #include "kernels/decode_attention/gqa_swap_ab.cuh"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
+#include "kernels/decode_attention/steal_units.hpp"
 #include "kernels/decode_attention/tma_pages.cuh"
 #include "kernels/decode_attention/tma_pages_phases.hpp"
 #include "klab/device/cluster_sm90.cuh"
@@ -260,21 +260,19 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // that wait in the push merge (cluster_waited).
   bool cluster_waited = false;
   auto produce_stolen = [&](int rank, int splits_of_seq, int64_t seq_len) {
-    const int units = static_cast<int>((seq_len + kBlockN - 1) / kBlockN);
-    const int fixed = splits_of_seq > 1 ? kStages : INT_MAX;  // stages before the counter's
-    const int64_t stolen_base = int64_t(splits_of_seq) * kStages;
+    static_assert(kStages >= 2, "a split's first two stages are fixed (StealWalk)");
+    const StealUnits units(splits_of_seq, kStages, seq_len, kBlockN);
     const uint32_t counter = device::map_shared_rank(&s_next, 0);
     auto span = [&](int u) {
       const int64_t k0 = int64_t(u) * kBlockN;
       return StagePages{k0, min(seq_len, k0 + kBlockN)};
     };
-    int u = rank, u_next = rank + splits_of_seq;  // stages 0 and 1 (kStages >= 2: both fixed)
-    int i = 0;
-    for (; u < units; ++i) {
-      // Stage i + 2's unit: fixed, or the counter's add issued now and read a stage later.
-      const bool counted = i + 2 >= fixed;
+    StealWalk walk(units, rank);
+    while (!walk.done()) {
+      // Stage at + 2's ticket: the add issued now, its answer read after this stage's copies.
+      const bool take = walk.wants_ticket();
       uint32_t raw = 0;
-      if (counted && u_next < units) {
+      if (take) {
         if (!cluster_waited) {
           device::cluster_wait();
           cluster_waited = true;
@@ -282,14 +280,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
         if (lane == 0) raw = device::atom_add_shared_cluster_u32(counter, 1);
       }
       const int pool_page = next;
-      if (u_next < units) next = span(u_next).entry(table_row, lane, g);
-      put(i, span(u), pool_page, u);
-      u = u_next;
-      if (u_next < units)
-        u_next = counted ? static_cast<int>(stolen_base + __shfl_sync(0xffffffffu, raw, 0))
-                         : rank + (i + 2) * splits_of_seq;
+      if (units.valid(walk.u_next)) next = span(walk.u_next).entry(table_row, lane, g);
+      put(walk.at, span(walk.u), pool_page, walk.u);
+      walk.advance(take ? __shfl_sync(0xffffffffu, raw, 0) : 0u);
     }
-    const int slot = i % kStages;  // the end: a slot whose unit is -1, its barrier arrived on
+    const int i = walk.at, slot = i % kStages;  // the end: a slot of unit -1, arrived on
     if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
     if (lane == 0) {
       s_unit[slot] = -1;

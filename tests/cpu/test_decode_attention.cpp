@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/decode_attention/steal_plan.hpp"
+#include "kernels/decode_attention/steal_units.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/device/lse_merge.hpp"
@@ -1280,6 +1282,45 @@ TEST(DecodeAttentionClusterSteal, PlanAtTheHeadlineAndAwkwardShapes) {
                                                         p.max_splits))
         << at;
   }
+}
+
+// v25's walk: the splits of a row group, stepped in random orders against one counter as the
+// kernel's producers step (a ticket asked for at a stage, read at its advance), take every unit
+// of the sequence exactly once and none past it; a split alone takes them in order.
+TEST(DecodeAttentionClusterSteal, EverySplitOrderTakesEachUnitOnce) {
+  using decode_attention::StealUnits;
+  using decode_attention::StealWalk;
+  std::mt19937 rng(7);
+  for (int stages : {3, 6})
+    for (int splits : {1, 2, 3, 7, 16})
+      for (int64_t len : {int64_t(0), int64_t(1), int64_t(63), int64_t(64), int64_t(100),
+                          int64_t(1000), int64_t(4096), int64_t(4097), int64_t(20000)})
+        for (int order = 0; order < 4; ++order) {
+          const StealUnits units(splits, stages, len, 64);
+          std::vector<StealWalk> walks;
+          for (int r = 0; r < splits; ++r) walks.emplace_back(units, r);
+          std::vector<int> taken(static_cast<size_t>(units.units), 0);
+          uint32_t counter = 0;
+          int past = 0;
+          for (;;) {
+            std::vector<int> live;
+            for (int r = 0; r < splits; ++r)
+              if (!walks[r].done()) live.push_back(r);
+            if (live.empty()) break;
+            StealWalk& w = walks[live[rng() % live.size()]];
+            const uint32_t ticket = w.wants_ticket() ? counter++ : 0u;
+            if (w.u >= 0 && w.u < units.units)
+              ++taken[static_cast<size_t>(w.u)];
+            else
+              ++past;
+            w.advance(ticket);
+          }
+          const std::string at =
+              std::to_string(stages) + " " + std::to_string(splits) + " " + std::to_string(len);
+          EXPECT_EQ(past, 0) << at;
+          for (int u = 0; u < units.units; ++u) EXPECT_EQ(taken[static_cast<size_t>(u)], 1) << at;
+          if (splits == 1) EXPECT_EQ(walks[0].at, units.units) << at;
+        }
 }
 
 // v16's tensor maps sit at the workspace's tail: 128-byte aligned, past every byte the plan's
