@@ -792,15 +792,15 @@ done
 # decode v25-v27 (a cluster's splits share their stages): bf16 v13 / v25 / v26 / cuDNN launch by
 # launch at B = 1, e4m3 v14 / v15 / v27 there, bf16 v13 / v25 / cuDNN at (16, 8k); timelines of
 # v25 and v13 at B = 1.
-run_v25=$res/2026-12-05_1015ab9_decode_v25_v27
+run_v25=$res/2026-12-05_964dca6_decode_v25_v27
 if [ -d "$run_v25" ]; then
   "$klab" report "$run_v25"/b1/bench_*.json "$run_v25"/b16/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section results-1015ab9-bf16
+    --readme docs/worklogs/decode.md --section results-964dca6-bf16
   "$klab" report "$run_v25"/e4m3/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section results-1015ab9-e4m3
+    --readme docs/worklogs/decode.md --section results-964dca6-e4m3
   for f in "$run_v25"/tl/tl_*.json; do
     x=$(basename "$f" .json); x=${x#tl_}
-    "$klab" timeline --from "$f" --readme docs/worklogs/decode.md --section "timeline-1015ab9-$x"
+    "$klab" timeline --from "$f" --readme docs/worklogs/decode.md --section "timeline-964dca6-$x"
   done
 fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
