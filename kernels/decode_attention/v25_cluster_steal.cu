@@ -21,6 +21,10 @@
 // median CTA's (v13 clustered: 4.7 us after it); `klab bench` (1, 32k) 1.10-1.18x v13 (v13 43-44
 // us: 38-40 us), pages of 16 and 64; (1, 128k) 1.02-1.06x v13 (the counter path there); (1, 4k)
 // and (1, 16k) level to 1.04x; (1, 1k) level. Refuted if (1, 32k) gains under 5%.
+// Measured (2026-12-05_964dca6_decode_v25_v27; docs/worklogs/decode.md): refuted. The streams
+// of (1, 32k)'s clusters end within 3.6 us of each other (v13's static chunks: 10.3), but 128
+// CTAs on 112 SMs (~34 GB/s an SM) draw less than v13's counter path on all 132: 0.97x v13 at
+// (1, 32k), 0.90x at (1, 128k), level at (1, 16k), ~1.1 us slower at (1, 1k) and (1, 4k).
 // Requirements: v13's.
 #include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/decode_attention/tma_pages_kernel.cuh"

@@ -12,6 +12,7 @@
 // (hgemm v23's header: two CTAs an SM streamed no faster), so v25's 112 SMs draw at most ~3.8
 // TB/s and v26's 128 ~4.35: (1, 32k) and (1, 128k) 1.03-1.12x v25; (1, 4k) level; (1, 1k) up to
 // 0.4 us slower (v24 against v13). Refuted if no shape gains 2%.
+// Measured (2026-12-05_964dca6_decode_v25_v27): refuted, v25's time within noise everywhere.
 // Requirements: v13's.
 #include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/decode_attention/tma_pages_kernel.cuh"

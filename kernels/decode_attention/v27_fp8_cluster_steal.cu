@@ -11,6 +11,9 @@
 // Prediction (written before it ran), e4m3, Qwen3-8B heads, beside v14 and v15 launch by launch:
 // (1, 32k) 1.10-1.20x v14; (1, 128k) 1.02-1.08x; (1, 4k) level; against bf16 v25 in the same
 // run 1.5-1.7x at (1, 32k) (v09 against v13: 1.40x). Refuted if (1, 32k) gains under 5%.
+// Measured (2026-12-05_964dca6_decode_v25_v27): refuted, 0.74x v15 at (1, 32k), 0.62x at
+// (1, 128k): the e4m3 stream is bound by its math warps, and the clusters hold half the counter
+// path's CTAs.
 // Requirements: v14's.
 #include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
