@@ -225,16 +225,19 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 
   // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
   // stage i's slot, so a table load is never on a refill's path.
-  auto stage = [&](int i) {
-    const int64_t k0 = j0 + int64_t(i) * kBlockN;
-    return StagePages{k0, min(j1, k0 + kBlockN)};
+  auto stage_at = [&](int64_t k0) { return StagePages{k0, min(j1, k0 + kBlockN)}; };
+  auto stage = [&](int i) { return stage_at(j0 + int64_t(i) * kBlockN); };
+  // The i-th stage's slot, once the math warps have handed it back (the ring's first fill waits
+  // for none).
+  auto wait_slot = [&](int i) {
+    if (i >= kStages) device::mbarrier_wait(&empty[i % kStages], ((i / kStages) - 1) & 1);
   };
   // The i-th stage `st` into its slot, from page `pool_page` (its table entry): the wait for the
   // slot, then the copies; kSteal: lane 0 writes the slot's unit first (the math warps read it
   // after the stage's barrier, which lane 0's arrival releases).
   auto put = [&](int i, const StagePages& st, int pool_page, int unit) {
     const int slot = i % kStages;
-    if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+    wait_slot(i);
     if constexpr (kSteal)
       if (lane == 0) s_unit[slot] = unit;
     if (kTrace && i == 0 && lane == 0) {
@@ -259,14 +262,12 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // the cluster's barrier (rank 0's s_next initialised); the producer warp's threads then skip
   // that wait in the push merge (cluster_waited).
   bool cluster_waited = false;
-  auto produce_stolen = [&](int rank, int splits_of_seq, int64_t seq_len) {
+  // (kSteal: j1 is the sequence's length, so stage_at(unit's first key) is the unit's stage.)
+  auto produce_stolen = [&](int rank, int splits_of_seq) {
     static_assert(kStages >= 2, "a split's first two stages are fixed (StealWalk)");
-    const StealUnits units(splits_of_seq, kStages, seq_len, kBlockN);
+    const StealUnits units(splits_of_seq, kStages, j1, kBlockN);
     const uint32_t counter = device::map_shared_rank(&s_next, 0);
-    auto span = [&](int u) {
-      const int64_t k0 = int64_t(u) * kBlockN;
-      return StagePages{k0, min(seq_len, k0 + kBlockN)};
-    };
+    auto span = [&](int u) { return stage_at(int64_t(u) * kBlockN); };
     StealWalk walk(units, rank);
     while (!walk.done()) {
       // Stage at + 2's ticket: the add issued now, its answer read after this stage's copies.
@@ -284,11 +285,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       put(walk.at, span(walk.u), pool_page, walk.u);
       walk.advance(take ? __shfl_sync(0xffffffffu, raw, 0) : 0u);
     }
-    const int i = walk.at, slot = i % kStages;  // the end: a slot of unit -1, arrived on
-    if (i >= kStages) device::mbarrier_wait(&empty[slot], ((i / kStages) - 1) & 1);
+    wait_slot(walk.at);  // the end: a slot of unit -1, arrived on
     if (lane == 0) {
-      s_unit[slot] = -1;
-      device::mbarrier_arrive(&full[slot]);
+      s_unit[walk.at % kStages] = -1;
+      device::mbarrier_arrive(&full[walk.at % kStages]);
     }
   };
   auto init_ring = [&] {
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       device::prefetch_tensor_map(&v_map);
     }
     if constexpr (kSteal)
-      produce_stolen(split, splits, len);
+      produce_stolen(split, splits);
     else
       for (int i = first_late; i < tiles; ++i) produce(i);
   }

@@ -44,7 +44,8 @@ __device__ __forceinline__ void cluster_arrive_release() {
   asm volatile("barrier.cluster.arrive.release;" ::: "memory");
 }
 
-/// The cluster barrier's wait, after this thread's cluster_arrive_relaxed: returns once every
+/// The cluster barrier's wait, after this thread's arrival (cluster_arrive_relaxed or
+/// cluster_arrive_release): returns once every
 /// non-exited thread of the cluster has arrived (acquire).
 __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
