@@ -127,6 +127,9 @@ Variant gpu_v24_one_cta_an_sm();
 Variant gpu_v25_cluster_steal();
 Variant gpu_v26_steal_one_cta_an_sm();
 Variant gpu_v27_fp8_cluster_steal();
+Variant gpu_v28_longest_first();
+Variant gpu_v29_longest_first_chunks();
+Variant gpu_v30_fp8_longest_first();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

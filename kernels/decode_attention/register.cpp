@@ -39,6 +39,9 @@ void register_decode_attention(Registry& r) {
     gpu_v25_cluster_steal(),
     gpu_v26_steal_one_cta_an_sm(),
     gpu_v27_fp8_cluster_steal(),
+    gpu_v28_longest_first(),
+    gpu_v29_longest_first_chunks(),
+    gpu_v30_fp8_longest_first(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
 #endif

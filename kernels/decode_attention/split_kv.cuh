@@ -122,10 +122,11 @@ Variant split_kv_variant(const std::string& rung, std::string summary, Make make
       if (unsigned long long* slots = active_phase_trace()) launch.trace_into(slots);
     return launch;
   };
-  // Launch objects that keep their tensor maps in device memory (v16) copy them there: prepare
-  // once, waiting for the copy; the launch without prepare before its kernel.
+  // Launch objects that keep what the host builds in the workspace (v16's tensor maps, v28's work
+  // list) copy it there: prepare once, waiting for the copy; the launch without prepare before
+  // its kernel.
   auto upload = [](const auto& launch, cudaStream_t stream, bool wait) {
-    if constexpr (requires { launch.upload_maps(stream, wait); }) launch.upload_maps(stream, wait);
+    if constexpr (requires { launch.upload(stream, wait); }) launch.upload(stream, wait);
   };
   Variant v = gpu_variant_of("decode_attention." + rung, std::move(summary), min_sm, {kv},
                              [made, upload](const Problem& p, Buffers& b, const LaunchArgs& args) {

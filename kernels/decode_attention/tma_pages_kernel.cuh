@@ -23,6 +23,7 @@
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
 #include "kernels/decode_attention/gqa_swap_ab.cuh"
+#include "kernels/decode_attention/longest_first.hpp"
 #include "kernels/decode_attention/partial_merge.cuh"
 #include "kernels/decode_attention/split_kv.cuh"
 #include "kernels/decode_attention/steal_units.hpp"
@@ -48,6 +49,12 @@ constexpr int kConsumerThreads = kConsumerWarps * 32;
 static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's four warps");
 
 }  // namespace tma_pages_detail
+
+/// The counter path's grid: (split, row group, sequence); v22's compact grid (item, row group, 1)
+/// of the splits that exist, in sequence order (compact_grid.cuh); v28's work list, one
+/// dimension of (item, row group) with the items the host's, longest first (longest_first.hpp).
+/// The last two only where the plan says compact_batch > 0 (a ragged batch).
+enum CounterGrid : int { kGridSplits = 0, kGridCompact = 1, kGridWorkList = 2 };
 
 /// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
 struct KvScales {
@@ -116,8 +123,11 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // the start as kPush's.
 // kRing > 0 (v17's counter path): that many stages in the ring (TmaPagesConfig::stages' ring),
 // so more CTAs fit an SM.
-// kCompact (v22's counter path): block (item, row group, 0), the items the splits that exist,
-// sequence by sequence (compact_grid.cuh), instead of (split, row group, sequence).
+// kGrid (CounterGrid): the counter path's grid where the plan's compact_batch > 0: kGridCompact
+// (v22): block (item, row group, 0), the items the splits that exist, sequence by sequence
+// (compact_grid.cuh); kGridWorkList (v28): block (item x groups + row group), the items read
+// from the host's list at aux (packed by pack_work_item), longest first; else (split, row group,
+// sequence).
 // kEarlyIssue (v23, with kPush): the producer warp initialises the ring's barriers itself and
 // issues the first stages (as many as the ring holds) as soon as its table entries arrive, before
 // the CTA's barrier that waits for Q's tile and the other barriers.
@@ -129,13 +139,13 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // (s_unit) and ends the ring with a unit of -1.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
-          bool kCompact = false, bool kEarlyIssue = false, bool kSteal = false>
+          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
                      const int32_t* __restrict__ seq_lens, const int32_t* __restrict__ block_table,
                      SplitOut out, int* __restrict__ counters, GqaGeometry g, KvScales scales,
-                     const CUtensorMap* __restrict__ global_maps) {
+                     const void* __restrict__ aux) {
   using namespace tma_pages_detail;
   constexpr bool kE4m3 = kElem == 1, kSwap = kSwapTiles > 0;
   constexpr int kNT = kSwap ? kSwapTiles : 1;
@@ -164,6 +174,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
                 "kSteal: the push merge's cluster, one stage at a time, issued after the barrier");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // or kGlobalMaps copied before the launch: not written by a kernel before this one).
+  // aux: kGlobalMaps' tensor maps, kGridWorkList's items.
+  const auto* const global_maps = static_cast<const CUtensorMap*>(aux);
   const CUtensorMap* const km = kGlobalMaps ? global_maps : &k_map;
   const CUtensorMap* const vm = kGlobalMaps ? global_maps + 1 : &v_map;
   if (kPush && threadIdx.x == kProducerWarp * 32) {
@@ -179,17 +191,27 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // q or the new token's k and v: nothing is read before its end (pdl.cuh).
   device::grid_dependency_wait();
   device::allow_dependent_launch();
-  static_assert(!kCompact || !kCluster, "a compact grid merges through the counters");
+  static_assert(kGrid == kGridSplits || !kCluster, "a compact grid merges through the counters");
+  static_assert(kGrid == kGridSplits || !kGlobalMaps, "aux holds the maps or the work list");
   int split = static_cast<int>(blockIdx.x);
   int64_t bi = blockIdx.z;
-  if constexpr (kCompact) {
+  int group = static_cast<int>(blockIdx.y);  // the row group: KV head x row tiles + row tile
+  if constexpr (kGrid == kGridCompact) {
     __shared__ int64_t s_scan[kThreads / 32], s_found[2];
     if (out.plan.compact_batch > 0 &&
         !find_compact_item<kThreads>(seq_lens, out.plan, blockIdx.x, s_scan, s_found, bi, split))
       return;  // past the batch's items
   }
-  const int hk = static_cast<int>(blockIdx.y) / g.row_tiles;
-  const int row0 = (static_cast<int>(blockIdx.y) % g.row_tiles) * kRows;
+  if constexpr (kGrid == kGridWorkList)
+    if (out.plan.compact_batch > 0) {  // one round trip before the length's
+      const int groups = g.hkv * g.row_tiles;
+      const uint32_t item = __ldg(static_cast<const uint32_t*>(aux) + blockIdx.x / groups);
+      group = static_cast<int>(blockIdx.x % groups);
+      bi = item >> 16;
+      split = static_cast<int>(item & 0xffffu);
+    }
+  const int hk = group / g.row_tiles;
+  const int row0 = (group % g.row_tiles) * kRows;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   // One round trip before the first copy: the length, Q's rows and the first stage's table
   // entries are loaded together (none needs another).
@@ -467,7 +489,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 
   // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
   // sees every partial through the others' fences and its own.
-  int* counter = counters + bi * (int64_t(g.hkv) * g.row_tiles) + blockIdx.y;
+  int* counter = counters + bi * (int64_t(g.hkv) * g.row_tiles) + group;
   __threadfence();
   __syncthreads();
   if (tid == 0) s_last = atomicAdd(counter, 1) == splits - 1;
@@ -506,7 +528,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
           int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
-          bool kCompact = false, bool kEarlyIssue = false, bool kSteal = false>
+          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -521,28 +543,37 @@ struct TmaPagesLaunch {
   /// kTraceable (v11, v13): the traced kernels (phase marks for `klab timeline`), not the rung's.
   bool traced = false;
   /// kGlobalMaps (v16): where k_map and v_map live in device memory for the clustered kernel
-  /// (the workspace's tail, global_maps_offset), copied there by upload_maps.
+  /// (the workspace's tail, global_maps_offset), copied there by upload.
   CUtensorMap* global_maps = nullptr;
-  /// kCompact (v22): the counter path's grid holds these items (every sequence's splits; the
+  /// kGrid (v22, v28): the counter path's grid holds these items (every sequence's splits; the
   /// plan's compact_batch sequences) instead of max_splits a sequence.
   int64_t compact_items = 0;
+  /// kGridWorkList (v28): the items, longest first (packed_work_list), and where upload copies
+  /// them in the workspace (work_list_offset).
+  std::vector<uint32_t> work_list;
+  uint32_t* work_list_at = nullptr;
   /// v24: the clustered launch asks for this much dynamic shared memory where it is more than its
   /// own and the launch's clusters all fit at once at that size (one CTA an SM: each cluster on
   /// as many SMs as it has CTAs); 0, or where they would not fit, the kernel's own size.
   int cluster_smem_floor = 0;
   static constexpr bool kTraceable = kCluster && kElem == 2;
 
-  /// kGlobalMaps: copies k_map and v_map to global_maps on `stream` (split_kv_variant: prepare
-  /// once, waiting for the copy, since the timed launches may run on another stream; the launch
-  /// without prepare before each kernel, in stream order). A copy from pageable memory is staged
-  /// before the call returns, so the maps on the stack may go.
-  void upload_maps(cudaStream_t stream, bool wait) const {
+  /// What the kernel reads from the workspace that the host builds: kGlobalMaps' k_map and
+  /// v_map at global_maps, kGridWorkList's items at work_list_at, copied on `stream`
+  /// (split_kv_variant: prepare once, waiting for the copy, since the timed launches may run on
+  /// another stream; the launch without prepare before each kernel, in stream order). A copy
+  /// from pageable memory is staged before the call returns, so the sources may go.
+  void upload(cudaStream_t stream, bool wait) const {
     if constexpr (kGlobalMaps) {
       const CUtensorMap maps[2] = {k_map, v_map};
       KLAB_CUDA_CHECK(
           cudaMemcpyAsync(global_maps, maps, sizeof(maps), cudaMemcpyHostToDevice, stream));
-      if (wait) KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
+    if (!work_list.empty())
+      KLAB_CUDA_CHECK(cudaMemcpyAsync(work_list_at, work_list.data(),
+                                      work_list.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                      stream));
+    if (wait && (kGlobalMaps || !work_list.empty())) KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   /// Traced from now on, its marks into `slots` (LaunchArgs::phase_trace; null: untraced).
@@ -566,14 +597,16 @@ struct TmaPagesLaunch {
     // tile at D = 128: counter_ring_applies); the clustered kernels keep their own.
     constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
     constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false,
-                                             kStageGroup, false, kRing, kCompact>;
+                                             kStageGroup, false, kRing, kGrid>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
-    const dim3 counter_grid = kCompact && out.plan.compact_batch > 0
-                                  ? dim3(static_cast<unsigned>(compact_items),
-                                         static_cast<unsigned>(g.hkv * g.row_tiles), 1)
-                                  : grid;
+    dim3 counter_grid = grid;
+    if (kGrid == kGridCompact && out.plan.compact_batch > 0)
+      counter_grid =
+          dim3(static_cast<unsigned>(compact_items), static_cast<unsigned>(g.hkv * g.row_tiles), 1);
+    if (kGrid == kGridWorkList && out.plan.compact_batch > 0)
+      counter_grid = dim3(static_cast<unsigned>(compact_items * g.hkv * g.row_tiles), 1, 1);
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
@@ -616,7 +649,8 @@ struct TmaPagesLaunch {
     attrs.apply(config);
     KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, k_map, v_map, q, seq_lens, block_table,
                                        out, counters, g, scales,
-                                       static_cast<const CUtensorMap*>(global_maps)));
+                                       kGlobalMaps ? static_cast<const void*>(global_maps)
+                                                   : static_cast<const void*>(work_list_at)));
   }
   /// kKernel may launch clusters of up to 16 CTAs (Hopper's non-portable size).
   template <auto kKernel>
@@ -682,10 +716,10 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
-          bool kGlobalMaps = false, int kCounterRing = 0, bool kCompact = false,
+          bool kGlobalMaps = false, int kCounterRing = 0, int kGrid = kGridSplits,
           bool kEarlyIssue = false, bool kSteal = false, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kCompact,
+TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
                kEarlyIssue, kSteal>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
@@ -703,11 +737,11 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   }
   SplitOut out = split_out(b.ptr<__nv_bfloat16>("o"), b.ptr<float>("lse"),
                            cluster ? nullptr : b.workspace, plan, s.rows(), s.d);
-  int64_t compact_items = 0;  // kCompact: the counter path's grid, every sequence's splits
-  if constexpr (kCompact) {   // where the lengths differ: equal ones leave no split empty
+  int64_t compact_items = 0;             // kGrid: the counter path's grid, every sequence's splits
+  if constexpr (kGrid != kGridSplits) {  // where the lengths differ: equal ones leave none empty
     const std::vector<int64_t> lens = context_lengths(s);
     if (!cluster && !lens.empty() && !uniform_lengths(lens)) {
-      for (int64_t len : lens) compact_items += plan.splits_of(len);
+      compact_items = work_items(plan, lens);
       out.plan.compact_batch = static_cast<int>(s.b);
     }
   }
@@ -715,22 +749,41 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
       out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
   KvScales scales;
   if constexpr (kElem == 1) scales = {b.ptr<const float>("k_scale"), b.ptr<const float>("v_scale")};
-  return {pool_map(b.ptr<const void>("k_cache"), s, kElem),
-          pool_map(b.ptr<const void>("v_cache"), s, kElem),
-          b.ptr<const __nv_bfloat16>("q"),
-          b.ptr<const int32_t>("seq_lens"),
-          b.ptr<const int32_t>("block_table"),
-          out,
-          counters,
-          gqa_geometry(s),
-          scales,
-          s.b,
-          s.d,
-          cluster,
-          false,
-          false,
-          global_maps,
-          compact_items};
+  using Launch = TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps,
+                                kCounterRing, kGrid, kEarlyIssue, kSteal>;
+  Launch launch{pool_map(b.ptr<const void>("k_cache"), s, kElem),
+                pool_map(b.ptr<const void>("v_cache"), s, kElem),
+                b.ptr<const __nv_bfloat16>("q"),
+                b.ptr<const int32_t>("seq_lens"),
+                b.ptr<const int32_t>("block_table"),
+                out,
+                counters,
+                gqa_geometry(s),
+                scales,
+                s.b,
+                s.d,
+                cluster,
+                false,
+                false,
+                global_maps,
+                compact_items};
+  if constexpr (kGrid == kGridWorkList)
+    if (compact_items > 0) {  // the planner's list from the host's lengths, slot by slot
+      KLAB_CHECK(work_list_fits(plan, s.b), "decode_attention: a work item past 16-bit fields");
+      const int32_t* host_lens = b.host<int32_t>("seq_lens");
+      const std::vector<int64_t> lens(host_lens, host_lens + s.b);
+      launch.work_list = packed_work_list(longest_first_items(plan, lens));
+      KLAB_CHECK(int64_t(launch.work_list.size()) == compact_items,
+                 "decode_attention: the batch's lengths are not the plan's");
+      const size_t at = work_list_offset(sizeof(float) *
+                                         static_cast<size_t>(plan.workspace_floats(s.rows(), s.d)));
+      KLAB_CHECK(b.workspace != nullptr &&
+                     b.workspace_bytes >= at + launch.work_list.size() * sizeof(uint32_t),
+                 "decode_attention: the workspace has no room for the work list");
+      launch.work_list_at =
+          reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(b.workspace) + at);
+    }
+  return launch;
 }
 
 /// What the kernel needs of a problem beyond the head dimension (rung: the name in reasons);
@@ -753,19 +806,20 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// clustered kernel's tensor maps in the workspace; kCounterRing (v17, with kPush): the counter
 /// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
 /// cluster_merge_variant's rung on another plan: plan(p) gives the ClusterSplitPlan (v20, v21:
-/// plan_v20); kCompact (v22): the counter path's compact grid; kEarlyIssue (v23): the clustered
+/// plan_v20); kGrid (v22: kGridCompact, v28: kGridWorkList): the counter path's grid on a ragged
+/// batch (CounterGrid); kEarlyIssue (v23): the clustered
 /// kernel's first stages issued before the CTA's barrier; kOneCtaAnSm (v24): the clustered
 /// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor);
 /// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter.
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
-          bool kCompact = false, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
+          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
           bool kSteal = false, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
         auto launch = tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                       kCompact, kEarlyIssue, kSteal>(p, b, plan(p));
+                                       kGrid, kEarlyIssue, kSteal>(p, b, plan(p));
         if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
         return launch;
       },
@@ -778,7 +832,15 @@ Variant cluster_merge_variant_on(const std::string& rung, std::string summary, P
     v.workspace_bytes = [plan_bytes = v.workspace_bytes](const Problem& p) {
       return global_maps_offset(plan_bytes(p)) + kGlobalMapsBytes;
     };
-  if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable && !kCompact)
+  if constexpr (kGrid == kGridWorkList)  // the items past the plan's workspace (a ragged batch's)
+    v.workspace_bytes = [plan, plan_bytes = v.workspace_bytes](const Problem& p) {
+      const size_t bytes = plan_bytes(p);
+      const std::vector<int64_t> lens = context_lengths(dims_of(p));
+      const ClusterSplitPlan pl = plan(p);
+      if (pl.cluster || lens.empty() || uniform_lengths(lens)) return bytes;
+      return work_list_offset(bytes) + sizeof(uint32_t) * static_cast<size_t>(work_items(pl, lens));
+    };
+  if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable && kGrid == kGridSplits)
     add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {
                                   const Dims s = dims_of(p);
                                   return plan(p).max_splits * s.hkv * GqaMmaConfig::row_tiles(s) *

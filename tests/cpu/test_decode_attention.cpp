@@ -19,6 +19,7 @@
 
 #include "kernels/decode_attention/fine_splits_plan.hpp"
 #include "kernels/decode_attention/family.hpp"
+#include "kernels/decode_attention/longest_first.hpp"
 #include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/decode_attention/steal_units.hpp"
@@ -1321,6 +1322,95 @@ TEST(DecodeAttentionClusterSteal, EverySplitOrderTakesEachUnitOnce) {
           for (int u = 0; u < units.units; ++u) EXPECT_EQ(taken[static_cast<size_t>(u)], 1) << at;
           if (splits == 1) EXPECT_EQ(walks[0].at, units.units) << at;
         }
+}
+
+// v28's work list: every split of every slot once, most keys first (then the longer sequence),
+// each packed and unpacked as the kernel reads it; an empty slot's split 0 last, with no keys.
+TEST(DecodeAttentionLongestFirst, WorkListTakesEverySplitOnceLongestFirst) {
+  using decode_attention::WorkItem;
+  for (const Dims& s : {dims(64, 16384, 16, 32, 8, 128, 100), dims(200, 600, 16, 8, 2, 128, 1, 3),
+                        dims(6, 5000, 16, 8, 2, 128, 1)}) {
+    const decode_attention::ClusterSplitPlan plan = decode_attention::plan_v13(s, kH200Sms, 2);
+    std::vector<int64_t> lens = decode_attention::context_lengths(s);
+    std::mt19937 rng(11);
+    std::shuffle(lens.begin(), lens.end(), rng);  // slots hold the lengths in any order
+    const std::vector<WorkItem> items = decode_attention::longest_first_items(plan, lens);
+    const std::vector<uint32_t> packed = decode_attention::packed_work_list(items);
+    ASSERT_EQ(int64_t(items.size()), decode_attention::work_items(plan, lens));
+    ASSERT_EQ(packed.size(), items.size());
+    std::map<std::pair<int64_t, int>, int> seen;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const WorkItem& w = items[i];
+      ++seen[{w.seq, w.split}];
+      EXPECT_EQ(int64_t(packed[i] >> 16), w.seq);
+      EXPECT_EQ(int(packed[i] & 0xffffu), w.split);
+      const int64_t len = lens[size_t(w.seq)];
+      EXPECT_EQ(w.keys, std::max<int64_t>(0, plan.key_end(w.split, len) - plan.key_begin(w.split)));
+      if (i > 0) {
+        const WorkItem& v = items[i - 1];
+        EXPECT_GE(v.keys, w.keys);
+        if (v.keys == w.keys) {
+          EXPECT_GE(lens[size_t(v.seq)], len);
+        }
+      }
+    }
+    for (size_t b = 0; b < lens.size(); ++b)
+      for (int sp = 0; sp < plan.splits_of(lens[b]); ++sp)
+        EXPECT_EQ((seen[{int64_t(b), sp}]), 1) << b << " " << sp;
+    EXPECT_EQ(seen.size(), items.size());
+  }
+}
+
+// The block scheduler's list schedule as plan_longest_first simulates it: two slots, items of
+// 5, 1, 1, 1, 1, 1 keys (no overhead) end at 5 in that order (the ones beside the five), at 7 in
+// the reverse (the five last); two CTAs an item on four slots with one key of overhead at 8.
+TEST(DecodeAttentionLongestFirst, ListScheduleMakespan) {
+  using decode_attention::WorkItem;
+  const std::vector<WorkItem> lpt = {{0, 0, 5}, {1, 0, 1}, {2, 0, 1},
+                                     {3, 0, 1}, {4, 0, 1}, {5, 0, 1}};
+  EXPECT_DOUBLE_EQ(decode_attention::list_schedule_makespan(lpt, 1, 2, 0), 5.0);
+  const std::vector<WorkItem> spt(lpt.rbegin(), lpt.rend());
+  EXPECT_DOUBLE_EQ(decode_attention::list_schedule_makespan(spt, 1, 2, 0), 7.0);
+  EXPECT_DOUBLE_EQ(decode_attention::list_schedule_makespan(lpt, 2, 4, 1), 8.0);
+}
+
+// v29: v13's plan on equal lengths and where it clusters; on the ragged batch of 64 a chunk
+// whose longest-first schedule ends no later than v13's chunk's in the same order, a tile
+// multiple, with the counters of every row group.
+TEST(DecodeAttentionLongestFirst, PlanAtTheHeadlineShapes) {
+  using decode_attention::ClusterSplitPlan;
+  for (int64_t elem : {1, 2})
+    for (int64_t page : {16, 64})
+      for (auto [b, len, min_len] : headline_batches()) {
+        const Dims s = dims(b, len, page, 32, 8, 128, min_len);
+        const ClusterSplitPlan p = decode_attention::plan_longest_first(s, kH200Sms, elem);
+        const ClusterSplitPlan v13 = decode_attention::plan_v13(s, kH200Sms, elem);
+        const std::vector<int64_t> lens = decode_attention::context_lengths(s);
+        const std::string at = std::to_string(b) + " " + std::to_string(len) + " " +
+                               std::to_string(min_len) + " " + std::to_string(elem);
+        if (decode_attention::uniform_lengths(lens) || v13.cluster) {
+          EXPECT_EQ(p.chunk, v13.chunk) << at;
+          EXPECT_EQ(p.cluster, v13.cluster) << at;
+          continue;
+        }
+        EXPECT_FALSE(p.cluster) << at;
+        EXPECT_EQ(p.chunk % 64, 0) << at;
+        EXPECT_GE(p.chunk, decode_attention::GqaMmaConfig::kMinChunk) << at;
+        EXPECT_EQ(p.max_splits, p.splits_of(len)) << at;
+        EXPECT_EQ(p.groups, s.b * s.hkv) << at;
+        const int64_t slots = kH200Sms * decode_attention::TmaPagesConfig::ctas_per_sm(128, elem);
+        auto cost = [&](const decode_attention::SplitKvPlan& q) {
+          return decode_attention::list_schedule_makespan(
+              decode_attention::longest_first_items(q, lens), s.hkv, slots, 128);
+        };
+        EXPECT_LE(cost(p), cost(v13)) << at;
+        // The ragged batch of 64: 3328 keys (simulated end 6912 key-times) against v13's 2368
+        // (7296 in the same order), at either element size (two CTAs an SM both).
+        if (b == 64 && min_len == 100) {
+          EXPECT_EQ(v13.chunk, 2368) << at;
+          EXPECT_EQ(p.chunk, 3328) << at;
+        }
+      }
 }
 
 // v16's tensor maps sit at the workspace's tail: 128-byte aligned, past every byte the plan's
