@@ -548,9 +548,8 @@ struct TmaPagesLaunch {
   /// kGrid (v22, v28): the counter path's grid holds these items (every sequence's splits; the
   /// plan's compact_batch sequences) instead of max_splits a sequence.
   int64_t compact_items = 0;
-  /// kGridWorkList (v28): the items, longest first (packed_work_list), and where upload copies
-  /// them in the workspace (work_list_offset).
-  std::vector<uint32_t> work_list;
+  /// kGridWorkList (v28): where upload writes the items, longest first (packed_work_list), in
+  /// the workspace (work_list_offset); null where the grid is not a list.
   uint32_t* work_list_at = nullptr;
   /// v24: the clustered launch asks for this much dynamic shared memory where it is more than its
   /// own and the launch's clusters all fit at once at that size (one CTA an SM: each cluster on
@@ -558,22 +557,33 @@ struct TmaPagesLaunch {
   int cluster_smem_floor = 0;
   static constexpr bool kTraceable = kCluster && kElem == 2;
 
-  /// What the kernel reads from the workspace that the host builds: kGlobalMaps' k_map and
-  /// v_map at global_maps, kGridWorkList's items at work_list_at, copied on `stream`
+  /// What the kernel reads from the workspace that the host builds, copied on `stream`
   /// (split_kv_variant: prepare once, waiting for the copy, since the timed launches may run on
-  /// another stream; the launch without prepare before each kernel, in stream order). A copy
-  /// from pageable memory is staged before the call returns, so the sources may go.
+  /// another stream; the launch without prepare before each kernel, in stream order):
+  /// kGlobalMaps' k_map and v_map at global_maps; kGridWorkList's items at work_list_at, from
+  /// the batch's lengths read back from the device (a serving engine's planner holds them on the
+  /// host; here the device tensor is the truth, so the list is the launch's own). A copy from
+  /// pageable memory is staged before the call returns, so the sources may go.
   void upload(cudaStream_t stream, bool wait) const {
     if constexpr (kGlobalMaps) {
       const CUtensorMap maps[2] = {k_map, v_map};
       KLAB_CUDA_CHECK(
           cudaMemcpyAsync(global_maps, maps, sizeof(maps), cudaMemcpyHostToDevice, stream));
     }
-    if (!work_list.empty())
-      KLAB_CUDA_CHECK(cudaMemcpyAsync(work_list_at, work_list.data(),
-                                      work_list.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                                      stream));
-    if (wait && (kGlobalMaps || !work_list.empty())) KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (work_list_at != nullptr) {
+      std::vector<int32_t> lens32(static_cast<size_t>(b));
+      KLAB_CUDA_CHECK(cudaMemcpyAsync(lens32.data(), seq_lens, lens32.size() * sizeof(int32_t),
+                                      cudaMemcpyDeviceToHost, stream));
+      KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+      const std::vector<int64_t> lens(lens32.begin(), lens32.end());
+      const std::vector<uint32_t> list = packed_work_list(longest_first_items(out.plan, lens));
+      KLAB_CHECK(int64_t(list.size()) == compact_items,
+                 "decode_attention: the batch's lengths are not the plan's");
+      KLAB_CUDA_CHECK(cudaMemcpyAsync(work_list_at, list.data(), list.size() * sizeof(uint32_t),
+                                      cudaMemcpyHostToDevice, stream));
+    }
+    if (wait && (kGlobalMaps || work_list_at != nullptr))
+      KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   /// Traced from now on, its marks into `slots` (LaunchArgs::phase_trace; null: untraced).
@@ -768,17 +778,12 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
                 global_maps,
                 compact_items};
   if constexpr (kGrid == kGridWorkList)
-    if (compact_items > 0) {  // the planner's list from the host's lengths, slot by slot
+    if (compact_items > 0) {  // upload writes the list there
       KLAB_CHECK(work_list_fits(plan, s.b), "decode_attention: a work item past 16-bit fields");
-      const int32_t* host_lens = b.host<int32_t>("seq_lens");
-      const std::vector<int64_t> lens(host_lens, host_lens + s.b);
-      launch.work_list = packed_work_list(longest_first_items(plan, lens));
-      KLAB_CHECK(int64_t(launch.work_list.size()) == compact_items,
-                 "decode_attention: the batch's lengths are not the plan's");
       const size_t at = work_list_offset(sizeof(float) *
                                          static_cast<size_t>(plan.workspace_floats(s.rows(), s.d)));
       KLAB_CHECK(b.workspace != nullptr &&
-                     b.workspace_bytes >= at + launch.work_list.size() * sizeof(uint32_t),
+                     b.workspace_bytes >= at + size_t(compact_items) * sizeof(uint32_t),
                  "decode_attention: the workspace has no room for the work list");
       launch.work_list_at =
           reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(b.workspace) + at);
