@@ -803,6 +803,26 @@ if [ -d "$run_v25" ]; then
     "$klab" timeline --from "$f" --readme docs/worklogs/decode.md --section "timeline-964dca6-$x"
   done
 fi
+# decode v28-v30 (a ragged batch's CTAs longest first from a host-built work list), on an H100
+# (results/h100): the ragged batch launch by launch, bf16 v13 / v21 / v28 / v29 / cuDNN and e4m3
+# v15 / v22 / v30; (64, 4k) pages of 64; Nsight Compute's SM spread of v13 and v29.
+run_v28=$(dirname "$res")/h100/2026-12-05_699d86f_decode_v28_v30
+if [ -d "$run_v28" ]; then
+  "$klab" report "$run_v28"/bf16/bench_*.json "$run_v28"/equal/bench_*.json \
+    --family decode_attention --readme docs/worklogs/decode.md --section results-699d86f-bf16
+  "$klab" report "$run_v28"/e4m3/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-699d86f-e4m3
+  python3 scripts/ncu_details_table.py \
+    "v13 (slot order, chunks of 2368)|ragged 64, pages of 16=$run_v28/ncu/v13_ragged.details.txt" \
+    "v29 (longest first, chunks of 3328)|ragged 64, pages of 16=$run_v28/ncu/v29_ragged.details.txt" \
+    --label-headers "kernel|shape" --column "duration (ncu)=Duration" --column "DRAM busy=DRAM Throughput" \
+    --column "SM active cycles: min / mean / max=sm__cycles_active.min+sm__cycles_active.avg+sm__cycles_active.max" \
+    --column "elapsed cycles (max)=sm__cycles_elapsed.max" \
+    --readme docs/worklogs/decode.md --section ncu-699d86f-spread
+  "$klab" report "$run_v28"_second/bf16/bench_*.json "$run_v28"_second/e4m3/bench_*.json \
+    "$run_v28"_second/equal/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-699d86f-second
+fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.
