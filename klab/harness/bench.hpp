@@ -70,11 +70,16 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
 
 /// The paired speed-up of a variant over its baseline in an interleaved benchmark: over the
 /// rounds where both samples were kept, the ratio baseline ms / variant ms of the same round,
-/// summarised (median, 10th and 90th percentiles; >1: faster than the baseline).
+/// summarised (median, 10th and 90th percentiles; >1: faster than the baseline), and the
+/// median's 95% confidence interval: distribution-free, the order statistics at ranks n / 2 -+
+/// 1.96 sqrt(n) / 2 (the normal approximation to the binomial count of ratios below the true
+/// median), from kMinPairsForCi pairs on (0 below).
 struct PairedRatio {
   int pairs = 0;
   double median = 0, p10 = 0, p90 = 0;
+  double ci_lo = 0, ci_hi = 0;
 };
+inline constexpr int kMinPairsForCi = 20;
 /// `baseline_round_ms` and `round_ms` aligned by round (bench_gpu_interleaved's), NaN for a
 /// dropped sample; rounds present in only one are left out. pairs = 0 when none is left.
 PairedRatio paired_ratio(const std::vector<double>& baseline_round_ms,

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "klab/core/errors.hpp"
+#include "klab/harness/bench.hpp"
 
 namespace klab {
 
@@ -29,8 +30,9 @@ Goal parse_goal(const json& g, size_t index) {
   std::string where = "goal #" + std::to_string(index + 1);
   if (!g.is_object()) throw UsageError(where + ": not an object");
   static const std::set<std::string> kKeys = {
-      "id",      "issue",    "text",    "family",    "dtype", "metric",   "against",
-      "ceiling", "at_least", "at_most", "aggregate", "rungs", "problems", "bytes_of"};
+      "id",        "issue",   "text",     "family",   "dtype",
+      "metric",    "against", "ceiling",  "at_least", "at_most",
+      "aggregate", "rungs",   "problems", "bytes_of", "tie_within_noise"};
   for (const auto& [key, value] : g.items())
     if (!kKeys.count(key)) throw UsageError(where + ": unknown key '" + key + "'");
   auto text = [&](const char* key) {
@@ -108,6 +110,20 @@ Goal parse_goal(const json& g, size_t index) {
   for (const Shape& p : out.problems)
     for (const std::string& d : out.bytes_of)
       if (!p.has(d)) throw UsageError(where + ": 'bytes_of' names " + d + ", not in " + p.str());
+  if (g.contains("tie_within_noise")) {
+    if (out.metric != GoalMetric::x_baseline || out.at_most || out.geomean ||
+        !g["tie_within_noise"].is_array() || g["tie_within_noise"].empty())
+      throw UsageError(where +
+                       ": 'tie_within_noise' (a list of its problems) is x_baseline's, "
+                       "at_least, each problem judged alone");
+    for (const auto& p : g["tie_within_noise"]) {
+      if (!p.is_string()) throw UsageError(where + ": 'tie_within_noise' holds shape strings");
+      const Shape s = named([&] { return parse_shape(p.get<std::string>()); });
+      if (std::find(out.problems.begin(), out.problems.end(), s) == out.problems.end())
+        throw UsageError(where + ": 'tie_within_noise' names " + s.str() + ", not a problem of it");
+      out.ties.push_back(s);
+    }
+  }
   if (out.geomean && out.problems.size() < 2)
     throw UsageError(where + ": a geometric mean needs two or more problems");
   return out;
@@ -192,6 +208,28 @@ bool other_side(const Result& r, const Goal& g, const Shape& shape) {
   return false;
 }
 
+/// The 95% confidence interval of rung record r's paired median, from its samples and those of
+/// a record of its baseline in the same run that reproduces the paired median (an interleaved
+/// benchmark that dropped no round keeps both variants' samples aligned by round: the same
+/// median from them is the check that the two records are one benchmark's); false where none
+/// does or the pairs are too few.
+bool paired_ci(const Result& r, const std::vector<const Result*>& baselines, double& lo,
+               double& hi) {
+  const std::vector<double>& mine = r.timing.samples_ms;
+  if (r.paired.pairs <= 0 || int64_t(mine.size()) != r.paired.pairs) return false;
+  for (const Result* b : baselines) {
+    if (b->timing.samples_ms.size() != mine.size()) continue;
+    const PairedRatio p = paired_ratio(b->timing.samples_ms, mine);
+    if (p.pairs == r.paired.pairs && std::abs(p.median - r.paired.median) <= 1e-12 * p.median &&
+        p.ci_hi > 0) {
+      lo = p.ci_lo;
+      hi = p.ci_hi;
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Each problem is judged on one run folder: the newest holding a rung's value for it (both
 /// sides, for x_variant and x_dtype). Within it, each rung's newest record, and the best rung.
 GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult>& records,
@@ -199,7 +237,8 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
   struct Run {
     std::map<std::string, const Result*> mine;    // each rung's newest record
     std::map<std::string, const Result*> others;  // the other side's, each variant's newest
-    const Result* other = nullptr;  // x_variant: the library's; x_dtype: the fastest rung's
+    const Result* other = nullptr;         // x_variant: the library's; x_dtype: the fastest rung's
+    std::vector<const Result*> baselines;  // x_baseline: the baseline's records (paired_ci)
   };
   std::map<std::string, Run> runs;
   auto keep_newest = [](const Result*& n, const Result& r) {
@@ -211,6 +250,9 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
       keep_newest(runs[s.run].mine[r.variant], r);
     else if (other_side(r, g, shape))
       keep_newest(runs[s.run].others[r.variant], r);
+    else if (g.metric == GoalMetric::x_baseline && r.variant == g.against &&
+             usable(r, g, shape, g.dtype))
+      runs[s.run].baselines.push_back(&r);
   }
   for (auto& [name, run] : runs)
     for (const auto& [variant, r] : run.others)
@@ -235,7 +277,11 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
       }
       stamp = std::max(stamp, r->timestamp);
       const bool better = higher_is_better(g.metric) ? v > best.value : v < best.value;
-      if (!best.measured || better) best = {shape.str(), true, v, false, variant, name, how};
+      if (!best.measured || better) {
+        best = {shape.str(), true, v, false, variant, name, how};
+        if (g.metric == GoalMetric::x_baseline && how.rfind("paired", 0) == 0)
+          paired_ci(*r, run.baselines, best.ci_lo, best.ci_hi);
+      }
     }
     if (best.measured && (!row.measured || stamp > newest)) {
       newest = stamp;
@@ -288,6 +334,14 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
     for (const Shape& shape : g.problems) {
       GoalRow row = judge(g, shape, records, highest_ceilings);
       row.met = row.measured && holds(g, row.value);
+      // A tie within noise where the goal allows one: the paired median's 95% CI reaches the
+      // bound.
+      if (!row.met && row.measured && row.ci_hi > 0 && holds(g, row.ci_hi) &&
+          std::find(g.ties.begin(), g.ties.end(), shape) != g.ties.end()) {
+        row.met = true;
+        row.how += ", a tie within noise (95% CI of the paired median " +
+                   printed(row.ci_lo, "%.4f") + "-" + printed(row.ci_hi, "%.4f") + "x)";
+      }
       all = all && (g.geomean ? row.measured : row.met);
       if (row.measured) values.push_back(row.value);
       res.rows.push_back(std::move(row));

@@ -40,6 +40,10 @@ struct Goal {
   bool geomean = false;            ///< judged on the problems' geometric mean, not each
   std::vector<std::string> rungs;  ///< only these rungs (empty: every rung of the family)
   std::vector<Shape> problems;
+  /// x_baseline, at_least ("tie_within_noise"): problems of `problems` where a tie within noise
+  /// meets the bound: the paired median's 95% confidence interval reaching it (PairedRatio's,
+  /// from the rung's and the baseline's samples of one interleaved benchmark).
+  std::vector<Shape> ties;
 };
 
 /// docs/goals.json's {"goals": [...]}; UsageError (one line naming the goal and the key) for an
@@ -69,6 +73,9 @@ struct GoalRow {
   std::string variant;  ///< the rung the value is of
   std::string run;      ///< its run folder
   std::string how;      ///< "paired, N rounds", "medians", ...
+  /// x_baseline's paired median: its 95% confidence interval where the samples give it (0, 0
+  /// otherwise).
+  double ci_lo = 0, ci_hi = 0;
 };
 
 struct GoalResult {

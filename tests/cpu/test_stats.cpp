@@ -207,6 +207,26 @@ TEST(PairedRatio, RatiosOfTheRoundsBothKept) {
   EXPECT_DOUBLE_EQ(v.p90, percentile({0.5, 1.0, 2.0}, 0.9));
   EXPECT_EQ(paired_ratio({nan, 1.0}, {1.0, nan}).pairs, 0);
   EXPECT_EQ(paired_ratio({}, {}).pairs, 0);
+  EXPECT_EQ(v.ci_hi, 0.0);  // three pairs: no interval
+}
+
+// The paired median's 95% confidence interval: ratios 1 .. 100 (in any order) give the order
+// statistics at ranks 50 -+ 1.96 sqrt(100) / 2 = 9.8, rounded outwards: the 41st and the 61st.
+TEST(PairedRatio, MedianConfidenceIntervalByOrderStatistics) {
+  std::vector<double> base, var;
+  for (int i = 100; i >= 1; --i) {
+    base.push_back(double(i));
+    var.push_back(1.0);
+  }
+  const PairedRatio r = paired_ratio(base, var);
+  EXPECT_EQ(r.pairs, 100);
+  EXPECT_DOUBLE_EQ(r.ci_lo, 41.0);
+  EXPECT_DOUBLE_EQ(r.ci_hi, 61.0);
+  EXPECT_LE(r.ci_lo, r.median);
+  EXPECT_GE(r.ci_hi, r.median);
+  base.resize(kMinPairsForCi - 1);
+  var.resize(kMinPairsForCi - 1);
+  EXPECT_EQ(paired_ratio(base, var).ci_hi, 0.0);
 }
 
 TEST(PairedSummary, RowsAndGeometricMeansOfThePairedMedians) {
