@@ -823,6 +823,12 @@ if [ -d "$run_v28" ]; then
     "$run_v28"_second/equal/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-699d86f-second
 fi
+run_v28c=$(dirname "$res")/h100/2026-12-05_667ed14_decode_v28_v30_third
+if [ -d "$run_v28c" ]; then
+  "$klab" report "$run_v28c"/bf16/bench_*.json "$run_v28c"/e4m3/bench_*.json \
+    "$run_v28c"/equal/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-667ed14-third
+fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.

@@ -17,9 +17,9 @@
 // Prediction (written before it ran), bf16, Qwen3-8B heads, beside v13, v21 and cuDNN in the same
 // run: the ragged batch 1.02-1.05x v13's speed at pages of 16 and 64 (91-94% of the read
 // ceiling); v13's times elsewhere.
-// Measured (2026-12-05_699d86f_decode_v28_v30 and _second, on an H100): 1.004-1.012x v13's
-// speed on the ragged batch, refuted in size; the SMs end together (Nsight) but DRAM had taken
-// the early SMs' share. Not yet on the H200.
+// Measured (2026-12-05_699d86f_decode_v28_v30, _second, 667ed14's _third; an H100): 1.004-1.012x
+// v13's speed on the ragged batch, refuted in size; the SMs end together (Nsight) but DRAM had
+// taken the early SMs' share. Not yet on the H200.
 // Requirements: v13's; a ragged batch's splits below 2^16 a sequence.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

@@ -9,8 +9,8 @@
 // Prediction (written before it ran), bf16, beside v13, v28 and cuDNN in the same run: the
 // ragged batch 1.03-1.07x v13's speed (92-95% of the read ceiling), at or above v28; v13's
 // times on equal lengths.
-// Measured (2026-12-05_699d86f_decode_v28_v30 and _second, on an H100): 1.008-1.012x v13's
-// speed on the ragged batch, refuted in size; v13's time at (64, 4k). Not yet on the H200.
+// Measured (2026-12-05_699d86f_decode_v28_v30, _second, 667ed14's _third; an H100): 1.008-1.013x
+// v13's speed on the ragged batch, refuted in size; v13's time at (64, 4k). Not yet on the H200.
 // Requirements: v28's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

@@ -8,8 +8,8 @@
 // Prediction (written before it ran), e4m3, beside v15 and v29 in the same run: the ragged batch
 // 1.03-1.08x v15's speed; against the best bf16 rung of the same run (v29 if it holds) 1.65-1.8x;
 // v15's times on equal lengths.
-// Measured (2026-12-05_699d86f_decode_v28_v30 and _second, on an H100): 1.03-1.05x v15's
-// speed on the ragged batch; 1.87-1.90x the best bf16 rung there. Not yet on the H200.
+// Measured (2026-12-05_699d86f_decode_v28_v30, _second, 667ed14's _third; an H100): 1.02-1.05x
+// v15's speed on the ragged batch; 1.87-1.90x the best bf16 rung there. Not yet on the H200.
 // Requirements: v15's; v28's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
