@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels/decode_attention/rung_plans.hpp"
+#include "klab/device/host_device.hpp"
 
 namespace klab::decode_attention {
 
@@ -53,6 +54,11 @@ inline std::vector<WorkItem> longest_first_items(const SplitKvPlan& plan,
 constexpr uint32_t pack_work_item(int64_t seq, int split) {
   return uint32_t(seq) << 16 | uint32_t(split);
 }
+/// The kernel's side of pack_work_item.
+KLAB_HOST_DEVICE constexpr void unpack_work_item(uint32_t item, int64_t& seq, int& split) {
+  seq = item >> 16;
+  split = static_cast<int>(item & 0xffffu);
+}
 constexpr bool work_list_fits(const SplitKvPlan& plan, int64_t b) {
   return b <= 65535 && plan.max_splits <= 65535;
 }
@@ -70,8 +76,21 @@ inline int64_t work_items(const SplitKvPlan& plan, const std::vector<int64_t>& l
   return n;
 }
 
-/// The work list's place in the workspace: past the plan's `plan_bytes`, 16-byte aligned.
-constexpr size_t work_list_offset(size_t plan_bytes) { return (plan_bytes + 15) / 16 * 16; }
+/// Whether a counter path's launch takes a compact grid or a work list (CounterGrid): a ragged
+/// batch that its plan does not cluster (equal lengths leave no split empty).
+inline bool counter_grid_applies(bool cluster, const std::vector<int64_t>& lens) {
+  return !cluster && !lens.empty() && !uniform_lengths(lens);
+}
+
+/// The work list's place in the workspace: past the plan's `plan_bytes`, 16-byte aligned, one
+/// packed item a split.
+struct WorkListLayout {
+  size_t offset = 0, bytes = 0;
+  size_t end() const { return offset + bytes; }
+};
+inline WorkListLayout work_list_layout(size_t plan_bytes, int64_t items) {
+  return {(plan_bytes + 15) / 16 * 16, sizeof(uint32_t) * static_cast<size_t>(items)};
+}
 
 /// When `items` (each `units` CTAs of keys + overhead, in that order) end on `slots` equal
 /// slots that each take the next CTA as they free up: the block scheduler's list schedule.
@@ -100,7 +119,7 @@ inline ClusterSplitPlan plan_longest_first(const Dims& s, int sm_count, int64_t 
   using Gqa = GqaMmaConfig;
   const ClusterSplitPlan v13 = plan_v13(s, sm_count, elem);
   const std::vector<int64_t> lens = context_lengths(s);
-  if (v13.cluster || lens.empty() || uniform_lengths(lens)) return v13;
+  if (!counter_grid_applies(v13.cluster, lens)) return v13;
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int, int64_t>;
   static std::mutex mutex;

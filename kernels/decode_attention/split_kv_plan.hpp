@@ -26,7 +26,8 @@ struct SplitKvPlan {
   int64_t chunk = 1;   ///< keys per split: a multiple of the rung's tile
   int max_splits = 1;  ///< splits of the longest sequence: the grid's split dimension
   /// A compact grid's sequences (v22: the grid's x enumerates every sequence's splits_of(len)
-  /// splits, compact_grid.cuh), 0 for the (split, row group, sequence) grid. In the padding after
+  /// splits, compact_grid.cuh; v28: the grid is the work list's items), 0 for the (split, row
+  /// group, sequence) grid. In the padding after
   /// max_splits: the kernels' parameters keep their layout.
   int compact_batch = 0;
 

@@ -12,6 +12,7 @@
 // v08_fp8_kv.cu what FP8 changes, v09_fp8_swap_ab.cu the swap, v11_cluster_merge.cu the cluster.
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -207,8 +208,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const int groups = g.hkv * g.row_tiles;
       const uint32_t item = __ldg(static_cast<const uint32_t*>(aux) + blockIdx.x / groups);
       group = static_cast<int>(blockIdx.x % groups);
-      bi = item >> 16;
-      split = static_cast<int>(item & 0xffffu);
+      unpack_work_item(item, bi, split);
     }
   const int hk = group / g.row_tiles;
   const int row0 = (group % g.row_tiles) * kRows;
@@ -549,7 +549,7 @@ struct TmaPagesLaunch {
   /// plan's compact_batch sequences) instead of max_splits a sequence.
   int64_t compact_items = 0;
   /// kGridWorkList (v28): where upload writes the items, longest first (packed_work_list), in
-  /// the workspace (work_list_offset); null where the grid is not a list.
+  /// the workspace (work_list_layout); null where the grid is not a list.
   uint32_t* work_list_at = nullptr;
   /// v24: the clustered launch asks for this much dynamic shared memory where it is more than its
   /// own and the launch's clusters all fit at once at that size (one CTA an SM: each cluster on
@@ -562,7 +562,9 @@ struct TmaPagesLaunch {
   /// another stream; the launch without prepare before each kernel, in stream order):
   /// kGlobalMaps' k_map and v_map at global_maps; kGridWorkList's items at work_list_at, from
   /// the batch's lengths read back from the device (a serving engine's planner holds them on the
-  /// host; here the device tensor is the truth, so the list is the launch's own). A copy from
+  /// host; here the device tensor is the truth, so the list is the launch's own: a read-back and
+  /// a stream sync, once in prepare, where the harness always builds its launches; a launch
+  /// without prepare pays them each time and cannot be captured into a graph). A copy from
   /// pageable memory is staged before the call returns, so the sources may go.
   void upload(cudaStream_t stream, bool wait) const {
     if constexpr (kGlobalMaps) {
@@ -576,9 +578,13 @@ struct TmaPagesLaunch {
                                       cudaMemcpyDeviceToHost, stream));
       KLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
       const std::vector<int64_t> lens(lens32.begin(), lens32.end());
-      const std::vector<uint32_t> list = packed_work_list(longest_first_items(out.plan, lens));
-      KLAB_CHECK(int64_t(list.size()) == compact_items,
-                 "decode_attention: the batch's lengths are not the plan's");
+      const std::vector<WorkItem> items = longest_first_items(out.plan, lens);
+      const bool planned = int64_t(items.size()) == compact_items &&
+                           std::all_of(items.begin(), items.end(), [&](const WorkItem& w) {
+                             return w.split < out.plan.max_splits;
+                           });
+      KLAB_CHECK(planned, "decode_attention: the batch's lengths are not the plan's");
+      const std::vector<uint32_t> list = packed_work_list(items);
       KLAB_CUDA_CHECK(cudaMemcpyAsync(work_list_at, list.data(), list.size() * sizeof(uint32_t),
                                       cudaMemcpyHostToDevice, stream));
     }
@@ -621,7 +627,7 @@ struct TmaPagesLaunch {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
             tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps,
-                             0, false, kEarlyIssue, kSteal>;
+                             0, kGridSplits, kEarlyIssue, kSteal>;
         int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         if (cluster_smem_floor > csmem && clusters_fit<clustered>(grid, cluster_smem_floor))
           csmem = cluster_smem_floor;
@@ -750,9 +756,11 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   int64_t compact_items = 0;             // kGrid: the counter path's grid, every sequence's splits
   if constexpr (kGrid != kGridSplits) {  // where the lengths differ: equal ones leave none empty
     const std::vector<int64_t> lens = context_lengths(s);
-    if (!cluster && !lens.empty() && !uniform_lengths(lens)) {
+    if (counter_grid_applies(cluster, lens)) {
       compact_items = work_items(plan, lens);
       out.plan.compact_batch = static_cast<int>(s.b);
+      KLAB_CHECK(compact_items * s.hkv * GqaMmaConfig::row_tiles(s) <= INT32_MAX,
+                 "decode_attention: the counter path's grid holds more than 2^31 - 1 CTAs");
     }
   }
   int* counters =
@@ -780,13 +788,12 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   if constexpr (kGrid == kGridWorkList)
     if (compact_items > 0) {  // upload writes the list there
       KLAB_CHECK(work_list_fits(plan, s.b), "decode_attention: a work item past 16-bit fields");
-      const size_t at = work_list_offset(sizeof(float) *
-                                         static_cast<size_t>(plan.workspace_floats(s.rows(), s.d)));
-      KLAB_CHECK(b.workspace != nullptr &&
-                     b.workspace_bytes >= at + size_t(compact_items) * sizeof(uint32_t),
+      const WorkListLayout at = work_list_layout(
+          sizeof(float) * static_cast<size_t>(plan.workspace_floats(s.rows(), s.d)), compact_items);
+      KLAB_CHECK(b.workspace != nullptr && b.workspace_bytes >= at.end(),
                  "decode_attention: the workspace has no room for the work list");
       launch.work_list_at =
-          reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(b.workspace) + at);
+          reinterpret_cast<uint32_t*>(static_cast<unsigned char*>(b.workspace) + at.offset);
     }
   return launch;
 }
@@ -842,8 +849,8 @@ Variant cluster_merge_variant_on(const std::string& rung, std::string summary, P
       const size_t bytes = plan_bytes(p);
       const std::vector<int64_t> lens = context_lengths(dims_of(p));
       const ClusterSplitPlan pl = plan(p);
-      if (pl.cluster || lens.empty() || uniform_lengths(lens)) return bytes;
-      return work_list_offset(bytes) + sizeof(uint32_t) * static_cast<size_t>(work_items(pl, lens));
+      if (!counter_grid_applies(pl.cluster, lens)) return bytes;
+      return work_list_layout(bytes, work_items(pl, lens)).end();
     };
   if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable && kGrid == kGridSplits)
     add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {

@@ -8,7 +8,7 @@
 // 2026-12-05_a6b47ce_decode_v20_v24). A fluid model of the launch (132 SMs at ~34 GB/s each,
 // 4.5 TB/s in all, 264 resident CTAs, ~1.5 us a CTA's start and end) puts v13's chunks of 2368
 // keys at 84% in slot order and 90% longest first. Here the host (a serving engine's planner
-// knows its requests' lengths, as FlashInfer's plan step does; klab's from the input's host copy)
+// knows its requests' lengths, as FlashInfer's plan step does; here read back from the device)
 // lists every sequence's splits, most keys first, and copies the list into the workspace once
 // (prepare); CTA x of a one-dimensional grid takes item x / groups and row group x % groups, one
 // dependent load before its length's. Equal lengths launch v13's grid, and a cluster plan

@@ -48,8 +48,8 @@ PairedRatio paired_ratio(const std::vector<double>& baseline_round_ms,
   if (r.pairs >= kMinPairsForCi) {
     std::sort(ratios.begin(), ratios.end());
     const double n = static_cast<double>(ratios.size()), h = 1.959964 * std::sqrt(n) / 2;
-    r.ci_lo = ratios[static_cast<size_t>(std::max(0.0, std::floor(n / 2 - h)))];
-    r.ci_hi = ratios[static_cast<size_t>(std::min(n - 1, std::ceil(n / 2 + h)))];
+    r.ci_lo = ratios[static_cast<size_t>(std::max(0.0, std::floor((n - 1) / 2 - h)))];
+    r.ci_hi = ratios[static_cast<size_t>(std::min(n - 1, std::ceil((n - 1) / 2 + h)))];
   }
   return r;
 }

@@ -71,9 +71,9 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
 /// The paired speed-up of a variant over its baseline in an interleaved benchmark: over the
 /// rounds where both samples were kept, the ratio baseline ms / variant ms of the same round,
 /// summarised (median, 10th and 90th percentiles; >1: faster than the baseline), and the
-/// median's 95% confidence interval: distribution-free, the order statistics at ranks n / 2 -+
-/// 1.96 sqrt(n) / 2 (the normal approximation to the binomial count of ratios below the true
-/// median), from kMinPairsForCi pairs on (0 below).
+/// median's 95% confidence interval: distribution-free, the sorted ratios at 0-based ranks
+/// (n - 1) / 2 -+ 1.96 sqrt(n) / 2, rounded outwards (the normal approximation to the binomial
+/// count of ratios below the true median), from kMinPairsForCi pairs on (0 below).
 struct PairedRatio {
   int pairs = 0;
   double median = 0, p10 = 0, p90 = 0;

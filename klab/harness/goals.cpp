@@ -208,13 +208,18 @@ bool other_side(const Result& r, const Goal& g, const Shape& shape) {
   return false;
 }
 
-/// The 95% confidence interval of rung record r's paired median, from its samples and those of
-/// a record of its baseline in the same run that reproduces the paired median (an interleaved
+/// The 95% confidence interval of rung record r's paired median: the record's own, else from its
+/// samples and those of a record of its baseline in the same run that reproduces the paired median (an interleaved
 /// benchmark that dropped no round keeps both variants' samples aligned by round: the same
 /// median from them is the check that the two records are one benchmark's); false where none
 /// does or the pairs are too few.
 bool paired_ci(const Result& r, const std::vector<const Result*>& baselines, double& lo,
                double& hi) {
+  if (r.paired.ci_hi > 0) {  // the record's own (benchmarks since the interval was recorded)
+    lo = r.paired.ci_lo;
+    hi = r.paired.ci_hi;
+    return true;
+  }
   const std::vector<double>& mine = r.timing.samples_ms;
   if (r.paired.pairs <= 0 || int64_t(mine.size()) != r.paired.pairs) return false;
   for (const Result* b : baselines) {
@@ -337,6 +342,7 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
       // A tie within noise where the goal allows one: the paired median's 95% CI reaches the
       // bound.
       if (!row.met && row.measured && row.ci_hi > 0 && holds(g, row.ci_hi) &&
+          row.ci_lo >= g.bound * (1 - kTieMargin) &&
           std::find(g.ties.begin(), g.ties.end(), shape) != g.ties.end()) {
         row.met = true;
         row.how += ", a tie within noise (95% CI of the paired median " +

@@ -41,8 +41,9 @@ struct Goal {
   std::vector<std::string> rungs;  ///< only these rungs (empty: every rung of the family)
   std::vector<Shape> problems;
   /// x_baseline, at_least ("tie_within_noise"): problems of `problems` where a tie within noise
-  /// meets the bound: the paired median's 95% confidence interval reaching it (PairedRatio's,
-  /// from the rung's and the baseline's samples of one interleaved benchmark).
+  /// meets the bound: the best rung's paired median under it, but its 95% confidence interval
+  /// (PairedRatio's, from the rung's and the baseline's samples of one interleaved benchmark)
+  /// reaching the bound and starting no more than kTieMargin under it.
   std::vector<Shape> ties;
 };
 
@@ -64,6 +65,10 @@ struct SourcedResult {
   Result r;
   std::string run;
 };
+
+/// A tie's interval may start at most this share under the bound: noise alone does not make a
+/// tie of a wide interval.
+inline constexpr double kTieMargin = 0.01;
 
 struct GoalRow {
   std::string problem;  ///< the shape, or "geometric mean over N problems"

@@ -184,6 +184,8 @@ json to_json(const Result& r) {
                      {"median", r.paired.median},
                      {"p10", r.paired.p10},
                      {"p90", r.paired.p90}};
+    if (r.paired.pairs > 0 && r.paired.ci_hi > 0)
+      j["paired"]["ci95"] = {r.paired.ci_lo, r.paired.ci_hi};
   }
   j.update(r.machine.is_object() && !r.machine.empty() ? r.machine : machine_json());
   return j;
@@ -255,6 +257,10 @@ Result result_from_json(const json& j) {
       r.paired.median = q.value("median", 0.0);
       r.paired.p10 = q.value("p10", 0.0);
       r.paired.p90 = q.value("p90", 0.0);
+      if (q.contains("ci95") && q["ci95"].is_array() && q["ci95"].size() == 2) {
+        r.paired.ci_lo = q["ci95"][0].get<double>();
+        r.paired.ci_hi = q["ci95"][1].get<double>();
+      }
     }
   }
   return r;

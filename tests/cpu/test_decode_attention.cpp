@@ -1342,8 +1342,11 @@ TEST(DecodeAttentionLongestFirst, WorkListTakesEverySplitOnceLongestFirst) {
     for (size_t i = 0; i < items.size(); ++i) {
       const WorkItem& w = items[i];
       ++seen[{w.seq, w.split}];
-      EXPECT_EQ(int64_t(packed[i] >> 16), w.seq);
-      EXPECT_EQ(int(packed[i] & 0xffffu), w.split);
+      int64_t seq = -1;
+      int split = -1;
+      decode_attention::unpack_work_item(packed[i], seq, split);  // as the kernel reads it
+      EXPECT_EQ(seq, w.seq);
+      EXPECT_EQ(split, w.split);
       const int64_t len = lens[size_t(w.seq)];
       EXPECT_EQ(w.keys, std::max<int64_t>(0, plan.key_end(w.split, len) - plan.key_begin(w.split)));
       if (i > 0) {
@@ -1358,6 +1361,27 @@ TEST(DecodeAttentionLongestFirst, WorkListTakesEverySplitOnceLongestFirst) {
       for (int sp = 0; sp < plan.splits_of(lens[b]); ++sp)
         EXPECT_EQ((seen[{int64_t(b), sp}]), 1) << b << " " << sp;
     EXPECT_EQ(seen.size(), items.size());
+  }
+}
+
+// v28's work list sits past the plan's workspace, 16-byte aligned, an item four bytes; the
+// packing round-trips at the fields' limits.
+TEST(DecodeAttentionLongestFirst, WorkListLayoutAndPacking) {
+  using decode_attention::work_list_layout;
+  for (size_t plan_bytes : {size_t(0), size_t(4), size_t(16), size_t(1000), size_t(1024)}) {
+    const auto at = work_list_layout(plan_bytes, 1032);
+    EXPECT_GE(at.offset, plan_bytes);
+    EXPECT_LT(at.offset, plan_bytes + 16);
+    EXPECT_EQ(at.offset % 16, 0u);
+    EXPECT_EQ(at.bytes, 1032u * 4u);
+    EXPECT_EQ(at.end(), at.offset + at.bytes);
+  }
+  for (auto [seq, split] : {std::pair<int64_t, int>{0, 0}, {65535, 65535}, {1, 65534}, {300, 7}}) {
+    int64_t s = -1;
+    int sp = -1;
+    decode_attention::unpack_work_item(decode_attention::pack_work_item(seq, split), s, sp);
+    EXPECT_EQ(s, seq);
+    EXPECT_EQ(sp, split);
   }
 }
 

@@ -126,33 +126,35 @@ TEST(Goals, BestRungOfTheNewestRunPairedFirst) {
 }
 
 // A tie within noise: where the goal names the problem, a paired median under the bound meets
-// it if its 95% confidence interval (from the rung's and the baseline's samples of the same
-// benchmark) reaches the bound; not where the goal does not name it, not where the interval
-// stays under, not where the baseline's samples do not reproduce the paired median.
+// it if its 95% confidence interval reaches the bound and starts within kTieMargin of it: the
+// record's own interval, or (records from before it was recorded) one from the rung's and the
+// baseline's samples of the same benchmark. Not where the goal does not name the problem, not
+// where the interval stays under or is too wide, not where the baseline's samples do not
+// reproduce the paired median.
 TEST(Goals, TieWithinNoiseByThePairedMediansInterval) {
-  // 41 rounds: the baseline 1.0 ms, the rung around it, ratios 0.98 .. 1.02 in steps of 0.001.
-  auto rounds = [](double centre) {
+  // 41 rounds: the baseline 1.0 ms, the rung's ratios centre -+ 20 steps.
+  auto rounds = [](double centre, double step) {
     std::vector<double> base, var;
     for (int i = -20; i <= 20; ++i) {
       base.push_back(1.0);
-      var.push_back(1.0 / (centre + 0.001 * i));
+      var.push_back(1.0 / (centre + step * i));
     }
     return std::make_pair(base, var);
   };
-  auto records = [&](double centre) {
-    const auto [base, var] = rounds(centre);
+  auto records = [&](double centre, double step = 0.001, bool stored = false) {
+    const auto [base, var] = rounds(centre, step);
     SourcedResult b = rec("hgemm.baseline_cublaslt", kGemm, 1.0, "r", "2026-01-01");
     b.r.timing.samples_ms = base;
     SourcedResult v = rec("hgemm.v14_a", kGemm, 1.0, "r", "2026-01-01");
     v.r.timing.samples_ms = var;
-    const PairedRatio p = paired_ratio(base, var);
-    v.r.paired = p;
+    v.r.paired = paired_ratio(base, var);
+    if (!stored) v.r.paired.ci_lo = v.r.paired.ci_hi = 0;  // a record from before the interval
     v.r.paired_with = "hgemm.baseline_cublaslt";
     return std::vector<SourcedResult>{b, v};
   };
   const auto tie = one({{"tie_within_noise", {kGemm}}});
   const auto strict = one(json::object());
-  auto near = records(0.9995);  // median 0.9995, interval about 0.9930 - 1.0060
+  auto near = records(0.9995);  // median 0.9995, interval 0.9925 - 1.0065
   auto out = judge(tie, near);
   EXPECT_NEAR(out[0].rows[0].value, 0.9995, 1e-9);
   EXPECT_TRUE(out[0].met);
@@ -160,8 +162,12 @@ TEST(Goals, TieWithinNoiseByThePairedMediansInterval) {
   EXPECT_LT(out[0].rows[0].ci_lo, 1.0);
   EXPECT_GE(out[0].rows[0].ci_hi, 1.0);
   EXPECT_FALSE(judge(strict, near)[0].met);
-  EXPECT_FALSE(judge(tie, records(0.985))[0].met);  // the interval ends under 1.0
-  near[0].r.timing.samples_ms[0] = 2.0;             // not the benchmark the rung was paired in
+  EXPECT_FALSE(judge(tie, records(0.985))[0].met);          // the interval ends under 1.0
+  EXPECT_FALSE(judge(tie, records(0.9995, 0.004))[0].met);  // 0.9715 - 1.0275: too wide
+  auto stored = records(0.9995, 0.001, true);
+  stored[1].r.timing.samples_ms.clear();  // the record's own interval needs no samples
+  EXPECT_TRUE(judge(tie, stored)[0].met);
+  near[0].r.timing.samples_ms[0] = 2.0;  // not the benchmark the rung was paired in
   EXPECT_FALSE(judge(tie, near)[0].met);
   EXPECT_THROW(one({{"tie_within_noise", {"m=1,n=1,k=1"}}}), UsageError);  // not its problem
   EXPECT_THROW(one({{"tie_within_noise", {kGemm}}, {"metric", "tflops"}, {"against", nullptr}}),

@@ -210,8 +210,9 @@ TEST(PairedRatio, RatiosOfTheRoundsBothKept) {
   EXPECT_EQ(v.ci_hi, 0.0);  // three pairs: no interval
 }
 
-// The paired median's 95% confidence interval: ratios 1 .. 100 (in any order) give the order
-// statistics at ranks 50 -+ 1.96 sqrt(100) / 2 = 9.8, rounded outwards: the 41st and the 61st.
+// The paired median's 95% confidence interval: ratios 1 .. 100 (in any order) give the sorted
+// ratios at 0-based ranks 49.5 -+ 1.96 sqrt(100) / 2 = 9.8, rounded outwards (39 and 60): the
+// 40th and the 61st, symmetric about the median's two middle ones.
 TEST(PairedRatio, MedianConfidenceIntervalByOrderStatistics) {
   std::vector<double> base, var;
   for (int i = 100; i >= 1; --i) {
@@ -220,7 +221,7 @@ TEST(PairedRatio, MedianConfidenceIntervalByOrderStatistics) {
   }
   const PairedRatio r = paired_ratio(base, var);
   EXPECT_EQ(r.pairs, 100);
-  EXPECT_DOUBLE_EQ(r.ci_lo, 41.0);
+  EXPECT_DOUBLE_EQ(r.ci_lo, 40.0);
   EXPECT_DOUBLE_EQ(r.ci_hi, 61.0);
   EXPECT_LE(r.ci_lo, r.median);
   EXPECT_GE(r.ci_hi, r.median);
