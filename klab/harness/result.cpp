@@ -330,13 +330,21 @@ std::string fast_state_summary(const std::vector<Result>& results) {
 std::string paired_summary(const std::vector<Result>& results) {
   std::string rows;
   std::map<std::string, std::vector<double>> per_variant;
+  bool any_ci = false;
   for (const auto& r : results) {
     if (!r.timed || r.paired.pairs <= 0) continue;
     per_variant[r.variant].push_back(r.paired.median);
-    rows += "| " + r.variant + " | " + r.problem.str() + " | " + r.paired_with + " | " +
-            (r.baseline.speedup > 0 ? printed(r.baseline.speedup, "%.3fx") : "-") + " | " +
-            printed(r.paired.median, "%.3fx") + " | " + printed(r.paired.p10, "%.3fx") + " - " +
-            printed(r.paired.p90, "%.3fx") + " | " + std::to_string(r.paired.pairs) + " |\n";
+    // Records since the interval was recorded: the median's 95% confidence interval beside it.
+    const bool ci = r.paired.ci_hi > 0;
+    any_ci = any_ci || ci;
+    rows +=
+        "| " + r.variant + " | " + r.problem.str() + " | " + r.paired_with + " | " +
+        (r.baseline.speedup > 0 ? printed(r.baseline.speedup, "%.3fx") : "-") + " | " +
+        printed(r.paired.median, "%.3fx") +
+        (ci ? " [" + printed(r.paired.ci_lo, "%.3f") + "-" + printed(r.paired.ci_hi, "%.3f") + "]"
+            : "") +
+        " | " + printed(r.paired.p10, "%.3fx") + " - " + printed(r.paired.p90, "%.3fx") + " | " +
+        std::to_string(r.paired.pairs) + " |\n";
   }
   if (rows.empty()) return "";
   std::string md =
@@ -349,6 +357,10 @@ std::string paired_summary(const std::vector<Result>& results) {
     md += "| " + variant + " | geometric mean, " + std::to_string(v.size()) + " problems | | | " +
           printed(geometric_mean(v), "%.3fx") + " | | |\n";
   }
+  if (any_ci)
+    md +=
+        "\nIn brackets: the paired median's 95% confidence interval (order statistics of the "
+        "rounds' ratios).\n";
   return md;
 }
 

@@ -251,6 +251,7 @@ TEST(PairedSummary, RowsAndGeometricMeansOfThePairedMedians) {
   std::snprintf(want, sizeof want, "| hgemm.a | geometric mean, 2 problems | | | %.3fx | | |",
                 std::sqrt(1.02 * 1.08));
   EXPECT_NE(md.find(want), std::string::npos) << md << "\nwant: " << want;
+  EXPECT_EQ(md.find("In brackets"), std::string::npos);  // no interval recorded: as before
   // The record keeps it through JSON.
   const Result back = result_from_json(to_json(rs[1]));
   EXPECT_EQ(back.paired.pairs, 30);
@@ -258,6 +259,19 @@ TEST(PairedSummary, RowsAndGeometricMeansOfThePairedMedians) {
   EXPECT_DOUBLE_EQ(back.paired.p10, 1.01);
   EXPECT_DOUBLE_EQ(back.paired.p90, 1.12);
   EXPECT_EQ(back.paired_with, "hgemm.base");
+  EXPECT_EQ(back.paired.ci_hi, 0.0);
+  // With the median's interval: kept through JSON, printed beside the median.
+  PairedRatio with_ci{40, 0.999, 0.99, 1.01};
+  with_ci.ci_lo = 0.997;
+  with_ci.ci_hi = 1.002;
+  const Result c = rec("m=8,n=8,k=8", 1.0, with_ci);
+  const Result c_back = result_from_json(to_json(c));
+  EXPECT_DOUBLE_EQ(c_back.paired.ci_lo, 0.997);
+  EXPECT_DOUBLE_EQ(c_back.paired.ci_hi, 1.002);
+  const std::string md_ci = paired_summary({c});
+  EXPECT_NE(md_ci.find("| 0.999x [0.997-1.002] | 0.990x - 1.010x | 40 |"), std::string::npos)
+      << md_ci;
+  EXPECT_NE(md_ci.find("In brackets"), std::string::npos);
 }
 
 TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
