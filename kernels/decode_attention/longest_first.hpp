@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <queue>
 #include <tuple>
 #include <vector>
@@ -130,8 +131,7 @@ inline ClusterSplitPlan plan_longest_first(const Dims& s, int sm_count, int64_t 
   const int64_t units = s.hkv * Gqa::row_tiles(s);
   const int64_t slots = std::max(1, sm_count) * TmaPagesConfig::ctas_per_sm(s.d, elem);
   const int64_t max_len = *std::max_element(lens.begin(), lens.end());
-  int64_t total = 0;
-  for (int64_t l : lens) total += l;
+  const int64_t total = std::accumulate(lens.begin(), lens.end(), int64_t(0));
   const int64_t per_slot = std::max<int64_t>(1, (total * units + slots - 1) / slots);
   const int64_t s_max = 4 * ((max_len + per_slot - 1) / per_slot) + 4;
   ClusterSplitPlan best = v13;

@@ -144,13 +144,19 @@ bool is_candidate(const Result& r, const Goal& g) {
 
 bool higher_is_better(GoalMetric m) { return m != GoalMetric::median_us; }
 
+/// Whether an x_baseline value of r is its paired median (an interleaved benchmark with the
+/// goal's baseline), not the medians' ratio.
+bool paired_against(const Result& r, const Goal& g) {
+  return r.paired.pairs > 0 && r.paired_with == g.against && r.paired.median > 0;
+}
+
 /// A rung's value on its own record (x_baseline, pct_ceiling, tflops, median_us); false where the
 /// record does not carry it.
 bool own_value(const Result& r, const Goal& g, const std::map<std::string, double>& ceilings,
                double& value, std::string& how) {
   switch (g.metric) {
     case GoalMetric::x_baseline:
-      if (r.paired.pairs > 0 && r.paired_with == g.against && r.paired.median > 0) {
+      if (paired_against(r, g)) {
         value = r.paired.median;
         how = "paired, " + std::to_string(r.paired.pairs) + " rounds";
         return true;
@@ -209,10 +215,10 @@ bool other_side(const Result& r, const Goal& g, const Shape& shape) {
 }
 
 /// The 95% confidence interval of rung record r's paired median: the record's own, else from its
-/// samples and those of a record of its baseline in the same run that reproduces the paired median (an interleaved
-/// benchmark that dropped no round keeps both variants' samples aligned by round: the same
-/// median from them is the check that the two records are one benchmark's); false where none
-/// does or the pairs are too few.
+/// samples and those of a record of its baseline in the same run that reproduces the paired
+/// median (an interleaved benchmark that dropped no round keeps both variants' samples aligned
+/// by round: the same median from them is the check that the two records are one benchmark's);
+/// false where none does or the pairs are too few.
 bool paired_ci(const Result& r, const std::vector<const Result*>& baselines, double& lo,
                double& hi) {
   if (r.paired.ci_hi > 0) {  // the record's own (benchmarks since the interval was recorded)
@@ -267,6 +273,7 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
   std::string newest;  // the chosen run's newest record
   for (const auto& [name, run] : runs) {
     GoalRow best;
+    const Result* best_record = nullptr;
     std::string stamp;
     for (const auto& [variant, r] : run.mine) {
       double v = 0;
@@ -284,10 +291,11 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
       const bool better = higher_is_better(g.metric) ? v > best.value : v < best.value;
       if (!best.measured || better) {
         best = {shape.str(), true, v, false, variant, name, how};
-        if (g.metric == GoalMetric::x_baseline && how.rfind("paired", 0) == 0)
-          paired_ci(*r, run.baselines, best.ci_lo, best.ci_hi);
+        best_record = r;
       }
     }
+    if (best_record && g.metric == GoalMetric::x_baseline && paired_against(*best_record, g))
+      paired_ci(*best_record, run.baselines, best.ci_lo, best.ci_hi);
     if (best.measured && (!row.measured || stamp > newest)) {
       newest = stamp;
       row = best;
@@ -340,7 +348,7 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
       GoalRow row = judge(g, shape, records, highest_ceilings);
       row.met = row.measured && holds(g, row.value);
       // A tie within noise where the goal allows one: the paired median's 95% CI reaches the
-      // bound.
+      // bound and starts within kTieMargin of it.
       if (!row.met && row.measured && row.ci_hi > 0 && holds(g, row.ci_hi) &&
           row.ci_lo >= g.bound * (1 - kTieMargin) &&
           std::find(g.ties.begin(), g.ties.end(), shape) != g.ties.end()) {
