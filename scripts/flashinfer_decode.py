@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """FlashInfer's paged-KV batch decode (BatchDecodeWithPagedKVCacheWrapper) at the problems of a
 klab decode_attention record file, timed the way `klab bench` times a cold launch: the L2 flushed
-by writing a 256 MiB buffer before every sample, the stream then held by a GPU sleep so that the
-Python of FlashInfer's run() is enqueued before the timed region opens, CUDA events around the
-run() call alone, warm-up first, the median of many samples. Writes klab records (same problem
+before every sample by a read-only pass over twice its size, the stream then held by a GPU sleep
+so that the Python of FlashInfer's run() is enqueued before the timed region opens, CUDA events
+around the run() call alone, warm-up first, the median of many samples (library_records.py). Writes klab records (same problem
 text, FLOP and byte counts as klab's record of that problem), so `klab report` puts them in the
 table beside klab's rungs of the same run.
 
@@ -31,9 +31,8 @@ import json
 import math
 import random
 import sys
-import time
 
-from library_records import finish, load_problems, parse_problem, record, time_cold
+from library_records import L2Flush, METHOD, finish, load_problems, parse_problem, record, time_held
 
 VARIANTS = {  # variant suffix -> use_tensor_cores
     "flashinfer_paged": True,
@@ -93,23 +92,6 @@ def build_inputs(torch, s, kv_dtype, seed):
                 lse=torch.empty(rows, s["hq"], device=dev, dtype=torch.float32))
 
 
-def time_one(torch, fn, max_time, flush, max_mhz):
-    """Cold samples (library_records.time_cold), the stream held by a GPU sleep long enough to
-    cover the host's time in fn(), so that the timed region holds the kernels alone."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(5):
-        fn()
-    host_us = (time.perf_counter() - t0) / 5 * 1e6  # enqueue time of one call
-    torch.cuda.synchronize()
-    # Cycles of max(200 us, 4x the host's time) at the top clock: longer at any lower clock.
-    hold_cycles = int(max(200.0, 4 * host_us) * (max_mhz or 1980))
-    samples, clocks = time_cold(torch, fn, max_time, flush, hold_cycles)
-    return samples, clocks, host_us
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("records")
@@ -128,7 +110,7 @@ def main():
 
     fi_version = getattr(flashinfer, "__version__", "?")
     problems, baseline_ms = load_problems(args.records, "decode_attention", BASELINE)
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    flush = L2Flush(torch)
     workspace = torch.zeros(512 << 20, dtype=torch.uint8, device="cuda")
     kv_dtypes = {"bf16": torch.bfloat16, "e4m3": torch.float8_e4m3fn}
     out = []
@@ -187,7 +169,7 @@ def main():
                     return wrapper.run(x["q"], (x["k"], x["v"]), **run_kw)
 
                 max_mhz = ref.get("device", {}).get("max_sm_clock_mhz", 0)
-                samples, clocks, host_us = time_one(torch, call, args.max_time, flush, max_mhz)
+                samples, clocks, host_us = time_held(torch, call, args.max_time, flush, max_mhz)
             except Exception as e:  # a problem FlashInfer refuses, or a JIT build that failed
                 msg = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
                 skip(f"{name}: {type(e).__name__}: {msg}")
@@ -196,9 +178,8 @@ def main():
                        else "decode kernel, CUDA cores")
             rec["note"] += f"; backend {backend}"
             med = finish(rec, ref, samples, clocks,
-                         ("L2 flushed by a 256 MiB write, stream held by a GPU sleep, CUDA events "
-                          f"around one run() call (scripts/flashinfer_decode.py; host enqueue "
-                          f"{host_us:.0f} us)"), BASELINE, baseline_ms)
+                         (f"{METHOD} (scripts/flashinfer_decode.py, one run() call; host "
+                          f"enqueue {host_us:.0f} us)"), BASELINE, baseline_ms)
             out.append(rec)
             print(f"{name:28} {text} {dtype}: {med:.4f} ms, {rec['gbps']:.0f} GB/s ({backend})",
                   flush=True)

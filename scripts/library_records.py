@@ -1,11 +1,21 @@
 """What the scripts that time a library beside klab's rungs share (torch_sdpa.py,
 flashinfer_decode.py): klab's problem text, the problems of a klab record file, the cold timing
-loop (L2 flushed by a 256 MiB write before every sample, CUDA events around one call, warm-up
-first) and the klab records they write, with the same FLOP and byte counts, ceiling and
-baseline as klab's record of the problem, so `klab report` tables them beside klab's rungs."""
+loop as `klab bench` runs it (L2 flushed before every sample by a read-only pass over twice the
+L2, the stream held by a GPU sleep while the host enqueues the call, CUDA events around the call,
+warm-up first) and the klab records they write, with the same FLOP and byte counts, ceiling and
+baseline as klab's record of the problem, so `klab report` tables them beside klab's rungs.
+
+The flush reads and does not write (klab/harness/l2_flush.cu says why: a write leaves the L2 full
+of dirty lines whose write-back overlaps the timed call). Records of runs before 2026-12-06 were
+timed after a 256 MiB write and without the hold; each record's `method` says which."""
 import datetime
 import json
 import statistics
+import time
+
+# Each record's `method`: how its samples were taken.
+METHOD = ("CUDA events around one call, L2 flushed by a read of twice its size, the stream held "
+          "by a GPU sleep while the host enqueues")
 
 
 def parse_problem(text):
@@ -38,16 +48,31 @@ def load_problems(path, family, baseline_id):
     return problems, baseline_ms
 
 
+class L2Flush:
+    """klab's cold-L2 flush in PyTorch: a buffer of twice the L2 (int32, zeros), read by a sum
+    into a one-element sink before every sample: the L2 left holding clean lines only."""
+
+    def __init__(self, torch):
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        self.buffer = torch.zeros(max(2 * l2, 1 << 20) // 4, dtype=torch.int32, device="cuda")
+        self.sink = torch.zeros((), dtype=torch.int64, device="cuda")
+        self.torch = torch
+
+    def __call__(self):
+        self.torch.sum(self.buffer, dim=0, dtype=self.torch.int64, out=self.sink)
+
+
 def time_cold(torch, fn, max_time, flush, hold_cycles=0):
-    """Cold samples of fn(): the L2 flushed, then (hold_cycles > 0) the stream held by a GPU
-    sleep so that the host's time in fn() falls before the timed region, events around fn()."""
+    """Cold samples of fn(): the L2 flushed (flush(): an L2Flush), then (hold_cycles > 0) the
+    stream held by a GPU sleep so that the host's time in fn() falls before the timed region,
+    events around fn()."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     samples, clocks, spent = [], [], 0.0
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     while (spent < max_time and len(samples) < 200) or len(samples) < 10:
-        flush.zero_()
+        flush()
         if hold_cycles > 0:
             torch.cuda._sleep(hold_cycles)
         start.record()
@@ -59,6 +84,24 @@ def time_cold(torch, fn, max_time, flush, hold_cycles=0):
         clocks.append(clock_mhz(torch))
         spent += ms / 1e3 + 1e-4
     return samples, clocks
+
+
+def time_held(torch, fn, max_time, flush, max_mhz):
+    """Cold samples (time_cold) with the stream held by a GPU sleep long enough to cover the
+    host's time in fn() (measured first: max(200 us, 4x one call's enqueue) at the top clock,
+    longer at any lower one), so that the timed region holds the kernels alone. Returns the
+    samples, their clocks and the host's microseconds a call."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(5):
+        fn()
+    host_us = (time.perf_counter() - t0) / 5 * 1e6  # enqueue time of one call
+    torch.cuda.synchronize()
+    hold_cycles = int(max(200.0, 4 * host_us) * (max_mhz or 1980))
+    samples, clocks = time_cold(torch, fn, max_time, flush, hold_cycles)
+    return samples, clocks, host_us
 
 
 def record(variant, family, text, dtype, ref, build_type):

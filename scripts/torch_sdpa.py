@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch's scaled_dot_product_attention (flash and cuDNN back ends) at the problems of a klab
-attention record file, timed the way `klab bench` times a cold launch: the L2 flushed by writing
-a 256 MiB buffer before every sample, CUDA events around the call alone, warm-up first, the median
-of many samples. Writes klab records (same problem text, FLOP and byte counts as klab's record of
+attention record file, timed the way `klab bench` times a cold launch: the L2 flushed before every
+sample by a read-only pass over twice its size, the stream held by a GPU sleep while the host
+enqueues the call, CUDA events around the call alone, warm-up first, the median of many samples
+(library_records.py). Writes klab records (same problem text, FLOP and byte counts as klab's record of
 that problem), so `klab report` puts them in the table beside klab's rungs of the same run.
 
 Usage: scripts/torch_sdpa.py KLAB_RECORDS.json OUT.json [--max-time SECONDS]
@@ -13,7 +14,7 @@ import argparse
 import json
 import sys
 
-from library_records import finish, load_problems, parse_problem, record, time_cold
+from library_records import L2Flush, METHOD, finish, load_problems, parse_problem, record, time_held
 
 
 def main():
@@ -27,7 +28,7 @@ def main():
     import torch.nn.functional as F
 
     problems, cudnn_ms = load_problems(args.records, "attention", "attention.baseline_cudnn")
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    flush = L2Flush(torch)
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
     backends = {"torch_sdpa_flash": SDPBackend.FLASH_ATTENTION,
                 "torch_sdpa_cudnn": SDPBackend.CUDNN_ATTENTION}
@@ -54,7 +55,8 @@ def main():
                     return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal,
                                                           enable_gqa=hq != hkv)
             try:
-                samples, clocks = time_cold(torch, call, args.max_time, flush)
+                max_mhz = ref.get("device", {}).get("max_sm_clock_mhz", 0)
+                samples, clocks, host_us = time_held(torch, call, args.max_time, flush, max_mhz)
             except Exception as e:  # a back end that refuses the problem
                 rec.update(status="skipped", reason=f"{name}: " + str(e).splitlines()[0][:160])
                 out.append(rec)
@@ -63,8 +65,8 @@ def main():
             finally:
                 del q, k, v
             med = finish(rec, ref, samples, clocks,
-                         "CUDA events around one call, L2 flushed by a 256 MiB write "
-                         "(scripts/torch_sdpa.py)", "attention.baseline_cudnn", cudnn_ms)
+                         f"{METHOD} (scripts/torch_sdpa.py; host enqueue {host_us:.0f} us)",
+                         "attention.baseline_cudnn", cudnn_ms)
             out.append(rec)
             print(f"{name:18} {text} {dtype}: {med:.4f} ms, {rec['tflops']:.1f} TFLOP/s", flush=True)
             with open(args.out, "w") as f:

@@ -41,6 +41,11 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
   sass->add_option("--arch", o->arch,
                    "with --binary: the architecture whose SASS to read, e.g. sm_90 (a library "
                    "holds several)");
+  sass->add_option("--table", o->table,
+                   "write a markdown table of the kernels' main loops (one iteration's "
+                   "instructions, its most frequent math instruction and that one's share, "
+                   "shared, global, barriers, spills) to this file, one row a kernel")
+      ->check(writable_path);
   out.emplace_back(sass, [o] { return cmd_sass(*o); });
 
   auto* prof = app.add_subcommand(

@@ -22,6 +22,7 @@ struct InspectOptions {
   std::string json;                   // profile, sass: append a record to this JSON file
   std::string binary;  // sass: read kernels from this file instead of klab's own binary
   std::string arch;    // sass: with --binary, the SASS architecture to read (sm_90, ...)
+  std::string table;   // sass: write a markdown table of the kernels' main loops to this file
 };
 
 struct Target {

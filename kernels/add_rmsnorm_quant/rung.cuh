@@ -11,6 +11,7 @@
 #include "kernels/add_rmsnorm_quant/family.hpp"
 #include "kernels/reduction/block_reduce.cuh"
 #include "klab/core/cuda_check.hpp"
+#include "klab/device/fp8_convert.cuh"
 #include "klab/device/launch.hpp"
 #include "klab/device/vec.cuh"
 
@@ -87,20 +88,8 @@ __device__ __forceinline__ void unpack8(const device::Vec16<bf16>& v, float (&f)
   for (int i = 0; i < kVec; ++i) f[i] = __bfloat162float(v.v[i]);
 }
 
-/// 8 floats to e4m3, rounded to nearest even and saturated to +-448 (cvt.rn.satfinite), packed
-/// in element order for one 8-byte store.
-__device__ __forceinline__ uint2 pack8_e4m3(const float (&f)[kVec]) {
-  uint32_t word[2];
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    const uint32_t lo =
-        __nv_cvt_float2_to_fp8x2(make_float2(f[4 * j], f[4 * j + 1]), __NV_SATFINITE, __NV_E4M3);
-    const uint32_t hi = __nv_cvt_float2_to_fp8x2(make_float2(f[4 * j + 2], f[4 * j + 3]),
-                                                 __NV_SATFINITE, __NV_E4M3);
-    word[j] = lo | (hi << 16);
-  }
-  return make_uint2(word[0], word[1]);
-}
+/// 8 floats to e4m3 (klab/device/fp8_convert.cuh), for one 8-byte store.
+using device::pack8_e4m3;
 
 /// The scale of a slice whose max |y| is amax, and the factor that maps it onto [-448, 448]; an
 /// all-zero slice gets scale 0 and factor 0 (q = 0, never 0 * inf). A product with the rounded

@@ -20,6 +20,7 @@
 
 #include "kernels/decode_attention/family.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/harness/kv_scales.hpp"
 
 namespace klab::decode_attention {
 
@@ -256,14 +257,6 @@ void build_seq_lens(const Dims& s, Tensor& t, uint64_t seed) {
   shuffle(lens, seed);
   for (int64_t i = 0; i < s.b; ++i)
     store_from_double(t.host.data(), DType::i32, i, static_cast<double>(lens[i]));
-}
-
-void build_kv_scales(Tensor& t, uint64_t seed) {
-  for (int64_t h = 0; h < t.spec.numel; ++h) {
-    const double u = static_cast<double>(splitmix64(seed + static_cast<uint64_t>(h)) >> 11) /
-                     static_cast<double>(uint64_t(1) << 53);
-    store_from_double(t.host.data(), DType::f32, h, static_cast<float>(std::exp2(-2.0 + 3.0 * u)));
-  }
 }
 
 void build_block_table(const Dims& s, const Tensor& seq_lens, Tensor& t, uint64_t seed) {

@@ -70,9 +70,6 @@ int64_t pool_pages(const Dims& s);
 /// permutation of the pool (no page shared), unused table entries -1.
 void build_seq_lens(const Dims& s, Tensor& t, uint64_t seed);
 void build_block_table(const Dims& s, const Tensor& seq_lens, Tensor& t, uint64_t seed);
-/// An e4m3 cache's k_scale or v_scale (Hkv fp32): 2^u for u drawn uniformly from [-2, 1] per
-/// KV head, so a rung that ignores a scale or takes another head's is off by percents.
-void build_kv_scales(Tensor& t, uint64_t seed);
 
 /// The fp64 reference of query row (sequence bi, new token t, query head h) from the host
 /// buffers, with each output element's derived error bound (family.cpp, tolerances).

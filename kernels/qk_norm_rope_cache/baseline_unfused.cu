@@ -8,6 +8,7 @@
 //   2. rope      in place on q_out and the workspace, a block per token (its cos/sin table in
 //                shared memory, as v01's; every k head rotated, slot or not, as a framework does)
 //   3. cache     k (workspace) and v (qkv) into the pools by slot_mapping, a thread per 16 bytes
+//                (8 elements); into e4m3 pools times the head's 1 / scale, rounded to e4m3 (8 bytes)
 // Expected bottleneck: DRAM bandwidth at thousands of tokens, on 192 head rows of 256 bytes a
 // token at Qwen3-8B's heads (norm: 40 read, 40 written; rope: 40 and 40; cache: 16 and 16)
 // against the fused kernel's 96, less what L2 (60 MiB) keeps between launches (at 16384
@@ -79,8 +80,17 @@ __global__ void cache_kernel(Args a, const bf16* __restrict__ ws) {
     const bool is_v = within >= a.hkv * per_head;
     const int h = within / per_head % a.hkv, e = within % per_head * kVec;
     const bf16* src = is_v ? a.qkv + (t * a.heads() + a.hq + a.hkv + h) * a.d : ws + k_row(a, t, h);
-    bf16* dst = (is_v ? a.v_cache : a.k_cache) + pool_offset(slot, h, a.hkv, a.page, a.d);
-    device::store16(dst + e, device::load16(src + e));
+    const int64_t at = pool_offset(slot, h, a.hkv, a.page, a.d) + e;
+    if (a.k_cache8 == nullptr) {
+      device::store16((is_v ? a.v_cache : a.k_cache) + at, device::load16(src + e));
+      continue;
+    }
+    const float inv_scale = 1.f / (is_v ? a.v_scale : a.k_scale)[h];
+    float f[kVec];
+    unpack(device::load16(src + e), f);
+#pragma unroll
+    for (int i = 0; i < kVec; ++i) f[i] *= inv_scale;
+    *reinterpret_cast<uint2*>((is_v ? a.v_cache8 : a.k_cache8) + at) = device::pack8_e4m3(f);
   }
 }
 
@@ -103,7 +113,8 @@ Variant gpu_baseline_unfused() {
         const int64_t vectors = a.tokens * a.hkv * 2 * (a.d / kVec);
         cache_kernel<<<device::grid_1d(vectors, kThreads), kThreads, 0, stream>>>(a, ws);
         KLAB_CHECK_LAUNCH();
-      });
+      },
+      {DType::bf16, DType::e4m3});
   v.info.baseline = true;
   v.workspace_bytes = [](const Problem& p) {
     const Dims s = dims_of(p);

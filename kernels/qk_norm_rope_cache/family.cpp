@@ -6,21 +6,26 @@
 // one sequence at exactly `context`); and three dimensions a shape may leave out: skip (tokens
 // with slot -1), zero_rows (tokens whose qkv row is 0) and amp (a power of two multiplying
 // qkv). Positions and slots are drawn from the seed, so each check sees other positions and
-// other pages; the counts depend on the shape alone.
+// other pages; the counts depend on the shape alone. The problem's dtype is the KV cache's: bf16,
+// or e4m3 with a scale per KV head (k_scale and v_scale, drawn from the seed after slot_mapping).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "kernels/qk_norm_rope_cache/family.hpp"
 #include "klab/core/errors.hpp"
+#include "klab/harness/kv_scales.hpp"
 #include "klab/harness/reference_attention.hpp"
 
 namespace klab::qk_norm_rope_cache {
 
 namespace {
 
-constexpr double kU32 = 1.0 / (1 << 24);  // fp32 unit roundoff
-constexpr double kUbf16 = 1.0 / 256;      // bf16 unit roundoff (dtype_unit_roundoff)
+constexpr double kU32 = 1.0 / (1 << 24);     // fp32 unit roundoff
+constexpr double kUbf16 = 1.0 / 256;         // bf16 unit roundoff (dtype_unit_roundoff)
+constexpr double kUe4m3 = 1.0 / 16;          // e4m3 unit roundoff (3 fraction bits)
+constexpr double kE4m3Max = 448;             // e4m3's largest finite value: saturated to it
+constexpr double kE4m3HalfSub = 1.0 / 1024;  // half of e4m3's subnormal step (2^-9)
 
 int64_t int_at(const Tensor& t, int64_t i) { return static_cast<int64_t>(t.host_at(i)); }
 
@@ -30,6 +35,8 @@ int64_t qkv_numel(const Dims& s) {
 int64_t q_numel(const Dims& s) {
   return checked_product({s.tokens, s.hq, s.d}, "qk_norm_rope_cache q_out");
 }
+
+bool e4m3_pools(const Problem& p) { return p.dtype == DType::e4m3; }
 
 // A seeded Fisher-Yates shuffle.
 template <class T>
@@ -52,13 +59,23 @@ Problem shape(int64_t tokens, int64_t hq, int64_t hkv, int64_t d, int64_t page, 
   return problem(Dims{tokens, hq, hkv, d, page, seqs, context, skip, zero_rows, amp});
 }
 
+// The same problem with e4m3 pools.
+Problem with_e4m3(Problem p) {
+  p.dtype = DType::e4m3;
+  return p;
+}
+
 // Issue 15: tokens 1 to 16384 with Qwen3-8B's heads (32 query, 8 KV, D = 128), pages of 16. 1
 // and 16 tokens are decode steps (one token per sequence: launch- and latency-bound, the fused
 // kernel's one launch against the baseline's three), 4096 and 16384 prefill chunks of a few
 // sequences (bandwidth-bound: the copy ceiling).
+// Each with bf16 pools, then with e4m3 pools.
 std::vector<Problem> headline() {
-  return {shape(1, 32, 8, 128, 16, 1, 4096), shape(16, 32, 8, 128, 16, 16, 4096),
-          shape(4096, 32, 8, 128, 16, 4, 8192), shape(16384, 32, 8, 128, 16, 8, 16384)};
+  std::vector<Problem> v{shape(1, 32, 8, 128, 16, 1, 4096), shape(16, 32, 8, 128, 16, 16, 4096),
+                         shape(4096, 32, 8, 128, 16, 4, 8192),
+                         shape(16384, 32, 8, 128, 16, 8, 16384)};
+  for (size_t i = 0, n = v.size(); i < n; ++i) v.push_back(with_e4m3(v[i]));
+  return v;
 }
 
 // Shapes that break careless kernels: token counts that fill no warp or wave (1, 3, 17, 1000)
@@ -98,6 +115,16 @@ std::vector<Problem> awkward() {
   v.push_back(shape(17, 32, 8, 128, 16, 4, 2048));    // Qwen3-8B's heads
   v.push_back(shape(64, 32, 8, 128, 16, 64, 4096));   // ... a decode batch
   v.push_back(shape(1000, 32, 8, 128, 64, 5, 4096));  // ... a chunk of five sequences
+  // e4m3 pools: each token count, page size and head layout above once (pages of 1, 16, 64),
+  // slots of -1, zero rows, and large magnitudes (v saturates at +-448 over its scale; k, a
+  // normalised head, does not), positions up to 131071, Qwen3-8B's heads.
+  for (const Problem& p : {shape(1, 8, 8, 64, 1, 1, 1), shape(3, 8, 2, 128, 16, 2, 16),
+                           shape(17, 10, 2, 256, 64, 3, 1000), shape(1000, 8, 8, 64, 16, 7, 5000),
+                           shape(5, 8, 2, 128, 16, 2, 131072), shape(17, 8, 2, 128, 16, 3, 1000, 5),
+                           shape(33, 8, 2, 128, 16, 4, 300, 0, 4),
+                           shape(17, 8, 2, 128, 16, 3, 500, 2, 3, int64_t(1) << 30),
+                           shape(64, 32, 8, 128, 16, 64, 4096)})
+    v.push_back(with_e4m3(p));
   return v;
 }
 
@@ -110,6 +137,20 @@ void reference_heads(const Dims& s, const Buffers& b, const std::vector<int64_t>
 #pragma omp parallel for schedule(dynamic, 16)
   for (int64_t i = 0; i < static_cast<int64_t>(rows.size()); ++i)
     reference_head(s, b, rows[i] / per_token, rows[i] % per_token, out[i]);
+}
+
+// A written pool element of KV head h: its reference x with bound `pre` as it is for bf16 pools,
+// quantised for e4m3 ones by the head's scale of `scale_name` (quantised_reference).
+void pool_element(const Buffers& b, const char* scale_name, int64_t h, double x, double pre,
+                  double& value, double& bound) {
+  if (b["k_cache"].spec.dtype != DType::e4m3) {
+    value = x;
+    bound = pre;
+    return;
+  }
+  const QuantisedReference q = quantised_reference(x, pre, b[scale_name].host_at(h));
+  value = q.value;
+  bound = q.bound;
 }
 
 // The token writing each pool slot (-1: none), from the host slot_mapping.
@@ -142,14 +183,14 @@ Dims dims_of(const Problem& p) {
               p.dim("seqs"),   p.dim("context"), p.dim("skip"), p.dim("zero_rows"), p.dim("amp")};
 }
 
-Problem problem(const Dims& s) {
+Problem problem(const Dims& s, DType kv) {
   Problem p;
   p.family = "qk_norm_rope_cache";
   p.shape.dims = {
       {"tokens", s.tokens},       {"hq", s.hq},     {"hkv", s.hkv},         {"d", s.d},
       {"page", s.page},           {"seqs", s.seqs}, {"context", s.context}, {"skip", s.skip},
       {"zero_rows", s.zero_rows}, {"amp", s.amp}};
-  p.dtype = DType::bf16;
+  p.dtype = kv;
   return p;
 }
 
@@ -208,6 +249,11 @@ void build_qkv(const Dims& s, Tensor& qkv, uint64_t seed) {
 }
 
 void fill_sentinel(Tensor& pool) {
+  if (pool.spec.dtype == DType::e4m3) {
+    auto* bits = reinterpret_cast<uint8_t*>(pool.host.data());
+    std::fill(bits, bits + pool.spec.numel, kSentinelE4m3);
+    return;
+  }
   auto* bits = reinterpret_cast<uint16_t*>(pool.host.data());
   std::fill(bits, bits + pool.spec.numel, kSentinelBits);
 }
@@ -255,18 +301,37 @@ double y_error_bound(int64_t d) { return kUbf16 + (static_cast<double>(d) / 2 + 
 // rope.hpp derives < 2.7 u32 for the rungs' cos and sin at any position below 2^20.
 double cos_sin_error_bound() { return 4 * kU32; }
 
+// e4m3 pools. A rung holds x' (fp32, or bf16 in the unfused baseline) within `pre` of the fp64
+// value x (reference_head's bound for k, which covers a bf16 rounding of x'; 0 for v, a bf16
+// input), multiplies it by its head's 1 / scale (the reciprocal and the product: within 3 u32 of
+// x' / scale, or a division: 1 u32) and rounds to e4m3, nearest, saturating (round-to-nearest
+// is within u_e4m3 = 2^-4 of the value in e4m3's normal range, within half its subnormal step,
+// 2^-10, below it; saturation clamps both the rung's value and the reference at +-448, which
+// only brings them closer). So with q = x / scale and
+//   pre_q = pre / scale + 3 u32 (|x| + pre) / scale
+// the stored value is within (1 + u_e4m3) pre_q + u_e4m3 |clamp(q)| + 2^-10 of clamp(q). A wrong
+// scale (another head's: 2^-2 to 2^1, drawn apart), or a missing one misses by far more than
+// that.
+QuantisedReference quantised_reference(double x, double pre, double scale) {
+  const double q = std::clamp(x / scale, -kE4m3Max, kE4m3Max);
+  const double pre_q = (pre + 3 * kU32 * (std::fabs(x) + pre)) / scale;
+  return {q, (1 + kUe4m3) * pre_q + kUe4m3 * std::fabs(q) + kE4m3HalfSub};
+}
+
 Family make_qk_norm_rope_cache() {
   Family f;
   f.name = "qk_norm_rope_cache";
   f.summary =
       "Qwen3's per-head RMSNorm of q and k, rotary embedding (NeoX, theta 1e6) and the write of k "
-      "and v into a paged KV cache by slot_mapping: q (bf16) and the pools (bf16)";
+      "and v into a paged KV cache by slot_mapping: q (bf16) and the pools (the dtype: bf16, or "
+      "e4m3 with a scale per KV head)";
   f.dims = {"tokens", "hq", "hkv", "d", "page", "seqs", "context", "skip", "zero_rows", "amp"};
   f.zero_ok_dims = {"skip", "zero_rows"};
   f.default_dims = {{"skip", 0}, {"zero_rows", 0}, {"amp", 1}};
-  f.dtypes = {DType::bf16};
+  f.dtypes = {DType::bf16, DType::e4m3};
   // Reads and writes 2 (Hq + 2 Hkv) D bytes a token (48 heads of 256 bytes each way with
-  // Qwen3-8B's): the copy mix of the measured ceilings.
+  // Qwen3-8B's; with e4m3 pools the k and v heads are written in half the bytes): the copy mix
+  // of the measured ceilings.
   f.ceiling = "copy";
   f.headline = headline();
   f.awkward = awkward();
@@ -307,17 +372,24 @@ Family make_qk_norm_rope_cache() {
                               {"q_weight", DType::bf16, s.d, Role::input},
                               {"k_weight", DType::bf16, s.d, Role::input},
                               positions,
-                              slots,
-                              {"q_out", DType::bf16, q_numel(s), Role::output}};
+                              slots};
+    if (e4m3_pools(p))
+      for (const char* name : {"k_scale", "v_scale"}) {
+        TensorSpec scale{name, DType::f32, s.hkv, Role::input};
+        scale.build = [](const Buffers&, Tensor& t, uint64_t seed) { build_kv_scales(t, seed); };
+        v.push_back(scale);
+      }
+    v.push_back({"q_out", DType::bf16, q_numel(s), Role::output});
     for (const char* pool : {"k_cache", "v_cache"}) {
-      TensorSpec spec{pool, DType::bf16, s.pool_numel(), Role::inout};
+      TensorSpec spec{pool, p.dtype, s.pool_numel(), Role::inout};
       spec.build = [](const Buffers&, Tensor& t, uint64_t) { fill_sentinel(t); };
       v.push_back(spec);
     }
     return v;
   };
   // The whole reference: q_out head by head; the pools as they were, with each written slot's k
-  // (its reference and bound) and v (the input, exact).
+  // (its reference and bound) and v (the input, exact); in e4m3 pools both quantised
+  // (pool_element).
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const Dims s = dims_of(p);
     const int64_t per_token = s.hq + s.hkv;
@@ -339,6 +411,7 @@ Family make_qk_norm_rope_cache() {
       for (int64_t e = 0; e < in.spec.numel; ++e) pool->value[e] = in.host_at(e);
     }
     k.magnitude.assign(k.value.size(), 0.0);  // untouched slots: exact
+    v.magnitude.assign(v.value.size(), 0.0);
     for (size_t i = 0; i < rows.size(); ++i) {
       const int64_t t = rows[i] / per_token, h = rows[i] % per_token;
       const HeadReference& r = heads[i];
@@ -349,10 +422,12 @@ Family make_qk_norm_rope_cache() {
       }
       const int64_t kv = h - s.hq,
                     at = pool_offset(int_at(b["slot_mapping"], t), kv, s.hkv, s.page, s.d);
-      std::copy(r.out.begin(), r.out.end(), k.value.begin() + at);
-      std::copy(r.bound.begin(), r.bound.end(), k.magnitude.begin() + at);
       const int64_t src = (t * s.heads() + s.hq + s.hkv + kv) * s.d;
-      for (int64_t c = 0; c < s.d; ++c) v.value[at + c] = b["qkv"].host_at(src + c);
+      for (int64_t c = 0; c < s.d; ++c) {
+        pool_element(b, "k_scale", kv, r.out[c], r.bound[c], k.value[at + c], k.magnitude[at + c]);
+        pool_element(b, "v_scale", kv, b["qkv"].host_at(src + c), 0, v.value[at + c],
+                     v.magnitude[at + c]);
+      }
     }
   };
   // Minimal work: each q head and the k and v heads of every written token read once, the
@@ -364,8 +439,9 @@ Family make_qk_norm_rope_cache() {
     const double d = static_cast<double>(s.d), t = static_cast<double>(s.tokens);
     const double written = static_cast<double>(s.tokens - s.skip);
     const double q_bytes = t * static_cast<double>(s.hq) * d * 2;
-    const double kv_bytes = written * 2 * static_cast<double>(s.hkv) * d * 2;
-    const double bytes = 2 * (q_bytes + kv_bytes) + 2 * d * 2 + t * (4 + 8);
+    const double kv_heads = written * 2 * static_cast<double>(s.hkv) * d;  // elements
+    const double kv_elem = e4m3_pools(p) ? 1 : 2, scales = e4m3_pools(p) ? 2.0 * s.hkv * 4 : 0;
+    const double bytes = 2 * q_bytes + kv_heads * (2 + kv_elem) + 2 * d * 2 + t * (4 + 8) + scales;
     const double flops =
         7 * d * (t * static_cast<double>(s.hq) + written * static_cast<double>(s.hkv));
     return Counts{flops, bytes};
@@ -385,10 +461,19 @@ Family make_qk_norm_rope_cache() {
   // all far outside.
   // Relative L2 (implied by the elementwise bound, not tighter): the pair terms sum to at most
   // 2 ||out|| in L2 (a rotation keeps each pair's norm), so rel_l2 <= u_bf16 + 2 (1 + u) e.
+  // e4m3 pools (quantised_reference): every element within its bound; the relative L2 of k within
+  // u_e4m3 + (1 + u_e4m3)(k's bf16 bound above + 3 u32) + 2^-8, of v within u_e4m3 + 2^-8, the
+  // 2^-8 covering the subnormal term 2^-10 against rows whose RMS over their scale is at least
+  // 1/2 (a normalised k head's RMS is its weight's, ~1; v is N(0, 1) times amp; scales <= 2).
   f.output_tolerance = [](const Problem& p, const std::string& output) {
-    if (output == "v_cache") return Tolerance{0, 0, 0, 0};
     const double e = y_error_bound(dims_of(p).d) + cos_sin_error_bound() + 4 * kU32;
-    return Tolerance{0, 0, 1.0, kUbf16 + 2 * (1 + kUbf16) * e};
+    const double rel_l2 = kUbf16 + 2 * (1 + kUbf16) * e;
+    if (e4m3_pools(p) && output != "q_out")
+      return Tolerance{
+          0, 0, 1.0,
+          kUe4m3 + 1.0 / 256 + (output == "k_cache" ? (1 + kUe4m3) * (rel_l2 + 3 * kU32) : 0.0)};
+    if (output == "v_cache") return Tolerance{0, 0, 0, 0};
+    return Tolerance{0, 0, 1.0, rel_l2};
   };
   f.tolerance = [f_tol = f.output_tolerance](const Problem& p) { return f_tol(p, "q_out"); };
 
@@ -440,10 +525,12 @@ Family make_qk_norm_rope_cache() {
         out.value[i] = in.host_at(index[i]);
       } else if (is_k) {
         const HeadReference& h = heads[row_position(rows, t * per_token + s.hq + head_of(r))];
-        out.value[i] = h.out[c];
-        out.magnitude[i] = h.bound[c];
+        pool_element(b, "k_scale", head_of(r), h.out[c], h.bound[c], out.value[i],
+                     out.magnitude[i]);
       } else {
-        out.value[i] = b["qkv"].host_at((t * s.heads() + s.hq + s.hkv + head_of(r)) * s.d + c);
+        pool_element(b, "v_scale", head_of(r),
+                     b["qkv"].host_at((t * s.heads() + s.hq + s.hkv + head_of(r)) * s.d + c), 0,
+                     out.value[i], out.magnitude[i]);
       }
     }
   };

@@ -12,8 +12,15 @@
 //   positions     (T)                      i32: each token's position in its sequence
 //   slot_mapping  (T)                      i64: each token's cache slot; -1: not written
 //   q_out         (T, Hq, D)               bf16: rope(rmsnorm(q) * q_weight)
-//   k_cache       (pages, Hkv, P, D)       bf16, read and written: rope(rmsnorm(k) * k_weight)
-//   v_cache       (pages, Hkv, P, D)       bf16, read and written: v, unchanged
+//   k_scale       (Hkv)                    fp32, e4m3 only: KV head h's keys are k_cache x k_scale[h]
+//   v_scale       (Hkv)                    fp32, e4m3 only: its values are v_cache x v_scale[h]
+//   k_cache       (pages, Hkv, P, D)       KV dtype, read and written: rope(rmsnorm(k) * k_weight)
+//   v_cache       (pages, Hkv, P, D)       KV dtype, read and written: v, unchanged
+// The KV dtype is the problem's dtype: bf16, or e4m3 (issue 15's "FP8 with scales": the cache
+// decode_attention's e4m3 rungs read), where each written element is the value divided by its
+// KV head's scale, rounded to nearest and saturated to +-448 (the scales are inputs: a served
+// model's static per-head scales, klab/harness/kv_scales.hpp); qkv, the weights and q_out stay
+// bf16.
 // A slot is page * P + offset: token of slot s, KV head h lives at ((s / P * Hkv + h) * P + s % P)
 // * D, decode_attention's HND pages (kernels/decode_attention/family.hpp), so decode_attention
 // reads what this family writes. The family builds slot_mapping from block tables as
@@ -37,6 +44,8 @@ inline constexpr double kTheta = 1e6;
 /// What the pools hold before a run: bf16 0xC0DE (-6.9375), a value no rung writes by chance at
 /// a slot it should leave alone (the check wants it exact there).
 inline constexpr uint16_t kSentinelBits = 0xC0DE;
+/// The e4m3 pools' sentinel: 0xDE (-28), as kSentinelBits for bf16.
+inline constexpr uint8_t kSentinelE4m3 = 0xDE;
 
 /// A problem's dimensions, read once from its shape.
 struct Dims {
@@ -77,7 +86,8 @@ KLAB_HOST_DEVICE inline int64_t pool_offset(int64_t slot, int64_t h, int64_t hkv
 }
 
 Dims dims_of(const Problem& p);
-Problem problem(const Dims& s);
+/// The problem of `s` with its KV cache in `kv` (bf16 or e4m3).
+Problem problem(const Dims& s, DType kv = DType::bf16);
 
 /// The builders (TensorSpec::build), exposed for the tests.
 /// positions: each sequence gets a length L in [its new tokens, context] (one seeded sequence
@@ -95,7 +105,7 @@ void build_slot_mapping(const Dims& s, const Tensor& positions, Tensor& slots, u
 /// qkv (when zero_rows or amp is set): N(0, 1) draws times amp, then `zero_rows` seeded tokens
 /// set to 0.
 void build_qkv(const Dims& s, Tensor& qkv, uint64_t seed);
-/// Every element kSentinel.
+/// Every element the sentinel of the pool's dtype (kSentinelBits, kSentinelE4m3).
 void fill_sentinel(Tensor& pool);
 
 /// The fp64 reference of head `head` of token t (0 <= head < Hq + Hkv: the q heads, then the k
@@ -112,6 +122,15 @@ double y_error_bound(int64_t d);
 /// Absolute error bound of the rungs' cos and sin (rope.hpp).
 double cos_sin_error_bound();
 
+/// An e4m3 pool element's reference, in the pool's units (the value over its head's scale,
+/// saturated to +-448), and its error bound, from the fp64 value x, the bound on the rung's
+/// value before quantisation (`pre`: reference_head's, 0 for v) and the head's scale
+/// (family.cpp, tolerances).
+struct QuantisedReference {
+  double value, bound;
+};
+QuantisedReference quantised_reference(double x, double pre, double scale);
+
 /// The v00 CPU rung refuses problems above this many flops (seconds per run on the host).
 inline constexpr double kCpuRungMaxFlops = 2e9;
 /// Above this many flops a sample of heads and slots judges instead of the whole reference.
@@ -124,7 +143,7 @@ Variant cpu_v00();
 Variant gpu_baseline_unfused();
 Variant gpu_v01_fused();
 Variant gpu_v02_token_ring();
-Variant gpu_v03_hoisted();
+Variant gpu_v03_hoisted();  // bf16 and e4m3 pools
 Variant gpu_v04_token_pairs();
 Variant gpu_v05_warp_specialised();
 Variant gpu_v06_bulk_stores();

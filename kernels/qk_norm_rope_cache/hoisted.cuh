@@ -104,18 +104,35 @@ __device__ __forceinline__ HalfPair normalised(const Args& a, const HeadRole& r,
 
 /// Token tu's step of this thread's head, from its row `sx` in the ring, its rope table and pool
 /// offset: a v head copied raw to the v pool, a q or k head normalised, rotated and stored to
-/// q_out or the k pool. Every lane of the warp calls it.
+/// q_out or the k pool. With kE4m3 the pools are e4m3: k and v times their head's 1 / scale
+/// (inv_scale), rounded to e4m3 (store_head_e4m3). Every lane of the warp calls it.
+template <bool kE4m3 = false>
 __device__ __forceinline__ void head_step(const Args& a, const HeadRole& r, const bf16* sx,
                                           const float* table, const float* weights, int64_t kv_base,
-                                          uint32_t tu) {
+                                          uint32_t tu, float inv_scale = 1.f) {
   const int half = a.d / 2;
-  auto pool_head = [&](bf16* pool) { return pool + kv_base + int64_t(r.kv_head) * a.page * a.d; };
-  if (r.v_head && kv_base >= 0)
-    store_head(pool_head(a.v_cache), r.lane, half, load_head(sx, r.lane, half));
+  auto pool_head = [&](auto* pool) { return pool + kv_base + int64_t(r.kv_head) * a.page * a.d; };
+  if (r.v_head && kv_base >= 0) {
+    if constexpr (kE4m3) {
+      const HeadVectors x = load_head(sx, r.lane, half);
+      HalfPair v;
+      unpack(x.lo, v.lo);
+      unpack(x.hi, v.hi);
+      store_head_e4m3(pool_head(a.v_cache8), r.lane, half, v, inv_scale);
+    } else {
+      store_head(pool_head(a.v_cache), r.lane, half, load_head(sx, r.lane, half));
+    }
+  }
   if (!r.warp_norms) return;  // every lane of the warp: the group sums shuffle
   HalfPair y = normalised(a, r, sx, weights);
   if (r.q_head || (r.k_head && kv_base >= 0)) {
     rotate(y, table, r.lane, half);
+    if constexpr (kE4m3) {
+      if (r.k_head) {
+        store_head_e4m3(pool_head(a.k_cache8), r.lane, half, y, inv_scale);
+        return;
+      }
+    }
     store_head(r.q_head ? a.q_out + (int64_t(tu) * a.hq + r.h) * a.d : pool_head(a.k_cache), r.lane,
                half, y);
   }
@@ -138,7 +155,7 @@ inline Status fits_one_pass(const Dims& d, const std::string& id,
   return slots_fit_32_bits(d, id);
 }
 
-template <int kBlock, int kMinBlocks, int kTokens, int kStages, int kParts>
+template <int kBlock, int kMinBlocks, int kTokens, int kStages, int kParts, bool kE4m3 = false>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   // The next group's tables go to stages the current group does not hold.
   static_assert(kStages >= 2 * kTokens);
@@ -171,6 +188,13 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
   device::allow_dependent_launch();
   r.start(a, first, stride);
   fill_weights(weights, a);
+  // e4m3 pools: this thread's KV head's 1 / scale (k or v), once. Held in a register it costs
+  // the e4m3 instantiation an 8-byte spill at 56 registers; from shared memory each token, or
+  // recomputed each token, more (ptxas: 12 and 28 bytes).
+  float inv_scale = 1.f;
+  if constexpr (kE4m3)
+    if (role.k_head || role.v_head)
+      inv_scale = 1.f / (role.k_head ? a.k_scale : a.v_scale)[role.kv_head];
 #pragma unroll
   for (int u = 0; u < kTokens; ++u) {  // the first group's tables and offsets
     const uint32_t tu = first + u * stride;
@@ -180,7 +204,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
                       half);
     if (f.last) kv_bases[u] = pool_base(a, a.slots[tu]);
   }
-  __syncthreads();  // barriers initialised; the weights, first tables and offsets are in
+  __syncthreads();  // barriers initialised; the weights (and scales), first tables and offsets in
 
   uint32_t j = 0;  // the block's tokens before this group
   for (uint32_t t = first; t < a.tokens; t += kTokens * stride, j += kTokens) {
@@ -199,8 +223,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
       const int st = (j + u) % kStages;
       const int64_t kv_base = kv_bases[st];
       device::mbarrier_wait(&full[st], ((j + u) / kStages) & 1u);
-      head_step(a, role, r.rows + st * r.row_elems + (role.h - head0) * a.d, r.tables + st * a.d,
-                weights, kv_base, tu);
+      head_step<kE4m3>(a, role, r.rows + st * r.row_elems + (role.h - head0) * a.d,
+                       r.tables + st * a.d, weights, kv_base, tu, inv_scale);
     }
 
 #pragma unroll
@@ -227,16 +251,25 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) kernel(Args a) {
 
 /// The variant of a hoisted rung: kTokens tokens a barrier, a ring of kStages rows, each token's
 /// row split over kParts blocks; kSmallBlocks blocks an SM up to kSmall threads (the register
-/// bound: v03 3 blocks of 384 threads, 56 registers), one beyond.
+/// bound: v03 3 blocks of 384 threads, 56 registers), one beyond. With kWithE4m3 it also takes
+/// e4m3 pools (the same kernel's kE4m3 instantiations).
 template <int kTokens, int kStages, int kSmallBlocks = 3, int kParts = 1,
-          int kSmall = kSmallThreads>
+          int kSmall = kSmallThreads, bool kWithE4m3 = false>
 Variant variant(const std::string& rung, const std::string& summary) {
   const std::string id = "qk_norm_rope_cache." + rung;
-  return ring::sized_variant<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>,
-                             kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(
-      rung, summary, kStages, kSmall, block_threads,
-      [id](const Problem& p) { return fits_one_pass(dims_of(p), id, block_threads, kParts); },
-      kParts);
+  auto also = [id](const Problem& p) {
+    return fits_one_pass(dims_of(p), id, block_threads, kParts);
+  };
+  if constexpr (kWithE4m3)
+    return ring::sized_variant<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>,
+                               kernel<kBlockLimit, 1, kTokens, kStages, kParts>,
+                               kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts, true>,
+                               kernel<kBlockLimit, 1, kTokens, kStages, kParts, true>>(
+        rung, summary, kStages, kSmall, block_threads, also, kParts);
+  else
+    return ring::sized_variant<kernel<kSmall, kSmallBlocks, kTokens, kStages, kParts>,
+                               kernel<kBlockLimit, 1, kTokens, kStages, kParts>>(
+        rung, summary, kStages, kSmall, block_threads, also, kParts);
 }
 
 }  // namespace klab::qk_norm_rope_cache::hoisted

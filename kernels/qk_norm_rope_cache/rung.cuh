@@ -15,10 +15,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "kernels/qk_norm_rope_cache/family.hpp"
 #include "kernels/qk_norm_rope_cache/rope.hpp"
 #include "klab/core/cuda_check.hpp"
+#include "klab/device/fp8_convert.cuh"
 #include "klab/device/launch.hpp"
 #include "klab/device/vec.cuh"
 
@@ -38,12 +40,17 @@ struct Args {
   const int32_t* __restrict__ positions;
   const int64_t* __restrict__ slots;
   bf16* __restrict__ q_out;
-  bf16* __restrict__ k_cache;
+  bf16* __restrict__ k_cache;  // bf16 pools; null with e4m3 ones
   bf16* __restrict__ v_cache;
   int64_t tokens;
   int hq, hkv, d, page;
   float eps;
   float inv_d;
+  // e4m3 pools (the problem's dtype e4m3; null with bf16 ones) and their heads' scales.
+  uint8_t* __restrict__ k_cache8;
+  uint8_t* __restrict__ v_cache8;
+  const float* __restrict__ k_scale;
+  const float* __restrict__ v_scale;
 
   __host__ __device__ int heads() const { return hq + 2 * hkv; }
   /// Lanes of a head's group.
@@ -52,21 +59,29 @@ struct Args {
 
 inline Args args_of(const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
-  return Args{b.ptr<const bf16>("qkv"),
-              b.ptr<const bf16>("q_weight"),
-              b.ptr<const bf16>("k_weight"),
-              b.ptr<const int32_t>("positions"),
-              b.ptr<const int64_t>("slot_mapping"),
-              b.ptr<bf16>("q_out"),
-              b.ptr<bf16>("k_cache"),
-              b.ptr<bf16>("v_cache"),
-              s.tokens,
-              static_cast<int>(s.hq),
-              static_cast<int>(s.hkv),
-              static_cast<int>(s.d),
-              static_cast<int>(s.page),
-              static_cast<float>(kEps),
-              1.f / static_cast<float>(s.d)};
+  const bool e4m3 = p.dtype == DType::e4m3;
+  Args a{b.ptr<const bf16>("qkv"),
+         b.ptr<const bf16>("q_weight"),
+         b.ptr<const bf16>("k_weight"),
+         b.ptr<const int32_t>("positions"),
+         b.ptr<const int64_t>("slot_mapping"),
+         b.ptr<bf16>("q_out"),
+         e4m3 ? nullptr : b.ptr<bf16>("k_cache"),
+         e4m3 ? nullptr : b.ptr<bf16>("v_cache"),
+         s.tokens,
+         static_cast<int>(s.hq),
+         static_cast<int>(s.hkv),
+         static_cast<int>(s.d),
+         static_cast<int>(s.page),
+         static_cast<float>(kEps),
+         1.f / static_cast<float>(s.d)};
+  if (e4m3) {
+    a.k_cache8 = b.ptr<uint8_t>("k_cache");
+    a.v_cache8 = b.ptr<uint8_t>("v_cache");
+    a.k_scale = b.ptr<const float>("k_scale");
+    a.v_scale = b.ptr<const float>("v_scale");
+  }
+  return a;
 }
 
 inline cudaStream_t stream_of(const LaunchArgs& a) {
@@ -95,11 +110,12 @@ inline Status slots_fit_32_bits(const Dims& d, const std::string& id) {
   return Status::yes();
 }
 
-inline Variant rung_variant(
-    const std::string& rung, const std::string& summary,
-    std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch) {
+/// A GPU rung of the pools' dtypes `dtypes` (bf16 unless it also writes e4m3 pools).
+inline Variant rung_variant(const std::string& rung, const std::string& summary,
+                            std::function<void(const Problem&, Buffers&, const LaunchArgs&)> launch,
+                            std::vector<DType> dtypes = {DType::bf16}) {
   const std::string id = "qk_norm_rope_cache." + rung;
-  Variant v = gpu_variant_of(id, summary, 80, {DType::bf16}, std::move(launch));
+  Variant v = gpu_variant_of(id, summary, 80, std::move(dtypes), std::move(launch));
   v.can_implement = [id](const Problem& p) { return gpu_rung_can_implement(p, id); };
   return v;
 }
@@ -172,6 +188,13 @@ __device__ __forceinline__ void store_head(bf16* row, int lane, int half, const 
   store_head(row, lane, half, HeadVectors{pack(x.lo), pack(x.hi)});
 }
 
+/// The group's head into an e4m3 pool row: its 16 elements times the head's 1 / scale, rounded
+/// to nearest and saturated, as two 8-byte stores (this lane's 8 elements of each half).
+__device__ __forceinline__ void store_head_e4m3(uint8_t* row, int lane, int half, const HalfPair& x,
+                                                float inv_scale) {
+  *reinterpret_cast<uint2*>(row + lane * kVec) = device::pack8_e4m3_scaled(x.lo, inv_scale);
+  *reinterpret_cast<uint2*>(row + half + lane * kVec) = device::pack8_e4m3_scaled(x.hi, inv_scale);
+}
 /// Sum over the `lanes` consecutive lanes of a group (aligned, a power of two): every lane ends
 /// with it. Every lane of the warp calls it.
 __device__ __forceinline__ float group_sum(float v, int lanes) {

@@ -161,20 +161,28 @@ inline Variant variant(const std::string& rung, const std::string& summary, int 
 
 /// A token-ring rung of one kernel in two sizes (launch_sized): `threads_of(heads, d)` threads a
 /// block for the heads of a block (a row's, or with `parts` > 1 a part's: ceil(heads / parts)),
-/// kSmall up to `small_threads`; refusing what variant() refuses, then what `also` does.
-template <auto kSmall, auto kLarge>
+/// kSmall up to `small_threads`; refusing what variant() refuses, then what `also` does. Given
+/// kSmallE4m3 and kLargeE4m3 (the kernel's e4m3-pool sizes), it also takes e4m3 pools.
+template <auto kSmall, auto kLarge, auto kSmallE4m3 = nullptr, auto kLargeE4m3 = nullptr>
 Variant sized_variant(const std::string& rung, const std::string& summary, int stages,
                       int small_threads, int64_t (*threads_of)(int64_t heads, int64_t d),
                       std::function<Status(const Problem&)> also, int parts = 1) {
-  return variant(
+  constexpr bool kWithE4m3 = kSmallE4m3 != nullptr;
+  Variant v = variant(
       rung, summary, stages,
       [=](const Problem& p, Buffers& b, const LaunchArgs& la) {
         const Args a = args_of(p, b);
         const int heads = part_heads(a.heads(), parts);
-        launch_sized<kSmall, kLarge>(a, la, static_cast<int>(threads_of(heads, a.d)), small_threads,
-                                     stages, parts, heads);
+        const int threads = static_cast<int>(threads_of(heads, a.d));
+        if constexpr (kWithE4m3)
+          if (a.k_cache8 != nullptr)
+            return launch_sized<kSmallE4m3, kLargeE4m3>(a, la, threads, small_threads, stages,
+                                                        parts, heads);
+        launch_sized<kSmall, kLarge>(a, la, threads, small_threads, stages, parts, heads);
       },
       std::move(also), parts);
+  if (kWithE4m3) v.info.dtypes.push_back(DType::e4m3);
+  return v;
 }
 
 }  // namespace klab::qk_norm_rope_cache::ring

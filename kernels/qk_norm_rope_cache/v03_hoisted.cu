@@ -29,6 +29,16 @@
 // v02. Measured (2026-12-03_0a2a2ec): 87.4% and 83.8% of copy (v02 84.9% and 76.1%), 2.09x and
 // 2.18x the unfused launches at 1 and 16 tokens; as hoisted.cuh's kernel (2026-12-03_3cec2d7):
 // 86.8% and 83.7%. The per-token barrier is its top stall (docs/worklogs/fused.md).
+// e4m3 pools (issue 15's FP8 cache write): the same kernel's kE4m3 instantiation, k and v times
+// their head's 1 / scale (one reciprocal a thread, at the start) and rounded to e4m3 by
+// cvt.rn.satfinite, stored 8 bytes a half (v heads unpacked from the ring instead of copied
+// raw). At the 56-register bound of three blocks an SM it spills 8 bytes (ptxas): two values
+// stored before the token loop and reloaded from L1 each token (two LDL among ~200
+// instructions a token), where the bf16 instantiation spills none.
+// Prediction (written before it ran): at 16384 tokens within 3 points of the bf16 pools' share of
+// the copy ceiling (the counted bytes shrink with the pools': 22 of 24 KiB a Qwen3-8B token), so
+// 0.90-0.96x their time; at 1 and 16 tokens level with bf16; the unfused baseline's cache launch
+// gains alike, so the speed-ups over it stay within 5% of bf16's.
 // Requirements: those of rung.cuh and token_ring.cuh; sm_90; every head and every rope pair in one
 // pass: max(Hq + 2 Hkv groups, D / 2) threads, at most 1024; a pool of fewer than 2^31 slots.
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
@@ -36,7 +46,8 @@
 namespace klab::qk_norm_rope_cache {
 
 Variant gpu_v03_hoisted() {
-  return hoisted::variant</*kTokens=*/1, /*kStages=*/3>(
+  return hoisted::variant</*kTokens=*/1, /*kStages=*/3, /*kSmallBlocks=*/3, /*kParts=*/1,
+                          hoisted::kSmallThreads, /*kWithE4m3=*/true>(
       "v03_hoisted",
       "v02's token ring with a head per thread every token: the rope frequencies once per pair, "
       "the next token's pool offset once, by one thread");

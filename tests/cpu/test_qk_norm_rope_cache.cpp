@@ -254,12 +254,17 @@ TEST(QkNormRopeCache, CountsEachTensorOnce) {
 
 TEST(QkNormRopeCache, ShapesAndDimensions) {
   const Family& f = family();
-  ASSERT_EQ(f.headline.size(), 4u);
+  ASSERT_EQ(f.headline.size(), 8u);  // bf16 pools, then the same shapes with e4m3 pools
   std::set<int64_t> tokens;
-  for (const Problem& p : f.headline) {
+  for (size_t i = 0; i < f.headline.size(); ++i) {
+    const Problem& p = f.headline[i];
     EXPECT_EQ(p.dim("hq"), 32);
     EXPECT_EQ(p.dim("hkv"), 8);
     EXPECT_EQ(p.dim("d"), 128);
+    EXPECT_EQ(p.dtype, i < 4 ? DType::bf16 : DType::e4m3);
+    if (i >= 4) {
+      EXPECT_EQ(p.shape.str(), f.headline[i - 4].shape.str());
+    }
     tokens.insert(p.dim("tokens"));
   }
   EXPECT_EQ(tokens, (std::set<int64_t>{1, 16, 4096, 16384}));
@@ -267,6 +272,7 @@ TEST(QkNormRopeCache, ShapesAndDimensions) {
   bool long_context = false, some_skip = false, all_skip = false, zero = false, all_zero = false,
        amp = false;
   for (const Problem& p : f.awkward) {
+    if (p.dtype != DType::bf16) continue;  // e4m3 pools: QkNormRopeCacheE4m3.AwkwardShapes
     EXPECT_NO_THROW(f.validate(p)) << p.str();
     const Dims s = qk_norm_rope_cache::dims_of(p);
     counts.insert(s.tokens);
