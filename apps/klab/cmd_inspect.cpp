@@ -26,7 +26,10 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
       app.add_subcommand("sass", "SASS instruction mix of a variant's kernels (cuobjdump)");
   add_target_opts(sass, *o, false);
   sass->add_option("--kernel", o->kernel,
-                   "kernels whose (mangled or demangled) name contains this; no GPU needed");
+                   "kernels whose (mangled or demangled) name contains this (given again: "
+                   "contains every one); no GPU needed")
+      ->expected(1)
+      ->take_all();
   sass->add_flag("--list", o->list, "list the kernels in this binary (filtered by --kernel)");
   sass->add_option("--out", o->out, "write the SASS listing to this file")->check(writable_path);
   sass->add_option("--ptx", o->ptx, "write the PTX of the same kernels to this file")

@@ -1,6 +1,7 @@
 // klab sass: the instruction mix of a variant's kernels (cuobjdump), and where loads, math and
 // stores sit; or of kernels by name, in klab's binary or a library's.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -167,10 +168,13 @@ int cmd_sass(const InspectOptions& opt) {
     if (sym.code != 0) throw Error("cuobjdump -symbols failed: " + sym.text.substr(0, 300));
     const std::vector<DeviceSymbol> all = parse_cuobjdump_symbols(sym.text);
     std::vector<DeviceSymbol> match;
-    for (const auto& s : all)
-      if (opt.kernel.empty() || s.name.find(opt.kernel) != std::string::npos ||
-          demangle(s.name).find(opt.kernel) != std::string::npos)
+    for (const auto& s : all) {
+      const std::string readable = demangle(s.name);
+      if (std::all_of(opt.kernel.begin(), opt.kernel.end(), [&](const std::string& k) {
+            return s.name.find(k) != std::string::npos || readable.find(k) != std::string::npos;
+          }))
         match.push_back(s);
+    }
     if (opt.list) {
       std::string source;
       for (const auto& s : match) {
@@ -181,7 +185,8 @@ int cmd_sass(const InspectOptions& opt) {
       return 0;
     }
     if (match.empty())
-      throw UsageError("no kernel in " + exe + " matches '" + opt.kernel +
+      throw UsageError("no kernel in " + exe + " matches '" +
+                       fmt::format("{}", fmt::join(opt.kernel, "' and '")) +
                        "' (see `klab sass --list`)");
     for (const auto& s : match) names.push_back(s.name);
   } else {

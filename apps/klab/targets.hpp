@@ -14,7 +14,7 @@ namespace klab::cli {
 struct InspectOptions {
   std::string variant, shape, dtype;
   std::vector<std::string> variants;  // profile: one or more variant ids, profiled in turn
-  std::string kernel;                 // sass: substring of a kernel name
+  std::vector<std::string> kernel;    // sass: substrings a kernel's name holds, every one
   std::string out;                    // sass: SASS file; profile: folder
   std::string ptx;                    // sass: PTX file
   bool list = false;                  // sass: list the kernels in this binary
