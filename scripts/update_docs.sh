@@ -841,3 +841,11 @@ near=$res/2026-12-05_a6b47ce_near_miss_profiles
   --section profile-a6b47ce-512
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
+# The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
+# CPU-only build holds no device code, and then the section is left as it is.
+if "$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 --list > /dev/null 2>&1; then
+  "$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 \
+    --readme docs/worklogs/gemm.md --section sass-hopper > /dev/null
+else
+  echo "update_docs: $klab holds no device code: docs/worklogs/gemm.md's sass-hopper section left as it is" >&2
+fi

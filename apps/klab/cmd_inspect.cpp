@@ -49,6 +49,10 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
                    "instructions, its most frequent math instruction and that one's share, "
                    "shared, global, barriers, spills) to this file, one row a kernel")
       ->check(writable_path);
+  sass->add_option("--readme", o->readme,
+                   "put that table into this markdown file's section (with --section): between "
+                   "<!-- klab:SECTION:begin --> and <!-- klab:SECTION:end -->");
+  sass->add_option("--section", o->section, "the --readme section the table goes into");
   out.emplace_back(sass, [o] { return cmd_sass(*o); });
 
   auto* prof = app.add_subcommand(

@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
+#include "apps/klab/cli.hpp"
 #include "apps/klab/inspect.hpp"
 #include "apps/klab/profile_records.hpp"
 #include "apps/klab/tool_runner.hpp"
@@ -77,6 +80,15 @@ void print_sass_summary(const SassFunction& f) {
           "register-file reads in one bank, register % 2, reuse-cache hits excluded)\n",
           m.ffma_bank_conflicts, m.ffma, 100.0 * m.ffma_bank_conflicts / m.ffma);
   }
+  if (s.tensor_loop &&
+      s.tensor_loop->instructions != (s.main_loop ? s.main_loop->instructions : 0)) {
+    const auto& t = *s.tensor_loop;
+    std::cout << fmt::format(
+        "  tensor loop (the innermost issuing tensor-core instructions), one iteration: {} "
+        "instructions; tensor-core {} ({:.1f}%), shared {}, global {}, barriers {}\n",
+        t.instructions, t.tensor, t.instructions ? 100.0 * t.tensor / t.instructions : 0.0,
+        t.shared, t.global, t.barrier);
+  }
   std::cout << "  layout: " << s.strip << "\n"
             << "          (start to end; G global load, S shared, M math, W global store, B "
                "barrier, L local, A atomic)\n";
@@ -96,35 +108,66 @@ int local_memory_instructions(const SassSummary& s) {
   return n;
 }
 
-// A markdown table of each kernel's main loop (SassSummary::main_loop), with a line saying how it
-// was made: what a worklog cites as an instruction mix (the HGMMA share of a wgmma main loop).
-void write_sass_table(const std::string& path, const std::string& exe, const std::string& arch,
-                      const std::vector<std::pair<std::string, SassSummary>>& summaries) {
-  std::ofstream f(path);
-  if (!f) throw UsageError("cannot write " + path);
-  f << "| kernel | instructions | main loop: instructions | most frequent math | its count | "
-       "share of the loop | math | shared | global | barriers | inner loops | local memory |\n"
-    << "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+// A markdown table of each kernel's loops (SassSummary::main_loop and tensor_loop), with a line
+// saying how it was made: what a worklog cites as an instruction mix (a wgmma k loop's HGMMA
+// share).
+// A kernel's name for a table: demangled, without klab's and anonymous namespaces and without
+// its parameter list.
+std::string short_kernel(const std::string& mangled) {
+  std::string n = demangle(mangled);
+  for (const std::string drop : {"(anonymous namespace)::", "klab::"})
+    for (size_t at; (at = n.find(drop)) != std::string::npos;) n.erase(at, drop.size());
+  int depth = 0;  // the parameter list: the first '(' outside template arguments
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (n[i] == '<') ++depth;
+    if (n[i] == '>') --depth;
+    if (n[i] == '(' && depth == 0 && i > 0) return n.substr(0, i);
+  }
+  return n;
+}
+
+std::string sass_table(const std::string& exe, const std::string& arch,
+                       const std::vector<std::pair<std::string, SassSummary>>& summaries,
+                       const std::map<std::string, std::string>& sources) {
+  std::ostringstream f;
+  f << "| source | kernel | instructions | local memory | main loop: instructions | its most "
+       "frequent "
+       "math | tensor loop: instructions | tensor-core | share | shared | global | barriers | "
+       "inner loops |\n"
+    << "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& [name, s] : summaries) {
-    f << "| `" << demangle(name) << "` | " << s.instructions << " | ";
-    if (!s.main_loop) {
-      f << "no loop | - | - | - | - | - | - | - | - | " << local_memory_instructions(s) << " |\n";
+    const auto src = sources.find(name);
+    f << "| " << (src == sources.end() ? "-" : fs::path(src->second).filename().string()) << " | `"
+      << short_kernel(name) << "` | " << s.instructions << " | " << local_memory_instructions(s)
+      << " | ";
+    if (s.main_loop)
+      f << s.main_loop->instructions << " | "
+        << (s.main_loop->top_math.empty()
+                ? "-"
+                : fmt::format("{} ({})", s.main_loop->top_math, s.main_loop->top_math_count))
+        << " | ";
+    else
+      f << "- | - | ";
+    if (!s.tensor_loop) {
+      f << "- | - | - | - | - | - | - |\n";
       continue;
     }
-    const auto& m = *s.main_loop;
-    const double share = m.instructions ? 100.0 * m.top_math_count / m.instructions : 0.0;
-    f << fmt::format("{} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} | {} |\n", m.instructions,
-                     m.top_math.empty() ? "-" : m.top_math, m.top_math_count, share, m.math,
-                     m.shared, m.global, m.barrier, m.inner_loops, local_memory_instructions(s));
+    const auto& t = *s.tensor_loop;
+    f << fmt::format("{} | {} | {:.1f}% | {} | {} | {} | {} |\n", t.instructions, t.tensor,
+                     t.instructions ? 100.0 * t.tensor / t.instructions : 0.0, t.shared, t.global,
+                     t.barrier, t.inner_loops);
   }
   const bool own = exe == self_exe();
   f << "\nGenerated by `klab sass --table` from "
     << (own ? fmt::format("klab's binary (build {}, {})", build::kGitSha, build::kCudaArchs)
             : "`" + fs::path(exe).filename().string() + "`" + (arch.empty() ? "" : " " + arch))
-    << ", no GPU involved: each kernel's main loop is the loop doing the most math, one "
-       "iteration walked along its fall-through path (branches not taken), an inner loop's body "
-       "counted once; the share is its most frequent math instruction's count over the "
-       "iteration's instructions (NOPs excluded).\n";
+    << ", no GPU involved. Each loop is one iteration walked along its fall-through path "
+       "(branches not taken, an inner loop's body counted once; NOPs excluded): the main loop "
+       "is the one doing the most math, the tensor loop the innermost whose path issues "
+       "tensor-core instructions (HMMA, HGMMA, QGMMA, IMMA), and the share is theirs of its "
+       "instructions; shared, global and barriers count its shared-memory, global (TMA "
+       "included) and barrier instructions (SYNCS, WARPGROUP, BAR).";
+  return f.str();
 }
 
 }  // namespace
@@ -137,8 +180,10 @@ int cmd_sass(const InspectOptions& opt) {
     if (!opt.json.empty())
       throw UsageError("sass --json files records under a klab variant; not with --binary");
   }
-  if (!opt.table.empty() && opt.list)
-    throw UsageError("sass --table tables kernels' main loops; not with --list");
+  if ((!opt.table.empty() || !opt.readme.empty()) && opt.list)
+    throw UsageError("sass --table and --readme table kernels' loops; not with --list");
+  if (opt.readme.empty() != opt.section.empty())
+    throw UsageError("sass --readme and --section go together");
   if (!opt.binary.empty()) {
     std::error_code ec;
     if (!fs::is_regular_file(opt.binary, ec))
@@ -159,6 +204,7 @@ int cmd_sass(const InspectOptions& opt) {
 
   // The kernels to show: by name (any machine), or the ones the variant launches (needs a GPU).
   std::vector<std::string> names;
+  std::map<std::string, std::string> sources;  // kernel -> its module's source file, where named
   std::vector<CapturedKernel> captured;
   if (opt.list || !opt.kernel.empty()) {
     const Output sym = run(quote(cuobjdump) + arch + " -symbols " + quote(exe) + " 2>&1");
@@ -188,7 +234,10 @@ int cmd_sass(const InspectOptions& opt) {
       throw UsageError("no kernel in " + exe + " matches '" +
                        fmt::format("{}", fmt::join(opt.kernel, "' and '")) +
                        "' (see `klab sass --list`)");
-    for (const auto& s : match) names.push_back(s.name);
+    for (const auto& s : match) {
+      names.push_back(s.name);
+      if (!s.source.empty()) sources[s.name] = s.source;
+    }
   } else {
     const DeviceInfo& d = device_info();
     if (!d.present)
@@ -229,9 +278,20 @@ int cmd_sass(const InspectOptions& opt) {
     print_sass_summary(*it);
     summaries.emplace_back(name, summarize_sass(*it));
   }
-  if (!opt.table.empty()) {
-    write_sass_table(opt.table, exe, opt.arch, summaries);
-    std::cout << "\ntable of " << summaries.size() << " kernel(s) written to " << opt.table << "\n";
+  if (!opt.table.empty() || !opt.readme.empty()) {
+    const std::string md = sass_table(exe, opt.arch, summaries, sources);
+    if (!opt.table.empty()) {
+      std::ofstream f(opt.table);
+      if (!f) throw UsageError("cannot write " + opt.table);
+      f << md << "\n";
+      std::cout << "\ntable of " << summaries.size() << " kernel(s) written to " << opt.table
+                << "\n";
+    }
+    if (!opt.readme.empty()) {
+      replace_marked_section(opt.readme, opt.section, md);
+      std::cout << "\ntable of " << summaries.size() << " kernel(s) written into " << opt.readme
+                << " (" << opt.section << ")\n";
+    }
   }
   if (!opt.json.empty()) {
     append_profile_record(opt.json, sass_record(t->variant->info.id, t->family->name, t->problem,

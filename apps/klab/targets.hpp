@@ -20,9 +20,10 @@ struct InspectOptions {
   bool list = false;                  // sass: list the kernels in this binary
   std::string set = "all";            // profile: sol | memory | stalls | all
   std::string json;                   // profile, sass: append a record to this JSON file
-  std::string binary;  // sass: read kernels from this file instead of klab's own binary
-  std::string arch;    // sass: with --binary, the SASS architecture to read (sm_90, ...)
-  std::string table;   // sass: write a markdown table of the kernels' main loops to this file
+  std::string binary;           // sass: read kernels from this file instead of klab's own binary
+  std::string arch;             // sass: with --binary, the SASS architecture to read (sm_90, ...)
+  std::string table;            // sass: write a markdown table of the kernels' loops to this file
+  std::string readme, section;  // sass: ... or into this file's marked section
 };
 
 struct Target {

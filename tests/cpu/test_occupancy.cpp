@@ -426,6 +426,48 @@ TEST(Sass, MainLoopIsTheLoopDoingTheMostMath) {
   EXPECT_EQ(s.main_loop->shared, 1);
 }
 
+// A persistent wgmma kernel: the tile loop (0x10..0x80) holds an mbarrier wait and the k loop
+// (0x30..0x60); a split reduction's FADD loop (0x90..0xd0) does the most math, so it is the main
+// loop; the tensor loop is the innermost whose path issues HGMMA: the k loop, 2 of its 4.
+TEST(Sass, TensorLoopIsTheInnermostIssuingTensorInstructions) {
+  const auto fns = klab::parse_sass(R"sass(
+		Function : _Z7persistv
+        /*0000*/                   MOV R1, R2 ;
+        /*0010*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R2], R3 ;
+        /*0020*/              @!P0 BRA 0x10 ;
+        /*0030*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24 ;
+        /*0040*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24 ;
+        /*0050*/                   WARPGROUP.ARRIVE ;
+        /*0060*/              @!P1 BRA 0x30 ;
+        /*0070*/                   STG.E [R8.64], R24 ;
+        /*0080*/              @!P2 BRA 0x10 ;
+        /*0090*/                   FADD R3, R4, R3 ;
+        /*00a0*/                   FADD R5, R6, R5 ;
+        /*00b0*/                   FADD R7, R8, R7 ;
+        /*00c0*/                   FADD R9, R10, R9 ;
+        /*00d0*/              @!P3 BRA 0x90 ;
+        /*00e0*/                   EXIT ;
+)sass");
+  ASSERT_EQ(fns.size(), 1u);
+  const klab::SassSummary s = klab::summarize_sass(fns[0], 16);
+  ASSERT_EQ(s.loops.size(), 4u);
+  ASSERT_TRUE(s.main_loop.has_value());
+  EXPECT_EQ(s.main_loop->top_math, "FADD");
+  EXPECT_EQ(s.main_loop->tensor, 0);
+  ASSERT_TRUE(s.tensor_loop.has_value());
+  EXPECT_EQ(s.tensor_loop->instructions, 4);
+  EXPECT_EQ(s.tensor_loop->tensor, 2);
+  EXPECT_EQ(s.tensor_loop->barrier, 1);
+  EXPECT_EQ(s.tensor_loop->inner_loops, 0);
+  EXPECT_TRUE(klab::is_tensor_sass("HGMMA.64x128x16.F32.BF16"));
+  EXPECT_TRUE(klab::is_tensor_sass("HMMA.16816.F32.BF16"));
+  EXPECT_FALSE(klab::is_tensor_sass("HFMA2.MMA"));
+  // No loop issues tensor-core instructions: no tensor loop.
+  const auto plain = klab::parse_sass(kSassSample);
+  EXPECT_FALSE(klab::summarize_sass(plain[0], 16).tensor_loop.has_value());
+  EXPECT_TRUE(klab::summarize_sass(plain[1], 16).tensor_loop.has_value());  // the HMMA loop
+}
+
 // The main loop's path follows unconditional branches over code it does not run (an edge
 // path), and leaves out instructions predicated on !PT (never executed).
 TEST(Sass, MainLoopPathSkipsTheEdgePath) {

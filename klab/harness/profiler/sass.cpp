@@ -126,6 +126,11 @@ SassClass classify_sass(std::string_view opcode) {
   return {"", "other"};
 }
 
+bool is_tensor_sass(std::string_view opcode) {
+  const std::string_view base = opcode.substr(0, opcode.find('.'));
+  return base == "HMMA" || base == "HGMMA" || base == "IMMA" || base == "QGMMA" || base == "IGMMA";
+}
+
 namespace {
 
 constexpr std::array<std::string_view, 10> kGroupOrder{
@@ -227,6 +232,7 @@ std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSumm
       if (c.group == "math") {
         ++p.math;
         ++math_rows[c.row];
+        if (is_tensor_sass(in.opcode)) ++p.tensor;
         if (in.opcode == "FFMA" || in.opcode.starts_with("FFMA.")) {
           const FfmaSources src = ffma_sources(in.text, in.opcode);
           ++p.ffma;
@@ -285,6 +291,20 @@ std::optional<SassSummary::Path> main_loop_path(const SassFunction& f,
   return best;
 }
 
+/// The tensor loop (SassSummary::tensor_loop): of the loops whose fall-through iteration issues
+/// tensor-core instructions, the shortest in the listing (the innermost).
+std::optional<SassSummary::Path> tensor_loop_path(const SassFunction& f,
+                                                  const std::vector<SassSummary::Loop>& loops) {
+  std::optional<SassSummary::Path> best;
+  int best_span = 0;
+  for (const SassSummary::Loop& l : loops) {
+    const std::optional<SassSummary::Path> p = loop_path(f, l);
+    if (!p || p->tensor == 0) continue;
+    if (!best || l.tail - l.head < best_span) best = p, best_span = l.tail - l.head;
+  }
+  return best;
+}
+
 }  // namespace
 
 SassSummary summarize_sass(const SassFunction& f, int strip_width) {
@@ -329,6 +349,7 @@ SassSummary summarize_sass(const SassFunction& f, int strip_width) {
   });
 
   s.main_loop = main_loop_path(f, s.loops);
+  s.tensor_loop = tensor_loop_path(f, s.loops);
 
   const size_t n = f.instrs.size();
   const size_t w = std::min<size_t>(n, static_cast<size_t>(std::max(1, strip_width)));

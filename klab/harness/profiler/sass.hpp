@@ -70,6 +70,7 @@ struct SassSummary {
     int math = 0, shared = 0, global = 0, barrier = 0;  ///< by classify_sass group
     std::string top_math;  ///< the most frequent math row ("FFMA", "HMMA.16816.F32.BF16", ...)
     int top_math_count = 0;
+    int tensor = 0;       ///< tensor-core instructions (HMMA, HGMMA, IMMA, QGMMA, IGMMA)
     int inner_loops = 0;  ///< backward branches inside it: their bodies are counted once
     /// FFMAs on the path, and those with a register bank conflict by the two-bank model: the
     /// sources the reuse cache does not serve (what the previous FFMA marked .reuse, slot by slot),
@@ -79,7 +80,15 @@ struct SassSummary {
     int ffma = 0, ffma_bank_conflicts = 0;
   };
   std::optional<Path> main_loop;
+  /// One iteration of the innermost loop whose fall-through path issues tensor-core instructions,
+  /// walked as main_loop is: a tensor kernel's k loop. The main loop can be another: a persistent
+  /// kernel's tile loop (the k loop inside it, its body counted once) or a split reduction's FADD
+  /// loop. Empty when no loop issues them.
+  std::optional<Path> tensor_loop;
 };
+
+/// Whether a SASS opcode is a tensor-core instruction (HMMA, HGMMA, IMMA, QGMMA, IGMMA).
+bool is_tensor_sass(std::string_view opcode);
 SassSummary summarize_sass(const SassFunction& f, int strip_width = 64);
 
 }  // namespace klab
