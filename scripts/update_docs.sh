@@ -320,6 +320,8 @@ rm -f docs/worklogs/gemm_hopper_grid_05fcd95.png.records.json
   --section results-05fcd95-square
 "$klab" report "$run20"/ladder_*.json --family hgemm --readme docs/worklogs/gemm.md \
   --section results-05fcd95-ladder --plot docs/worklogs/gemm_hopper_ladder.png
+"$klab" report "$run20"/ladder_*.json --family hgemm --steps --readme docs/worklogs/gemm.md \
+  --section steps-05fcd95-ladder
 rm -f docs/worklogs/gemm_hopper_ladder.png.records.json
 "$klab" profile-report "$run20"/profiles.json --family hgemm --readme docs/worklogs/gemm.md \
   --section profile-05fcd95 || true
@@ -335,6 +337,8 @@ done
 run22=$res/2026-12-03_52cd004_attention_fa4_softmax
 "$klab" report "$run22"/bench_attention.json --family attention --readme docs/worklogs/attention.md \
   --section results-52cd004 --fast-state
+"$klab" report "$run22"/bench_attention.json --family attention --steps \
+  --readme docs/worklogs/attention.md --section steps-52cd004
 "$klab" report "$run22"/v03_nq_*.json --family attention --readme docs/worklogs/attention.md \
   --section results-52cd004-v03
 # 4e010c8's run: v03 with two row tiles a warp (reverted after it) beside cuDNN and PyTorch; v05,

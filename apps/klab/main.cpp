@@ -131,6 +131,12 @@ int main(int argc, char** argv) {
                    "time over its own, beside the medians' (for GPUs that step between power "
                    "states)");
 
+  bool report_steps = false;
+  report->add_flag("--steps", report_steps,
+                   "the ladder as steps (an ablation table): at each problem, the rungs in their "
+                   "ladder's order, each one's speed-up over the rung before it and over the "
+                   "first, from the same run's medians");
+
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
                    klab::cli::add_scaling_command, klab::cli::add_tune_command,
@@ -170,7 +176,7 @@ int main(int argc, char** argv) {
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
                                    max_delta, report_families, report_section, report_memory,
-                                   report_fast_state, report_against);
+                                   report_fast_state, report_against, report_steps);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

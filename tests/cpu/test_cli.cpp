@@ -177,6 +177,39 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
   }
 }
 
+// klab report --steps: a problem's rungs in their ladder's order (not the file's), each against
+// the one before it and the first, the baseline beside; a table only (no --plot).
+TEST(Cli, ReportStepsOrdersTheRungsAndComparesEach) {
+  const std::string dir = ::testing::TempDir();
+  auto record = [](const char* variant, double median, bool baseline) {
+    return std::string(R"({"variant":")") + variant +
+           R"(","family":"vector_add","problem":"n=1024","dtype":"f32","status":"ok",)" +
+           R"("timestamp":"2026-01-01T00:00:00Z","flops":1024,"bytes":12288,"mode":"cold",)" +
+           R"("baseline_variant":)" + (baseline ? "true" : "false") + R"(,"samples_ms":[)" +
+           std::to_string(median) + R"(],"median_ms":)" + std::to_string(median) + "}";
+  };
+  const std::string in = dir + "/klab_steps.json", md = dir + "/klab_steps.md";
+  write_file(in, "[" + record("vector_add.v03_vectorized", 0.25, false) + "," +
+                     record("vector_add.v01_naive", 1.0, false) + "," +
+                     record("vector_add.baseline_cub", 0.2, true) + "," +
+                     record("vector_add.v02_grid_stride", 0.5, false) + "]");
+  const Out o = klab("report " + in + " --steps --md " + md);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = read_file(md);
+  const size_t v1 = text.find("v01_naive"), v2 = text.find("v02_grid_stride"),
+               v3 = text.find("v03_vectorized");
+  ASSERT_TRUE(v1 != std::string::npos && v2 != std::string::npos && v3 != std::string::npos)
+      << text;
+  EXPECT_LT(v1, v2);
+  EXPECT_LT(v2, v3);
+  EXPECT_NE(text.find("| 2.000x | 2.000x | 0.400x |"), std::string::npos) << text;  // v02
+  EXPECT_NE(text.find("| 2.000x | 4.000x | 0.800x |"), std::string::npos) << text;  // v03
+  EXPECT_EQ(text.find("baseline_cub |"), std::string::npos) << text;  // beside, not a row
+  const Out bad = klab("report " + in + " --steps --plot " + dir + "/klab_steps.png");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+}
+
 // klab goals over a results folder: run folders found below it (other JSON in them passed over),
 // the newest run judged, a set-aside form's records dropped, a set-aside entry matching nothing
 // refused.
