@@ -1,8 +1,12 @@
 // The decode_attention ladder, in order. Adding a rung: one file plus one line here. GPU rungs
-// join once they pass the GPU tests on a device. cuDNN's paged SDPA is built only where cuDNN
-// and its frontend's headers were found (sources.cmake).
+// join once they pass the GPU tests on a device. cuDNN's SDPA (paged, and over the same KV laid
+// out contiguously) is built only where cuDNN and its frontend's headers were found
+// (sources.cmake).
 #include "kernels/decode_attention/family.hpp"
 #include "kernels/register.hpp"
+#if KLAB_HAS_CUDNN_FRONTEND
+#include "kernels/decode_attention/cudnn_baselines.hpp"
+#endif
 
 namespace klab {
 
@@ -44,6 +48,7 @@ void register_decode_attention(Registry& r) {
     gpu_v30_fp8_longest_first(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
+    gpu_baseline_cudnn_contiguous(),
 #endif
 #endif
   };

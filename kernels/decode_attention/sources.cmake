@@ -1,10 +1,11 @@
 # The decode_attention family (paged KV cache). The GPU rungs are compiled (so CI checks them)
 # but join register.cpp's ladder only once they pass the GPU tests on a device.
 #
-# decode_attention.baseline_cudnn_paged runs cuDNN's paged SDPA through the frontend's C++ graph
-# API, built where attention's sources.cmake (included before this one) found cuDNN and the
-# frontend's headers (KLAB_ATTENTION_CUDNN_SRC non-empty; KLAB_HAS_CUDNN_FRONTEND is then defined
-# for register.cpp), with the same flags: a .cpp for the host side, a .cu for its row kernel.
+# decode_attention.baseline_cudnn_paged (and baseline_cudnn_contiguous) run cuDNN's SDPA through
+# the frontend's C++ graph API, built where attention's sources.cmake (included before this one)
+# found cuDNN and the frontend's headers (KLAB_ATTENTION_CUDNN_SRC non-empty;
+# KLAB_HAS_CUDNN_FRONTEND is then defined for register.cpp), with the same flags: a .cpp for the
+# host side, a .cu for their device helpers (the keyless rows, the contiguous copy).
 set(KLAB_DECODE_CUDNN_SRC "")
 if(KLAB_ATTENTION_CUDNN_SRC)
   set(KLAB_DECODE_CUDNN_SRC baseline_cudnn_paged.cpp baseline_cudnn_paged_rows.cu)

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# decode_attention on a GPU, in one call (< 7 min with a warm ceilings cache):
+#   1. `klab check` of baseline_cudnn_contiguous, v28, v29 and v30 at the family's headline and
+#      awkward shapes (their dtypes);
+#   2. the ragged batch of 64 (100 to 16k keys) at pages of 16 and 64, launch by launch
+#      (--interleave): bf16 v13, v21, v28, v29, both cuDNN baselines; e4m3 v15 and v30
+#      (bench_ragged_<dtype>_p<page>.json);
+#   3. the other goal shapes of issue 15 ((1, 4k), (1, 32k), (1, 128k), (16, 8k), (64, 4k),
+#      (256, 2k)) at pages of 16 and 64: bf16 v13 beside both cuDNN baselines
+#      (bench_<b>x<len>_p<page>.json);
+#   4. compute-sanitizer memcheck over the cuDNN baselines' GPU tests.
+# Usage: scripts/measure_decode_ragged_and_contiguous.sh BUILD_DIR OUTDIR
+#   BUILD_DIR as for scripts/h200.sh. KLAB_CACHE_DIR: the ceilings cache (default OUTDIR/cache).
+#   KLAB_MAX_TIME: seconds a benchmark (default 0.3).
+set -uo pipefail
+usage="usage: scripts/measure_decode_ragged_and_contiguous.sh BUILD_DIR OUTDIR"
+build=${1:?$usage}
+out=${2:?$usage}
+mkdir -p "$out"
+source "$(dirname "$0")/device_run_env.sh"
+max_time=${KLAB_MAX_TIME:-0.3}
+status=0
+fam=decode_attention
+heads="qlen=1,hq=32,hkv=8,d=128"
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv > "$out/nvidia-smi.txt" 2>&1
+log "ceilings (cached in $KLAB_CACHE_DIR)"
+timeout 300 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
+
+log "klab check: the contiguous cuDNN baseline, v28-v30"
+timeout 240 "$klab" check $fam.baseline_cudnn_contiguous $fam.v28_longest_first \
+  $fam.v29_longest_first_chunks $fam.v30_fp8_longest_first --quiet --json "$out/check.json" \
+  > "$out/check.txt" 2>&1 || status=1
+tail -n 2 "$out/check.txt" | tee -a "$out/summary.txt"
+
+bench() {  # NAME DTYPE SHAPE VARIANT...: one interleaved klab bench, JSON to OUTDIR/bench_NAME.json
+  local name=$1 dtype=$2 shape=$3
+  shift 3
+  log "klab bench $name ($dtype, $shape)"
+  timeout 150 "$klab" bench "$@" --shape "$shape" --dtype "$dtype" --interleave --quiet \
+    --max-time "$max_time" --json "$out/bench_$name.json" > "$out/bench_$name.txt" 2>&1 ||
+    status=1
+}
+for page in 16 64; do
+  ragged="b=64,$heads,page=$page,len=16384,min_len=100,empty=0"
+  bench "ragged_bf16_p$page" bf16 "$ragged" $fam.v13_cluster_push_merge $fam.v21_fine_splits \
+    $fam.v28_longest_first $fam.v29_longest_first_chunks $fam.baseline_cudnn_paged \
+    $fam.baseline_cudnn_contiguous
+  bench "ragged_e4m3_p$page" e4m3 "$ragged" $fam.v15_fp8_stage_pairs $fam.v30_fp8_longest_first
+done
+for page in 16 64; do
+  for bl in 1x4096 1x32768 1x131072 16x8192 64x4096 256x2048; do
+    bench "${bl}_p$page" bf16 "b=${bl%x*},$heads,page=$page,len=${bl#*x},min_len=${bl#*x},empty=0" \
+      $fam.v13_cluster_push_merge $fam.baseline_cudnn_paged $fam.baseline_cudnn_contiguous
+  done
+done
+
+mkdir -p "$out/san"
+(out="$out/san" && sanitize memcheck "$build/tests/klab_gpu_tests" "*decode_attention_baseline*" \
+  200 "the cuDNN baselines' GPU tests") || status=1
+log "done (status $status)"
+exit $status
