@@ -49,17 +49,19 @@ def load_problems(path, family, baseline_id):
 
 
 class L2Flush:
-    """klab's cold-L2 flush in PyTorch: a buffer of twice the L2 (int32, zeros), read by a sum
-    into a one-element sink before every sample: the L2 left holding clean lines only."""
+    """klab's cold-L2 flush in PyTorch: a buffer of twice the L2 (fp32 zeros), read by a sum into
+    a one-element sink of its own dtype before every sample (a sum into another dtype would first
+    write a converted copy), so the L2 is left holding clean lines only. The L2's size from the
+    device's properties (PyTorch 2.5 on); 64 MiB where they lack it."""
 
     def __init__(self, torch):
-        l2 = torch.cuda.get_device_properties(0).L2_cache_size
-        self.buffer = torch.zeros(max(2 * l2, 1 << 20) // 4, dtype=torch.int32, device="cuda")
-        self.sink = torch.zeros((), dtype=torch.int64, device="cuda")
+        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (64 << 20)
+        self.buffer = torch.zeros(max(2 * l2, 1 << 20) // 4, dtype=torch.float32, device="cuda")
+        self.sink = torch.zeros((), dtype=torch.float32, device="cuda")
         self.torch = torch
 
     def __call__(self):
-        self.torch.sum(self.buffer, dim=0, dtype=self.torch.int64, out=self.sink)
+        self.torch.sum(self.buffer, dim=0, out=self.sink)
 
 
 def time_cold(torch, fn, max_time, flush, hold_cycles=0):
