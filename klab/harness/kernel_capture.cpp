@@ -8,6 +8,7 @@
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/profiler/demangle.hpp"
 #include "klab/harness/registry.hpp"
+#include "klab/harness/runner.hpp"
 
 #if KLAB_HAS_CUDA
 #include <cuda.h>  // driver types only: the functions come through cudaGetDriverEntryPointByVersion
@@ -184,28 +185,25 @@ std::vector<CapturedKernel> capture_gpu(const Family& f, const Variant& v, const
     bufs.workspace = workspace.get();
     bufs.workspace_bytes = ws;
   }
-  uint64_t k = 0;
-  for (const TensorSpec& spec : f.tensors(p)) {
+  // The inputs as a run draws them, builders included: a block table of valid pages, lengths
+  // within the shape's, sentinels; random bits there would send a kernel off its buffers.
+  Buffers host = make_host_buffers(f, p);
+  fill_inputs(host, Dist::normal, 0x6b6c6162ULL);
+  for (const Tensor& h : host.tensors) {
     Tensor t;
-    t.spec = spec;
+    t.spec = h.spec;
     mem.emplace_back(static_cast<size_t>(t.bytes()));
     t.data = mem.back().get();
-    ++k;
     if (t.bytes() > 0) {
-      if (spec.role == Role::output) {
+      if (t.spec.role == Role::output)
         KLAB_CUDA_CHECK(cudaMemsetAsync(t.data, kPoisonByte, static_cast<size_t>(t.bytes()), st));
-      } else {
-        std::vector<unsigned char> host(static_cast<size_t>(t.bytes()));
-        fill_random(host.data(), spec.dtype, spec.numel, spec.fixed_dist ? spec.dist : Dist::normal,
-                    splitmix64(0x6b6c6162ULL + k));
+      else
         KLAB_CUDA_CHECK(
-            cudaMemcpyAsync(t.data, host.data(), host.size(), cudaMemcpyHostToDevice, st));
-        KLAB_CUDA_CHECK(cudaStreamSynchronize(st));  // before `host` goes away
-      }
+            cudaMemcpyAsync(t.data, h.host.data(), h.host.size(), cudaMemcpyHostToDevice, st));
     }
     bufs.tensors.push_back(std::move(t));
   }
-  KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
+  KLAB_CUDA_CHECK(cudaStreamSynchronize(st));  // before `host` goes away
 
   // Once for real: library handles, workspaces, cudaFuncSetAttribute calls and lazy module
   // loading all happen here, outside the capture.

@@ -32,15 +32,6 @@ Buffers make_host_buffers(const Family& f, const Problem& p) {
   return b;
 }
 
-namespace {
-
-// The tensors' specs only, no host copies (what device sets are made from).
-Buffers make_spec_buffers(const Family& f, const Problem& p) {
-  Buffers b;
-  for (auto& spec : f.tensors(p)) b.tensors.push_back(Tensor{spec, {}, nullptr});
-  return b;
-}
-
 void fill_inputs(Buffers& b, Dist dist, uint64_t seed) {
   uint64_t k = 0;
   for (auto& t : b.tensors) {
@@ -54,6 +45,15 @@ void fill_inputs(Buffers& b, Dist dist, uint64_t seed) {
     ++k;
     if (t.spec.build && t.spec.role != Role::output) t.spec.build(b, t, splitmix64(seed + k));
   }
+}
+
+namespace {
+
+// The tensors' specs only, no host copies (what device sets are made from).
+Buffers make_spec_buffers(const Family& f, const Problem& p) {
+  Buffers b;
+  for (auto& spec : f.tensors(p)) b.tensors.push_back(Tensor{spec, {}, nullptr});
+  return b;
 }
 
 // Every output against `ref`: under the family's per-output tolerance when it has one and

@@ -79,6 +79,9 @@ Status refuse_before_allocation(const Family& f, const Variant& v, const Problem
 /// Host buffers of every tensor of p (f.tensors), sized and zeroed, with no device copies; `data`
 /// is left null (callers that hand the buffers to host code point it at `host`).
 Buffers make_host_buffers(const Family& f, const Problem& p);
+/// The host copies' inputs from `seed`: each drawn from `dist` (or its spec's fixed one), then
+/// each built by its spec's builder (block tables, lengths, sentinels), in the family's order.
+void fill_inputs(Buffers& b, Dist dist, uint64_t seed);
 
 /// Fills Result::baseline for every record of the same problem: the first successful baseline
 /// variant on the same kind of device.
