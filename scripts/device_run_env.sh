@@ -4,7 +4,8 @@
 # libraries packed beside it on the library path (the running machine may lack them) and
 # PyTorch's libcudnn where the loader finds none, sets $klab, caches the measured ceilings in
 # $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
-# sets $timing_opts, and defines log (a timestamped line, also in summary.txt).
+# sets $timing_opts, and defines log (a timestamped line, also in summary.txt),
+# machine_and_ceilings and sanitize.
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.txz" ]; then
   tar xJf "$pack/device.txz" -C "$pack" || exit 1
@@ -34,6 +35,15 @@ else
   timing_opts="--rounds ${KLAB_ROUNDS:-3}"
 fi
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/summary.txt"; }
+# machine_and_ceilings: the GPU's name, driver, clocks, temperature and power into
+# $out/nvidia-smi.txt, then the measured ceilings (cached in $KLAB_CACHE_DIR) into
+# $out/ceilings.json; returns non-zero when the ceilings fail.
+machine_and_ceilings() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv > "$out/nvidia-smi.txt" 2>&1
+  log "ceilings (cached in $KLAB_CACHE_DIR)"
+  timeout 300 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1
+}
 # sanitize TOOL TESTS FILTER LIMIT WHAT: compute-sanitizer TOOL over the gtest binary TESTS
 # (tests matching FILTER) at the small awkward shapes for memcheck, the tiny ones for the slower
 # race and sync checks, within LIMIT seconds; the log in $out/TOOL.log, its verdict in

@@ -23,10 +23,7 @@ status=0
 fam=decode_attention
 heads="qlen=1,hq=32,hkv=8,d=128"
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv > "$out/nvidia-smi.txt" 2>&1
-log "ceilings (cached in $KLAB_CACHE_DIR)"
-timeout 300 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
+machine_and_ceilings || status=1
 
 log "klab check: the contiguous cuDNN baseline, v28-v30"
 timeout 240 "$klab" check $fam.baseline_cudnn_contiguous $fam.v28_longest_first \

@@ -23,10 +23,7 @@ status=0
 fam=qk_norm_rope_cache
 rungs="$fam.baseline_unfused $fam.v03_hoisted"
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-  --format=csv > "$out/nvidia-smi.txt" 2>&1
-log "ceilings (cached in $KLAB_CACHE_DIR)"
-timeout 300 "$klab" ceilings --json "$out/ceilings.json" > "$out/ceilings.txt" 2>&1 || status=1
+machine_and_ceilings || status=1
 
 for dtype in bf16 e4m3; do
   log "klab check $dtype: $rungs at the headline and awkward shapes"
