@@ -107,6 +107,10 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"run vector_add.v01_naive --device cpu", "is not a cpu variant"},
     {"timeline decode_attention.v10_swap_ab --shape b=1,qlen=1,hq=32,hkv=8,d=128,page=16,len=64",
      "has no traced kernel"},
+    // e4m3 pools: the unfused baseline, v00 and v03 write them; the other rungs say so
+    {"check qk_norm_rope_cache.v01_fused --shape tokens=3,hq=8,hkv=2,d=128,page=16,seqs=1,"
+     "context=64 --dtype e4m3",
+     "does not take dtype"},
 #endif
     {"timeline", "a variant and --shape"},
     {"timeline --from /nonexistent/t.json", "cannot read"},
@@ -124,6 +128,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"goals", "goals is required"},
     // profile takes several variants, each resolved before any tool or GPU work
     {"profile vector_add.v01_naive vector_add.v99_nope", "unknown variant"},
+    {"sass --kernel x --readme README.md", "--readme and --section go together"},
+    {"sass --list --table /tmp/klab_t.md", "not with --list"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
