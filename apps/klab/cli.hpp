@@ -33,7 +33,11 @@ int cmd_run(const Common& c);
 int cmd_check(const Common& c);
 int cmd_bench(const Common& c);
 int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string& plot);
-int cmd_ceilings(bool remeasure, const std::string& json_path);
+int cmd_ceilings(bool remeasure, const std::string& json_path,
+                 const std::vector<std::string>& read_at = {});
+/// A size in bytes: digits, then optionally K, M or G (powers of 1024, "iB" allowed after them);
+/// UsageError naming `option` otherwise, or when it is not a positive multiple of 16.
+int64_t parse_byte_size(const std::string& text, const std::string& option);
 int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md,
                const std::string& plot, const std::string& readme, const std::string& compare_with,
                double max_delta_pct, const std::vector<std::string>& families = {},

@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "apps/klab/cli.hpp"
@@ -359,7 +360,30 @@ int cmd_sweep(const Common& c, const std::vector<int>& blocks, const std::string
   return failed ? 1 : 0;
 }
 
-int cmd_ceilings(bool remeasure, const std::string& json_path) {
+int64_t parse_byte_size(const std::string& text, const std::string& option) {
+  auto bad = [&](const std::string& why) { return UsageError(option + " '" + text + "': " + why); };
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 12) throw bad("a size is digits, then K, M or G (e.g. 32M)");
+  std::string unit = text.substr(digits);
+  if (unit.size() == 3 && unit.substr(1) == "iB") unit = unit.substr(0, 1);
+  const int64_t n = std::stoll(text.substr(0, digits));
+  const int64_t scale = unit.empty()  ? 1
+                        : unit == "K" ? int64_t(1) << 10
+                        : unit == "M" ? int64_t(1) << 20
+                        : unit == "G" ? int64_t(1) << 30
+                                      : 0;
+  if (scale == 0) throw bad("the unit is K, M or G (powers of 1024)");
+  if (n > (int64_t(1) << 40) / scale) throw bad("above 1 TiB");
+  const int64_t bytes = n * scale;
+  if (bytes < 16 || bytes % 16 != 0) throw bad("not a positive multiple of 16 bytes");
+  return bytes;
+}
+
+int cmd_ceilings(bool remeasure, const std::string& json_path,
+                 const std::vector<std::string>& read_at) {
+  std::vector<int64_t> sizes;  // parsed before anything touches a GPU
+  for (const std::string& t : read_at) sizes.push_back(parse_byte_size(t, "--read-at"));
   const DeviceInfo& d = device_info();
   if (!d.present) throw UsageError("ceilings needs a GPU, and there is none: " + d.absent_reason);
   registry();  // registers the families' baseline probes (kernels/register_all.cpp)
@@ -378,6 +402,19 @@ int cmd_ceilings(bool remeasure, const std::string& json_path) {
     std::cout << fmt::format("{:<10} {:>8.0f} {:<4} {:>8.0f} {:<4}{:>7.1f}%  {}\n", i.name, i.value,
                              i.unit, i.datasheet, i.unit,
                              i.datasheet > 0 ? 100 * i.value / i.datasheet : 0.0, i.how);
+  // The read bandwidth at each asked size, against the read ceiling (measured over 1 GiB).
+  std::vector<SizedRead> reads;
+  const Ceiling* read = c->find("read");
+  if (!sizes.empty())
+    std::cout << fmt::format("\n{:>14} {:>12} {:>14} {:>10}  {}\n", "read of bytes", "GB/s (p10)",
+                             "GB/s (median)", "% of read", "how");
+  for (int64_t bytes : sizes) {
+    reads.push_back(measure_read_at(BenchConfig{}, bytes));
+    const SizedRead& r = reads.back();
+    std::cout << fmt::format("{:>14} {:>12.0f} {:>14.0f} {:>9.1f}%  {}\n", r.bytes, r.p10_gbps,
+                             r.median_gbps,
+                             read && read->value > 0 ? 100 * r.p10_gbps / read->value : 0.0, r.how);
+  }
   if (!json_path.empty()) {
     std::ofstream out(json_path);
     nlohmann::json items = nlohmann::json::array();
@@ -391,6 +428,15 @@ int cmd_ceilings(bool remeasure, const std::string& json_path) {
                         {"timestamp", c->timestamp},
                         {"ceilings", items},
                         {"machine", machine_json()}};
+    if (!reads.empty()) {
+      nlohmann::json ra = nlohmann::json::array();
+      for (const SizedRead& r : reads)
+        ra.push_back({{"bytes", r.bytes},
+                      {"p10_gbps", r.p10_gbps},
+                      {"median_gbps", r.median_gbps},
+                      {"how", r.how}});
+      j["read_at"] = ra;
+    }
     out << j.dump(2) << "\n";
   }
   return 0;

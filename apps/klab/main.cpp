@@ -89,6 +89,12 @@ int main(int argc, char** argv) {
   ceilings->add_flag("--remeasure", remeasure, "ignore the cache");
   ceilings->add_option("--json", ceil_json, "also write them as JSON")
       ->check(klab::cli::writable_path);
+  std::vector<std::string> read_at;
+  ceilings
+      ->add_option("--read-at", read_at,
+                   "also the read bandwidth a transfer of these sizes sustains (e.g. 32M,96MiB,"
+                   "1G: bytes, K, M or G as powers of 1024), against the read ceiling")
+      ->delimiter(',');
 
   std::vector<std::string> report_in;
   std::string report_md, report_plot, report_readme, compare_with;
@@ -172,7 +178,7 @@ int main(int argc, char** argv) {
     if (*check) return klab::cli::cmd_check(c);
     if (*bench) return klab::cli::cmd_bench(c);
     if (*sweep) return klab::cli::cmd_sweep(c, blocks, sweep_plot);
-    if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json);
+    if (*ceilings) return klab::cli::cmd_ceilings(remeasure, ceil_json, read_at);
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
                                    max_delta, report_families, report_section, report_memory,

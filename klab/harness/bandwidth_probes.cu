@@ -89,9 +89,11 @@ struct Best {
   }
 };
 
+// The best of the launch shapes (threads x blocks an SM) of `launch`, rated by ceiling_time_ms;
+// `median`, when given, gets the best median's GB/s beside it.
 template <class Launch>
 void try_configs(Best& best, const BenchConfig& cfg, double bytes_moved, const std::string& what,
-                 Launch&& launch) {
+                 Launch&& launch, const std::string& size = "1 GiB", double* median = nullptr) {
   const int sms = device_info().sm_count;
   CudaStream stream;
   for (int threads : {256, 512, 1024})
@@ -101,8 +103,9 @@ void try_configs(Best& best, const BenchConfig& cfg, double bytes_moved, const s
       Timing t = bench_gpu([&](int) { launch(blocks, threads, stream.get()); }, 1,
                            reinterpret_cast<Stream>(stream.get()), cfg);
       best.offer(bytes_moved / (ceiling_time_ms(t.stats) * 1e-3) / 1e9,
-                 what + " " + std::to_string(blocks) + "x" + std::to_string(threads) + ", 1 GiB, " +
-                     ceiling_rating(t.stats));
+                 what + " " + std::to_string(blocks) + "x" + std::to_string(threads) + ", " + size +
+                     ", " + ceiling_rating(t.stats));
+      if (median) *median = std::max(*median, bytes_moved / (t.stats.median * 1e-3) / 1e9);
     }
 }
 
@@ -172,17 +175,26 @@ Ceiling mix_probe(const BenchConfig& cfg, const std::string& name) {
           best.how + " (bytes read + bytes written)"};
 }
 
-Ceiling read_probe(const BenchConfig& cfg) {
-  DeviceBuffer a(kBytes), sink(sizeof(float));
-  KLAB_CUDA_CHECK(
-      cudaMemset(a.get(), 0x3c, kBytes));  // 0x3c3c3c3c ~ 0.0115f: sums never hit 1234.5
-  const int64_t n = kBytes / sizeof(float4);
+// The read kernel over `bytes` (a multiple of 16), its best launch shape; `median` as
+// try_configs's.
+Best read_at(const BenchConfig& cfg, size_t bytes, const std::string& size, double* median) {
+  DeviceBuffer a(bytes), sink(sizeof(float));
+  KLAB_CUDA_CHECK(cudaMemset(a.get(), 0x3c, bytes));  // 0x3c3c3c3c ~ 0.0115f: sums never hit 1234.5
+  const int64_t n = static_cast<int64_t>(bytes / sizeof(float4));
   Best best;
-  try_configs(best, cfg, 1.0 * kBytes, "read kernel", [&](int blocks, int threads, cudaStream_t s) {
-    read_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()), n,
-                                           static_cast<float*>(sink.get()));
-    KLAB_CHECK_LAUNCH();
-  });
+  try_configs(
+      best, cfg, 1.0 * static_cast<double>(bytes), "read kernel",
+      [&](int blocks, int threads, cudaStream_t s) {
+        read_kernel<<<blocks, threads, 0, s>>>(static_cast<const float4*>(a.get()), n,
+                                               static_cast<float*>(sink.get()));
+        KLAB_CHECK_LAUNCH();
+      },
+      size, median);
+  return best;
+}
+
+Ceiling read_probe(const BenchConfig& cfg) {
+  const Best best = read_at(cfg, kBytes, "1 GiB", nullptr);
   return {"read", "GB/s", best.gbps, datasheet_bandwidth_gbps(device_info().name), best.how};
 }
 
@@ -199,6 +211,17 @@ Ceiling write_probe(const BenchConfig& cfg) {
 }
 
 }  // namespace
+
+SizedRead measure_read_at(const BenchConfig& cfg, int64_t bytes) {
+  KLAB_CHECK(bytes >= 16 && bytes % 16 == 0, "measure_read_at: a positive multiple of 16 bytes");
+  SizedRead r;
+  r.bytes = bytes;
+  const Best best =
+      read_at(cfg, static_cast<size_t>(bytes), std::to_string(bytes) + " bytes", &r.median_gbps);
+  r.p10_gbps = best.gbps;
+  r.how = best.how;
+  return r;
+}
 
 void register_bandwidth_probes(std::vector<CeilingProbe>& probes) {
   probes.push_back([](const BenchConfig& c) { return mix_probe<1>(c, "copy"); });

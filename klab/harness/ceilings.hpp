@@ -56,6 +56,18 @@ void save_ceilings(const Ceilings& c);
 /// Cached ceilings, or measured now (and cached) when none exist for this device.
 const Ceilings& ceilings_for_this_device();
 
+/// The read bandwidth a transfer of `bytes` sustains (bandwidth_probes.cu): the read probe's
+/// kernel over that many bytes, cold L2, its best launch shape. The read ceiling is measured over
+/// 1 GiB, where a launch's ramp and tail are amortised; a small transfer pays them, so this is
+/// the ceiling a kernel that reads that many bytes can be held to. Rated as the ceilings are (the
+/// fastest decile, p10_gbps), with the best median beside; `bytes` a positive multiple of 16.
+struct SizedRead {
+  int64_t bytes = 0;
+  double p10_gbps = 0, median_gbps = 0;
+  std::string how;
+};
+SizedRead measure_read_at(const BenchConfig& cfg, int64_t bytes);
+
 /// Datasheet memory bandwidth in GB/s for known device names (0 when unknown).
 double datasheet_bandwidth_gbps(const std::string& device_name);
 

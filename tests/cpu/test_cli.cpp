@@ -129,6 +129,10 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     // profile takes several variants, each resolved before any tool or GPU work
     {"profile vector_add.v01_naive vector_add.v99_nope", "unknown variant"},
     {"sass --kernel x --readme README.md", "--readme and --section go together"},
+    {"ceilings --read-at 12Q", "the unit is K, M or G"},
+    {"ceilings --read-at 8", "not a positive multiple of 16 bytes"},
+    {"ceilings --read-at M", "a size is digits"},
+    {"ceilings --read-at 32M,99999999999G", "above 1 TiB"},
     {"sass --list --table /tmp/klab_t.md", "not with --list"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
