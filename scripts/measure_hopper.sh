@@ -19,10 +19,13 @@
 #             at M >= 128, the weight-streaming rungs at M <= 64, cuBLASLt at all (issue 13's
 #             shape set; grid_<m>x<n>x<k>.json);
 #   profile   Nsight Compute (--set all) of the top rungs at 4096^3, and at M = 16 for the
-#             weight-streaming rung.
+#             weight-streaming rung;
+#   readat    `klab ceilings --read-at` the four projections' weight sizes (32, 48, 96 and 192
+#             MiB): the read bandwidth each sustains, the bound of the weight-streaming shapes
+#             (read_at.json, read_at.txt).
 # Usage: scripts/measure_hopper.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
-#   KLAB_HOPPER_STEPS="check sanitize tune bench grid profile" selects steps (default: all).
+#   KLAB_HOPPER_STEPS="check sanitize tune bench grid profile readat" selects steps (default: all).
 #   KLAB_HOPPER_RUNGS="v17_wgmma_stream_k ..." the wgmma rungs that check and sanitize run
 #   (default: v10 onward); KLAB_HOPPER_TOP="v14_wgmma_tma_store ..." the prefill rungs
 #   compared in bench/grid (default below); KLAB_HOPPER_SMALL_M the weight-streaming ones.
@@ -38,7 +41,7 @@ out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
 tests="$build/tests/klab_gpu_tests"
-steps=${KLAB_HOPPER_STEPS:-check sanitize tune bench grid profile}
+steps=${KLAB_HOPPER_STEPS:-check sanitize tune bench grid profile readat}
 max_time=${KLAB_MAX_TIME:-0.3}
 status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
@@ -172,6 +175,12 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*_*x*x*.json"))):
         print(f"{r['variant']:40} {r['problem']:28} {r.get('tflops') or 0:8.1f} TFLOP/s "
               f"{r.get('gbps') or 0:6.0f} GB/s {'-' if sp is None else f'{sp:.2f}x':>6} {ok}")
 EOF
+if has readat; then
+  log "read bandwidth at the projections' weight sizes"
+  timeout 300 "$klab" ceilings --read-at 32M,48M,96M,192M --json "$out/read_at.json" \
+    > "$out/read_at.txt" 2>&1 || status=1
+  tail -n 6 "$out/read_at.txt" | tee -a "$out/summary.txt"
+fi
 log "done (status $status)"
 echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"
 exit $status
