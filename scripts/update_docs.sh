@@ -847,9 +847,11 @@ near=$res/2026-12-05_a6b47ce_near_miss_profiles
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
 # CPU-only build holds no device code, and then the section is left as it is.
-if "$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 --list > /dev/null 2>&1; then
+wgmma_kernels=$("$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 --list 2>/dev/null |
+  awk '/ kernels in /{print $1}')
+if [ "${wgmma_kernels:-0}" -gt 0 ]; then
   "$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 \
     --readme docs/worklogs/gemm.md --section sass-hopper > /dev/null
 else
-  echo "update_docs: $klab holds no device code: docs/worklogs/gemm.md's sass-hopper section left as it is" >&2
+  echo "update_docs: $klab holds no wgmma kernels (a CPU-only build?): docs/worklogs/gemm.md's sass-hopper section left as it is" >&2
 fi

@@ -45,9 +45,10 @@ void add_inspect_commands(CLI::App& app, CommandList& out) {
                    "with --binary: the architecture whose SASS to read, e.g. sm_90 (a library "
                    "holds several)");
   sass->add_option("--table", o->table,
-                   "write a markdown table of the kernels' main loops (one iteration's "
-                   "instructions, its most frequent math instruction and that one's share, "
-                   "shared, global, barriers, spills) to this file, one row a kernel")
+                   "write a markdown table of the kernels' loops to this file, one row a "
+                   "kernel: its instructions and local-memory ones, its main loop's length and "
+                   "most frequent math, its tensor loop's length, tensor-core instructions and "
+                   "their share, shared, global, barriers and inner loops")
       ->check(writable_path);
   sass->add_option("--readme", o->readme,
                    "put that table into this markdown file's section (with --section): between "

@@ -80,8 +80,7 @@ void print_sass_summary(const SassFunction& f) {
           "register-file reads in one bank, register % 2, reuse-cache hits excluded)\n",
           m.ffma_bank_conflicts, m.ffma, 100.0 * m.ffma_bank_conflicts / m.ffma);
   }
-  if (s.tensor_loop &&
-      s.tensor_loop->instructions != (s.main_loop ? s.main_loop->instructions : 0)) {
+  if (s.tensor_loop && (!s.main_loop || s.tensor_loop->head != s.main_loop->head)) {
     const auto& t = *s.tensor_loop;
     std::cout << fmt::format(
         "  tensor loop (the innermost issuing tensor-core instructions), one iteration: {} "
@@ -111,18 +110,12 @@ int local_memory_instructions(const SassSummary& s) {
 // A markdown table of each kernel's loops (SassSummary::main_loop and tensor_loop), with a line
 // saying how it was made: what a worklog cites as an instruction mix (a wgmma k loop's HGMMA
 // share).
-// A kernel's name for a table: demangled, without klab's and anonymous namespaces and without
-// its parameter list.
+// A kernel's name for a table: demangled, its return type and parameter list dropped
+// (function_name), without klab's and anonymous namespaces.
 std::string short_kernel(const std::string& mangled) {
-  std::string n = demangle(mangled);
+  std::string n = function_name(demangle(mangled));
   for (const std::string drop : {"(anonymous namespace)::", "klab::"})
     for (size_t at; (at = n.find(drop)) != std::string::npos;) n.erase(at, drop.size());
-  int depth = 0;  // the parameter list: the first '(' outside template arguments
-  for (size_t i = 0; i < n.size(); ++i) {
-    if (n[i] == '<') ++depth;
-    if (n[i] == '>') --depth;
-    if (n[i] == '(' && depth == 0 && i > 0) return n.substr(0, i);
-  }
   return n;
 }
 

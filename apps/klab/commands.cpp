@@ -364,7 +364,8 @@ int64_t parse_byte_size(const std::string& text, const std::string& option) {
   auto bad = [&](const std::string& why) { return UsageError(option + " '" + text + "': " + why); };
   size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 12) throw bad("a size is digits, then K, M or G (e.g. 32M)");
+  if (digits == 0) throw bad("a size is digits, then K, M or G (e.g. 32M)");
+  if (digits > 13) throw bad("above 1 TiB");
   std::string unit = text.substr(digits);
   if (unit.size() == 3 && unit.substr(1) == "iB") unit = unit.substr(0, 1);
   const int64_t n = std::stoll(text.substr(0, digits));

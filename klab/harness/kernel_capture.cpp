@@ -182,6 +182,8 @@ std::vector<CapturedKernel> capture_gpu(const Family& f, const Variant& v, const
   DeviceBuffer workspace;
   if (const size_t ws = v.workspace_bytes ? v.workspace_bytes(p) : 0; ws > 0) {
     workspace = DeviceBuffer(ws);
+    // Zeroed once, as a run's (Variant::workspace_bytes): counters a kernel resets itself.
+    KLAB_CUDA_CHECK(cudaMemset(workspace.get(), 0, ws));
     bufs.workspace = workspace.get();
     bufs.workspace_bytes = ws;
   }

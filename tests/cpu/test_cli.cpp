@@ -188,21 +188,26 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
 }
 
 // klab report --steps: a problem's rungs in their ladder's order (not the file's), each against
-// the one before it and the first, the baseline beside; a table only (no --plot).
+// the one before it and the first, the speed-up over the baseline as each record carries it; a
+// rung whose check failed left out (and counted); a table only (no --plot).
 TEST(Cli, ReportStepsOrdersTheRungsAndComparesEach) {
   const std::string dir = ::testing::TempDir();
-  auto record = [](const char* variant, double median, bool baseline) {
+  auto record = [](const char* variant, double median, double speedup, bool passed = true) {
     return std::string(R"({"variant":")") + variant +
            R"(","family":"vector_add","problem":"n=1024","dtype":"f32","status":"ok",)" +
            R"("timestamp":"2026-01-01T00:00:00Z","flops":1024,"bytes":12288,"mode":"cold",)" +
-           R"("baseline_variant":)" + (baseline ? "true" : "false") + R"(,"samples_ms":[)" +
-           std::to_string(median) + R"(],"median_ms":)" + std::to_string(median) + "}";
+           R"("check":{"passed":)" + (passed ? "true" : "false") + R"(},"samples_ms":[)" +
+           std::to_string(median) + R"(],"median_ms":)" + std::to_string(median) +
+           (speedup > 0 ? R"(,"baseline":{"id":"vector_add.baseline_cub","speedup":)" +
+                              std::to_string(speedup) + "}"
+                        : std::string()) +
+           "}";
   };
   const std::string in = dir + "/klab_steps.json", md = dir + "/klab_steps.md";
-  write_file(in, "[" + record("vector_add.v03_vectorized", 0.25, false) + "," +
-                     record("vector_add.v01_naive", 1.0, false) + "," +
-                     record("vector_add.baseline_cub", 0.2, true) + "," +
-                     record("vector_add.v02_grid_stride", 0.5, false) + "]");
+  write_file(in, "[" + record("vector_add.v03_vectorized", 0.25, 0.8) + "," +
+                     record("vector_add.v01_naive", 1.0, 0.2) + "," +
+                     record("vector_add.v04_vectorized_ilp", 0.1, 2.0, false) + "," +
+                     record("vector_add.v02_grid_stride", 0.5, 0.4) + "]");
   const Out o = klab("report " + in + " --steps --md " + md);
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string text = read_file(md);
@@ -214,7 +219,9 @@ TEST(Cli, ReportStepsOrdersTheRungsAndComparesEach) {
   EXPECT_LT(v2, v3);
   EXPECT_NE(text.find("| 2.000x | 2.000x | 0.400x |"), std::string::npos) << text;  // v02
   EXPECT_NE(text.find("| 2.000x | 4.000x | 0.800x |"), std::string::npos) << text;  // v03
-  EXPECT_EQ(text.find("baseline_cub |"), std::string::npos) << text;  // beside, not a row
+  EXPECT_EQ(text.find("v04_vectorized_ilp |"), std::string::npos) << text;  // its check failed
+  EXPECT_NE(text.find("1 record(s) whose check failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("over vector_add.baseline_cub"), std::string::npos) << text;
   const Out bad = klab("report " + in + " --steps --plot " + dir + "/klab_steps.png");
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;

@@ -455,6 +455,8 @@ TEST(Sass, TensorLoopIsTheInnermostIssuingTensorInstructions) {
   EXPECT_EQ(s.main_loop->top_math, "FADD");
   EXPECT_EQ(s.main_loop->tensor, 0);
   ASSERT_TRUE(s.tensor_loop.has_value());
+  EXPECT_EQ(s.tensor_loop->head, 3);  // 0x30 .. 0x60, not the tile loop 0x10 .. 0x80
+  EXPECT_EQ(s.tensor_loop->tail, 6);
   EXPECT_EQ(s.tensor_loop->instructions, 4);
   EXPECT_EQ(s.tensor_loop->tensor, 2);
   EXPECT_EQ(s.tensor_loop->barrier, 1);

@@ -217,6 +217,8 @@ bool ffma_bank_conflict(const FfmaSources& s, const std::array<int, 3>& cached) 
 /// nothing when that path leaves the loop or the kernel.
 std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSummary::Loop& loop) {
   SassSummary::Path p;
+  p.head = loop.head;
+  p.tail = loop.tail;
   std::map<std::string, int> math_rows;
   std::array<int, 3> cached{-1, -1, -1};  // registers the previous instruction marked .reuse
   int i = loop.head;

@@ -66,6 +66,7 @@ struct SassSummary {
   /// instructions and NOPs skipped. That is what a steady-state iteration issues when no edge
   /// case fires (a static estimate: a loop whose common path is a taken branch is misread).
   struct Path {
+    int head = -1, tail = -1;  ///< the loop's instruction indices (SassSummary::Loop)
     int instructions = 0;
     int math = 0, shared = 0, global = 0, barrier = 0;  ///< by classify_sass group
     std::string top_math;  ///< the most frequent math row ("FFMA", "HMMA.16816.F32.BF16", ...)
