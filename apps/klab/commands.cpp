@@ -387,6 +387,10 @@ int cmd_ceilings(bool remeasure, const std::string& json_path,
   for (const std::string& t : read_at) sizes.push_back(parse_byte_size(t, "--read-at"));
   const DeviceInfo& d = device_info();
   if (!d.present) throw UsageError("ceilings needs a GPU, and there is none: " + d.absent_reason);
+  for (size_t i = 0; i < sizes.size(); ++i)  // each measured alone: half the device at most
+    if (sizes[i] > d.global_mem_bytes / 2)
+      throw UsageError("--read-at '" + read_at[i] + "': above half the device's memory (" +
+                       std::to_string(d.global_mem_bytes >> 20) + " MiB)");
   registry();  // registers the families' baseline probes (kernels/register_all.cpp)
   std::optional<Ceilings> c = remeasure ? std::nullopt : load_cached_ceilings();
   const bool cached = c.has_value();
