@@ -139,19 +139,34 @@ void reference_heads(const Dims& s, const Buffers& b, const std::vector<int64_t>
     reference_head(s, b, rows[i] / per_token, rows[i] % per_token, out[i]);
 }
 
-// A written pool element of KV head h: its reference x with bound `pre` as it is for bf16 pools,
-// quantised for e4m3 ones by the head's scale of `scale_name` (quantised_reference).
-void pool_element(const Buffers& b, const char* scale_name, int64_t h, double x, double pre,
-                  double& value, double& bound) {
-  if (b["k_cache"].spec.dtype != DType::e4m3) {
-    value = x;
-    bound = pre;
-    return;
+// The written pool elements' references: x with bound `pre` as they are for bf16 pools,
+// quantised for e4m3 ones by their KV head's scale (quantised_reference). The pools' dtype and
+// scales are read from the buffers once, not at every element.
+class PoolElements {
+ public:
+  explicit PoolElements(const Buffers& b) : e4m3_(b["k_cache"].spec.dtype == DType::e4m3) {
+    if (!e4m3_) return;
+    for (int64_t h = 0; h < b["k_scale"].spec.numel; ++h) {
+      k_scale_.push_back(b["k_scale"].host_at(h));
+      v_scale_.push_back(b["v_scale"].host_at(h));
+    }
   }
-  const QuantisedReference q = quantised_reference(x, pre, b[scale_name].host_at(h));
-  value = q.value;
-  bound = q.bound;
-}
+  /// Element of KV head h of the v pool (is_v) or the k pool.
+  void operator()(bool is_v, int64_t h, double x, double pre, double& value, double& bound) const {
+    if (!e4m3_) {
+      value = x;
+      bound = pre;
+      return;
+    }
+    const QuantisedReference q = quantised_reference(x, pre, (is_v ? v_scale_ : k_scale_)[h]);
+    value = q.value;
+    bound = q.bound;
+  }
+
+ private:
+  bool e4m3_;
+  std::vector<double> k_scale_, v_scale_;
+};
 
 // The token writing each pool slot (-1: none), from the host slot_mapping.
 std::vector<int64_t> slot_writers(const Dims& s, const Buffers& b) {
@@ -389,7 +404,7 @@ Family make_qk_norm_rope_cache() {
   };
   // The whole reference: q_out head by head; the pools as they were, with each written slot's k
   // (its reference and bound) and v (the input, exact); in e4m3 pools both quantised
-  // (pool_element).
+  // (PoolElements).
   f.reference = [](const Problem& p, const Buffers& b, Reference& ref) {
     const Dims s = dims_of(p);
     const int64_t per_token = s.hq + s.hkv;
@@ -412,6 +427,7 @@ Family make_qk_norm_rope_cache() {
     }
     k.magnitude.assign(k.value.size(), 0.0);  // untouched slots: exact
     v.magnitude.assign(v.value.size(), 0.0);
+    const PoolElements pool_element(b);
     for (size_t i = 0; i < rows.size(); ++i) {
       const int64_t t = rows[i] / per_token, h = rows[i] % per_token;
       const HeadReference& r = heads[i];
@@ -424,9 +440,8 @@ Family make_qk_norm_rope_cache() {
                     at = pool_offset(int_at(b["slot_mapping"], t), kv, s.hkv, s.page, s.d);
       const int64_t src = (t * s.heads() + s.hq + s.hkv + kv) * s.d;
       for (int64_t c = 0; c < s.d; ++c) {
-        pool_element(b, "k_scale", kv, r.out[c], r.bound[c], k.value[at + c], k.magnitude[at + c]);
-        pool_element(b, "v_scale", kv, b["qkv"].host_at(src + c), 0, v.value[at + c],
-                     v.magnitude[at + c]);
+        pool_element(false, kv, r.out[c], r.bound[c], k.value[at + c], k.magnitude[at + c]);
+        pool_element(true, kv, b["qkv"].host_at(src + c), 0, v.value[at + c], v.magnitude[at + c]);
       }
     }
   };
@@ -519,16 +534,16 @@ Family make_qk_norm_rope_cache() {
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     std::vector<HeadReference> heads;
     reference_heads(s, b, rows, heads);
+    const PoolElements pool_element(b);
     for (size_t i = 0; i < index.size(); ++i) {
       const int64_t r = index[i] / s.d, c = index[i] % s.d, t = token_of(r);
       if (t < 0) {
         out.value[i] = in.host_at(index[i]);
       } else if (is_k) {
         const HeadReference& h = heads[row_position(rows, t * per_token + s.hq + head_of(r))];
-        pool_element(b, "k_scale", head_of(r), h.out[c], h.bound[c], out.value[i],
-                     out.magnitude[i]);
+        pool_element(false, head_of(r), h.out[c], h.bound[c], out.value[i], out.magnitude[i]);
       } else {
-        pool_element(b, "v_scale", head_of(r),
+        pool_element(true, head_of(r),
                      b["qkv"].host_at((t * s.heads() + s.hq + s.hkv + head_of(r)) * s.d + c), 0,
                      out.value[i], out.magnitude[i]);
       }
