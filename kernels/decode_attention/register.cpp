@@ -46,6 +46,7 @@ void register_decode_attention(Registry& r) {
     gpu_v28_longest_first(),
     gpu_v29_longest_first_chunks(),
     gpu_v30_fp8_longest_first(),
+    gpu_v31_counter_steal(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
     gpu_baseline_cudnn_contiguous(),

@@ -137,7 +137,10 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // (kStages of them, the ring's first fill), then the next unit of a counter in rank 0's shared
 // memory (one atom.shared::cluster a stage, issued a stage ahead) until the units run out, so a
 // CTA that streams faster takes more of them; the producer tells the math warps each slot's unit
-// (s_unit) and ends the ring with a unit of -1.
+// (s_unit) and ends the ring with a unit of -1. Unclustered (v31, the counter path's kernel on
+// the (split, row group, sequence) grid): the same walk, each ticket from a global counter of the
+// row group (one atomicAdd a stage, in L2), the `groups` ints after the arrival counters; the CTA
+// that merges resets it with its arrival counter.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false>
@@ -171,8 +174,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   static_assert(!kGlobalMaps || kPush, "kGlobalMaps: fenced and prefetched at kPush's start");
   static_assert(!kEarlyIssue || kPush, "kEarlyIssue: the maps prefetched at kPush's start");
   static_assert(!(kEarlyIssue && kGlobalMaps), "kGlobalMaps' maps are read after the CTA barrier");
-  static_assert(!kSteal || (kPush && kStageGroup == 1 && !kEarlyIssue),
-                "kSteal: the push merge's cluster, one stage at a time, issued after the barrier");
+  static_assert(
+      !kSteal || (kStageGroup == 1 && !kEarlyIssue && (kCluster ? kPush : kGrid == kGridSplits)),
+      "kSteal: one stage at a time, issued after the barrier; clustered, the push "
+      "merge's cluster; unclustered, the (split, row group, sequence) grid");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // or kGlobalMaps copied before the launch: not written by a kernel before this one).
   // aux: kGlobalMaps' tensor maps, kGridWorkList's items.
@@ -288,7 +293,12 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   auto produce_stolen = [&](int rank, int splits_of_seq) {
     static_assert(kStages >= 2, "a split's first two stages are fixed (StealWalk)");
     const StealUnits units(splits_of_seq, kStages, j1, kBlockN);
-    const uint32_t counter = device::map_shared_rank(&s_next, 0);
+    uint32_t counter = 0;    // clustered: rank 0's s_next
+    int* tickets = nullptr;  // unclustered: the row group's ticket counter
+    if constexpr (kCluster)
+      counter = device::map_shared_rank(&s_next, 0);
+    else
+      tickets = counters + int64_t(gridDim.y) * gridDim.z + bi * gridDim.y + group;
     auto span = [&](int u) { return stage_at(int64_t(u) * kBlockN); };
     StealWalk walk(units, rank);
     while (!walk.done()) {
@@ -296,11 +306,15 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       const bool take = walk.wants_ticket();
       uint32_t raw = 0;
       if (take) {
-        if (!cluster_waited) {
-          device::cluster_wait();
-          cluster_waited = true;
+        if constexpr (kCluster) {
+          if (!cluster_waited) {
+            device::cluster_wait();
+            cluster_waited = true;
+          }
+          if (lane == 0) raw = device::atom_add_shared_cluster_u32(counter, 1);
+        } else if (lane == 0) {
+          raw = static_cast<uint32_t>(atomicAdd(tickets, 1));
         }
-        if (lane == 0) raw = device::atom_add_shared_cluster_u32(counter, 1);
       }
       const int pool_page = next;
       if (units.valid(walk.u_next)) next = span(walk.u_next).entry(table_row, lane, g);
@@ -337,7 +351,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   }
   if (tid == 0) {
     if constexpr (!kEarlyIssue) init_ring();
-    if constexpr (kSteal) s_next = 0;  // rank 0's: released to the cluster by the arrival below
+    if constexpr (kSteal && kCluster) s_next = 0;  // rank 0's: released by the arrival below
     if constexpr (kPush)
       if (out.plan.max_splits > 1) recv.init(min(kRows, g.rows_per_head - row0), splits, split);
     device::fence_mbarrier_init();
@@ -515,7 +529,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       },
       s_m, s_s, CtaSync{});
   if (marker) mark(kPhMerged);
-  if (tid == 0) *counter = 0;  // for the next launch
+  // For the next launch (kSteal: every CTA of the group took its last ticket before arriving).
+  if (tid == 0) {
+    *counter = 0;
+    if constexpr (kSteal) counter[int64_t(gridDim.y) * gridDim.z] = 0;
+  }
   if (marker) mark(kPhEnd);
 }
 
@@ -528,7 +546,8 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 /// spills there).
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
           int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
-          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false>
+          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
+          bool kStealCounter = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -612,8 +631,9 @@ struct TmaPagesLaunch {
     // kCounterRing (v17): the unclustered kernel's ring where plan_v13 counted on it (one n8
     // tile at D = 128: counter_ring_applies); the clustered kernels keep their own.
     constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
-    constexpr auto kernel = tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false,
-                                             kStageGroup, false, kRing, kGrid>;
+    constexpr auto kernel =
+        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing,
+                         kGrid, false, kStealCounter>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -733,10 +753,10 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
           bool kGlobalMaps = false, int kCounterRing = 0, int kGrid = kGridSplits,
-          bool kEarlyIssue = false, bool kSteal = false, typename Plan,
+          bool kEarlyIssue = false, bool kSteal = false, bool kStealCounter = false, typename Plan,
           bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
 TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
-               kEarlyIssue, kSteal>
+               kEarlyIssue, kSteal, kStealCounter>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -768,7 +788,7 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   KvScales scales;
   if constexpr (kElem == 1) scales = {b.ptr<const float>("k_scale"), b.ptr<const float>("v_scale")};
   using Launch = TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps,
-                                kCounterRing, kGrid, kEarlyIssue, kSteal>;
+                                kCounterRing, kGrid, kEarlyIssue, kSteal, kStealCounter>;
   Launch launch{pool_map(b.ptr<const void>("k_cache"), s, kElem),
                 pool_map(b.ptr<const void>("v_cache"), s, kElem),
                 b.ptr<const __nv_bfloat16>("q"),
@@ -822,16 +842,18 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// batch (CounterGrid); kEarlyIssue (v23): the clustered
 /// kernel's first stages issued before the CTA's barrier; kOneCtaAnSm (v24): the clustered
 /// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor);
-/// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter.
+/// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter;
+/// kStealCounter (v31): the counter path's CTAs share them through a global ticket counter a row
+/// group (its `groups` ints past the plan's workspace).
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
-          bool kSteal = false, class PlanOf>
+          bool kSteal = false, bool kStealCounter = false, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
         auto launch = tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                       kGrid, kEarlyIssue, kSteal>(p, b, plan(p));
+                                       kGrid, kEarlyIssue, kSteal, kStealCounter>(p, b, plan(p));
         if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
         return launch;
       },
@@ -843,6 +865,17 @@ Variant cluster_merge_variant_on(const std::string& rung, std::string summary, P
   if constexpr (kGlobalMaps)
     v.workspace_bytes = [plan_bytes = v.workspace_bytes](const Problem& p) {
       return global_maps_offset(plan_bytes(p)) + kGlobalMapsBytes;
+    };
+  static_assert(
+      !kStealCounter || (kGrid == kGridSplits && !kGlobalMaps),
+      "v31's tickets follow the arrival counters on the (split, row group, sequence) grid");
+  if constexpr (kStealCounter)  // the tickets after the arrival counters (the counter path's)
+    v.workspace_bytes = [plan, plan_bytes = v.workspace_bytes](const Problem& p) {
+      const ClusterSplitPlan pl = plan(p);
+      const size_t bytes = plan_bytes(p);
+      return pl.cluster || pl.max_splits <= 1
+                 ? bytes
+                 : bytes + sizeof(int) * static_cast<size_t>(pl.groups);
     };
   if constexpr (kGrid == kGridWorkList)  // the items past the plan's workspace (a ragged batch's)
     v.workspace_bytes = [plan, plan_bytes = v.workspace_bytes](const Problem& p) {
