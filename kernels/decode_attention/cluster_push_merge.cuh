@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "kernels/decode_attention/cta_rows.cuh"
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/decode_attention/split_kv.cuh"
@@ -107,46 +108,18 @@ __device__ __forceinline__ void cluster_push_merge(
     Mark&& mark, const PushRecv<kD>& recv, const float* s_o, float (*s_max)[GqaMmaConfig::kRows],
     float (*s_sum)[GqaMmaConfig::kRows], const SplitOut& out, int64_t bi, int hk, int row0,
     int rows, int splits, const GqaGeometry& g, bool waited = false) {
-  constexpr int kRows = GqaMmaConfig::kRows, kVec = kD / 4;
-  constexpr int kStride = static_cast<int>(GqaMmaConfig::merge_stride(kD));
-  static_assert(kStride % 4 == 0, "float4 rows of the warps' partials");
+  constexpr int kVec = kD / 4;
   const int tid = static_cast<int>(threadIdx.x);
   const int rank = static_cast<int>(device::cluster_ctarank());  // < splits
   __syncthreads();                                               // every warp's partial stored
-  if (tid < rows) {
-    const int r = tid;
-    float mx = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_max[w][r]);
-    float f[kWarps], sum = 0.f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float ws = s_sum[w][r];
-      f[w] = ws > 0.f ? exp2f(s_max[w][r] - mx) : 0.f;
-      sum += ws * f[w];
-    }
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) s_max[w][r] = f[w] * inv;
-    s_sum[0][r] = sum > 0.f ? (mx + log2f(sum)) * 0.69314718055994531f : -INFINITY;
-  }
+  cta_row_weights<kWarps>(s_max, s_sum, rows);
   __syncthreads();
   mark(kPhWeights);
   if (!waited) device::cluster_wait();  // every peer's receive barrier initialised (the arrival)
   mark(kPhPeersReady);
   for (int e = tid; e < rows * kVec; e += kThreads) {
     const int r = e / kVec, c4 = e % kVec;
-    float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float f = s_max[w][r];
-      const float4 v =
-          device::ld_shared_f32x4(device::smem_addr(s_o + (w * kRows + r) * kStride + 4 * c4));
-      x.x += f * v.x;
-      x.y += f * v.y;
-      x.z += f * v.z;
-      x.w += f * v.w;
-    }
+    const float4 x = cta_row4<kD, kWarps>(s_o, s_max, r, c4);
     const uint32_t owner = static_cast<uint32_t>(r % splits);
     const int slot = (r / splits) * splits + rank;
     const uint32_t bar = device::map_shared_rank(recv.bar, owner);

@@ -21,6 +21,7 @@
 
 #include "kernels/decode_attention/cluster_push_merge.cuh"
 #include "kernels/decode_attention/compact_grid.cuh"
+#include "kernels/decode_attention/cta_rows.cuh"
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
 #include "kernels/decode_attention/gqa_swap_ab.cuh"
@@ -56,6 +57,9 @@ static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's
 /// dimension of (item, row group) with the items the host's, longest first (longest_first.hpp).
 /// The last two only where the plan says compact_batch > 0 (a ragged batch).
 enum CounterGrid : int { kGridSplits = 0, kGridCompact = 1, kGridWorkList = 2 };
+/// The counter path's options (bits; TmaPagesLaunch's kCounter): v31's stage stealing through a
+/// global ticket counter, v32's compact tail.
+enum CounterPath : int { kCounterPlain = 0, kCounterSteal = 1, kCounterCompactTail = 2 };
 
 /// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
 struct KvScales {
@@ -141,9 +145,14 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // the (split, row group, sequence) grid): the same walk, each ticket from a global counter of the
 // row group (one atomicAdd a stage, in L2), the `groups` ints after the arrival counters; the CTA
 // that merges resets it with its arrival counter.
+// kCompactTail (v32, the counter path): the CTA's rows stored as its partial the way the push
+// merge computes them (cta_rows.cuh: weights once a row, a float4 a thread), and the merging
+// CTA's pass with each row's weights computed once into the free stage memory
+// (merge_counted_rows), where rows x splits weights fit there (else merge_partials).
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
-          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false>
+          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
+          bool kCompactTail = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -493,8 +502,13 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       return;
     }
   }
-  merge_warp_rows<kD, kConsumerWarps, kThreads>(
-      s_o, s_max, s_sum, rows, SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
+  static_assert(!kCompactTail || !kCluster, "kCompactTail: the counter path's tail");
+  if constexpr (kCompactTail)
+    store_cta_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, rows, split,
+                                                 splits, g);
+  else
+    merge_warp_rows<kD, kConsumerWarps, kThreads>(
+        s_o, s_max, s_sum, rows, SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
   if (marker) mark(kPhRows);
   if (splits == 1) {
     if (marker) mark(kPhEnd);
@@ -515,19 +529,24 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   }
   __threadfence();
   auto row_of = [&](int r) { return global_row(bi, hk, row0 + r, g); };
-  merge_partials<kD, kThreads, 8>(
-      rows, splits,
-      [&](int i, int r) { return __ldcg(out.ws_lse + out.plan.partial_index(row_of(r), i)); },
-      [&](int i, int r, int c4) {
-        return __ldcg(
-            reinterpret_cast<const float4*>(out.ws_o + out.plan.partial_index(row_of(r), i) * kD) +
-            c4);
-      },
-      [&](int r, int c4, float4 x, float lse) {
-        const int64_t row = row_of(r);
-        store_merged4(out.o, out.lse, row, kD, c4, x, lse);
-      },
-      s_m, s_s, CtaSync{});
+  auto lse_at = [&](int i, int r) {
+    return __ldcg(out.ws_lse + out.plan.partial_index(row_of(r), i));
+  };
+  auto o_at = [&](int i, int r, int c4) {
+    return __ldcg(
+        reinterpret_cast<const float4*>(out.ws_o + out.plan.partial_index(row_of(r), i) * kD) + c4);
+  };
+  auto store = [&](int r, int c4, float4 x, float lse) {
+    store_merged4(out.o, out.lse, row_of(r), kD, c4, x, lse);
+  };
+  // kCompactTail: the weights in the stage memory past the warps' partials (every stage consumed).
+  constexpr int kWeightRoom =
+      (kStages * 2 * int(kTileBytes) - kConsumerWarps * kRows * kStride * 4) / 4;
+  if (kCompactTail && rows * splits <= kWeightRoom)
+    merge_counted_rows<kD, kThreads, 8>(rows, splits, lse_at, o_at, store,
+                                        s_o + kConsumerWarps * kRows * kStride, s_m);
+  else
+    merge_partials<kD, kThreads, 8>(rows, splits, lse_at, o_at, store, s_m, s_s, CtaSync{});
   if (marker) mark(kPhMerged);
   // For the next launch (kSteal: every CTA of the group took its last ticket before arriving).
   if (tid == 0) {
@@ -547,7 +566,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
           int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
-          bool kStealCounter = false>
+          int kCounter = kCounterPlain>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -633,7 +652,8 @@ struct TmaPagesLaunch {
     constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
     constexpr auto kernel =
         tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing,
-                         kGrid, false, kStealCounter>;
+                         kGrid, false, (kCounter & kCounterSteal) != 0,
+                         (kCounter & kCounterCompactTail) != 0>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -753,10 +773,10 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 /// plan uses the counters.
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
           bool kGlobalMaps = false, int kCounterRing = 0, int kGrid = kGridSplits,
-          bool kEarlyIssue = false, bool kSteal = false, bool kStealCounter = false, typename Plan,
-          bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
+          bool kEarlyIssue = false, bool kSteal = false, int kCounter = kCounterPlain,
+          typename Plan, bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
 TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
-               kEarlyIssue, kSteal, kStealCounter>
+               kEarlyIssue, kSteal, kCounter>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -788,7 +808,7 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   KvScales scales;
   if constexpr (kElem == 1) scales = {b.ptr<const float>("k_scale"), b.ptr<const float>("v_scale")};
   using Launch = TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps,
-                                kCounterRing, kGrid, kEarlyIssue, kSteal, kStealCounter>;
+                                kCounterRing, kGrid, kEarlyIssue, kSteal, kCounter>;
   Launch launch{pool_map(b.ptr<const void>("k_cache"), s, kElem),
                 pool_map(b.ptr<const void>("v_cache"), s, kElem),
                 b.ptr<const __nv_bfloat16>("q"),
@@ -843,17 +863,18 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// kernel's first stages issued before the CTA's barrier; kOneCtaAnSm (v24): the clustered
 /// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor);
 /// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter;
-/// kStealCounter (v31): the counter path's CTAs share them through a global ticket counter a row
-/// group (its `groups` ints past the plan's workspace).
+/// kCounter (CounterPath bits): kCounterSteal (v31), the counter path's CTAs share their
+/// sequence's stages through a global ticket counter a row group (its `groups` ints past the
+/// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail.
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
-          bool kSteal = false, bool kStealCounter = false, class PlanOf>
+          bool kSteal = false, int kCounter = kCounterPlain, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
         auto launch = tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                       kGrid, kEarlyIssue, kSteal, kStealCounter>(p, b, plan(p));
+                                       kGrid, kEarlyIssue, kSteal, kCounter>(p, b, plan(p));
         if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
         return launch;
       },
@@ -867,9 +888,9 @@ Variant cluster_merge_variant_on(const std::string& rung, std::string summary, P
       return global_maps_offset(plan_bytes(p)) + kGlobalMapsBytes;
     };
   static_assert(
-      !kStealCounter || (kGrid == kGridSplits && !kGlobalMaps),
+      (kCounter & kCounterSteal) == 0 || (kGrid == kGridSplits && !kGlobalMaps),
       "v31's tickets follow the arrival counters on the (split, row group, sequence) grid");
-  if constexpr (kStealCounter)  // the tickets after the arrival counters (the counter path's)
+  if constexpr ((kCounter & kCounterSteal) != 0)  // the tickets after the arrival counters
     v.workspace_bytes = [plan, plan_bytes = v.workspace_bytes](const Problem& p) {
       const ClusterSplitPlan pl = plan(p);
       const size_t bytes = plan_bytes(p);
