@@ -833,6 +833,20 @@ if [ -d "$run_v28c" ]; then
     "$run_v28c"/equal/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-667ed14-third
 fi
+# The first GPU run of qk's e4m3 cache write, decode's contiguous cuDNN baseline and v31, on an
+# H100 (results/h100): qk v03 against the unfused launches in both pool dtypes; decode at B = 1
+# and on the ragged batch launch by launch; v31's and v13's timelines at (1, 32k).
+run_c1e=$(dirname "$res")/h100/2026-12-06_c1e6cdd_qk_e4m3_contig_v31
+if [ -d "$run_c1e" ]; then
+  "$klab" report "$run_c1e"/qk/bench_*.json --family qk_norm_rope_cache \
+    --readme docs/worklogs/fused.md --section results-c1e6cdd-qk-e4m3
+  "$klab" report "$run_c1e"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-c1e6cdd-decode
+  for v in v31 v13; do
+    "$klab" timeline --from "$run_c1e/dec/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
+      --section "timeline-c1e6cdd-$v"
+  done
+fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.
