@@ -100,9 +100,8 @@ __device__ __forceinline__ void store_cta_rows(const float* s_o,
 /// store(r, c4, o, lse) writes it. Compact loops: this code runs once a launch, fetched as it goes.
 /// s_w holds rows x splits floats; threads 0 .. kThreads - 1 call it; one barrier inside.
 template <int kD, int kThreads, int kUnroll, class LseAt, class OAt, class Store>
-__device__ __forceinline__ void merge_counted_rows(int rows, int splits, LseAt&& lse_at,
-                                                   OAt&& o_at, Store&& store, float* s_w,
-                                                   float* s_lse) {
+__device__ __forceinline__ void merge_counted_rows(int rows, int splits, LseAt&& lse_at, OAt&& o_at,
+                                                   Store&& store, float* s_w, float* s_lse) {
   constexpr int kWarps = kThreads / 32, kVec = kD / 4;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
 #pragma unroll 1

@@ -24,6 +24,10 @@
 // gained): (1, 32k) 1.04-1.07x v13's speed at pages of 16 and 64; (1, 128k) 1.01-1.04x; the
 // ragged batch level to 1.02x (its imbalance is between sequences, not within one); shapes where
 // v13 clusters, level (the same kernel). Refuted if (1, 32k) gains under 3%.
+// Measured on an H100 (2026-12-06_c1e6cdd_qk_e4m3_contig_v31; docs/worklogs/decode.md): refuted.
+// The last stages end within 5.0 us of each other at (1, 32k) (v13: 12.7) but the last 1.4 us
+// later than v13's; 0.995x / 1.006x v13 at (1, 32k) pages of 16 / 64, 1.018x at (1, 128k),
+// 1.006x on the ragged batch. The counter merge's tail after the stream (~6.9 us) is untouched.
 // Requirements: v13's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

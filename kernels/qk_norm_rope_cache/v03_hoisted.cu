@@ -39,6 +39,10 @@
 // the copy ceiling (the counted bytes shrink with the pools': 22 of 24 KiB a Qwen3-8B token), so
 // 0.90-0.96x their time; at 1 and 16 tokens level with bf16; the unfused baseline's cache launch
 // gains alike, so the speed-ups over it stay within 5% of bf16's.
+// Measured on an H100 (2026-12-06_c1e6cdd_qk_e4m3_contig_v31; docs/worklogs/fused.md): 89.7% of
+// copy at 16384 tokens against bf16's 91.8%, 0.94x its time (holds); at 1 and 16 tokens 0.91x and
+// 0.94x bf16's speed and 1.98x / 1.995x the unfused launches against bf16's 2.15x / 2.19x
+// (refuted: the scales' loads and the spill's reloads join a one-token launch's chain).
 // Requirements: those of rung.cuh and token_ring.cuh; sm_90; every head and every rope pair in one
 // pass: max(Hq + 2 Hkv groups, D / 2) threads, at most 1024; a pool of fewer than 2^31 slots.
 #include "kernels/qk_norm_rope_cache/hoisted.cuh"
