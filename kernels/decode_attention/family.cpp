@@ -155,7 +155,8 @@ std::vector<Problem> headline() {
 // (a page's edges, one token, a partial last page), D = 64, 128, 256; group sizes 1, 4, 5, 6, 7,
 // 16; a batch mixing very short and very long sequences; empty slots (alone, among others, with
 // speculative tokens); 2-8 new tokens per sequence (speculative verify), some sequences shorter
-// than the new tokens (their first rows see no key); length 131072; v13's cluster merge of
+// than the new tokens (their first rows see no key); length 131072; a counter path whose stolen
+// units come from the ticket counter (v31); v13's cluster merge of
 // chunks longer than v11 clusters (of 1024 keys and more) and of 16-row row groups; a ragged
 // batch large enough to be judged by sampled rows; a ragged batch of more sequences than a CTA
 // has threads. Each in bf16, then with an e4m3 cache.
@@ -178,6 +179,9 @@ std::vector<Problem> awkward() {
     v.push_back(shape(4, 300, 16, 8, 2, 128, /*min_len*/ 1, 0, qlen));
   v.push_back(shape(2, 1000, 16, 10, 2, 256, /*min_len*/ 3, 0, 5));  // group 5, D = 256, Qlen 5
   v.push_back(shape(1, 131072, 128, 8, 1));                          // the longest context
+  // One sequence on v13's counter path whose splits run out of fixed units (v31's tickets from
+  // its global counter, over three distributions run back to back on one workspace).
+  v.push_back(shape(1, 32768, 16, 8, 2));
   v.push_back(shape(1, 15000, 16, 8, 2));  // one sequence in 16 splits of 960 keys (v13 clusters)
   // A cluster merge of 16-row row groups, two rows an owner (v13 at D = 256: the unswapped kernel,
   // Q's tile beside the receive region) and of two row tiles (16 + 4 rows: swapped n8 pairs).

@@ -1324,6 +1324,24 @@ TEST(DecodeAttentionClusterSteal, EverySplitOrderTakesEachUnitOnce) {
         }
 }
 
+// The awkward shape that holds v31's ticket counter to its reset: one sequence on v13's counter
+// path (not clustered) whose splits take more units than the ring's first fills, so tickets come
+// from the global counter; the GPU tests run it with three distributions on one workspace.
+TEST(DecodeAttentionCounterSteal, AnAwkwardShapeTakesTickets) {
+  const Dims s = dims(1, 32768, 16, 8, 2, 128, 0);
+  const decode_attention::ClusterSplitPlan p = decode_attention::plan_v13(s, kH200Sms);
+  EXPECT_FALSE(p.cluster);
+  const int splits = p.splits_of(s.len);
+  EXPECT_GT(splits, 1);
+  const decode_attention::StealUnits units(splits, decode_attention::TmaPagesConfig::stages(s.d),
+                                           s.len, 64);
+  EXPECT_GT(units.units, units.fixed * splits);  // units past the fixed ones: tickets
+  const Problem want = decode_attention::problem(s);
+  EXPECT_TRUE(std::any_of(family().awkward.begin(), family().awkward.end(), [&](const Problem& q) {
+    return q.str() == want.str();
+  })) << want.str();
+}
+
 // v28's work list: every split of every slot once, most keys first (then the longer sequence),
 // each packed and unpacked as the kernel reads it; an empty slot's split 0 last, with no keys.
 TEST(DecodeAttentionLongestFirst, WorkListTakesEverySplitOnceLongestFirst) {
