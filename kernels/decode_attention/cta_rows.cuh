@@ -121,8 +121,7 @@ __device__ __forceinline__ void merge_counted_rows(int rows, int splits, LseAt&&
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
     const float inv = s > 0.f ? 1.f / s : 0.f;
-    __syncwarp();
-#pragma unroll 1
+#pragma unroll 1  // each lane rescales the weights it wrote
     for (int i = lane; i < splits; i += 32) s_w[r * splits + i] *= inv;
     if (lane == 0) s_lse[r] = s > 0.f ? m + logf(s) : -INFINITY;
   }

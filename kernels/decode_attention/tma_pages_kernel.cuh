@@ -299,6 +299,10 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // that wait in the push merge (cluster_waited).
   bool cluster_waited = false;
   // (kSteal: j1 is the sequence's length, so stage_at(unit's first key) is the unit's stage.)
+  // The counter path's row group: its arrival counter, and (kSteal) its ticket counter, the
+  // grid's `groups` ints past the arrival counters.
+  auto arrival_counter = [&] { return counters + bi * (int64_t(g.hkv) * g.row_tiles) + group; };
+  auto ticket_counter = [&] { return arrival_counter() + int64_t(gridDim.y) * gridDim.z; };
   auto produce_stolen = [&](int rank, int splits_of_seq) {
     static_assert(kStages >= 2, "a split's first two stages are fixed (StealWalk)");
     const StealUnits units(splits_of_seq, kStages, j1, kBlockN);
@@ -307,7 +311,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     if constexpr (kCluster)
       counter = device::map_shared_rank(&s_next, 0);
     else
-      tickets = counters + int64_t(gridDim.y) * gridDim.z + bi * gridDim.y + group;
+      tickets = ticket_counter();
     auto span = [&](int u) { return stage_at(int64_t(u) * kBlockN); };
     StealWalk walk(units, rank);
     while (!walk.done()) {
@@ -517,7 +521,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 
   // The arrival: the partial's stores, a fence, a barrier, one atomic; the last split to arrive
   // sees every partial through the others' fences and its own.
-  int* counter = counters + bi * (int64_t(g.hkv) * g.row_tiles) + group;
+  int* counter = arrival_counter();
   __threadfence();
   __syncthreads();
   if (tid == 0) s_last = atomicAdd(counter, 1) == splits - 1;
@@ -551,7 +555,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   // For the next launch (kSteal: every CTA of the group took its last ticket before arriving).
   if (tid == 0) {
     *counter = 0;
-    if constexpr (kSteal) counter[int64_t(gridDim.y) * gridDim.z] = 0;
+    if constexpr (kSteal) *ticket_counter() = 0;
   }
   if (marker) mark(kPhEnd);
 }
