@@ -847,6 +847,18 @@ if [ -d "$run_c1e" ]; then
       --section "timeline-c1e6cdd-$v"
   done
 fi
+# decode v32's first GPU run, on an H100 (results/h100): every goal shape of issue 15 launch by
+# launch beside v13 and both cuDNN graphs (v31 and the ragged rungs where they apply); the
+# timelines of v32, v31 and v13 at (1, 32k).
+run_826=$(dirname "$res")/h100/2026-12-06_826ba41_decode_v32
+if [ -d "$run_826" ]; then
+  "$klab" report "$run_826"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-826ba41-decode
+  for v in v32 v31 v13; do
+    "$klab" timeline --from "$run_826/dec/tl/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
+      --section "timeline-826ba41-$v"
+  done
+fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.

@@ -24,6 +24,10 @@
 // stage's end to the launch's end from ~6.9 us to 3-4; `klab bench` (1, 32k) 1.05-1.09x v13's
 // speed on the H100 (57-58 us), pages of 16 and 64; (1, 128k) 1.01-1.03x; the ragged batch level
 // to 1.02x; where v13 clusters, level. Refuted if (1, 32k) gains under 3%.
+// Measured on an H100 (2026-12-06_826ba41_decode_v32; docs/worklogs/decode.md): refuted at (1, 32k)
+// with pages of 16 and at (1, 128k). The rows phase held (0.73 us after the partials), the merging
+// pass did not (3.1-3.7 us after the last arrival): the tail went from 6.8 to 5.7 us, not 3-4;
+// 1.027x / 1.049x v13 at (1, 32k) (pages of 16 / 64), 0.999x / 1.005x at (1, 128k), level elsewhere.
 // Requirements: v13's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
