@@ -1320,7 +1320,9 @@ TEST(DecodeAttentionClusterSteal, EverySplitOrderTakesEachUnitOnce) {
               std::to_string(stages) + " " + std::to_string(splits) + " " + std::to_string(len);
           EXPECT_EQ(past, 0) << at;
           for (int u = 0; u < units.units; ++u) EXPECT_EQ(taken[static_cast<size_t>(u)], 1) << at;
-          if (splits == 1) EXPECT_EQ(walks[0].at, units.units) << at;
+          if (splits == 1) {
+            EXPECT_EQ(walks[0].at, units.units) << at;
+          }
         }
 }
 
