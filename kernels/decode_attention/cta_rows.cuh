@@ -82,14 +82,7 @@ __device__ __forceinline__ void store_cta_rows(const float* s_o,
   for (int e = tid; e < rows * kVec; e += kThreads) {
     const int r = e / kVec, c4 = e % kVec;
     const float4 x = cta_row4<kD, kWarps>(s_o, s_max, r, c4);
-    const int64_t row = global_row(bi, hk, row0 + r, g);
-    if (splits == 1) {
-      store_merged4(out.o, out.lse, row, kD, c4, x, s_sum[0][r]);
-    } else {
-      const int64_t at = out.plan.partial_index(row, split);
-      __stcg(reinterpret_cast<float4*>(out.ws_o + at * kD) + c4, x);
-      if (c4 == 0) __stcg(out.ws_lse + at, s_sum[0][r]);
-    }
+    out.store_o4(global_row(bi, hk, row0 + r, g), split, splits, kD, c4, x, s_sum[0][r]);
   }
 }
 

@@ -40,6 +40,9 @@ struct SplitOut {
     else
       ws_lse[plan.partial_index(row, split)] = lse_value;
   }
+  /// store_o and (c4 = 0) store_lse for float4 c4 of the row at once, the partial through L2.
+  __device__ __forceinline__ void store_o4(int64_t row, int split, int splits, int d, int c4,
+                                           float4 x, float lse_value) const;
 };
 
 /// The last step of an in-launch merge: float4 c4 of a merged, normalised row of d elements,
@@ -49,6 +52,17 @@ __device__ __forceinline__ void store_merged4(__nv_bfloat16* o, float* lse, int6
   *reinterpret_cast<uint2*>(o + row * d + c4 * 4) =
       make_uint2(device::pack2<__nv_bfloat16>(x.x, x.y), device::pack2<__nv_bfloat16>(x.z, x.w));
   if (c4 == 0) lse[row] = lse_value;
+}
+
+__device__ __forceinline__ void SplitOut::store_o4(int64_t row, int split, int splits, int d,
+                                                   int c4, float4 x, float lse_value) const {
+  if (splits == 1) {
+    store_merged4(o, lse, row, d, c4, x, lse_value);
+  } else {
+    const int64_t at = plan.partial_index(row, split);
+    __stcg(reinterpret_cast<float4*>(ws_o + at * d) + c4, x);
+    if (c4 == 0) __stcg(ws_lse + at, lse_value);
+  }
 }
 
 inline SplitOut split_out(__nv_bfloat16* o, float* lse, void* workspace, const SplitKvPlan& plan,
