@@ -859,6 +859,15 @@ if [ -d "$run_826" ]; then
       --section "timeline-826ba41-$v"
   done
 fi
+run_dfa=$(dirname "$res")/h100/2026-12-06_dfab43a_decode_v33
+if [ -d "$run_dfa" ]; then
+  "$klab" report "$run_dfa"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-dfab43a-decode
+  for v in v33 v32; do
+    "$klab" timeline --from "$run_dfa/dec/tl/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
+      --section "timeline-dfab43a-$v"
+  done
+fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.

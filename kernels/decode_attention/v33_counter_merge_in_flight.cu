@@ -21,6 +21,10 @@
 // arrival (v32: 3.1-3.7), the last stage's end to the launch's end 4.2-4.8 us (v32: 5.7); `klab
 // bench` (1, 32k) 1.02-1.03x v32's speed at pages of 16 and 64; (1, 128k) 1.00-1.01x; the ragged
 // batch and the shapes where v13 clusters level. Refuted if (1, 32k) gains under 1.5%.
+// Measured on an H100 (2026-12-06_dfab43a_decode_v33; docs/worklogs/decode.md): 1.020x / 1.021x
+// v32 at (1, 32k) (pages of 16 / 64) and 1.007x at (1, 128k), as predicted; but the merging CTAs
+// end 2.4-2.9 us after the last arrival (v32 2.8-3.4 in the same run), not 1.5-2.2, and the tail
+// is 5.0 us (v32 5.5), not 4.2-4.8.
 // Requirements: v13's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
