@@ -92,39 +92,22 @@ __device__ __forceinline__ void store_cta_rows(const float* s_o,
 /// then each thread sums a float4 of a row over the splits, kUnroll loads in flight, and
 /// store(r, c4, o, lse) writes it. Compact loops: this code runs once a launch, fetched as it goes.
 /// s_w holds rows x splits floats; threads 0 .. kThreads - 1 call it; one barrier inside.
-/// kEarly (v33): fewer L2 round trips in a row: each thread's first kUnroll partial loads (of its
-/// first float4, which need no weight) issued before the weights pass, each lse read once (kept in
-/// s_w until its weight replaces it), and the sums in batches of kUnroll loads issued together
-/// (indices past the last split clamped to it, at weight 0: exact no-ops), so a float4 costs
-/// ceil(splits / kUnroll) round trips, the first under the lse's.
-template <int kD, int kThreads, int kUnroll, bool kEarly = false, class LseAt, class OAt,
-          class Store>
+template <int kD, int kThreads, int kUnroll, class LseAt, class OAt, class Store>
 __device__ __forceinline__ void merge_counted_rows(int rows, int splits, LseAt&& lse_at, OAt&& o_at,
                                                    Store&& store, float* s_w, float* s_lse) {
   constexpr int kWarps = kThreads / 32, kVec = kD / 4;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  float4 early[kEarly ? kUnroll : 1] = {};
-  if constexpr (kEarly)
-    if (tid < rows * kVec) {
-      const int r = tid / kVec, c4 = tid % kVec;
-#pragma unroll
-      for (int j = 0; j < kUnroll; ++j) early[j] = o_at(min(j, splits - 1), r, c4);
-    }
 #pragma unroll 1
   for (int r = warp; r < rows; r += kWarps) {
     float m = -INFINITY;
 #pragma unroll 1
-    for (int i = lane; i < splits; i += 32) {
-      const float l = lse_at(i, r);
-      if constexpr (kEarly) s_w[r * splits + i] = l;
-      m = fmaxf(m, l);
-    }
+    for (int i = lane; i < splits; i += 32) m = fmaxf(m, lse_at(i, r));
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
     float s = 0.f;
 #pragma unroll 1
     for (int i = lane; i < splits; i += 32) {
-      const float w = device::lse_merge_scale(kEarly ? s_w[r * splits + i] : lse_at(i, r), m);
+      const float w = device::lse_merge_scale(lse_at(i, r), m);
       s_w[r * splits + i] = w;
       s += w;
     }
@@ -141,39 +124,14 @@ __device__ __forceinline__ void merge_counted_rows(int rows, int splits, LseAt&&
     const int r = e / kVec, c4 = e % kVec;
     const float* w = s_w + r * splits;
     float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
-    if constexpr (kEarly) {
-      auto add = [&](const float4* v, int i) {  // splits i .. i + kUnroll - 1, past the last at 0
-#pragma unroll
-        for (int j = 0; j < kUnroll; ++j) {
-          const float wj = i + j < splits ? w[i + j] : 0.f;
-          x.x += wj * v[j].x;
-          x.y += wj * v[j].y;
-          x.z += wj * v[j].z;
-          x.w += wj * v[j].w;
-        }
-      };
-      int i = 0;
-      if (e == tid) {  // the thread's first float4: its first kUnroll splits loaded early
-        add(early, 0);
-        i = kUnroll;
-      }
-#pragma unroll 1
-      for (; i < splits; i += kUnroll) {
-        float4 v[kUnroll];
-#pragma unroll
-        for (int j = 0; j < kUnroll; ++j) v[j] = o_at(min(i + j, splits - 1), r, c4);
-        add(v, i);
-      }
-    } else {
 #pragma unroll kUnroll
-      for (int i = 0; i < splits; ++i) {
-        const float wi = w[i];
-        const float4 v = o_at(i, r, c4);
-        x.x += wi * v.x;
-        x.y += wi * v.y;
-        x.z += wi * v.z;
-        x.w += wi * v.w;
-      }
+    for (int i = 0; i < splits; ++i) {
+      const float wi = w[i];
+      const float4 v = o_at(i, r, c4);
+      x.x += wi * v.x;
+      x.y += wi * v.y;
+      x.z += wi * v.z;
+      x.w += wi * v.w;
     }
     store(r, c4, x, s_lse[r]);
   }

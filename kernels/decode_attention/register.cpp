@@ -48,9 +48,6 @@ void register_decode_attention(Registry& r) {
     gpu_v30_fp8_longest_first(),
     gpu_v31_counter_steal(),
     gpu_v32_counter_compact_tail(),
-    gpu_v33_counter_merge_in_flight(),
-    gpu_v34_longest_first_merge_in_flight(),
-    gpu_v35_fp8_longest_first_merge_in_flight(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
     gpu_baseline_cudnn_contiguous(),

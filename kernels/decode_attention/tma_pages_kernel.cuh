@@ -58,14 +58,8 @@ static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's
 /// The last two only where the plan says compact_batch > 0 (a ragged batch).
 enum CounterGrid : int { kGridSplits = 0, kGridCompact = 1, kGridWorkList = 2 };
 /// The counter path's options (bits; TmaPagesLaunch's kCounter): v31's stage stealing through a
-/// global ticket counter, v32's compact tail, v33's merging pass with its loads in flight (with
-/// the compact tail).
-enum CounterPath : int {
-  kCounterPlain = 0,
-  kCounterSteal = 1,
-  kCounterCompactTail = 2,
-  kCounterMergeInFlight = 4
-};
+/// global ticket counter, v32's compact tail.
+enum CounterPath : int { kCounterPlain = 0, kCounterSteal = 1, kCounterCompactTail = 2 };
 
 /// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
 struct KvScales {
@@ -155,13 +149,10 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // merge computes them (cta_rows.cuh: weights once a row, a float4 a thread), and the merging
 // CTA's pass with each row's weights computed once into the free stage memory
 // (merge_counted_rows), where rows x splits weights fit there (else merge_partials).
-// kMergeInFlight (v33, with kCompactTail): that pass with sixteen loads in flight a thread, the
-// first sixteen issued before the weights, each lse read once (eight at D = 64, where sixteen
-// would take the registers of its third CTA an SM).
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
-          bool kCompactTail = false, bool kMergeInFlight = false>
+          bool kCompactTail = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -516,7 +507,6 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     }
   }
   static_assert(!kCompactTail || !kCluster, "kCompactTail: the counter path's tail");
-  static_assert(!kMergeInFlight || kCompactTail, "kMergeInFlight: the compact tail's pass");
   if constexpr (kCompactTail)
     store_cta_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, rows, split,
                                                  splits, g);
@@ -557,8 +547,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   constexpr int kWeightRoom =
       (kStages * 2 * int(kTileBytes) - kConsumerWarps * kRows * kStride * 4) / 4;
   if (kCompactTail && rows * splits <= kWeightRoom)
-    merge_counted_rows<kD, kThreads, kMergeInFlight && kD >= 128 ? 16 : 8, kMergeInFlight>(
-        rows, splits, lse_at, o_at, store, s_o + kConsumerWarps * kRows * kStride, s_m);
+    merge_counted_rows<kD, kThreads, 8>(rows, splits, lse_at, o_at, store,
+                                        s_o + kConsumerWarps * kRows * kStride, s_m);
   else
     merge_partials<kD, kThreads, 8>(rows, splits, lse_at, o_at, store, s_m, s_s, CtaSync{});
   if (marker) mark(kPhMerged);
@@ -667,8 +657,7 @@ struct TmaPagesLaunch {
     constexpr auto kernel =
         tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing,
                          kGrid, false, (kCounter & kCounterSteal) != 0,
-                         (kCounter & kCounterCompactTail) != 0,
-                         (kCounter & kCounterMergeInFlight) != 0>;
+                         (kCounter & kCounterCompactTail) != 0>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -880,8 +869,7 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter;
 /// kCounter (CounterPath bits): kCounterSteal (v31), the counter path's CTAs share their
 /// sequence's stages through a global ticket counter a row group (its `groups` ints past the
-/// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail;
-/// kCounterMergeInFlight (v33, with it), that tail's merging pass with its loads in flight.
+/// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail.
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
           bool kSteal = false, int kCounter = kCounterPlain, class PlanOf>
