@@ -3,10 +3,15 @@
 // KLAB_TEST_SHAPES=awkward limits the run to awkward shapes; KLAB_TEST_SHAPES=small to awkward
 // shapes of at most 2 GFLOP and 256 MB (compute-sanitizer memcheck runs use it: it slows kernels
 // ~100x); KLAB_TEST_SHAPES=tiny to at most 0.1 GFLOP and 16 MB (racecheck).
+// KLAB_TEST_SEEDS=N checks each case at the fixed seeds 1..N instead of one fresh seed: a family
+// whose seed also places its work (decode_attention's lengths and pages) gets N placements, where
+// a timing-dependent failure shows at some and not others.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "kernels/register.hpp"
 #include "klab/harness/device_info.hpp"
@@ -71,10 +76,16 @@ TEST_P(GpuVariant, PassesCheck) {
   // or cuBLAS reference): the normal one, with fresh inputs — `klab check --dist all` does all three.
   opt.dists = c.headline ? std::vector<Dist>{Dist::normal}
                          : std::vector<Dist>{Dist::normal, Dist::uniform, Dist::heavy};
-  const Result r = run_variant(*c.family, *c.variant, c.problem, opt);
-  if (r.status == "skipped") GTEST_SKIP() << r.reason;  // can_implement refused, with its reason
-  ASSERT_EQ(r.status, "ok") << r.reason;
-  EXPECT_TRUE(r.check.passed) << c.problem.str() << ": " << r.check.summary();
+  const char* seeds_env = std::getenv("KLAB_TEST_SEEDS");
+  const int seeds = seeds_env ? std::max(1, std::atoi(seeds_env)) : 0;  // 0: one fresh seed
+  for (int s = seeds > 0 ? 1 : 0; s <= seeds; ++s) {
+    opt.seed = static_cast<uint64_t>(s);
+    const Result r = run_variant(*c.family, *c.variant, c.problem, opt);
+    if (r.status == "skipped") GTEST_SKIP() << r.reason;  // can_implement refused, with its reason
+    ASSERT_EQ(r.status, "ok") << r.reason;
+    EXPECT_TRUE(r.check.passed) << c.problem.str() << (s > 0 ? " seed " + std::to_string(s) : "")
+                                << ": " << r.check.summary();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuVariant, ::testing::ValuesIn(cases()), case_name);
