@@ -847,27 +847,26 @@ if [ -d "$run_c1e" ]; then
       --section "timeline-c1e6cdd-$v"
   done
 fi
-# decode v32's first GPU run, on an H100 (results/h100): every goal shape of issue 15 launch by
-# launch beside v13 and both cuDNN graphs (v31 and the ragged rungs where they apply); the
-# timelines of v32, v31 and v13 at (1, 32k).
-run_826=$(dirname "$res")/h100/2026-12-06_826ba41_decode_v32
-if [ -d "$run_826" ]; then
-  "$klab" report "$run_826"/dec/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section results-826ba41-decode
-  for v in v32 v31 v13; do
-    "$klab" timeline --from "$run_826/dec/tl/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
-      --section "timeline-826ba41-$v"
+# A decode run on an H100 (results/h100): its benches' table into decode.md's
+# results-<sha>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<sha>-<rung>.
+decode_h100_run() {  # RUN_NAME SHA RUNG...
+  local run sha=$2
+  run=$(dirname "$res")/h100/$1
+  shift 2
+  [ -d "$run" ] || return 0
+  "$klab" report "$run"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section "results-$sha-decode"
+  for v in "$@"; do
+    "$klab" timeline --from "$run/dec/tl/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
+      --section "timeline-$sha-$v"
   done
-fi
-run_dfa=$(dirname "$res")/h100/2026-12-06_dfab43a_decode_v33
-if [ -d "$run_dfa" ]; then
-  "$klab" report "$run_dfa"/dec/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section results-dfab43a-decode
-  for v in v33 v32; do
-    "$klab" timeline --from "$run_dfa/dec/tl/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
-      --section "timeline-dfab43a-$v"
-  done
-fi
+}
+# decode v32's first GPU run: every goal shape of issue 15 launch by launch beside v13 and both
+# cuDNN graphs (v31 and the ragged rungs where they apply); the timelines of v32, v31 and v13.
+decode_h100_run 2026-12-06_826ba41_decode_v32 826ba41 v32 v31 v13
+# decode v33's first GPU run (v33 since withdrawn: decode.md's "v33-v35 withdrawn"): v13, v32 and
+# v33 at B = 1 and on the ragged batch; the timelines of v33 and v32.
+decode_h100_run 2026-12-06_dfab43a_decode_v33 dfab43a v33 v32
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.
