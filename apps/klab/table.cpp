@@ -22,10 +22,11 @@ std::string check_cell(const Result& r) {
   if (!r.checked)
     cell = "-";
   else if (!r.check.passed)
-    cell =
-        r.check.summary() + (r.vendor_checked && !r.vendor_check.passed
-                                 ? "; " + r.vendor_check.reference + ": " + r.vendor_check.summary()
-                                 : "");
+    cell = r.check.summary() +
+           (r.vendor_checked && !r.vendor_check.passed
+                ? "; " + r.vendor_check.reference + ": " + r.vendor_check.summary()
+                : "") +
+           (r.seed ? "; --seed " + std::to_string(r.seed) + " draws these inputs again" : "");
   else
     cell = r.check.plain_fp64() ? "pass" : "pass (" + r.check.reference + ")";
   if (r.ceiling.pct > 100)

@@ -141,6 +141,7 @@ json to_json(const Result& r) {
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.problem.layout.empty()) j["layout"] = r.problem.layout;
   if (r.block_threads) j["block_threads"] = r.block_threads;
+  if (r.seed) j["seed"] = r.seed;
   if (!r.host_seconds.empty()) {
     json h = json::object();
     for (const auto& [phase, s] : r.host_seconds.phases) h[phase] = s;
@@ -208,6 +209,7 @@ Result result_from_json(const json& j) {
   r.counts.flops = j.value("flops", 0.0);
   r.counts.bytes = j.value("bytes", 0.0);
   r.block_threads = j.value("block_threads", 0);
+  r.seed = j.value("seed", uint64_t{0});
   for (const char* key : {"device", "build"})
     if (j.contains(key)) r.machine[key] = j[key];
   if (j.contains("host_seconds"))

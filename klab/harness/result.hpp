@@ -43,6 +43,9 @@ struct Result {
   PairedRatio paired;
   std::string paired_with;
   int block_threads = 0;  ///< sweep knob (0: the rung's default)
+  /// The inputs' seed (RunOptions::seed, or the one drawn for a fresh run): `--seed` with it draws
+  /// the same inputs again; 0 where none were drawn (a refused variant).
+  uint64_t seed = 0;
   /// GPU records: the tensors, the workspace and the measured peak (klab/harness/device_memory.hpp);
   /// empty for CPU records, records without a device, and records written before it was kept.
   std::optional<DeviceMemory> device_memory;

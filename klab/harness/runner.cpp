@@ -98,10 +98,13 @@ Reference reference_of(const Family& f, const Problem& p, const Buffers& host, u
   return ref;
 }
 
-uint64_t fresh_seed(const RunOptions& opt, int k) {
-  if (opt.seed != 0) return splitmix64(opt.seed + static_cast<uint64_t>(k));
+// The base seed of a problem's inputs: the requested one, else a fresh one in [1, 2^53) (exact as
+// a JSON number), recorded in each Result so that `--seed` replays a failed check's inputs.
+uint64_t base_seed(const RunOptions& opt) {
+  if (opt.seed != 0) return opt.seed;
   static std::random_device rd;
-  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  const uint64_t s = ((static_cast<uint64_t>(rd()) << 32) ^ rd()) & ((uint64_t{1} << 53) - 1);
+  return s != 0 ? s : 1;
 }
 
 // The inputs of check k (distribution d) of p: drawn on first use, then shared by every variant
@@ -113,6 +116,7 @@ CheckInputs& inputs_for(const Family& f, const Problem& p, const RunOptions& opt
     shared.checks.clear();
     shared.outputs = Buffers();
     shared.key = key;
+    shared.seed = base_seed(opt);
   }
   if (shared.checks.size() <= static_cast<size_t>(k)) shared.checks.resize(k + 1);
   std::unique_ptr<CheckInputs>& slot = shared.checks[k];
@@ -120,7 +124,7 @@ CheckInputs& inputs_for(const Family& f, const Problem& p, const RunOptions& opt
   PhaseTimer t(hs, "inputs");
   auto in = std::make_unique<CheckInputs>();
   in->dist = d;
-  in->seed = fresh_seed(opt, k);
+  in->seed = splitmix64(shared.seed + static_cast<uint64_t>(k));
   in->host = make_host_buffers(f, p);
   fill_inputs(in->host, d, in->seed);
   slot = std::move(in);
@@ -541,6 +545,7 @@ Result run_variant_held(const Family& f, const Variant& v, const Problem& p, con
 #endif
     }
     attach_throughput(f, r);
+    r.seed = shared.seed;
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

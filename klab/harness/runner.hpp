@@ -38,6 +38,9 @@ struct CheckInputs {
 /// variant is then judged on the same inputs against the same reference, as strictly as before.
 struct ProblemInputs {
   std::string key;  ///< the family and problem the sets were made for (a new problem clears them)
+  /// The sets' base seed: RunOptions::seed, or one drawn when the key was made (below 2^53, so a
+  /// JSON record holds it exactly); check k's inputs come from splitmix64(seed + k).
+  uint64_t seed = 0;
   std::vector<std::unique_ptr<CheckInputs>> checks;  ///< by check index (RunOptions::dists)
   Buffers outputs;  ///< scratch: a GPU variant's outputs read back (host copies of outputs only)
 };

@@ -582,6 +582,31 @@ TEST(Cli, CheckWithShapeAndAwkwardAddsTheAwkwardShapes) {
   EXPECT_NE(b.find("\"n=1000\""), std::string::npos);
 }
 
+// Every checked record carries its inputs' seed, fresh or asked for, and `--seed` with it draws
+// the same inputs again: the same check, to the last bit of its error.
+TEST(Cli, CheckRecordsTheSeedThatReplaysIt) {
+  const std::string dir = ::testing::TempDir();
+  const std::string fresh = dir + "/check_fresh_seed.json", again = dir + "/check_seed_again.json";
+  const std::string base = "check vector_add.v00_cpu --shape n=1000 --dist heavy --quiet --json ";
+  ASSERT_EQ(klab(base + fresh).code, 0);
+  const std::string a = read_file(fresh);
+  const size_t at = a.find("\"seed\": ");
+  ASSERT_NE(at, std::string::npos) << a.substr(0, 400);
+  const std::string seed = a.substr(at + 8, a.find_first_of(",\n", at) - at - 8);
+  ASSERT_NE(seed, "0");
+  ASSERT_EQ(klab(base + again + " --seed " + seed).code, 0);
+  const std::string b = read_file(again);
+  EXPECT_NE(b.find("\"seed\": " + seed), std::string::npos) << b.substr(0, 400);
+  auto field = [](const std::string& text, const std::string& key) {
+    const size_t k = text.find("\"" + key + "\": ");
+    return k == std::string::npos ? std::string() : text.substr(k, text.find('\n', k) - k);
+  };
+  for (const char* key : {"max_abs", "max_rel", "rel_l2"}) {
+    EXPECT_FALSE(field(a, key).empty()) << key;
+    EXPECT_EQ(field(a, key), field(b, key)) << key;
+  }
+}
+
 // With a named variant, --shape S that it cannot run is a bad request; the awkward shapes
 // --awkward adds are the family's, and one the variant refuses is a skipped record, not an error
 // (the CPU GEMM refuses hgemm's 4095 x 4097 x 4096 as too slow for the host).

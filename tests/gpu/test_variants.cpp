@@ -83,8 +83,8 @@ TEST_P(GpuVariant, PassesCheck) {
     const Result r = run_variant(*c.family, *c.variant, c.problem, opt);
     if (r.status == "skipped") GTEST_SKIP() << r.reason;  // can_implement refused, with its reason
     ASSERT_EQ(r.status, "ok") << r.reason;
-    EXPECT_TRUE(r.check.passed) << c.problem.str() << (s > 0 ? " seed " + std::to_string(s) : "")
-                                << ": " << r.check.summary();
+    EXPECT_TRUE(r.check.passed) << c.problem.str() << " (--seed " << r.seed
+                                << "): " << r.check.summary();
   }
 }
 
