@@ -26,7 +26,9 @@ std::string check_cell(const Result& r) {
            (r.vendor_checked && !r.vendor_check.passed
                 ? "; " + r.vendor_check.reference + ": " + r.vendor_check.summary()
                 : "") +
-           (r.seed ? "; --seed " + std::to_string(r.seed) + " draws these inputs again" : "");
+           (r.seed ? "; --seed " + std::to_string(r.seed) +
+                         " (and the same --dist) draws these inputs again"
+                   : "");
   else
     cell = r.check.plain_fp64() ? "pass" : "pass (" + r.check.reference + ")";
   if (r.ceiling.pct > 100)
