@@ -877,6 +877,30 @@ near=$res/2026-12-05_a6b47ce_near_miss_profiles
   --section profile-a6b47ce-causal-4k
 "$klab" profile-report "$near"/profiles/profiles_512.json --readme docs/worklogs/gemm.md \
   --section profile-a6b47ce-512
+# The H200's runs of 02a2e5d: the measurements the H100 runs left open (decode's ragged batch and
+# B = 1, qk on both pool dtypes), issue 13's grid and v18 re-tuned at its shapes under 1.00x,
+# attention's near misses, the FA2 rungs beside PyTorch's SDPA, decode e4m3 against bf16 at
+# (16, 8k).
+r02=$res/2026-12-06_02a2e5d_pending_decode_qk_read_at
+if [ -d "$r02" ]; then
+  "$klab" report "$r02"/dec/bench_ragged_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-02a2e5d-ragged
+  "$klab" report "$r02"/dec/bench_1x*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-02a2e5d-b1
+  "$klab" report "$r02"/qk/bench_*.json --family qk_norm_rope_cache \
+    --readme docs/worklogs/fused.md --section results-02a2e5d-qk
+  "$klab" report "$res"/2026-12-06_02a2e5d_hgemm_grid_attention/grid/bench_*.json --family hgemm \
+    --readme docs/worklogs/gemm.md --section results-02a2e5d-grid
+  "$klab" report "$res"/2026-12-06_02a2e5d_hgemm_retune/grid/bench_*.json --family hgemm \
+    --readme docs/worklogs/gemm.md --section results-02a2e5d-retune
+  "$klab" report "$res"/2026-12-06_02a2e5d_hgemm_grid_attention/attn/bench_*.json --family attention \
+    --readme docs/worklogs/attention.md --section results-02a2e5d-near
+  f02=$res/2026-12-06_02a2e5d_fa2_torch_decode_16x8k
+  "$klab" report "$f02"/fa2/bench_*.json "$f02"/fa2/torch_sdpa_*.json --family attention \
+    --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md --section results-02a2e5d-fa2
+  "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
+fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
