@@ -164,16 +164,15 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   // lane's share of the running sum, and O's accumulators (D tile nt: columns 8 nt + 2 gt, + 1).
   QuadRow rows[C::kRowTiles][2];
   float acc[C::kRowTiles][C::kDTiles][4];
-  int64_t row[C::kRowTiles][2];
 #pragma unroll
-  for (int mt = 0; mt < C::kRowTiles; ++mt) {
+  for (int mt = 0; mt < C::kRowTiles; ++mt)
 #pragma unroll
     for (int nt = 0; nt < C::kDTiles; ++nt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0.f;
-    row[mt][0] = n0 + wr0 + 16 * mt + gr;
-    row[mt][1] = row[mt][0] + 8;
-  }
+  // Row r of row tile mt within the block (its index is n0 plus this): recomputed where it is
+  // used rather than held as 64-bit indices across the loop, whose registers are the O tile's.
+  auto block_row = [&](int mt, int r) { return wr0 + 16 * mt + gr + 8 * r; };
 
   // One key block: S = Q K^T, (mask), online softmax, O += P V. Each K and V fragment loaded
   // from shared memory feeds one MMA per row tile.
@@ -210,11 +209,16 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
       if constexpr (kMask) {
         // The last visible key of each row, relative to this lane's first key in the block and
         // clamped to [-1, kBlockN]: key 8 nt + (e & 1) of the lane is masked past it.
+        // Relative to the block's first key: the diagonal's offset (row 0's last key) and the
+        // keys' end, block scalars.
+        const int64_t j0 = int64_t(jb) * C::kBlockN;
+        const int64_t diag = g.causal ? n0 + g.causal_offset - j0 : g.nkv - 1 - j0;
+        const int64_t end = g.nkv - 1 - j0;
         int last[2];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          int64_t lim = g.causal ? row[mt][r] + g.causal_offset : g.nkv - 1;
-          lim = (lim < g.nkv - 1 ? lim : g.nkv - 1) - int64_t(jb) * C::kBlockN - 2 * gt;
+          int64_t lim = g.causal ? diag + block_row(mt, r) : end;
+          lim = (lim < end ? lim : end) - 2 * gt;
           last[r] = static_cast<int>(lim < -1 ? -1 : (lim > C::kBlockN ? C::kBlockN : lim));
         }
 #pragma unroll
@@ -334,7 +338,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     for (int r = 0; r < 2; ++r) {
       const QuadRow::Final f = rows[mt][r].finish();
       inv[mt][r] = f.inv;
-      if (gt == 0 && row[mt][r] < g.nq) lse[(bi * g.hq + h) * g.nq + row[mt][r]] = f.lse;
+      const int64_t n = n0 + block_row(mt, r);
+      if (gt == 0 && n < g.nq) lse[(bi * g.hq + h) * g.nq + n] = f.lse;
     }
   if constexpr (kVec) {
     // Through the warp's own rows of a swizzled (kBlockM, kD) tile at the stages' start (after
@@ -369,8 +374,9 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     for (int mt = 0; mt < C::kRowTiles; ++mt)
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        if (row[mt][r] >= g.nq) continue;
-        T* dst = o + ((bi * g.nq + row[mt][r]) * g.hq + h) * kD + 2 * gt;
+        const int64_t n = n0 + block_row(mt, r);
+        if (n >= g.nq) continue;
+        T* dst = o + ((bi * g.nq + n) * g.hq + h) * kD + 2 * gt;
 #pragma unroll
         for (int nt = 0; nt < C::kDTiles; ++nt) {
           dst[8 * nt] = device::from_float<T>(acc[mt][nt][2 * r] * inv[mt][r]);
