@@ -901,6 +901,18 @@ if [ -d "$r02" ]; then
   "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
 fi
+# The FA2 kernel's row indices recomputed (65966c4), on an H100: each build's v13 and v14 beside
+# cuDNN and PyTorch's SDPA at causal 4k, and Nsight Compute of the two rungs.
+fr=$(dirname "$res")/h100/2026-12-06_65966c4_fa2_rows_torch
+if [ -d "$fr" ]; then
+  for x in a b; do
+    "$klab" report "$fr/$x"/bench_4k_*.json "$fr/$x"/torch_sdpa_4k_*.json --family attention \
+      --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
+      --section "results-65966c4-fa2-rows-$x"
+  done
+  "$klab" profile-report "$fr"/prof/profiles_fa2_4k.json --readme docs/worklogs/attention.md \
+    --section profile-65966c4-fa2
+fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
