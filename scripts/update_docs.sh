@@ -912,6 +912,8 @@ if [ -d "$fr" ]; then
   done
   "$klab" profile-report "$fr"/prof/profiles_fa2_4k.json --readme docs/worklogs/attention.md \
     --section profile-65966c4-fa2
+  python3 scripts/ncu_source_stalls.py "$fr"/src/torch_source.csv.xz --readme docs/worklogs/attention.md \
+    --section stalls-65966c4-torch-flash
 fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals

@@ -15,8 +15,12 @@
 // - Q (the A operand of S = Q K^T, 16 query rows x 16 of D): the registers are a0..a3 as they
 //   come (a0 (g, 2t) a1 (g+8, 2t) a2 (g, 2t+8) a3 (g+8, 2t+8)).
 // - K (the B operand of S = Q K^T: k = D, n = keys), stored (key, D), plain ldmatrix of 16 keys
-//   x 16 of D: key tile 0 (keys 0-7) takes {r0, r2}, key tile 1 (keys 8-15) {r1, r3}
-//   (b0 = (k 2t, n g), b1 = (k 2t+8, n g)).
+//   x 16 of D addressed in B's order (k_ldmatrix_offset: lane l gives row l % 8 + 8 (l / 16),
+//   chunk (l / 8) % 2, so matrix 1 is (rows 0-7, chunk 1) and 2 (rows 8-15, chunk 0)): key tile 0
+//   (keys 0-7) takes {r0, r1}, key tile 1 (keys 8-15) {r2, r3} (b0 = (k 2t, n g), b1 = (k 2t+8,
+//   n g)), each pair the two consecutive registers an MMA's B operand names. (In Q's order the
+//   tiles would take {r0, r2} and {r1, r3}, and every pair would cost register moves: 2026-12-06,
+//   ~128 moves a key block at D = 128, a tenth of the loop's instructions.)
 // - V (the B operand of O = P V: k = keys, n = D), stored (key, D), ldmatrix.trans of 16 keys x
 //   16 of D: D tile 0 takes {r0, r1}, D tile 1 {r2, r3}.
 // - P (the A operand of O = P V) is S's accumulators, rounded in registers: the key step ks
@@ -51,12 +55,30 @@ struct LaneOffsets {
   int base[4];  ///< by (chunk0 / 2) % 4
 };
 
+/// LaneOffsets of a lane that addresses row r, chunk c (c < 2) of each 16 x 16 block.
 template <int kD>
-KLAB_HOST_DEVICE constexpr LaneOffsets lane_offsets(int lane) {
-  const int r = lane & 15, c = lane >> 4;
+KLAB_HOST_DEVICE constexpr LaneOffsets lane_offsets_at(int r, int c) {
   LaneOffsets lo{};
   for (int i = 0; i < 4; ++i) lo.base[i] = r * kD + ((((2 * i) | c) ^ (r & 7)) << 3);
   return lo;
+}
+
+template <int kD>
+KLAB_HOST_DEVICE constexpr LaneOffsets lane_offsets(int lane) {
+  return lane_offsets_at<kD>(lane & 15, lane >> 4);
+}
+
+/// K's ldmatrix.x4 addressing (B's register order): lane `lane` gives row row0 + lane % 8 +
+/// 8 (lane / 16), chunk chunk0 + (lane / 8) % 2.
+template <int kD>
+KLAB_HOST_DEVICE constexpr int k_ldmatrix_offset(int row0, int chunk0, int lane) {
+  return tile_offset<kD>(row0 + (lane & 7) + ((lane >> 4) << 3), chunk0 + ((lane >> 3) & 1));
+}
+
+/// k_ldmatrix_offset's per-lane part (for ldmatrix_offset(lo, row0, chunk0) below).
+template <int kD>
+KLAB_HOST_DEVICE constexpr LaneOffsets k_lane_offsets(int lane) {
+  return lane_offsets_at<kD>((lane & 7) + ((lane >> 4) << 3), (lane >> 3) & 1);
 }
 
 /// ldmatrix_offset<kD>(row0, chunk0, lane) from the lane's LaneOffsets (row0 % 8 == 0, chunk0
@@ -66,12 +88,13 @@ KLAB_HOST_DEVICE constexpr int ldmatrix_offset(const LaneOffsets& lo, int row0, 
   return lo.base[(chunk0 >> 1) & 3] + row0 * kD + ((chunk0 & ~7) << 3);
 }
 
-/// K's ldmatrix.x4 registers -> the B fragments of key tiles 0 and 1 of the block.
+/// K's ldmatrix.x4 registers (k_ldmatrix_offset's order) -> the B fragments of key tiles 0 and 1
+/// of the block.
 template <class U>
 KLAB_HOST_DEVICE constexpr void k_fragments(const U (&r)[4], U (&b_lo)[2], U (&b_hi)[2]) {
   b_lo[0] = r[0];
-  b_lo[1] = r[2];
-  b_hi[0] = r[1];
+  b_lo[1] = r[1];
+  b_hi[0] = r[2];
   b_hi[1] = r[3];
 }
 

@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int gr = lane / 4, gt = lane % 4;  // the fragments' g and t
   const int wr0 = C::kWarpRows * warp;     // the warp's first row in the block
-  const LaneOffsets lo = lane_offsets<kD>(lane);
+  const LaneOffsets lo = lane_offsets<kD>(lane), lo_k = k_lane_offsets<kD>(lane);
 
   const int64_t ld_q = g.hq * kD, ld_kv = g.hkv * kD;
   const T* gQ = q + ((bi * g.nq + n0) * g.hq + h) * kD;
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
 #pragma unroll
       for (int p = 0; p < C::kKeyTiles / 2; ++p) {
         uint32_t r[4], b_lo[2], b_hi[2];
-        device::ldmatrix_x4(r, sK + 2 * ldmatrix_offset<kD>(lo, 16 * p, 2 * kk));
+        device::ldmatrix_x4(r, sK + 2 * ldmatrix_offset<kD>(lo_k, 16 * p, 2 * kk));
         k_fragments(r, b_lo, b_hi);
 #pragma unroll
         for (int mt = 0; mt < C::kRowTiles; ++mt) {

@@ -535,12 +535,15 @@ void ldmatrix_x4_model(const std::vector<int>& s, const int (&addr)[32], bool tr
     }
 }
 
-template <int kD>
+// kB: K's addressing (k_ldmatrix_offset, B's register order), else Q's and V's.
+template <int kD, bool kB = false>
 void load(const std::vector<int>& s, int row0, int chunk0, bool trans, Pair (&out)[32][4]) {
   int addr[32];
   for (int l = 0; l < 32; ++l) {
-    addr[l] = fa2::ldmatrix_offset<kD>(row0, chunk0, l);
-    EXPECT_EQ(addr[l], fa2::ldmatrix_offset<kD>(fa2::lane_offsets<kD>(l), row0, chunk0))
+    addr[l] = kB ? fa2::k_ldmatrix_offset<kD>(row0, chunk0, l)
+                 : fa2::ldmatrix_offset<kD>(row0, chunk0, l);
+    const fa2::LaneOffsets lo = kB ? fa2::k_lane_offsets<kD>(l) : fa2::lane_offsets<kD>(l);
+    EXPECT_EQ(addr[l], fa2::ldmatrix_offset<kD>(lo, row0, chunk0))
         << "the hoisted form, lane " << l << " row0 " << row0 << " chunk0 " << chunk0;
   }
   ldmatrix_x4_model(s, addr, trans, out);
@@ -565,6 +568,11 @@ void check_fragments() {
           ASSERT_EQ(r[l][i].lo, code(rr, cc)) << "Q a" << i << " lane " << l;
           ASSERT_EQ(r[l][i].hi, code(rr, cc + 1)) << "Q a" << i << " lane " << l;
         }
+      }
+      // K, the B operand of S = Q K^T, loaded in B's register order.
+      load<kD, true>(s, row0, chunk0, false, r);
+      for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
         // K, the B operand of S = Q K^T (rows = keys = n, columns = D = k): key tile 0 / 1
         // takes keys row0 + g / row0 + 8 + g; b0 = (k 2t, 2t+1), b1 = (k 2t+8, 2t+9).
         Pair b[2][2];
