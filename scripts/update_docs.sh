@@ -915,6 +915,16 @@ if [ -d "$fr" ]; then
   python3 scripts/ncu_source_stalls.py "$fr"/src/torch_source.csv.xz --readme docs/worklogs/attention.md \
     --section stalls-65966c4-torch-flash
 fi
+# The FA2 kernel's K fragments in B's register order (231334b), on an H100: the build before and
+# the new one at causal 4k, the new one at 14.5's other shapes, each beside cuDNN and PyTorch.
+fk=$(dirname "$res")/h100/2026-12-06_231334b_fa2_k_order
+if [ -d "$fk" ]; then
+  for x in old new; do
+    "$klab" report "$fk/$x"/bench_*.json "$fk/$x"/torch_sdpa_*.json --family attention \
+      --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
+      --section "results-231334b-fa2-$x"
+  done
+fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
