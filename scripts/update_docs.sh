@@ -901,30 +901,32 @@ if [ -d "$r02" ]; then
   "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
 fi
-# The FA2 kernel's row indices recomputed (65966c4), on an H100: each build's v13 and v14 beside
-# cuDNN and PyTorch's SDPA at causal 4k, and Nsight Compute of the two rungs.
+# An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
+# PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
+fa2_builds() {  # RUN_NAME SECTION BUILD...
+  local run=$(dirname "$res")/h100/$1 section=$2
+  shift 2
+  [ -d "$run" ] || return 0
+  for x in "$@"; do
+    "$klab" report "$run/$x"/bench_*.json "$run/$x"/torch_sdpa_*.json --family attention \
+      --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
+      --section "results-$section-$x"
+  done
+}
+# The FA2 kernel's row indices recomputed (65966c4): each build's v13 and v14 beside cuDNN and
+# PyTorch's SDPA at causal 4k; Nsight Compute of the two rungs and PyTorch's kernel's source
+# counters.
+fa2_builds 2026-12-06_65966c4_fa2_rows_torch 65966c4-fa2-rows a b
 fr=$(dirname "$res")/h100/2026-12-06_65966c4_fa2_rows_torch
 if [ -d "$fr" ]; then
-  for x in a b; do
-    "$klab" report "$fr/$x"/bench_4k_*.json "$fr/$x"/torch_sdpa_4k_*.json --family attention \
-      --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
-      --section "results-65966c4-fa2-rows-$x"
-  done
   "$klab" profile-report "$fr"/prof/profiles_fa2_4k.json --readme docs/worklogs/attention.md \
     --section profile-65966c4-fa2
   python3 scripts/ncu_source_stalls.py "$fr"/src/torch_source.csv.xz --readme docs/worklogs/attention.md \
     --section stalls-65966c4-torch-flash
 fi
-# The FA2 kernel's K fragments in B's register order (231334b), on an H100: the build before and
-# the new one at causal 4k, the new one at 14.5's other shapes, each beside cuDNN and PyTorch.
-fk=$(dirname "$res")/h100/2026-12-06_231334b_fa2_k_order
-if [ -d "$fk" ]; then
-  for x in old new; do
-    "$klab" report "$fk/$x"/bench_*.json "$fk/$x"/torch_sdpa_*.json --family attention \
-      --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
-      --section "results-231334b-fa2-$x"
-  done
-fi
+# The FA2 kernel's K fragments in B's register order (231334b): the build before and the new one
+# at causal 4k, the new one at 14.5's other shapes.
+fa2_builds 2026-12-06_231334b_fa2_k_order 231334b-fa2 old new
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
