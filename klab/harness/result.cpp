@@ -377,6 +377,7 @@ std::string against_summary(const std::vector<Result>& results, const std::strin
     if (!b || r.timing.stats.median < b->timing.stats.median) b = &r;
   }
   std::string rows;
+  bool apart = false;
   std::map<DType, std::vector<double>> medians, p10s;
   for (const auto& [k, o] : other) {
     const auto it = best.find(k);
@@ -385,19 +386,34 @@ std::string against_summary(const std::vector<Result>& results, const std::strin
     const double x = b.median / s.median, x10 = s.p10 > 0 && b.p10 > 0 ? b.p10 / s.p10 : 0;
     medians[o->problem.dtype].push_back(x);
     if (x10 > 0) p10s[o->problem.dtype].push_back(x10);
+    // The two sides' SM clock ranges: they are not paired (another library, timed apart), so a
+    // gap between them is part of the ratio; "apart" where the ranges do not overlap.
+    const Timing &tr = it->second->timing, &to = o->timing;
+    auto range = [](const Timing& t) {
+      return t.sm_clock_max_mhz ? std::to_string(t.sm_clock_min_mhz) + "-" +
+                                      std::to_string(t.sm_clock_max_mhz)
+                                : std::string("-");
+    };
+    const bool have = tr.sm_clock_max_mhz && to.sm_clock_max_mhz;
+    const bool disjoint = have && (tr.sm_clock_max_mhz < to.sm_clock_min_mhz ||
+                                   to.sm_clock_max_mhz < tr.sm_clock_min_mhz);
+    apart |= disjoint;
     rows += "| " + o->problem.str() + " | " + it->second->variant + " | " +
             printed(s.median, "%.4f") + " | " + printed(b.median, "%.4f") + " | " +
-            printed(x, "%.2fx") + " | " + (x10 > 0 ? printed(x10, "%.2fx") : "-") + " |\n";
+            printed(x, "%.2fx") + " | " + (x10 > 0 ? printed(x10, "%.2fx") : "-") + " | " +
+            range(tr) + " / " + range(to) + (disjoint ? " (apart)" : "") + " |\n";
   }
   if (rows.empty()) return "";
   std::string md = "\n| problem | fastest rung | median ms | " + against +
-                   " median ms | speed-up (medians) | speed-up (p10s) |\n"
-                   "|---|---|---:|---:|---:|---:|\n" +
-                   rows;
+                   " median ms | speed-up (medians) | speed-up (p10s) | SM MHz (rung / " +
+                   against + ") |\n|---|---|---:|---:|---:|---:|---|\n" + rows;
   for (const auto& [t, v] : medians)
     md += "| geometric mean, " + std::string(dtype_name(t)) + ", " + std::to_string(v.size()) +
           " problems | | | | " + printed(geometric_mean(v), "%.3fx") + " | " +
-          (p10s[t].empty() ? "-" : printed(geometric_mean(p10s[t]), "%.3fx")) + " |\n";
+          (p10s[t].empty() ? "-" : printed(geometric_mean(p10s[t]), "%.3fx")) + " | |\n";
+  if (apart)
+    md += "\nThe two sides are timed apart, not paired: where their clock ranges do not overlap "
+          "(apart), the ratio holds the clocks' difference as well as the kernels'.\n";
   return md;
 }
 

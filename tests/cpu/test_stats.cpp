@@ -336,4 +336,31 @@ TEST(AgainstSummary, FastestRungAgainstTheOtherLibrary) {
   EXPECT_NE(md.find("| geometric mean, bf16, 2 problems | | | | 2.121x | 2.121x |"),
             std::string::npos)
       << md;
+  // No clocks recorded (CPU records): "-" on both sides, no note.
+  EXPECT_NE(md.find("| 2.0000 | 3.0000 | 1.50x | 1.50x | - / - |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("(apart)"), std::string::npos) << md;
+}
+
+// The other library is timed apart from klab's rounds: each side's SM clock range beside the
+// ratio, and ranges that do not overlap marked, with a note under the table.
+TEST(AgainstSummary, ClockRangesThatDoNotOverlapAreMarked) {
+  const Family& f = registry().family("hgemm");
+  auto rec = [&](const char* variant, const char* shape, double ms, int lo, int hi) {
+    Result r = timed_record(f, variant, shape, "bf16", std::vector<double>(10, ms), false);
+    r.timing.sm_clock_min_mhz = lo;
+    r.timing.sm_clock_max_mhz = hi;
+    return r;
+  };
+  std::vector<Result> rs = {
+      rec("hgemm.v01_a", "m=8,n=8,k=8", 2.0, 1650, 1680),
+      rec("hgemm.lib", "m=8,n=8,k=8", 2.0, 1890, 1965),
+      rec("hgemm.v01_a", "m=16,n=8,k=8", 2.0, 1965, 1980),
+      rec("hgemm.lib", "m=16,n=8,k=8", 2.0, 1935, 1980),
+  };
+  const std::string md = against_summary(rs, "hgemm.lib");
+  EXPECT_NE(md.find("| 1650-1680 / 1890-1965 (apart) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1965-1980 / 1935-1980 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("not paired"), std::string::npos) << md;
+  rs.erase(rs.begin(), rs.begin() + 2);  // only the overlapping pair: no note
+  EXPECT_EQ(against_summary(rs, "hgemm.lib").find("not paired"), std::string::npos);
 }
