@@ -390,9 +390,9 @@ std::string against_summary(const std::vector<Result>& results, const std::strin
     // gap between them is part of the ratio; "apart" where the ranges do not overlap.
     const Timing &tr = it->second->timing, &to = o->timing;
     auto range = [](const Timing& t) {
-      return t.sm_clock_max_mhz ? std::to_string(t.sm_clock_min_mhz) + "-" +
-                                      std::to_string(t.sm_clock_max_mhz)
-                                : std::string("-");
+      return t.sm_clock_max_mhz
+                 ? std::to_string(t.sm_clock_min_mhz) + "-" + std::to_string(t.sm_clock_max_mhz)
+                 : std::string("-");
     };
     const bool have = tr.sm_clock_max_mhz && to.sm_clock_max_mhz;
     const bool disjoint = have && (tr.sm_clock_max_mhz < to.sm_clock_min_mhz ||
@@ -405,15 +405,16 @@ std::string against_summary(const std::vector<Result>& results, const std::strin
   }
   if (rows.empty()) return "";
   std::string md = "\n| problem | fastest rung | median ms | " + against +
-                   " median ms | speed-up (medians) | speed-up (p10s) | SM MHz (rung / " +
-                   against + ") |\n|---|---|---:|---:|---:|---:|---|\n" + rows;
+                   " median ms | speed-up (medians) | speed-up (p10s) | SM MHz (rung / " + against +
+                   ") |\n|---|---|---:|---:|---:|---:|---|\n" + rows;
   for (const auto& [t, v] : medians)
     md += "| geometric mean, " + std::string(dtype_name(t)) + ", " + std::to_string(v.size()) +
           " problems | | | | " + printed(geometric_mean(v), "%.3fx") + " | " +
           (p10s[t].empty() ? "-" : printed(geometric_mean(p10s[t]), "%.3fx")) + " | |\n";
   if (apart)
-    md += "\nThe two sides are timed apart, not paired: where their clock ranges do not overlap "
-          "(apart), the ratio holds the clocks' difference as well as the kernels'.\n";
+    md +=
+        "\nThe two sides are timed apart, not paired: where their clock ranges do not overlap "
+        "(apart), the ratio holds the clocks' difference as well as the kernels'.\n";
   return md;
 }
 
