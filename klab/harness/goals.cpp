@@ -284,6 +284,9 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
         how = g.metric == GoalMetric::x_dtype
                   ? "against " + run.other->variant + " (" + g.against + ")"
                   : "medians";
+        if (clocks_apart(r->timing, run.other->timing))  // timed apart at clocks that differ
+          how += ", clocks apart (" + clock_range(r->timing) + " / " +
+                 clock_range(run.other->timing) + " MHz)";
       } else if (!own_value(*r, g, ceilings, v, how)) {
         continue;
       }

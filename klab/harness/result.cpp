@@ -366,6 +366,17 @@ std::string paired_summary(const std::vector<Result>& results) {
   return md;
 }
 
+std::string clock_range(const Timing& t) {
+  return t.sm_clock_max_mhz
+             ? std::to_string(t.sm_clock_min_mhz) + "-" + std::to_string(t.sm_clock_max_mhz)
+             : std::string("-");
+}
+
+bool clocks_apart(const Timing& a, const Timing& b) {
+  return a.sm_clock_max_mhz && b.sm_clock_max_mhz &&
+         (a.sm_clock_max_mhz < b.sm_clock_min_mhz || b.sm_clock_max_mhz < a.sm_clock_min_mhz);
+}
+
 std::string against_summary(const std::vector<Result>& results, const std::string& against) {
   auto key = [](const Result& r) { return r.problem.str() + " " + r.timing.mode; };
   std::map<std::string, const Result*> other, best;
@@ -389,19 +400,12 @@ std::string against_summary(const std::vector<Result>& results, const std::strin
     // The two sides' SM clock ranges: they are not paired (another library, timed apart), so a
     // gap between them is part of the ratio; "apart" where the ranges do not overlap.
     const Timing &tr = it->second->timing, &to = o->timing;
-    auto range = [](const Timing& t) {
-      return t.sm_clock_max_mhz
-                 ? std::to_string(t.sm_clock_min_mhz) + "-" + std::to_string(t.sm_clock_max_mhz)
-                 : std::string("-");
-    };
-    const bool have = tr.sm_clock_max_mhz && to.sm_clock_max_mhz;
-    const bool disjoint = have && (tr.sm_clock_max_mhz < to.sm_clock_min_mhz ||
-                                   to.sm_clock_max_mhz < tr.sm_clock_min_mhz);
+    const bool disjoint = clocks_apart(tr, to);
     apart |= disjoint;
     rows += "| " + o->problem.str() + " | " + it->second->variant + " | " +
             printed(s.median, "%.4f") + " | " + printed(b.median, "%.4f") + " | " +
             printed(x, "%.2fx") + " | " + (x10 > 0 ? printed(x10, "%.2fx") : "-") + " | " +
-            range(tr) + " / " + range(to) + (disjoint ? " (apart)" : "") + " |\n";
+            clock_range(tr) + " / " + clock_range(to) + (disjoint ? " (apart)" : "") + " |\n";
   }
   if (rows.empty()) return "";
   std::string md = "\n| problem | fastest rung | median ms | " + against +

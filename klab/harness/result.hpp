@@ -98,6 +98,11 @@ std::string paired_summary(const std::vector<Result>& results);
 /// medians, the speed-up of the medians and of the 10th percentiles, and their geometric means
 /// per dtype. Empty where no problem has both.
 std::string against_summary(const std::vector<Result>& results, const std::string& against);
+/// A timing's SM clock range as "min-max" MHz ("-" where none was read).
+std::string clock_range(const Timing& t);
+/// Whether two timings' SM clock ranges were both read and do not overlap: two records timed
+/// apart (another library's, by a script) whose ratio then holds the clocks' difference too.
+bool clocks_apart(const Timing& a, const Timing& b);
 /// Where the same shape was timed in two or more dtypes (an e4m3 KV cache beside a bf16 one): a
 /// markdown table of each dtype's fastest rung (baselines left out) against the widest dtype's,
 /// the speed-up its median time gives, and their geometric mean per dtype pair. Empty otherwise.

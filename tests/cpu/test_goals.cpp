@@ -258,11 +258,19 @@ TEST(Goals, AnotherLibraryFromTheNewestRunHoldingBoth) {
       rec("attention.v07_fa3", s, 0.50, "a", "2026-01-01"),  // not among the goal's rungs
       rec("attention.v03_fa2", s, 1.00, "b", "2026-01-03"),  // no torch record in run b
   };
-  const auto out = judge(goals, rs);
+  auto out = judge(goals, rs);
   ASSERT_TRUE(out[0].rows[0].measured);
   EXPECT_NEAR(out[0].rows[0].value, 1.02, 1e-12);
   EXPECT_EQ(out[0].rows[0].run, "a");
   EXPECT_TRUE(out[0].met);
+  EXPECT_EQ(out[0].rows[0].how, "medians");  // no clocks read
+  // The two timed apart at clock ranges that do not overlap: the row says so.
+  rs[0].r.timing.sm_clock_min_mhz = 1650;
+  rs[0].r.timing.sm_clock_max_mhz = 1680;
+  rs[1].r.timing.sm_clock_min_mhz = 1890;
+  rs[1].r.timing.sm_clock_max_mhz = 1965;
+  out = judge(goals, rs);
+  EXPECT_EQ(out[0].rows[0].how, "medians, clocks apart (1650-1680 / 1890-1965 MHz)");
 }
 
 TEST(Goals, CeilingShareOfOneOperandAndTheHighestCeiling) {
