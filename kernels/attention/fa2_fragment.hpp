@@ -19,8 +19,8 @@
 //   chunk (l / 8) % 2, so matrix 1 is (rows 0-7, chunk 1) and 2 (rows 8-15, chunk 0)): key tile 0
 //   (keys 0-7) takes {r0, r1}, key tile 1 (keys 8-15) {r2, r3} (b0 = (k 2t, n g), b1 = (k 2t+8,
 //   n g)), each pair the two consecutive registers an MMA's B operand names. (In Q's order the
-//   tiles would take {r0, r2} and {r1, r3}, and every pair would cost register moves: 2026-12-06,
-//   ~128 moves a key block at D = 128, a tenth of the loop's instructions.)
+//   tiles would take {r0, r2} and {r1, r3}, and every pair would cost register moves after each
+//   K load: docs/worklogs/attention.md measures what they cost.)
 // - V (the B operand of O = P V: k = keys, n = D), stored (key, D), ldmatrix.trans of 16 keys x
 //   16 of D: D tile 0 takes {r0, r1}, D tile 1 {r2, r3}.
 // - P (the A operand of O = P V) is S's accumulators, rounded in registers: the key step ks

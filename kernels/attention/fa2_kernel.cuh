@@ -208,12 +208,11 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
     auto mask = [&](int mt) {
       if constexpr (kMask) {
         // The last visible key of each row, relative to this lane's first key in the block and
-        // clamped to [-1, kBlockN]: key 8 nt + (e & 1) of the lane is masked past it.
-        // Relative to the block's first key: the diagonal's offset (row 0's last key) and the
-        // keys' end, block scalars.
+        // clamped to [-1, kBlockN]: key 8 nt + (e & 1) of the lane is masked past it. From two
+        // block scalars relative to the block's first key: the diagonal (the block's row 0's
+        // last key, causal) and the keys' end.
         const int64_t j0 = int64_t(jb) * C::kBlockN;
-        const int64_t diag = g.causal ? n0 + g.causal_offset - j0 : g.nkv - 1 - j0;
-        const int64_t end = g.nkv - 1 - j0;
+        const int64_t diag = n0 + g.causal_offset - j0, end = g.nkv - 1 - j0;
         int last[2];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
