@@ -67,7 +67,7 @@ class L2Flush:
 def time_cold(torch, fn, max_time, flush, hold_cycles=0):
     """Cold samples of fn(): the L2 flushed (flush(): an L2Flush), then (hold_cycles > 0) the
     stream held by a GPU sleep so that the host's time in fn() falls before the timed region,
-    events around fn()."""
+    events around fn(), the SM clock read before the sample ends."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -80,10 +80,12 @@ def time_cold(torch, fn, max_time, flush, hold_cycles=0):
         start.record()
         fn()
         stop.record()
+        # The clock read while the sample runs, as klab reads it (after the synchronisation the
+        # GPU is idle, and an idle GPU's clock is not the one the kernel ran at).
+        clocks.append(clock_mhz(torch))
         stop.synchronize()
         ms = start.elapsed_time(stop)
         samples.append(ms)
-        clocks.append(clock_mhz(torch))
         spent += ms / 1e3 + 1e-4
     return samples, clocks
 

@@ -901,6 +901,12 @@ if [ -d "$r02" ]; then
   "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
 fi
+# v18 tuned on an H100 at issue 13's 34 shapes, each then paired with cuBLASLt (results/h100).
+ht=$(dirname "$res")/h100/2026-12-06_4f69d98_hgemm_h100_tune
+if [ -d "$ht" ]; then
+  "$klab" report "$ht"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+    --section results-4f69d98-h100-tune
+fi
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
@@ -927,6 +933,8 @@ fi
 # The FA2 kernel's K fragments in B's register order (231334b): the build before and the new one
 # at causal 4k, the new one at 14.5's other shapes.
 fa2_builds 2026-12-06_231334b_fa2_k_order 231334b-fa2 old new
+# The FA2 rungs in rounds of their own (no cuDNN), PyTorch's SDPA after them (4f69d98).
+fa2_builds 2026-12-06_4f69d98_fa2_alone 4f69d98-fa2 fa2
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
