@@ -907,6 +907,16 @@ if [ -d "$ht" ]; then
   "$klab" report "$ht"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
     --section results-4f69d98-h100-tune
 fi
+# v19 at M = 16, 17 and 64 (N = K = 4096) with cuBLASLt, Nsight of both and v19's PC samples.
+vm=$(dirname "$res")/h100/2026-12-06_4f69d98_hgemm_v19_m64
+if [ -d "$vm" ]; then
+  "$klab" report "$vm"/bench/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+    --section results-4f69d98-v19-m64
+  "$klab" profile-report "$vm"/prof/profiles.json --readme docs/worklogs/gemm.md \
+    --section profile-4f69d98-v19-m64
+  python3 scripts/ncu_source_stalls.py "$vm"/src/v19_m64_source.csv.xz --readme docs/worklogs/gemm.md \
+    --section stalls-4f69d98-v19-m64
+fi
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...

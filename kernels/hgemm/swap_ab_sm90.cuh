@@ -44,19 +44,29 @@ __device__ __forceinline__ void mma_swap_ab_stage(
   }
 }
 
-/// Stores the consumer warpgroup's accumulators, (column n0 + 64 j + row, token col) of C^T, to
-/// C(token, column), rounding once; tokens >= m and columns >= n skipped.
+/// A thread's accumulators as quads (four consecutive floats, float4 q of the partials a split
+/// CTA hands on): quad q is acc[q / kQuadsPerBlock][4 (q % kQuadsPerBlock) ..].
+template <class Stage>
+inline constexpr int kQuadsPerBlock = Stage::kTok / 8;
+
+/// Stores quads [q_begin, q_end) of the consumer warpgroup's accumulators, (column n0 + 64 j +
+/// row, token col) of C^T, to C(token, column), rounding once; tokens >= m and columns >= n
+/// skipped. The whole tile by default.
 template <class Stage, class T>
 __device__ __forceinline__ void store_swap_ab(const float (&acc)[Stage::kBlocks][Stage::kTok / 2],
-                                              T* __restrict__ c, int m, int n, int n0) {
+                                              T* __restrict__ c, int m, int n, int n0,
+                                              int q_begin = 0,
+                                              int q_end = Stage::kBlocks * kQuadsPerBlock<Stage>) {
   const int t = int(threadIdx.x);
 #pragma unroll
   for (int j = 0; j < Stage::kBlocks; ++j)
 #pragma unroll
     for (int i = 0; i < Stage::kTok / 2; ++i) {
+      const int q = j * kQuadsPerBlock<Stage> + i / 4;
       const device::WgmmaAccCoord at = device::wgmma_acc_coord(t, i);
       const int col = n0 + 64 * j + at.row, tok = at.col;
-      if (tok < m && col < n) c[size_t(tok) * size_t(n) + col] = T(acc[j][i]);
+      if (q >= q_begin && q < q_end && tok < m && col < n)
+        c[size_t(tok) * size_t(n) + col] = T(acc[j][i]);
     }
 }
 

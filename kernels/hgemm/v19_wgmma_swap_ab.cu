@@ -62,6 +62,18 @@
 // the producer issues the first lap's weight boxes, then waits on the grid dependency, then the
 // tokens' boxes: the weight's stream starts while the kernel that writes A finishes. Otherwise
 // the order is as before (the kernel's `programmatic` argument).
+// Since, two changes to the ends of the stream (2026-12-06_4f69d98_hgemm_v19_m64, an H100, N = K =
+// 4096: M = 16 1.07x cuBLASLt, M = 17 0.84x, M = 64 0.96x; Nsight's PC samples put a fifth of
+// M = 64's in the split epilogue's cluster barriers, remote reads and scalar stores):
+// (1) A's box is the tokens there are rounded up to 8 rows, not kTok: at M = 17 the 64-row box
+// was 47 rows past M for the TMA to fill with zeros a stage; the rows past the box are zeroed
+// once in every stage. (2) The split epilogue deals the tile's quads out over the cluster's
+// ranks: each sums its share from every rank's partial in rank order (the same bits as before)
+// and stores it, where rank 0 alone read every peer's partial and stored the whole tile; the
+// ranks arrive on the last barrier before their stores. Prediction (written before it ran), an
+// H100, paired with cuBLASLt, N = K = 4096: M = 17 from 0.84x to within 3% of M = 64's ratio;
+// M = 64 +1-3% (0.2-0.5 us of the tail); M = 1 up to +4% (8 rows where 16); the whole-K entries
+// (N = 6144, 24576) unchanged within noise except at M = 1.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -86,7 +98,7 @@ template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_swap_ab_kernel(const __grid_constant__ CUtensorMap a_map,
                          const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
-                         int k, bool programmatic) {
+                         int k, int a_rows, bool programmatic) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma is sm_90a-only
   using Stage = typename Cfg::Stage;
   constexpr int kStages = Cfg::kStages, kSplits = Cfg::kSplitsK;
@@ -113,8 +125,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (threadIdx.x == Cfg::kConsumers) {
       device::prefetch_tensor_map(&b_map);
       device::prefetch_tensor_map(&a_map);
+      // A's box is its a_rows tokens (M rounded up to 8), not the stage's kTok rows.
+      const uint32_t stage_tx = Stage::kBytesB + uint32_t(a_rows) * Stage::kRowBytes;
       auto load_b = [&](int kt, int s) {  // the weight's boxes of k-tile kt into stage s
-        device::mbarrier_arrive_expect_tx(&full[s], Stage::kBytes);
+        device::mbarrier_arrive_expect_tx(&full[s], stage_tx);
 #pragma unroll
         for (int j = 0; j < Stage::kBlocks; ++j)
           device::tma_load_2d(smem + s * Stage::kBytes + j * Stage::kPanelBytes, &b_map,
@@ -139,6 +153,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   } else {  // the consumer warpgroup
+    // The token rows past A's box (a_rows .. kTok - 1), which no TMA load writes, zeroed once in
+    // every stage and made visible to wgmma (the async proxy) before the first one reads them.
+    if (a_rows < Stage::kTok) {
+      const int quads = (Stage::kTok - a_rows) * int(Stage::kRowBytes / 16);
+      for (int s = 0; s < kStages; ++s)
+        for (int w = int(threadIdx.x); w < quads; w += Cfg::kConsumers)
+          reinterpret_cast<uint4*>(smem + s * Stage::kBytes + Stage::kBytesB +
+                                   a_rows * Stage::kRowBytes)[w] = make_uint4(0, 0, 0, 0);
+      device::fence_proxy_async_shared();
+    }
+    device::named_barrier_sync(1, Cfg::kConsumers);
 #pragma unroll
     for (int c = 0; c < Cfg::kChains; ++c)
 #pragma unroll
@@ -167,34 +192,58 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   if constexpr (kSplits > 1) {
     // Every k-tile's load has landed and been read (the consumers waited for each): the ring is
-    // free. Ranks > 0 leave their partial there; rank 0 adds them in rank order.
+    // free. The tile's quads are dealt out over the ranks (rank r sums and stores quads
+    // [r Q / S, (r + 1) Q / S)): each rank leaves the quads the others own in its ring, adds its
+    // own from every rank's partial in rank order (the same bits whichever rank sums them), and
+    // stores them, while the others do the same with theirs.
+    constexpr int kQuads = Cfg::kPartialQuads, kPerBlock = swap_ab::kQuadsPerBlock<Stage>;
     float4* partial = reinterpret_cast<float4*>(smem);
     const int t = int(threadIdx.x);
     const bool consumer = t < Cfg::kConsumers;
-    if (consumer && split > 0)
+    const int q_begin = split * kQuads / kSplits, q_end = (split + 1) * kQuads / kSplits;
+    if (consumer)
 #pragma unroll
-      for (int q = 0; q < Cfg::kPartialQuads; ++q) {
-        const float* v = &acc[q / (Stage::kTok / 8)][4 * (q % (Stage::kTok / 8))];
-        partial[q * Cfg::kConsumers + t] = make_float4(v[0], v[1], v[2], v[3]);
-      }
-    device::cluster_sync();  // the partials written, visible to rank 0
-    if (consumer && split == 0)
-      for (int r = 1; r < kSplits; ++r) {
-        const uint32_t peer = device::map_shared_rank(partial, uint32_t(r));
-#pragma unroll
-        for (int q = 0; q < Cfg::kPartialQuads; ++q) {
-          const float4 p =
-              device::ld_shared_cluster_f32x4(peer + uint32_t(q * Cfg::kConsumers + t) * 16);
-          float* v = &acc[q / (Stage::kTok / 8)][4 * (q % (Stage::kTok / 8))];
-          v[0] += p.x;
-          v[1] += p.y;
-          v[2] += p.z;
-          v[3] += p.w;
+      for (int q = 0; q < kQuads; ++q)
+        if (q < q_begin || q >= q_end) {
+          const float* v = &acc[q / kPerBlock][4 * (q % kPerBlock)];
+          partial[q * Cfg::kConsumers + t] = make_float4(v[0], v[1], v[2], v[3]);
         }
-      }
-    device::cluster_sync();  // rank 0 has read every peer's partial: the peers may exit
+    device::cluster_sync();  // the partials written, visible to every rank
+    if (consumer)
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q)
+        if (q >= q_begin && q < q_end) {
+          float* v = &acc[q / kPerBlock][4 * (q % kPerBlock)];
+          const float4 own = make_float4(v[0], v[1], v[2], v[3]);
+          float4 sum = own;
+#pragma unroll
+          for (int r = 0; r < kSplits; ++r) {
+            const float4 p = r == split ? own
+                                        : device::ld_shared_cluster_f32x4(
+                                              device::map_shared_rank(partial, uint32_t(r)) +
+                                              uint32_t(q * Cfg::kConsumers + t) * 16);
+            if (r == 0) {
+              sum = p;
+            } else {
+              sum.x += p.x;
+              sum.y += p.y;
+              sum.z += p.z;
+              sum.w += p.w;
+            }
+          }
+          v[0] = sum.x;
+          v[1] = sum.y;
+          v[2] = sum.z;
+          v[3] = sum.w;
+        }
+    // Every peer's partial read: arrive (release: the reads are done before any peer passes the
+    // wait and exits), store this rank's quads, then wait for the peers' reads of this one.
+    device::cluster_arrive_release();
+    if (consumer) store_swap_ab<Stage, T>(acc, c, m, n, n0, q_begin, q_end);
+    device::cluster_wait();
+  } else {
+    if (threadIdx.x < Cfg::kConsumers) store_swap_ab<Stage, T>(acc, c, m, n, n0);
   }
-  if (threadIdx.x < Cfg::kConsumers && split == 0) store_swap_ab<Stage, T>(acc, c, m, n, n0);
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten
 #endif
@@ -241,10 +290,14 @@ struct V19Launch {
     // The weight's rows promoted 128 bytes in L2, one panel row: 256 would fetch the next
     // panel's row too, which a neighbouring slab's CTA reads at another point of K (decode v06
     // measured 2-3% from the same change).
-    const CUtensorMap a_map = make_a_map(g, kTok),
+    // A's box: the tokens there are, rounded up to 8 rows (a TMA box of kTok rows made mostly of
+    // rows past M cost M = 17 0.84x cuBLASLt, against 0.96x at M = 64: measured in
+    // 2026-12-06_4f69d98_hgemm_v19_m64); the kernel zeroes the stage's rows past it once.
+    const int a_rows = std::min(kTok, (g.m + 7) / 8 * 8);
+    const CUtensorMap a_map = make_a_map(g, a_rows),
                       b_map = make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-    KLAB_CUDA_CHECK(
-        cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k, programmatic));
+    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k, a_rows,
+                                       programmatic));
   }
 };
 
