@@ -917,6 +917,16 @@ if [ -d "$vm" ]; then
   python3 scripts/ncu_source_stalls.py "$vm"/src/v19_m64_source.csv.xz --readme docs/worklogs/gemm.md \
     --section stalls-4f69d98-v19-m64
 fi
+# v19's A box and dealt-out split epilogue (8932e03) against 4f69d98, in turn twice; v18 after it.
+ve=$(dirname "$res")/h100/2026-12-06_8932e03_hgemm_v19_ends
+if [ -d "$ve" ]; then
+  for x in old1 new1 old2 new2; do
+    "$klab" report "$ve"/ab/$x/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+      --section results-8932e03-v19-$x
+  done
+  "$klab" report "$ve"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+    --section results-8932e03-v18-small
+fi
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...

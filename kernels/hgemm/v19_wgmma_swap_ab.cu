@@ -74,6 +74,9 @@
 // H100, paired with cuBLASLt, N = K = 4096: M = 17 from 0.84x to within 3% of M = 64's ratio;
 // M = 64 +1-3% (0.2-0.5 us of the tail); M = 1 up to +4% (8 rows where 16); the whole-K entries
 // (N = 6144, 24576) unchanged within noise except at M = 1.
+// Measured (2026-12-06_8932e03_hgemm_v19_ends, old and new builds in turn, twice): M = 17 0.87x to
+// 0.93x; M = 64 0.91x to 0.95x (v19's own median -2.3 to -3.0%, the rest cuBLASLt's slower rounds);
+// M = 1 0.94x to 0.95-0.99x; the others within the runs' noise.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
