@@ -41,6 +41,7 @@ void register_hgemm(Registry& r) {
   register_hgemm_tunable(r);  // v07's and v09's configurations, for `klab tune` (without CUDA too)
   register_v09_tunable(r);
   register_v18_tunable(r);
+  register_v19_tunable(r);
 }
 
 }  // namespace klab

@@ -69,7 +69,7 @@ constexpr int v19_smem_bytes(int stage_bytes) {
 /// The most any entry of v19 takes, at any of its token widths.
 constexpr int v19_max_smem_bytes() {
   int most = 0;
-  for (int blocks : {1, 3})
+  for (int blocks : {1, 2, 3})
     for (int tok : {16, 64, 128}) {
       const int b = v19_smem_bytes(blocks * 8192 + tok * 128);
       most = b > most ? b : most;
@@ -88,6 +88,8 @@ inline constexpr SwapAbEntry kV19Entries[] = {
     {1, 2},  // 1: 64-column slabs, K halved: N = 4096 is 128 CTAs
     {3, 4},  // 2: 192-column slabs, K in quarters: N = 6144 is 128 CTAs, if 32 clusters of 4 fit
     {1, 1},  // 3: 64-column slabs, whole K: N = 6144 is 96 CTAs, each streaming faster
+    {2, 4},  // 4: 128-column slabs, K in quarters: N = 4096 is 128 CTAs, each stage's tokens
+             //    shared by twice the weight (entry 1's), the partials summed four ways
 };
 inline constexpr int kV19SpaceSize = int(sizeof(kV19Entries) / sizeof(kV19Entries[0]));
 
@@ -114,8 +116,9 @@ constexpr double v19_model_seconds(const SwapAbEntry& e, int64_t n, int64_t k, i
   return double(waves) * (double(per_split) * 64.0 * 64.0 * e.blocks * 2.0 / rate + kWaveCost);
 }
 
-/// v19's entry for (n, k): the least modelled time (ties to the earlier entry); resident(i): how
-/// many of entry i's CTAs fit on the device at once.
+/// v19's built-in entry for (n, k), where no tune table has one for the shape class: the least
+/// modelled time (ties to the earlier entry); resident(i): how many of entry i's CTAs fit on the
+/// device at once. The model counts the weight's bytes alone, not the tokens'.
 template <class Resident>
 constexpr int v19_entry(int64_t n, int64_t k, Resident&& resident) {
   int best = 0;

@@ -385,4 +385,36 @@ void register_v18_tunable(Registry& r) {
       v18_table().tunable(KLAB_IF_CUDA(gpu_v18_wgmma_dispatch), KLAB_IF_CUDA(launch_v18_config)));
 }
 
+std::vector<std::string> v19_config_names() {
+  std::vector<std::string> names;
+  for (const SwapAbEntry& e : kV19Entries)
+    names.push_back(std::to_string(64 * e.blocks) + "_k" + std::to_string(e.splits));
+  return names;
+}
+
+namespace {
+
+TableTunable& v19_table() {
+  static TableTunable t(
+      kV19Id, kCommittedTable, v19_config_names(), v18_shape_class,
+      [](const Problem& p) {
+#if KLAB_HAS_CUDA
+        return v19_model_entry(p);
+#else
+        return v19_entry(p.dim("n"), p.dim("k"), [](int) { return int64_t(plan_sm_count()); });
+#endif
+      },
+      [](int, const Problem& p) { return v19_can_implement(p); });
+  return t;
+}
+
+}  // namespace
+
+int v19_tuned_config(const Problem& p) { return v19_table().config(p); }
+
+void register_v19_tunable(Registry& r) {
+  r.add_tunable(
+      v19_table().tunable(KLAB_IF_CUDA(gpu_v19_wgmma_swap_ab), KLAB_IF_CUDA(launch_v19_entry)));
+}
+
 }  // namespace klab::hgemm

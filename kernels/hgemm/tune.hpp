@@ -319,6 +319,15 @@ size_t v18_workspace_bytes(const Problem& p);
 /// Registers v18 as a tunable; called by register_hgemm.
 void register_v18_tunable(Registry& r);
 
+inline constexpr const char* kV19Id = "hgemm.v19_wgmma_swap_ab";
+/// v19's configuration names, one per kV19Entries entry: "<slab columns>_k<splits>".
+std::vector<std::string> v19_config_names();
+/// v19's entry for the problem (tune cache, committed table, else its model's: v19_model_entry
+/// in CUDA builds, the model with one CTA an SM in CPU-only ones); v18's entry "v19" runs it.
+int v19_tuned_config(const Problem& p);
+/// Registers v19 as a tunable (its entries, per v18's shape classes); called by register_hgemm.
+void register_v19_tunable(Registry& r);
+
 #if KLAB_HAS_CUDA
 /// Enqueues v16 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
 /// v16_workspace_bytes(p).
@@ -326,8 +335,14 @@ void launch_v16(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v17 (v05's element-copy kernel where TMA cannot run the problem); b.workspace holds
 /// v17_workspace_bytes(p), zeroed when allocated (its counters return to zero after each launch).
 void launch_v17(const Problem& p, Buffers& b, const LaunchArgs& args);
-/// Enqueues v19 (v05's element-copy kernel where TMA cannot run the problem; no workspace).
+/// Enqueues v19 (v05's element-copy kernel where TMA cannot run the problem; no workspace) on
+/// its tuned entry (v19_tuned_config).
 void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v19 on entry `entry` of kV19Entries.
+void launch_v19_entry(int entry, const Problem& p, Buffers& b, const LaunchArgs& args);
+/// v19's model's entry for p (swap_ab_stage.hpp's v19_entry), with the CTAs each entry's kernel
+/// can hold on this device at once (cudaOccupancyMaxActiveClusters).
+int v19_model_entry(const Problem& p);
 /// Enqueues v21 (v05's element-copy kernel where TMA cannot run the problem): its slots at
 /// b.workspace, its flags in the workspace's last v21_flag_bytes(p) bytes (v21's own workspace
 /// and v18's alike), zeroed when allocated.

@@ -77,6 +77,14 @@
 // Measured (2026-12-06_8932e03_hgemm_v19_ends, old and new builds in turn, twice): M = 17 0.87x to
 // 0.93x; M = 64 0.91x to 0.95x (v19's own median -2.3 to -3.0%, the rest cuBLASLt's slower rounds);
 // M = 1 0.94x to 0.95-0.99x; the others within the runs' noise.
+// Since, v19 is a tunable rung: its entry per shape class comes from `klab tune
+// hgemm.v19_wgmma_swap_ab` (the tune cache, then kernels/hgemm/tuned.json), else from its model,
+// which counts the weight's bytes and not the tokens'; v18's entry "v19" runs v19's choice. Entry
+// 4 (128-column slabs, K in quarters: N = 4096 is 128 CTAs, as entry 1's) halves the tokens'
+// bytes each stage carries beside the weight's, where M = 64 adds ~1.5 us over M = 16
+// (2026-12-06_4f69d98_hgemm_v19_m64). Prediction (written before it ran), an H100, paired with
+// cuBLASLt: the tune picks entry 4 at M = 64 and 128 with N = K = 4096, 2-5% faster than entry 1
+// there; entry 1 keeps M <= 16.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -314,24 +322,33 @@ void with_v19_entry(int entry, Fn&& fn) {
       return fn.template operator()<1, 2>();
     case 2:
       return fn.template operator()<3, 4>();
-    default:
+    case 3:
       return fn.template operator()<1, 1>();
+    default:
+      return fn.template operator()<2, 4>();
   }
 }
-static_assert(kV19SpaceSize == 4 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
+static_assert(kV19SpaceSize == 5 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
               kV19Entries[1].blocks == 1 && kV19Entries[1].splits == 2 &&
               kV19Entries[2].blocks == 3 && kV19Entries[2].splits == 4 &&
-              kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1);
+              kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1 &&
+              kV19Entries[4].blocks == 2 && kV19Entries[4].splits == 4);
+
+/// Calls fn.template operator()<kTok>() for the tokens' width of m rows (v19_tokens).
+template <class Fn>
+void with_v19_tokens(int64_t m, Fn&& fn) {
+  switch (v19_tokens(m)) {
+    case 16:
+      return fn.template operator()<16>();
+    case 64:
+      return fn.template operator()<64>();
+    default:
+      return fn.template operator()<kV19MaxTokens>();
+  }
+}
 
 template <int kTok, class T>
-void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream, bool programmatic) {
-  const int entry = v19_entry(g.n, g.k, [](int i) {
-    int64_t r = 0;
-    with_v19_entry(i, [&]<int kBlocks, int kSplits>() {
-      r = V19Launch<kBlocks, kTok, kSplits, T>::resident();
-    });
-    return r;
-  });
+void launch_v19_tokens(const GemmArgs<T>& g, int entry, cudaStream_t stream, bool programmatic) {
   with_v19_entry(entry, [&]<int kBlocks, int kSplits>() {
     V19Launch<kBlocks, kTok, kSplits, T>(g.n, stream, programmatic)(g);
   });
@@ -339,26 +356,40 @@ void launch_v19_tokens(const GemmArgs<T>& g, cudaStream_t stream, bool programma
 
 }  // namespace
 
-void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
+int v19_model_entry(const Problem& p) {
+  int entry = 0;
+  with_v19_tokens(p.dim("m"), [&]<int kTok>() {
+    entry = v19_entry(p.dim("n"), p.dim("k"), [](int i) {
+      int64_t r = 0;
+      with_v19_entry(i, [&]<int kBlocks, int kSplits>() {
+        r = V19Launch<kBlocks, kTok, kSplits, __nv_bfloat16>::resident();
+      });
+      return r;
+    });
+  });
+  return entry;
+}
+
+void launch_v19_entry(int entry, const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-    switch (v19_tokens(g.m)) {
-      case 16:
-        return launch_v19_tokens<16>(g, stream_of(args), args.programmatic);
-      case 64:
-        return launch_v19_tokens<64>(g, stream_of(args), args.programmatic);
-      default:
-        return launch_v19_tokens<kV19MaxTokens>(g, stream_of(args), args.programmatic);
-    }
+    with_v19_tokens(g.m, [&]<int kTok>() {
+      launch_v19_tokens<kTok>(g, entry, stream_of(args), args.programmatic);
+    });
   });
+}
+
+void launch_v19(const Problem& p, Buffers& b, const LaunchArgs& args) {
+  launch_v19_entry(v19_tuned_config(p), p, b, args);
 }
 
 Variant gpu_v19_wgmma_swap_ab() {
   Variant v = gpu_variant(
       "v19_wgmma_swap_ab",
       "M <= 128 weight streaming with swapped operands: B's columns as wgmma's M, the tokens "
-      "as its N (16, 64 or 128); 64-192-column slabs, one CTA an SM on a deep TMA ring, K split "
-      "over a cluster whose partials meet in distributed shared memory",
+      "as its N (16, 64 or 128); 64-, 128- or 192-column slabs (per shape class: klab tune, else "
+      "its model), one CTA an SM on a deep TMA ring, K split over a cluster whose partials meet in "
+      "distributed shared memory",
       launch_v19);
   v.info.min_sm = 90;
   v.can_implement = v19_can_implement;

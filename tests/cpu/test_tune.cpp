@@ -609,6 +609,25 @@ TEST(TuneCli, NoGpuIsAUsageError) {
                      "needs a GPU");
 }
 
+TEST(HgemmV19Entries, NamesAreStableKeysAndTheModelKeepsItsPicks) {
+  using namespace klab::hgemm;
+  // v19's entries are a tune table's configurations: names distinct and stable (append only).
+  const auto names = v19_config_names();
+  ASSERT_EQ(int(names.size()), kV19SpaceSize);
+  EXPECT_EQ(names[0], "192_k1");
+  EXPECT_EQ(names[1], "64_k2");
+  EXPECT_EQ(names[2], "192_k4");
+  EXPECT_EQ(names[3], "64_k1");
+  EXPECT_EQ(names[4], "128_k4");
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  // Entry 4 models level with entry 1 at N = K = 4096 (the same weight bytes a CTA, 128 CTAs):
+  // a tie keeps the earlier entry, so only a tune table picks it.
+  auto one_a_sm = [](int) { return int64_t(132); };
+  EXPECT_EQ(v19_model_seconds(kV19Entries[4], 4096, 4096, 132),
+            v19_model_seconds(kV19Entries[1], 4096, 4096, 132));
+  EXPECT_EQ(v19_entry(4096, 4096, one_a_sm), 1);
+}
+
 TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   using namespace klab::hgemm;
   // Names are table keys: distinct and stable.
