@@ -927,6 +927,12 @@ if [ -d "$ve" ]; then
   "$klab" report "$ve"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
     --section results-8932e03-v18-small
 fi
+# v19 tuned per shape class at M <= 128, v18 with cuBLASLt after each (4a65d1e).
+vt=$(dirname "$res")/h100/2026-12-06_4a65d1e_hgemm_v19_tuned
+if [ -d "$vt" ]; then
+  "$klab" report "$vt"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
+    --section results-4a65d1e-v19-tuned
+fi
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...

@@ -85,6 +85,10 @@
 // (2026-12-06_4f69d98_hgemm_v19_m64). Prediction (written before it ran), an H100, paired with
 // cuBLASLt: the tune picks entry 4 at M = 64 and 128 with N = K = 4096, 2-5% faster than entry 1
 // there; entry 1 keeps M <= 16.
+// Measured (2026-12-06_4a65d1e_hgemm_v19_tuned): refuted; entry 4 loses everywhere (1.16-1.74x the
+// winner's time), and entry 1 loses to entry 3 at all 16 shapes of M <= 128: at N = 4096 the
+// tune takes entry 3 (64 whole-K slabs on half the SMs), 1.02-1.13x faster than the model's entry
+// 1; v18 at 64 x 4096 x 4096 1.05x cuBLASLt with it (0.91x before).
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
