@@ -5,7 +5,8 @@
 // m64 block, and the M <= 128 rows of A (the tokens) are wgmma's N, 8 to 128 wide. One stage holds
 // one k-tile of 64: kBlocks panels of B, each the TMA's (64 n, 64 k-rows) box with
 // CU_TENSOR_MAP_SWIZZLE_128B (128-byte rows of N: an MN-major operand, the "transposed A"), then
-// A's (64 k, kTok rows) box, K-major (rows past M arrive as zeros). Host-and-device constexpr:
+// A's (64 k, up to kTok rows) box, K-major (v19 loads M rounded up to 8 rows, zero-filled past M
+// by the TMA, and zeroes the stage's rows past the box once). Host-and-device constexpr:
 // the CPU tests decode these descriptors and check, element by element, that wgmma reads each
 // operand where the TMA put it.
 #include <cstdint>

@@ -3,12 +3,13 @@
 // MN-major straight from the TMA's 128-byte-swizzled (64 n, 64 k) boxes, 64 of its columns per
 // m64 block, and the M rows of A (the tokens, 16, 64 or 128 wide) are wgmma's N. A CTA owns a slab
 // of 64 kBlocks columns of B: a producer warp, whose lane 0 issues each k-tile's kBlocks boxes of
-// B and one (64 k, kTok) box of A (rows past M zero-filled by the TMA without reading memory)
+// B and one box of A's tokens (M rounded up to 8 rows; the stage's rows past it zeroed once)
 // into a ring of up to 12 stages, and one consumer warpgroup that runs kBlocks m64nTk16 wgmmas a
-// k16 slice. Where the slabs are too few to give every SM one, K is split over a cluster of
-// `splits` CTAs (the same slab): each sums its own range of k-tiles, the others write their
-// fp32 accumulators into their own shared memory, and rank 0 adds them in rank order through
-// distributed shared memory and stores C: one launch, no workspace, the same bits every run.
+// k16 slice. Where an entry splits K over a cluster of `splits` CTAs (the same slab), each sums
+// its own range of k-tiles, leaves its fp32 accumulators in its own shared memory, and each rank
+// adds its share of the tile from every rank's partial in rank order through distributed shared
+// memory and stores it: one launch, no workspace, the same bits every run. (The paragraphs
+// below, "Since", tell how the box and the split's sum came to be these.)
 // The entry (slab width, splits) per (N, K): swap_ab_stage.hpp's model, one CTA an SM, with the
 // CTAs the device can hold at once (cudaOccupancyMaxActiveClusters): clusters are given at
 // launch (cudaLaunchKernelEx), none with one split.
