@@ -6,12 +6,14 @@
 #             reference and the main path;
 #   sanitize  compute-sanitizer memcheck (small awkward shapes), racecheck and synccheck (tiny)
 #             over the hgemm GPU tests;
-#   tune      `klab tune --interleave` of v18 (the dispatch) at every shape of the grid, 8192^3
-#             and 6000x7000x5000: every entry timed launch by launch (a one-pass tune misranked
-#             entries 1-5% apart by the power state: docs/worklogs/gemm.md), the winner per shape
-#             class kept in the tune cache and in OUTDIR/tuned.json (kernels/hgemm/tuned.json with
-#             the new winners; copy it back to commit it), the records in
-#             tune_<m>x<n>x<k>.json; bench and grid after it run v18 on those winners;
+#   tune      `klab tune --interleave` of v19 (the weight-streaming rung v18 dispatches to at
+#             M <= 128: its slab width and K split) at the grid's shapes of M <= 128, then of v18
+#             (the dispatch) at every shape of the grid, 8192^3 and 6000x7000x5000: every entry
+#             timed launch by launch (a one-pass tune misranked entries 1-5% apart by the power
+#             state: docs/worklogs/gemm.md), the winner per shape class kept in the tune cache and
+#             in OUTDIR/tuned.json (kernels/hgemm/tuned.json with the new winners; copy it back to
+#             commit it), the records in tune_<m>x<n>x<k>.json (v19's: tune_v19_...); bench and
+#             grid after it run v18 on those winners;
 #   bench     the top rungs beside cuBLASLt at 4096^3, 8192^3, 6000x7000x5000 and Qwen3-8B's
 #             projections at M = 4096 (one record file per shape: bench_<m>x<n>x<k>.json);
 #   grid      Qwen3-8B's four projections (qkv 4096->6144, o 4096->4096, gate_up 4096->24576,
@@ -125,6 +127,13 @@ grid_shapes() {  # Qwen3-8B's projections (N,K) x M, as "m n k" lines
 if has tune && [ -n "$dispatch" ]; then
   log "tune: every entry of v18 at every grid shape, 8192^3 and the ragged shape, launch by launch; winners into tuned.json"
   cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tuned.json"
+  swap_ab=$(pick v19_wgmma_swap_ab)
+  while read -r m n k; do  # v19 first: v18's entry "v19" runs v19's tuned entry
+    [ -n "$swap_ab" ] && [ "$m" -le 128 ] || continue
+    timeout 90 "$klab" tune $swap_ab --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet --interleave \
+      --max-time "$max_time" --commit-to "$out/tuned.json" --json "$out/tune_v19_${m}x${n}x${k}.json" \
+      >> "$out/tune.txt" 2>&1 || status=1
+  done < <(grid_shapes)
   while read -r m n k; do
     timeout 90 "$klab" tune $dispatch --shape "m=$m,n=$n,k=$k" --dtype bf16 --quiet --interleave \
       --max-time "$max_time" --commit-to "$out/tuned.json" --json "$out/tune_${m}x${n}x${k}.json" \
