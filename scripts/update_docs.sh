@@ -901,38 +901,31 @@ if [ -d "$r02" ]; then
   "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
 fi
-# v18 tuned on an H100 at issue 13's 34 shapes, each then paired with cuBLASLt (results/h100).
-ht=$(dirname "$res")/h100/2026-12-06_4f69d98_hgemm_h100_tune
-if [ -d "$ht" ]; then
-  "$klab" report "$ht"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
-    --section results-4f69d98-h100-tune
-fi
+# hgemm runs on an H100 (results/h100): RUN's benches (GLOB under the run) into gemm.md's SECTION;
+# nothing where the run is absent.
+h100_gemm() {  # RUN GLOB SECTION
+  local run=$(dirname "$res")/h100/$1
+  [ -d "$run" ] || return 0
+  "$klab" report "$run"/$2 --family hgemm --readme docs/worklogs/gemm.md --section "$3"
+}
+# v18 tuned on an H100 at issue 13's 34 shapes, each then paired with cuBLASLt.
+h100_gemm 2026-12-06_4f69d98_hgemm_h100_tune 'grid/bench_*.json' results-4f69d98-h100-tune
 # v19 at M = 16, 17 and 64 (N = K = 4096) with cuBLASLt, Nsight of both and v19's PC samples.
+h100_gemm 2026-12-06_4f69d98_hgemm_v19_m64 'bench/bench_*.json' results-4f69d98-v19-m64
 vm=$(dirname "$res")/h100/2026-12-06_4f69d98_hgemm_v19_m64
 if [ -d "$vm" ]; then
-  "$klab" report "$vm"/bench/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
-    --section results-4f69d98-v19-m64
   "$klab" profile-report "$vm"/prof/profiles.json --readme docs/worklogs/gemm.md \
     --section profile-4f69d98-v19-m64
   python3 scripts/ncu_source_stalls.py "$vm"/src/v19_m64_source.csv.xz --readme docs/worklogs/gemm.md \
     --section stalls-4f69d98-v19-m64
 fi
 # v19's A box and dealt-out split epilogue (8932e03) against 4f69d98, in turn twice; v18 after it.
-ve=$(dirname "$res")/h100/2026-12-06_8932e03_hgemm_v19_ends
-if [ -d "$ve" ]; then
-  for x in old1 new1 old2 new2; do
-    "$klab" report "$ve"/ab/$x/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
-      --section results-8932e03-v19-$x
-  done
-  "$klab" report "$ve"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
-    --section results-8932e03-v18-small
-fi
+for x in old1 new1 old2 new2; do
+  h100_gemm 2026-12-06_8932e03_hgemm_v19_ends "ab/$x/bench_*.json" results-8932e03-v19-$x
+done
+h100_gemm 2026-12-06_8932e03_hgemm_v19_ends 'grid/bench_*.json' results-8932e03-v18-small
 # v19 tuned per shape class at M <= 128, v18 with cuBLASLt after each (4a65d1e).
-vt=$(dirname "$res")/h100/2026-12-06_4a65d1e_hgemm_v19_tuned
-if [ -d "$vt" ]; then
-  "$klab" report "$vt"/grid/bench_*.json --family hgemm --readme docs/worklogs/gemm.md \
-    --section results-4a65d1e-v19-tuned
-fi
+h100_gemm 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' results-4a65d1e-v19-tuned
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
