@@ -867,6 +867,15 @@ decode_h100_run 2026-12-06_826ba41_decode_v32 826ba41 v32 v31 v13
 # decode v33's first GPU run (v33 since withdrawn: decode.md's "v33-v35 withdrawn"): v13, v32 and
 # v33 at B = 1 and on the ragged batch; the timelines of v33 and v32.
 decode_h100_run 2026-12-06_dfab43a_decode_v33 dfab43a v33 v32
+# The e4m3 stage's conversion without a shift (0d5a90a) against the build before: each build's
+# e4m3 rungs, and the new build's bf16 rungs beside them, at issue 15's batched shapes.
+e4m3c=$(dirname "$res")/h100/2026-12-06_0d5a90a_decode_e4m3_convert
+if [ -d "$e4m3c" ]; then
+  "$klab" report "$e4m3c"/dec/old/bench_*_e4m3.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-0d5a90a-e4m3-old
+  "$klab" report "$e4m3c"/dec/new/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-0d5a90a-e4m3-new
+fi
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.
