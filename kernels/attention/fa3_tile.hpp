@@ -41,15 +41,18 @@ struct PanelTile {
            device::swizzle_128b(uint32_t(row) * kRowBytes + uint32_t(col % kPanelCols) * 2);
   }
   /// K-major operand (A = Q, B = K^T): rows row0 (a multiple of 8) on, columns (k) 16 kk .. +15.
+  /// Both encode the tile's start once and advance it (wgmma_desc_advance): the k-steps of an
+  /// unrolled loop share one encoding and differ by an add.
   KLAB_HOST_DEVICE static constexpr uint64_t desc_k_major(uint32_t addr, int row0, int kk) {
-    return device::wgmma_desc_k_major(
-        addr + uint32_t(kk / 4) * kPanelBytes + uint32_t(row0) * kRowBytes + uint32_t(kk % 4) * 32,
-        kSwizzle, kAtomBytes);
+    return device::wgmma_desc_advance(
+        device::wgmma_desc_k_major(addr, kSwizzle, kAtomBytes),
+        uint32_t(kk / 4) * kPanelBytes + uint32_t(row0) * kRowBytes + uint32_t(kk % 4) * 32);
   }
   /// MN-major B operand (V of O = P V): rows (k) 16 ks .. +15, every column (n) of the tile.
   KLAB_HOST_DEVICE static constexpr uint64_t desc_mn_major(uint32_t addr, int ks) {
-    return device::wgmma_desc_mn_major(addr + uint32_t(ks) * 16 * kRowBytes, kSwizzle, kPanelBytes,
-                                       kAtomBytes);
+    return device::wgmma_desc_advance(
+        device::wgmma_desc_mn_major(addr, kSwizzle, kPanelBytes, kAtomBytes),
+        uint32_t(ks) * 16 * kRowBytes);
   }
 };
 

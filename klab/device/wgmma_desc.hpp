@@ -45,6 +45,16 @@ KLAB_HOST_DEVICE constexpr uint64_t wgmma_desc_encode(uint32_t smem_addr, uint32
          uint64_t(base_offset & 7u) << 49 | uint64_t(swizzle) << 62;
 }
 
+/// The descriptor of the operand `bytes` (a multiple of 16) past the one `desc` encodes: its start
+/// address field advanced, every other field as it was. Equal to encoding the address plus `bytes`
+/// whenever that sum stays under 256 KiB (every shared-memory address on sm_90 does): the 14-bit
+/// field then cannot carry into the bits above it. A kernel encodes a tile's descriptor once and
+/// advances it per k-step with one 32-bit add on the low word, where re-encoding each step's
+/// address costs ptxas four uniform instructions (add, mask, shift, or) before every wgmma.
+KLAB_HOST_DEVICE constexpr uint64_t wgmma_desc_advance(uint64_t desc, uint32_t bytes) {
+  return (desc & 0xFFFF'FFFF'0000'0000ull) | uint32_t(uint32_t(desc) + (bytes >> 4));
+}
+
 /// A descriptor's fields in bytes, as wgmma_desc_encode took them (start address modulo 256 KiB).
 struct WgmmaDescFields {
   uint32_t start, lbo, sbo, base_offset;

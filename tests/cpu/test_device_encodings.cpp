@@ -195,6 +195,31 @@ TEST(WgmmaDescriptor, DecodeInvertsEncode) {
   SUCCEED();
 }
 
+TEST(WgmmaDescriptor, AdvanceEqualsEncodingTheAddressFurtherOn) {
+  // Every 16-byte address and offset whose sum stays under 256 KiB, strided so the test stays
+  // quick, with both layouts' strides and every swizzle: advancing the encoded descriptor is
+  // encoding the address the offset further on, bit for bit.
+  int checked = 0;
+  for (WgmmaSwizzle s :
+       {WgmmaSwizzle::b128, WgmmaSwizzle::b64, WgmmaSwizzle::b32, WgmmaSwizzle::none})
+    for (uint32_t addr = 0; addr < 0x40000; addr += 0x1230)
+      for (uint32_t off = 0; addr + off < 0x40000; off += 0x0FF0) {
+        ASSERT_EQ(wgmma_desc_advance(wgmma_desc_mn_major(addr, s, 8192, 1024), off),
+                  wgmma_desc_mn_major(addr + off, s, 8192, 1024))
+            << addr << " + " << off;
+        ASSERT_EQ(wgmma_desc_advance(wgmma_desc_k_major(addr, s, 0x3FFF0), off),
+                  wgmma_desc_k_major(addr + off, s, 0x3FFF0));
+        ++checked;
+      }
+  EXPECT_GT(checked, 4000);
+  // The largest address reached from 0 in one step; the field's carry would corrupt bit 14 and
+  // LBO, which is why the sum must stay under 256 KiB (an advance past it is not an encoding).
+  EXPECT_EQ(wgmma_desc_advance(wgmma_desc_k_major(0, WgmmaSwizzle::b128, 1024), 0x3FFF0),
+            wgmma_desc_k_major(0x3FFF0, WgmmaSwizzle::b128, 1024));
+  EXPECT_NE(wgmma_desc_advance(wgmma_desc_k_major(0x3FFF0, WgmmaSwizzle::b128, 1024), 16),
+            wgmma_desc_k_major(0x40000, WgmmaSwizzle::b128, 1024));
+}
+
 TEST(WgmmaDescriptor, MajorHelpersPutStridesInTheirFields) {
   // K-major: SBO is the 8-row atom stride, LBO the unused 16 bytes (CuTe's value).
   static_assert(wgmma_desc_k_major(0x400, WgmmaSwizzle::b128, 1024) ==
