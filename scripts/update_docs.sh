@@ -963,6 +963,20 @@ fi
 fa2_builds 2026-12-06_231334b_fa2_k_order 231334b-fa2 old new
 # The FA2 rungs in rounds of their own (no cuDNN), PyTorch's SDPA after them (4f69d98).
 fa2_builds 2026-12-06_4f69d98_fa2_alone 4f69d98-fa2 fa2
+# An FA3 A/B run on an H100 (results/h100): each build's folder's benches (the rungs with cuDNN)
+# into attention.md's results-<SECTION>-<build>.
+fa3_builds() {  # RUN_NAME SECTION BUILD...
+  local run=$(dirname "$res")/h100/$1 section=$2
+  shift 2
+  [ -d "$run" ] || return 0
+  for x in "$@"; do
+    "$klab" report "$run/ab/$x"/bench_*.json --family attention --readme docs/worklogs/attention.md \
+      --section "results-$section-$x"
+  done
+}
+# The FA3 descriptors advanced and Q's from a uniform index (af85b52) against 4f69d98, in turn
+# twice.
+fa3_builds 2026-12-06_af85b52_attention_desc_advance af85b52 old1 new1 old2 new2
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
