@@ -71,10 +71,6 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
   const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
-  // wg through a shuffle from lane 0: warp-uniform to ptxas (from threadIdx it is not), so the
-  // warpgroup's Q descriptors are uniform registers, not general ones copied over before each
-  // wgmma (R2UR).
-  const int wg_u = __shfl_sync(0xffffffffu, wg, 0);
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   // Round `round` of the tile's n: whether wg arrives on the other's barrier after it.
   constexpr int kWgs = C::kConsumerWarpgroups;
@@ -121,7 +117,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     device::mbarrier_wait(&bars.full_k[prev.index], prev.phase);
     pingpong_wait(wg);
     device::wgmma_fence();
-    issue_s<C, T, kD, kTrimFirstBlock ? kBlockN / 2 : kBlockN>(sc, s_base, wg_u, prev.index);
+    issue_s<C, T, kD, kTrimFirstBlock ? kBlockN / 2 : kBlockN>(sc, s_base, wg, prev.index);
     device::wgmma_commit_group();
     pass(0);
     device::wgmma_wait_group<0>();
@@ -148,7 +144,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
       pingpong_wait(wg);
       device::wgmma_fence();
-      issue_s<C, T, kD>(sc, s_base, wg_u, cur.index);
+      issue_s<C, T, kD>(sc, s_base, wg, cur.index);
       device::wgmma_commit_group();
       issue_p_v(prev.index);
       device::wgmma_commit_group();
@@ -225,7 +221,6 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
   constexpr int kBlockN = C::kBlockN, kWgs = C::kConsumerWarpgroups;
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
-  const int wg_u = __shfl_sync(0xffffffffu, wg, 0);  // warp-uniform to ptxas, as consume_tile's
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   QuadRow rows[2];    // the two rows' running max (log2 units) and this lane's share of the sum
   float acc[kD / 2];  // O: 64 x kD over the warpgroup
@@ -239,7 +234,7 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
     device::mbarrier_wait(&bars.full_k[slot.index], slot.phase);
     pingpong_wait(wg);
     device::wgmma_fence();
-    issue_s<C, T, kD>(sc, s_base, wg_u, slot.index);
+    issue_s<C, T, kD>(sc, s_base, wg, slot.index);
     device::wgmma_commit_group();
     if (pingpong_arrives_after(wg, it, n, kWgs)) pingpong_arrive(wg, kWgs);
     device::wgmma_wait_group<0>();
