@@ -847,6 +847,13 @@ if [ -d "$run_c1e" ]; then
       --section "timeline-c1e6cdd-$v"
   done
 fi
+# A run on an H100 (results/h100): RUN's benches (GLOB under the run) of FAMILY into
+# docs/worklogs/DOC's SECTION; nothing where the run is absent.
+h100_report() {  # RUN GLOB FAMILY DOC SECTION
+  local run=$(dirname "$res")/h100/$1
+  [ -d "$run" ] || return 0
+  "$klab" report "$run"/$2 --family "$3" --readme "docs/worklogs/$4" --section "$5"
+}
 # A decode run on an H100 (results/h100): its benches' table into decode.md's
 # results-<sha>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<sha>-<rung>.
 decode_h100_run() {  # RUN_NAME SHA RUNG...
@@ -869,13 +876,10 @@ decode_h100_run 2026-12-06_826ba41_decode_v32 826ba41 v32 v31 v13
 decode_h100_run 2026-12-06_dfab43a_decode_v33 dfab43a v33 v32
 # The e4m3 stage's conversion without a shift (0d5a90a) against the build before: each build's
 # e4m3 rungs, and the new build's bf16 rungs beside them, at issue 15's batched shapes.
-e4m3c=$(dirname "$res")/h100/2026-12-06_0d5a90a_decode_e4m3_convert
-if [ -d "$e4m3c" ]; then
-  "$klab" report "$e4m3c"/dec/old/bench_*_e4m3.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section results-0d5a90a-e4m3-old
-  "$klab" report "$e4m3c"/dec/new/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section results-0d5a90a-e4m3-new
-fi
+h100_report 2026-12-06_0d5a90a_decode_e4m3_convert 'dec/old/bench_*_e4m3.json' decode_attention \
+  decode.md results-0d5a90a-e4m3-old
+h100_report 2026-12-06_0d5a90a_decode_e4m3_convert 'dec/new/bench_*.json' decode_attention \
+  decode.md results-0d5a90a-e4m3-new
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.
@@ -910,17 +914,10 @@ if [ -d "$r02" ]; then
   "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
 fi
-# hgemm runs on an H100 (results/h100): RUN's benches (GLOB under the run) into gemm.md's SECTION;
-# nothing where the run is absent.
-h100_gemm() {  # RUN GLOB SECTION
-  local run=$(dirname "$res")/h100/$1
-  [ -d "$run" ] || return 0
-  "$klab" report "$run"/$2 --family hgemm --readme docs/worklogs/gemm.md --section "$3"
-}
 # v18 tuned on an H100 at issue 13's 34 shapes, each then paired with cuBLASLt.
-h100_gemm 2026-12-06_4f69d98_hgemm_h100_tune 'grid/bench_*.json' results-4f69d98-h100-tune
+h100_report 2026-12-06_4f69d98_hgemm_h100_tune 'grid/bench_*.json' hgemm gemm.md results-4f69d98-h100-tune
 # v19 at M = 16, 17 and 64 (N = K = 4096) with cuBLASLt, Nsight of both and v19's PC samples.
-h100_gemm 2026-12-06_4f69d98_hgemm_v19_m64 'bench/bench_*.json' results-4f69d98-v19-m64
+h100_report 2026-12-06_4f69d98_hgemm_v19_m64 'bench/bench_*.json' hgemm gemm.md results-4f69d98-v19-m64
 vm=$(dirname "$res")/h100/2026-12-06_4f69d98_hgemm_v19_m64
 if [ -d "$vm" ]; then
   "$klab" profile-report "$vm"/prof/profiles.json --readme docs/worklogs/gemm.md \
@@ -930,11 +927,11 @@ if [ -d "$vm" ]; then
 fi
 # v19's A box and dealt-out split epilogue (8932e03) against 4f69d98, in turn twice; v18 after it.
 for x in old1 new1 old2 new2; do
-  h100_gemm 2026-12-06_8932e03_hgemm_v19_ends "ab/$x/bench_*.json" results-8932e03-v19-$x
+  h100_report 2026-12-06_8932e03_hgemm_v19_ends "ab/$x/bench_*.json" hgemm gemm.md results-8932e03-v19-$x
 done
-h100_gemm 2026-12-06_8932e03_hgemm_v19_ends 'grid/bench_*.json' results-8932e03-v18-small
+h100_report 2026-12-06_8932e03_hgemm_v19_ends 'grid/bench_*.json' hgemm gemm.md results-8932e03-v18-small
 # v19 tuned per shape class at M <= 128, v18 with cuBLASLt after each (4a65d1e).
-h100_gemm 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' results-4a65d1e-v19-tuned
+h100_report 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' hgemm gemm.md results-4a65d1e-v19-tuned
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
@@ -963,20 +960,12 @@ fi
 fa2_builds 2026-12-06_231334b_fa2_k_order 231334b-fa2 old new
 # The FA2 rungs in rounds of their own (no cuDNN), PyTorch's SDPA after them (4f69d98).
 fa2_builds 2026-12-06_4f69d98_fa2_alone 4f69d98-fa2 fa2
-# An FA3 A/B run on an H100 (results/h100): each build's folder's benches (the rungs with cuDNN)
-# into attention.md's results-<SECTION>-<build>.
-fa3_builds() {  # RUN_NAME SECTION BUILD...
-  local run=$(dirname "$res")/h100/$1 section=$2
-  shift 2
-  [ -d "$run" ] || return 0
-  for x in "$@"; do
-    "$klab" report "$run/ab/$x"/bench_*.json --family attention --readme docs/worklogs/attention.md \
-      --section "results-$section-$x"
-  done
-}
 # The FA3 descriptors advanced and Q's from a uniform index (af85b52) against 4f69d98, in turn
-# twice.
-fa3_builds 2026-12-06_af85b52_attention_desc_advance af85b52 old1 new1 old2 new2
+# twice: each build's benches (the rungs with cuDNN).
+for x in old1 new1 old2 new2; do
+  h100_report 2026-12-06_af85b52_attention_desc_advance "ab/$x/bench_*.json" attention \
+    attention.md results-af85b52-$x
+done
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
