@@ -32,6 +32,7 @@
 #include "klab/device/smem.cuh"
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
+#include "klab/device/tree_reduce.hpp"
 #include "klab/device/warpgroup_sm90.cuh"
 #include "klab/device/wgmma_fp8_sm90.cuh"
 #include "klab/device/wgmma_fragment.hpp"
@@ -424,13 +425,18 @@ using ExactSoftmax = SoftmaxOptions<0, false>;
 template <int kBlockN, class Opt = ExactSoftmax>
 __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                               float scale_log2, float (&alpha)[2]) {
+  // Each row's max as a tree (device::tree_reduce): the first exponential of the block waits on
+  // a chain log2(kBlockN / 4) deep, not kBlockN / 8; the max is the same in any order.
   float mx[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    mx[r] = -INFINITY;
+    float v[kBlockN / 4];  // row r's scores in this lane: sc[i], sc[i + 1] for i = 2r, 2r + 4, ...
 #pragma unroll
-    for (int i = 2 * r; i < kBlockN / 2; i += 4) mx[r] = fmaxf(mx[r], fmaxf(sc[i], sc[i + 1]));
-    mx[r] = quad_max(mx[r]);
+    for (int i = 2 * r; i < kBlockN / 2; i += 4) {
+      v[i / 4 * 2] = sc[i];
+      v[i / 4 * 2 + 1] = sc[i + 1];
+    }
+    mx[r] = quad_max(device::tree_reduce(v, [](float a, float b) { return fmaxf(a, b); }));
   }
   constexpr int kEvery = Opt::kPolyEvery;
   bool rescale = true;
@@ -450,7 +456,7 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
       m_use = QuadRow::subtrahend(rows[r].m);
     }
     if constexpr (Opt::kMaxOffset != 0) m_use -= float(Opt::kMaxOffset);
-    float sum = 0.f;
+    float sum = 0.f;  // a chain: as a tree, its partial sums spill registers at D = 128
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4)
 #pragma unroll

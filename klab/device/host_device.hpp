@@ -6,3 +6,11 @@
 #else
 #define KLAB_HOST_DEVICE
 #endif
+
+// KLAB_UNROLL: `#pragma unroll` where nvcc compiles, nothing for the host compiler (whose -Wall
+// warns on the pragma); for loops in KLAB_HOST_DEVICE code whose trip counts are constants.
+#if defined(__CUDACC__)
+#define KLAB_UNROLL _Pragma("unroll")
+#else
+#define KLAB_UNROLL
+#endif
