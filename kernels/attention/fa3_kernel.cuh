@@ -419,25 +419,38 @@ struct SoftmaxOptions {
 };
 using ExactSoftmax = SoftmaxOptions<0, false>;
 
+/// Whether softmax_block takes a row's sum of terms as a tree at head dimension kD, as it takes
+/// the max at every kD: at D = 64 (depth 5 instead of 32 at 128 keys); at D = 128 the tree's
+/// partial sums, and even four partial sums, make ptxas spill in v16's and v20's kernels.
+template <int kD>
+inline constexpr bool kRowSumTree = kD <= 64;
+
+/// Row r's kBlockN / 4 values in this lane (sc[i], sc[i + 1] for i = 2r, 2r + 4, ...), reduced by
+/// op as a tree (device::tree_reduce).
+template <int kBlockN, class Op>
+__device__ __forceinline__ float row_tree(const float (&sc)[kBlockN / 2], int r, Op op) {
+  float v[kBlockN / 4];
+#pragma unroll
+  for (int i = 2 * r; i < kBlockN / 2; i += 4) {
+    v[i / 4 * 2] = sc[i];
+    v[i / 4 * 2 + 1] = sc[i + 1];
+  }
+  return device::tree_reduce(v, op);
+}
+
 /// The online softmax of one key block's scores in place (they become the terms of P); alpha[r]
 /// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by. Returns whether
 /// O must be rescaled at all (always, unless Opt::kLazyRescale kept every row's max of the warp).
-template <int kBlockN, class Opt = ExactSoftmax>
+/// Each row's max is a tree, so that the block's first exponential waits on a chain
+/// log2(kBlockN / 4) deep, not kBlockN / 8 (the max is the same in any order); its sum of terms
+/// too with kSumTree (kRowSumTree), else a chain in the terms' order.
+template <int kBlockN, class Opt = ExactSoftmax, bool kSumTree = false>
 __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                               float scale_log2, float (&alpha)[2]) {
-  // Each row's max as a tree (device::tree_reduce): the first exponential of the block waits on
-  // a chain log2(kBlockN / 4) deep, not kBlockN / 8; the max is the same in any order.
   float mx[2];
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float v[kBlockN / 4];  // row r's scores in this lane: sc[i], sc[i + 1] for i = 2r, 2r + 4, ...
-#pragma unroll
-    for (int i = 2 * r; i < kBlockN / 2; i += 4) {
-      v[i / 4 * 2] = sc[i];
-      v[i / 4 * 2 + 1] = sc[i + 1];
-    }
-    mx[r] = quad_max(device::tree_reduce(v, [](float a, float b) { return fmaxf(a, b); }));
-  }
+  for (int r = 0; r < 2; ++r)
+    mx[r] = quad_max(row_tree<kBlockN>(sc, r, [](float a, float b) { return fmaxf(a, b); }));
   constexpr int kEvery = Opt::kPolyEvery;
   bool rescale = true;
   if constexpr (Opt::kLazyRescale) {
@@ -456,7 +469,7 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
       m_use = QuadRow::subtrahend(rows[r].m);
     }
     if constexpr (Opt::kMaxOffset != 0) m_use -= float(Opt::kMaxOffset);
-    float sum = 0.f;  // a chain: as a tree, its partial sums spill registers at D = 128
+    float sum = 0.f;
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4)
 #pragma unroll
@@ -468,8 +481,9 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
           sc[i + e] = device::ex2_poly(fmaf(sc[i + e], scale_log2, -m_use));
         else
           sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
-        sum += sc[i + e];
+        if constexpr (!kSumTree) sum += sc[i + e];
       }
+    if constexpr (kSumTree) sum = row_tree<kBlockN>(sc, r, [](float a, float b) { return a + b; });
     rows[r].l = rows[r].l * alpha[r] + sum;
   }
   return rescale;
