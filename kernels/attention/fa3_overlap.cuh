@@ -157,7 +157,8 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];
-      const bool rescale = softmax_block<kBlockN, Opt, kRowSumTree<kD>>(sc, rows, scale_log2, alpha);
+      const bool rescale =
+          softmax_block<kBlockN, Opt, kRowSumTree<kD>>(sc, rows, scale_log2, alpha);
       // The row sums need every exponential of the block: stored, they hold the whole softmax
       // above the wait below (ptxas would otherwise run it after P V is done).
       if (th.lane == 0) device::keep_before_wgmma_wait(pin, rows[0].l + rows[1].l);

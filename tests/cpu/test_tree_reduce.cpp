@@ -43,8 +43,7 @@ void check_size() {
   if constexpr (N <= 60) {
     double bits[N];
     for (int j = 0; j < N; ++j) bits[j] = std::ldexp(1.0, j);
-    EXPECT_EQ(tree_reduce(bits, [](double a, double b) { return a + b; }),
-              std::ldexp(1.0, N) - 1.0)
+    EXPECT_EQ(tree_reduce(bits, [](double a, double b) { return a + b; }), std::ldexp(1.0, N) - 1.0)
         << N;
   }
   // The depth it claims: a reduction that counts levels instead of adding.
