@@ -16,8 +16,10 @@ template <int N, class T, class Op>
 KLAB_HOST_DEVICE inline T tree_reduce(T (&v)[N], Op op) {
   static_assert(N >= 1);
   KLAB_UNROLL
-  for (int s = 1; s < N; s *= 2) KLAB_UNROLL
-  for (int j = 0; j + s < N; j += 2 * s) v[j] = op(v[j], v[j + s]);
+  for (int s = 1; s < N; s *= 2) {
+    KLAB_UNROLL
+    for (int j = 0; j + s < N; j += 2 * s) v[j] = op(v[j], v[j + s]);
+  }
   return v[0];
 }
 
