@@ -966,6 +966,12 @@ for x in old1 new1 old2 new2; do
   h100_report 2026-12-06_af85b52_attention_desc_advance "ab/$x/bench_*.json" attention \
     attention.md results-af85b52-$x
 done
+# The softmax's row max (every D) and row sum (D = 64) as trees (8c64945) against 2a27a5e's code,
+# in turn twice: each build's benches (the rungs with cuDNN).
+for x in x1 t1 x2 t2; do
+  h100_report 2026-12-06_8c64945_attention_row_trees "ab/$x/bench_*.json" attention \
+    attention.md results-8c64945-$x
+done
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
