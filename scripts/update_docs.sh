@@ -972,6 +972,12 @@ for x in x1 t1 x2 t2; do
   h100_report 2026-12-06_8c64945_attention_row_trees "ab/$x/bench_*.json" attention \
     attention.md results-8c64945-$x
 done
+# The row sum tree apart from the max tree (m), and Q's uniform index at D = 64 only (u), beside
+# the tree build (t), at D = 64.
+for x in t1 m1 u1 t2 m2; do
+  h100_report 2026-12-06_dc038f9_attention_row_sum_apart "ab/$x/bench_*.json" attention \
+    attention.md results-dc038f9-$x
+done
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a

@@ -419,38 +419,32 @@ struct SoftmaxOptions {
 };
 using ExactSoftmax = SoftmaxOptions<0, false>;
 
-/// Whether softmax_block takes a row's sum of terms as a tree at head dimension kD, as it takes
-/// the max at every kD: at D = 64 (depth 5 instead of 32 at 128 keys); at D = 128 the tree's
-/// partial sums, and even four partial sums, make ptxas spill in v16's and v20's kernels.
-template <int kD>
-inline constexpr bool kRowSumTree = kD <= 64;
-
-/// Row r's kBlockN / 4 values in this lane (sc[i], sc[i + 1] for i = 2r, 2r + 4, ...), reduced by
-/// op as a tree (device::tree_reduce).
-template <int kBlockN, class Op>
-__device__ __forceinline__ float row_tree(const float (&sc)[kBlockN / 2], int r, Op op) {
+/// Row r's largest score in this lane (of sc[i], sc[i + 1] for i = 2r, 2r + 4, ...), as a tree
+/// (device::tree_reduce): log2(kBlockN / 4) deep, where the chain was kBlockN / 8.
+template <int kBlockN>
+__device__ __forceinline__ float row_max_tree(const float (&sc)[kBlockN / 2], int r) {
   float v[kBlockN / 4];
 #pragma unroll
   for (int i = 2 * r; i < kBlockN / 2; i += 4) {
     v[i / 4 * 2] = sc[i];
     v[i / 4 * 2 + 1] = sc[i + 1];
   }
-  return device::tree_reduce(v, op);
+  return device::tree_reduce(v, [](float a, float b) { return fmaxf(a, b); });
 }
 
 /// The online softmax of one key block's scores in place (they become the terms of P); alpha[r]
 /// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by. Returns whether
 /// O must be rescaled at all (always, unless Opt::kLazyRescale kept every row's max of the warp).
-/// Each row's max is a tree, so that the block's first exponential waits on a chain
-/// log2(kBlockN / 4) deep, not kBlockN / 8 (the max is the same in any order); its sum of terms
-/// too with kSumTree (kRowSumTree), else a chain in the terms' order.
-template <int kBlockN, class Opt = ExactSoftmax, bool kSumTree = false>
+/// Each row's max is a tree (row_max_tree), so that the block's first exponential waits on a
+/// short chain (the max is the same in any order). Its sum of terms stays a chain in the terms'
+/// order: as a tree it cost v09 1% and the two-consumer kernels 1.5% at D = 64, and spilled at
+/// D = 128 (attention.md, "The sum tree apart").
+template <int kBlockN, class Opt = ExactSoftmax>
 __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                               float scale_log2, float (&alpha)[2]) {
   float mx[2];
 #pragma unroll
-  for (int r = 0; r < 2; ++r)
-    mx[r] = quad_max(row_tree<kBlockN>(sc, r, [](float a, float b) { return fmaxf(a, b); }));
+  for (int r = 0; r < 2; ++r) mx[r] = quad_max(row_max_tree<kBlockN>(sc, r));
   constexpr int kEvery = Opt::kPolyEvery;
   bool rescale = true;
   if constexpr (Opt::kLazyRescale) {
@@ -481,9 +475,8 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
           sc[i + e] = device::ex2_poly(fmaf(sc[i + e], scale_log2, -m_use));
         else
           sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
-        if constexpr (!kSumTree) sum += sc[i + e];
+        sum += sc[i + e];
       }
-    if constexpr (kSumTree) sum = row_tree<kBlockN>(sc, r, [](float a, float b) { return a + b; });
     rows[r].l = rows[r].l * alpha[r] + sum;
   }
   return rescale;

@@ -132,7 +132,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       const int jb = n - 1;
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];  // O is still 0: nothing to rescale
-      softmax_block<kBlockN, Opt, kRowSumTree<kD>>(sc, rows, scale_log2, alpha);
+      softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
       make_p();
     }
 
@@ -157,8 +157,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
       if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
       float alpha[2];
-      const bool rescale =
-          softmax_block<kBlockN, Opt, kRowSumTree<kD>>(sc, rows, scale_log2, alpha);
+      const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
       // The row sums need every exponential of the block: stored, they hold the whole softmax
       // above the wait below (ptxas would otherwise run it after P V is done).
       if (th.lane == 0) device::keep_before_wgmma_wait(pin, rows[0].l + rows[1].l);
@@ -244,7 +243,7 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
     if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
     float alpha[2];
     // Round 0: O is still 0, nothing to rescale.
-    if (softmax_block<kBlockN, Opt, kRowSumTree<kD>>(sc, rows, g.scale_log2, alpha) && it > 0)
+    if (softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha) && it > 0)
       rescale_o<kD>(acc, alpha);
     uint32_t pa[kBlockN / 16][4];
     p_registers<kBlockN, T>(sc, pa);

@@ -4,9 +4,9 @@
 // the loop `acc = op(acc, v[j])` is N - 1 deep, with the same N - 1 operations. Under an
 // unrolled loop the array stays in registers. The FA3 rungs' softmax takes each row's max this
 // way (the same value in any order), so that a key block's first exponential waits on a short
-// chain, and at D = 64 its sum (which rounds pairwise: its error grows with log2 N, not N). The
-// partial sums need registers: at D = 128 the sums stay chains. Host and device: the CPU tests
-// run it.
+// chain. A sum by the tree rounds pairwise (its error grows with log2 N, not N), but its partial
+// sums hold registers longer than a chain's one: the row sums stay chains (attention.md, "The
+// sum tree apart"). Host and device: the CPU tests run it.
 #include "klab/device/host_device.hpp"
 
 namespace klab::device {
