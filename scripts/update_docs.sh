@@ -854,6 +854,12 @@ h100_report() {  # RUN GLOB FAMILY DOC SECTION
   [ -d "$run" ] || return 0
   "$klab" report "$run"/$2 --family "$3" --readme "docs/worklogs/$4" --section "$5"
 }
+# An A/B run on an H100: each build's folder ab/BUILD's benches into DOC's SECTION-BUILD.
+h100_ab() {  # RUN FAMILY DOC SECTION BUILD...
+  local run=$1 family=$2 doc=$3 section=$4
+  shift 4
+  for x in "$@"; do h100_report "$run" "ab/$x/bench_*.json" "$family" "$doc" "$section-$x"; done
+}
 # A decode run on an H100 (results/h100): its benches' table into decode.md's
 # results-<sha>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<sha>-<rung>.
 decode_h100_run() {  # RUN_NAME SHA RUNG...
@@ -926,9 +932,7 @@ if [ -d "$vm" ]; then
     --section stalls-4f69d98-v19-m64
 fi
 # v19's A box and dealt-out split epilogue (8932e03) against 4f69d98, in turn twice; v18 after it.
-for x in old1 new1 old2 new2; do
-  h100_report 2026-12-06_8932e03_hgemm_v19_ends "ab/$x/bench_*.json" hgemm gemm.md results-8932e03-v19-$x
-done
+h100_ab 2026-12-06_8932e03_hgemm_v19_ends hgemm gemm.md results-8932e03-v19 old1 new1 old2 new2
 h100_report 2026-12-06_8932e03_hgemm_v19_ends 'grid/bench_*.json' hgemm gemm.md results-8932e03-v18-small
 # v19 tuned per shape class at M <= 128, v18 with cuBLASLt after each (4a65d1e).
 h100_report 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' hgemm gemm.md results-4a65d1e-v19-tuned
@@ -962,22 +966,15 @@ fa2_builds 2026-12-06_231334b_fa2_k_order 231334b-fa2 old new
 fa2_builds 2026-12-06_4f69d98_fa2_alone 4f69d98-fa2 fa2
 # The FA3 descriptors advanced and Q's from a uniform index (af85b52) against 4f69d98, in turn
 # twice: each build's benches (the rungs with cuDNN).
-for x in old1 new1 old2 new2; do
-  h100_report 2026-12-06_af85b52_attention_desc_advance "ab/$x/bench_*.json" attention \
-    attention.md results-af85b52-$x
-done
+h100_ab 2026-12-06_af85b52_attention_desc_advance attention attention.md results-af85b52 \
+  old1 new1 old2 new2
 # The softmax's row max (every D) and row sum (D = 64) as trees (8c64945) against 2a27a5e's code,
 # in turn twice: each build's benches (the rungs with cuDNN).
-for x in x1 t1 x2 t2; do
-  h100_report 2026-12-06_8c64945_attention_row_trees "ab/$x/bench_*.json" attention \
-    attention.md results-8c64945-$x
-done
+h100_ab 2026-12-06_8c64945_attention_row_trees attention attention.md results-8c64945 x1 t1 x2 t2
 # The row sum tree apart from the max tree (m), and Q's uniform index at D = 64 only (u), beside
 # the tree build (t), at D = 64.
-for x in t1 m1 u1 t2 m2; do
-  h100_report 2026-12-06_dc038f9_attention_row_sum_apart "ab/$x/bench_*.json" attention \
-    attention.md results-dc038f9-$x
-done
+h100_ab 2026-12-06_dc038f9_attention_row_sum_apart attention attention.md results-dc038f9 \
+  t1 m1 u1 t2 m2
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
