@@ -975,6 +975,10 @@ h100_ab 2026-12-06_8c64945_attention_row_trees attention attention.md results-8c
 # the tree build (t), at D = 64.
 h100_ab 2026-12-06_dc038f9_attention_row_sum_apart attention attention.md results-dc038f9 \
   t1 m1 u1 t2 m2
+# Q's uniform index at D = 64 (u, as the code after 9527110 keeps it) against 9527110, in turn three
+# times, at D = 64.
+h100_ab 2026-12-06_9527110_attention_q_uniform_d64 attention attention.md results-9527110 \
+  h1 u1 h2 u2 h3 u3
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a

@@ -71,6 +71,13 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
   const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
+  // Q's warpgroup index for its descriptors: at D = 64 through a shuffle from lane 0, which makes
+  // it warp-uniform to ptxas (from threadIdx it is not), so that Q's descriptors are uniform
+  // registers, not general ones copied over before each wgmma (R2UR). At D = 64 it gave the
+  // three- and two-consumer kernels 0.1-0.9% (2026-12-06_9527110_attention_q_uniform_d64); at
+  // D = 128 the same change re-allocated v20's registers and schedule and cost it 1.1-1.3%
+  // (af85b52's run): there the index stays as it is.
+  const int wg_q = kD <= 64 ? __shfl_sync(0xffffffffu, wg, 0) : wg;
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   // Round `round` of the tile's n: whether wg arrives on the other's barrier after it.
   constexpr int kWgs = C::kConsumerWarpgroups;
@@ -117,7 +124,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
     device::mbarrier_wait(&bars.full_k[prev.index], prev.phase);
     pingpong_wait(wg);
     device::wgmma_fence();
-    issue_s<C, T, kD, kTrimFirstBlock ? kBlockN / 2 : kBlockN>(sc, s_base, wg, prev.index);
+    issue_s<C, T, kD, kTrimFirstBlock ? kBlockN / 2 : kBlockN>(sc, s_base, wg_q, prev.index);
     device::wgmma_commit_group();
     pass(0);
     device::wgmma_wait_group<0>();
@@ -144,7 +151,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::mbarrier_wait(&bars.full_v[prev.index], prev.phase);
       pingpong_wait(wg);
       device::wgmma_fence();
-      issue_s<C, T, kD>(sc, s_base, wg, cur.index);
+      issue_s<C, T, kD>(sc, s_base, wg_q, cur.index);
       device::wgmma_commit_group();
       issue_p_v(prev.index);
       device::wgmma_commit_group();
@@ -221,6 +228,7 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
   constexpr int kBlockN = C::kBlockN, kWgs = C::kConsumerWarpgroups;
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
+  const int wg_q = kD <= 64 ? __shfl_sync(0xffffffffu, wg, 0) : wg;  // as consume_tile's
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   QuadRow rows[2];    // the two rows' running max (log2 units) and this lane's share of the sum
   float acc[kD / 2];  // O: 64 x kD over the warpgroup
@@ -234,7 +242,7 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
     device::mbarrier_wait(&bars.full_k[slot.index], slot.phase);
     pingpong_wait(wg);
     device::wgmma_fence();
-    issue_s<C, T, kD>(sc, s_base, wg, slot.index);
+    issue_s<C, T, kD>(sc, s_base, wg_q, slot.index);
     device::wgmma_commit_group();
     if (pingpong_arrives_after(wg, it, n, kWgs)) pingpong_arrive(wg, kWgs);
     device::wgmma_wait_group<0>();
