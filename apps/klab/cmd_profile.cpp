@@ -50,10 +50,11 @@ void print_profile_row(const NcuRow& r, const Counts& counts) {
         pct("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
         pct("l1tex__throughput.avg.pct_of_peak_sustained_active"),
         pct("lts__throughput.avg.pct_of_peak_sustained_elapsed"));
-    std::cout << fmt::format("  pipes    issue active {}  FMA {}  tensor {}\n",
+    std::cout << fmt::format("  pipes    issue active {}  FMA {}  tensor {}  XU (MUFU) {}\n",
                              pct("smsp__issue_active.avg.pct_of_peak_sustained_active"),
                              pct("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
-                             pct("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"));
+                             pct("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),
+                             pct("sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"));
   }
   if (auto rd = num("dram__bytes_read.sum")) {
     const double wr = num("dram__bytes_write.sum").value_or(0);

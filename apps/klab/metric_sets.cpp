@@ -27,7 +27,9 @@ const std::vector<std::string> kSol = {
     "lts__throughput.avg.pct_of_peak_sustained_elapsed",
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"};
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    // The XU pipe's issue rate against its peak: MUFU (exp2, rcp, ...), attention's exponentials.
+    "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"};
 const std::vector<std::string> kMemory = {
     "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
     "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",

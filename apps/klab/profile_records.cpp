@@ -183,14 +183,22 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
   std::string newest, device;
   for (const auto& r : records) newest = std::max(newest, r.value("timestamp", std::string()));
   for (const auto& [family, recs] : sass_by_family) md += sass_markdown(family, recs);
+  constexpr std::string_view kXu = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active";
   for (const auto& [family, recs] : by_family) {
+    // The XU (MUFU) pipe's column only where a record of the family measured it (older records
+    // did not ask for it).
+    bool with_xu = false;
+    for (const auto* r : recs)
+      for (const auto& k : (*r)["kernels"]) with_xu = with_xu || row_of(k).number(kXu).has_value();
     md += fmt::format("### {} — Nsight Compute\n\n", family);
-    md +=
+    md += fmt::format(
         "| variant | problem | kernel | µs (ncu) | DRAM % peak | DRAM bytes ÷ minimum | L2 hit | "
         "L2 sectors read (hit) / write | issue active | "
-        "FMA pipe | tensor pipe | occupancy (achieved) | shared conflicts ld / st | top stalls "
-        "(cycles per issue) |\n";
-    md += "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|\n";
+        "FMA pipe | tensor pipe | {}occupancy (achieved) | shared conflicts ld / st | top stalls "
+        "(cycles per issue) |\n",
+        with_xu ? "XU pipe (MUFU) | " : "");
+    md += fmt::format("|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|{}---:|---|---|\n",
+                      with_xu ? "---:|" : "");
     for (const auto* r : recs) {
       if (r->contains("device") && (*r)["device"].is_object())
         device = (*r)["device"].value("name", device);
@@ -219,7 +227,7 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
                                      *l2w * 32 / 1e9)
                        : std::string("-");
         md += fmt::format(
-            "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
+            "| {} | {} {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} / {} | {} |\n",
             r->value("variant", ""), r->value("problem", ""), r->value("dtype", ""), kname,
             time ? fmt::format("{:.1f}", *time / 1e3) : "-",
             pct(row, "dram__throughput.avg.pct_of_peak_sustained_elapsed"), traffic,
@@ -227,6 +235,7 @@ std::string profile_markdown(const std::vector<nlohmann::json>& records,
             pct(row, "smsp__issue_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
             pct(row, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),
+            with_xu ? pct(row, kXu) + " | " : std::string(),
             pct(row, "sm__warps_active.avg.pct_of_peak_sustained_active"),
             share(row.number("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
                   row.number("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")),

@@ -416,6 +416,22 @@ TEST(Cli, ProfileReportRendersRecords) {
   EXPECT_NE(text.find("measured on NVIDIA H200"), std::string::npos) << text;
   // 50 M read sectors of 32 B = 1.60 GB, a quarter of them hits; 25 M written = 0.80 GB.
   EXPECT_NE(text.find("| 1.60 GB (25.0%) / 0.80 GB |"), std::string::npos) << text;
+  // No record measured the XU pipe: no column for it.
+  EXPECT_EQ(text.find("XU pipe"), std::string::npos) << text;
+
+  // A record with the XU (MUFU) pipe's rate adds its column after the tensor pipe's.
+  const std::string rec_xu = dir + "/klab_profiles_xu.json", md_xu = dir + "/klab_profiles_xu.md";
+  std::string with_xu = read_file(rec);
+  with_xu.insert(with_xu.find(R"("gpu__time_duration.sum")"),
+                 R"("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active":"58.2",)"
+                 R"("sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active":"61.5",)");
+  write_file(rec_xu, with_xu);
+  const Out oxu = klab("profile-report " + rec_xu + " --md " + md_xu);
+  ASSERT_EQ(oxu.code, 0) << oxu.err;
+  const std::string text_xu = read_file(md_xu);
+  EXPECT_NE(text_xu.find("| tensor pipe | XU pipe (MUFU) | occupancy"), std::string::npos)
+      << text_xu;
+  EXPECT_NE(text_xu.find("| 58.2% | 61.5% |"), std::string::npos) << text_xu;
 
   // --section names the marked section of --readme to replace.
   const std::string readme = dir + "/klab_profile_readme.md";
