@@ -979,6 +979,12 @@ h100_ab 2026-12-06_dc038f9_attention_row_sum_apart attention attention.md result
 # times, at D = 64.
 h100_ab 2026-12-06_9527110_attention_q_uniform_d64 attention attention.md results-9527110 \
   h1 u1 h2 u2 h3 u3
+# Nsight Compute of v09 and cuDNN at D = 64 non-causal 8k, with the XU (MUFU) pipe (27a6ef4).
+xu=$(dirname "$res")/h100/2026-12-06_27a6ef4_attention_d64_xu_profile
+if [ -d "$xu" ]; then
+  "$klab" profile-report "$xu"/prof/profiles_d64.json --readme docs/worklogs/attention.md \
+    --section profile-27a6ef4-d64
+fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
