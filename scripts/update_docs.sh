@@ -985,6 +985,17 @@ if [ -d "$xu" ]; then
   "$klab" profile-report "$xu"/prof/profiles_d64.json --readme docs/worklogs/attention.md \
     --section profile-27a6ef4-d64
 fi
+# v10 at every eighth term (h, 27a6ef4) and every sixteenth (p) beside v09 and cuDNN at D = 64, in
+# turn twice; Nsight Compute of both v10 builds.
+h100_ab 2026-12-06_27a6ef4_attention_v10_sixteenth attention attention.md results-27a6ef4-v10 \
+  h1 p1 h2 p2
+six=$(dirname "$res")/h100/2026-12-06_27a6ef4_attention_v10_sixteenth
+if [ -d "$six" ]; then
+  for x in h p; do
+    "$klab" profile-report "$six/prof/profiles_v10_$x.json" --readme docs/worklogs/attention.md \
+      --section "profile-27a6ef4-v10-$x"
+  done
+fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
