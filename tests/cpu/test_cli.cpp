@@ -15,8 +15,9 @@ struct Out {
   std::string err;
 };
 
-Out klab(const std::string& args) {
-  const std::string cmd = std::string(KLAB_BINARY) + " " + args + " 2>&1 >/dev/null";
+/// A shell command's exit code and stderr (its stdout discarded).
+Out sh(const std::string& command) {
+  const std::string cmd = command + " 2>&1 >/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   std::string err;
   std::array<char, 512> buf{};
@@ -24,6 +25,8 @@ Out klab(const std::string& args) {
   const int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
 }
+
+Out klab(const std::string& args) { return sh(std::string(KLAB_BINARY) + " " + args); }
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -654,4 +657,65 @@ TEST(Cli, InterleaveTimesCpuRungsAlone) {
   EXPECT_EQ(occurrences(text, "\"median_ms\""), 2) << text;
   EXPECT_EQ(text.find("\"paired\""), std::string::npos) << text;
   EXPECT_EQ(text.find("interleaved"), std::string::npos) << text;  // no GPU method named
+}
+
+// scripts/measure_ab.sh, run against stub builds (a klab that only writes its --json file and
+// prints one paired row): each build's benches in turn, pass after pass, in the ab/<build><pass>/
+// layout update_docs.sh's h100_ab reads, with each build's commit in the manifest; bad input is
+// one line and exit 2 before anything is written.
+TEST(Cli, MeasureAbRunsTheBuildsInTurn) {
+  const std::string dir = ::testing::TempDir() + "/klab_measure_ab";
+  ASSERT_EQ(sh("rm -rf " + dir + " && mkdir -p " + dir + "/pa/build/apps/klab " + dir +
+               "/pb/build/apps/klab")
+                .code,
+            0);
+  const std::string stub = R"(#!/usr/bin/env bash
+json=""; prev=""
+for a in "$@"; do [ "$prev" = --json ] && json=$a; prev=$a; done
+[ -n "$json" ] && echo '[]' > "$json"
+[ "$1" = bench ] && echo "| $2 | fam x=1 bf16 | $3 | 0.990x | 0.991x | 0.98x - 1.00x | 5 |"
+exit 0
+)";
+  for (const char* b : {"pa", "pb"}) {
+    const std::string k = dir + "/" + b + "/build/apps/klab/klab";
+    write_file(k, stub);
+    write_file(dir + "/" + b + "/build/git_sha.txt", std::string(b) + "-sha\n");
+    ASSERT_EQ(sh("chmod +x " + k).code, 0);
+  }
+  const std::string script = std::string(KLAB_SOURCE_DIR) + "/scripts/measure_ab.sh";
+  const std::string out = dir + "/out";
+  const Out o = sh("KLAB_AB_SHAPES='x=1,y=2 x=3' KLAB_AB_PASSES=2 bash " + script + " " + out +
+                   " a=" + dir + "/pa b=" + dir + "/pb -- fam.v01 fam.baseline");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* run : {"a1", "b1", "a2", "b2"})
+    for (const char* shape : {"x1_y2", "x3"})
+      EXPECT_EQ(read_file(out + "/ab/" + run + "/bench_" + shape + ".json"), "[]\n")
+          << run << " " << shape;
+  const std::string manifest = read_file(out + "/MANIFEST.md");
+  EXPECT_NE(manifest.find("`a`: pa-sha"), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("`b`: pb-sha"), std::string::npos) << manifest;
+  // The builds in turn within a pass: a1, b1, then a2, b2 (the summary's lines in order).
+  const std::string summary = read_file(out + "/summary.txt");
+  const auto a2 = summary.find("a2 x=3"), b1 = summary.find("b1 x=3");
+  ASSERT_NE(a2, std::string::npos) << summary;
+  ASSERT_NE(b1, std::string::npos) << summary;
+  EXPECT_LT(b1, a2) << summary;
+  EXPECT_NE(summary.find("fam.v01  0.991x"), std::string::npos) << summary;
+
+  // Bad input: one line, exit 2, no output folder.
+  const std::string none = dir + "/none";
+  for (const std::string& args :
+       {" " + none + " a=" + dir + "/pa -- fam.v01",                        // one build
+        " " + none + " a=" + dir + "/pa b=" + dir + "/missing -- fam.v01",  // no pack there
+        " " + none + " a=" + dir + "/pa b=" + dir + "/pb",                  // no variant
+        " " + none + " a=" + dir + "/pa " + dir + "/pb -- fam.v01"}) {      // not NAME=PACK
+    const Out bad = sh("KLAB_AB_SHAPES=x=1 bash " + script + args);
+    EXPECT_EQ(bad.code, 2) << args << "\n" << bad.err;
+    EXPECT_EQ(lines(bad.err), 1) << args << "\n" << bad.err;
+  }
+  const Out no_shapes = sh("KLAB_AB_SHAPES= bash " + script + " " + none + " a=" + dir +
+                           "/pa b=" + dir + "/pb -- fam.v01");
+  EXPECT_EQ(no_shapes.code, 2) << no_shapes.err;
+  EXPECT_EQ(lines(no_shapes.err), 1) << no_shapes.err;
+  EXPECT_NE(sh("test -e " + none).code, 0);
 }
