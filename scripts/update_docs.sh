@@ -854,8 +854,8 @@ h100_report() {  # RUN GLOB FAMILY DOC SECTION
   [ -d "$run" ] || return 0
   "$klab" report "$run"/$2 --family "$3" --readme "docs/worklogs/$4" --section "$5"
 }
-# An A/B run on an H100 (the layout of scripts/measure_ab.sh): each build's folder ab/BUILD's benches
-# into DOC's SECTION-BUILD.
+# An A/B run on an H100 (scripts/measure_ab.sh's layout): each build's folder ab/BUILD's
+# benches into DOC's SECTION-BUILD.
 h100_ab() {  # RUN FAMILY DOC SECTION BUILD...
   local run=$1 family=$2 doc=$3 section=$4
   shift 4
