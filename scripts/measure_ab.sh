@@ -9,14 +9,14 @@
 # summary.txt (each bench's paired speed-ups), nvidia-smi.txt, ceilings.json, and
 # ab/<NAME><pass>/bench_<shape>.json and .txt, the layout scripts/update_docs.sh's h100_ab reads.
 # Usage: scripts/measure_ab.sh OUTDIR NAME=PACK_DIR [NAME=PACK_DIR ...] -- VARIANT [VARIANT ...]
-#   KLAB_AB_SHAPES: the problems, separated by spaces (required), e.g.
+#   KLAB_AB_SHAPES: the problems, separated by spaces (required), e.g. two of attention's:
 #     "b=4,nq=8192,nkv=8192,hq=32,hkv=32,d=64,causal=0 b=4,nq=8192,nkv=8192,hq=32,hkv=32,d=64,causal=1"
 #   KLAB_AB_DTYPE (default bf16), KLAB_AB_PASSES (default 2), KLAB_MAX_TIME (seconds a bench,
 #   default 0.3), KLAB_AB_LIMIT (seconds before a bench is stopped, default 60), KLAB_CACHE_DIR
 #   (the measured ceilings' cache: an earlier run's cache on the same machine skips measuring
 #   them; default OUTDIR/cache).
 set -uo pipefail
-usage="usage: scripts/measure_ab.sh OUTDIR NAME=PACK_DIR [NAME=PACK_DIR ...] -- VARIANT [VARIANT ...]"
+usage="usage: scripts/measure_ab.sh OUTDIR NAME=PACK_DIR [NAME=PACK_DIR ...] -- VARIANT..."
 out=${1:-}
 [ -n "$out" ] && shift
 names=() packs=()
@@ -37,7 +37,10 @@ fi
 [ -z "$shapes" ] && { echo "measure_ab: KLAB_AB_SHAPES names no problem" >&2; exit 2; }
 for i in "${!names[@]}"; do
   name=${names[$i]} pack=${packs[$i]}
-  [[ "$name" =~ ^[A-Za-z0-9]+$ ]] || { echo "measure_ab: a build's name is letters and digits: '$name'" >&2; exit 2; }
+  if [[ ! "$name" =~ ^[A-Za-z0-9]+$ ]]; then
+    echo "measure_ab: a build's name is letters and digits: '$name'" >&2
+    exit 2
+  fi
   if [ ! -x "$pack/build/apps/klab/klab" ] && [ ! -f "$pack/device.txz" ]; then
     echo "measure_ab: $pack holds no packed build (scripts/pack_for_device.sh BUILD $pack)" >&2
     exit 2
@@ -55,14 +58,17 @@ done
   echo "# $(basename "$out")"
   echo
   builds=$(for i in "${!names[@]}"; do printf '%s=%s ' "${names[$i]}" "${packs[$i]}"; done)
-  echo "- **Command**: \`KLAB_AB_SHAPES=\"$shapes\" scripts/measure_ab.sh OUTDIR $builds-- ${variants[*]}\`"
+  echo "- **Command**: \`KLAB_AB_SHAPES=\"$shapes\" scripts/measure_ab.sh OUTDIR $builds--" \
+    "${variants[*]}\`"
   echo "- **Builds**:"
   for i in "${!names[@]}"; do
     echo "  - \`${names[$i]}\`: $(cat "${packs[$i]}/build/git_sha.txt" 2>/dev/null || echo unknown)"
   done
-  echo "- **Timing**: \`klab bench --interleave --max-time ${KLAB_MAX_TIME:-0.3} --dtype ${KLAB_AB_DTYPE:-bf16}\`, the builds in turn, ${KLAB_AB_PASSES:-2} passes"
+  echo "- **Timing**: \`klab bench --interleave --max-time ${KLAB_MAX_TIME:-0.3}" \
+    "--dtype ${KLAB_AB_DTYPE:-bf16}\`, the builds in turn, ${KLAB_AB_PASSES:-2} passes"
   echo "- **Started**: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "- **Machine**: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
+  echo "- **Machine**: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm \
+    --format=csv,noheader 2>/dev/null)"
 } > "$out/MANIFEST.md"
 status=0
 machine_and_ceilings || status=1
