@@ -9,8 +9,8 @@
 # summary.txt (each bench's paired speed-ups), nvidia-smi.txt, ceilings.json, and
 # ab/<NAME><pass>/bench_<shape>.json and .txt, the layout scripts/update_docs.sh's h100_ab reads.
 # Usage: scripts/measure_ab.sh OUTDIR NAME=PACK_DIR [NAME=PACK_DIR ...] -- VARIANT [VARIANT ...]
-#   KLAB_AB_SHAPES: the problems, separated by spaces (required), e.g. two of attention's:
-#     "b=4,nq=8192,nkv=8192,hq=32,hkv=32,d=64,causal=0 b=4,nq=8192,nkv=8192,hq=32,hkv=32,d=64,causal=1"
+#   KLAB_AB_SHAPES: the problems, separated by spaces (required), e.g. two of hgemm's:
+#     "m=512,n=4096,k=4096 m=2048,n=4096,k=4096"
 #   KLAB_AB_DTYPE (default bf16), KLAB_AB_PASSES (default 2), KLAB_MAX_TIME (seconds a bench,
 #   default 0.3), KLAB_AB_LIMIT (seconds before a bench is stopped, default 60), KLAB_CACHE_DIR
 #   (the measured ceilings' cache: an earlier run's cache on the same machine skips measuring
