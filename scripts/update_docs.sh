@@ -999,13 +999,23 @@ if [ -d "$six" ]; then
 fi
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
-# The wgmma rungs' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU): a
-# CPU-only build holds no device code, and then the section is left as it is.
-wgmma_kernels=$("$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 --list 2>/dev/null |
-  awk '/ kernels in /{print $1}')
-if [ "${wgmma_kernels:-0}" -gt 0 ]; then
-  "$klab" sass --kernel klab::hgemm --kernel wgmma_ --kernel __nv_bfloat16 \
-    --readme docs/worklogs/gemm.md --section sass-hopper > /dev/null
-else
-  echo "update_docs: $klab holds no wgmma kernels (a CPU-only build?): docs/worklogs/gemm.md's sass-hopper section left as it is" >&2
-fi
+# Kernels' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU), into DOC's
+# SECTION: the kernels whose names contain every FILTER. A CPU-only build holds no device code,
+# and then the section is left as it is.
+sass_section() {  # DOC SECTION FILTER...
+  local doc=$1 section=$2 args=() n
+  shift 2
+  for k in "$@"; do args+=(--kernel "$k"); done
+  n=$("$klab" sass "${args[@]}" --list 2>/dev/null | awk '/ kernels in /{print $1}')
+  if [ "${n:-0}" -gt 0 ]; then
+    "$klab" sass "${args[@]}" --readme "$doc" --section "$section" > /dev/null
+  else
+    echo "update_docs: $klab holds none of $doc's $section kernels (a CPU-only build?): the section is left as it is" >&2
+  fi
+}
+# The wgmma rungs' loops.
+sass_section docs/worklogs/gemm.md sass-hopper klab::hgemm wgmma_ __nv_bfloat16
+# The three-consumer attention kernels at D = 64 (v09, v10; bf16): their rounds' length and MUFU.
+sass_section docs/worklogs/attention.md sass-attention-d64 \
+  "ThreeConsumerConfig, klab::attention::fa3::ThreeConsumerConfig>, klab::attention::fa3::Config<64" \
+  "__nv_bfloat16, 64>"

@@ -67,10 +67,11 @@ void print_sass_summary(const SassFunction& f) {
     auto share = [&](int n) { return m.instructions ? 100.0 * n / m.instructions : 0.0; };
     std::cout << fmt::format(
         "  main loop, one iteration on its fall-through path: {} instructions; math {} "
-        "({:.1f}%{}), shared {}, global {}, barriers {}{}\n",
+        "({:.1f}%{}){}, shared {}, global {}, barriers {}{}\n",
         m.instructions, m.math, share(m.math),
-        m.top_math.empty() ? "" : fmt::format(", {} {}", m.top_math_count, m.top_math), m.shared,
-        m.global, m.barrier,
+        m.top_math.empty() ? "" : fmt::format(", {} {}", m.top_math_count, m.top_math),
+        m.special ? fmt::format(", special function (MUFU) {}", m.special) : "", m.shared, m.global,
+        m.barrier,
         m.inner_loops
             ? fmt::format("; it holds {} inner loop(s), each body counted once", m.inner_loops)
             : "");
@@ -122,12 +123,18 @@ std::string short_kernel(const std::string& mangled) {
 std::string sass_table(const std::string& exe, const std::string& arch,
                        const std::vector<std::pair<std::string, SassSummary>>& summaries,
                        const std::map<std::string, std::string>& sources) {
+  // The main loop's MUFU instructions (exponentials and the like) only where a kernel has some.
+  bool with_mufu = false;
+  for (const auto& [name, s] : summaries)
+    with_mufu = with_mufu || (s.main_loop && s.main_loop->special);
   std::ostringstream f;
   f << "| source | kernel | instructions | local memory | main loop: instructions | its most "
-       "frequent "
-       "math | tensor loop: instructions | tensor-core | share | shared | global | barriers | "
+       "frequent math | "
+    << (with_mufu ? "its MUFU | " : "")
+    << "tensor loop: instructions | tensor-core | share | shared | global | barriers | "
        "inner loops |\n"
-    << "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    << "|---|---|---:|---:|---:|---|" << (with_mufu ? "---:|" : "")
+    << "---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& [name, s] : summaries) {
     const auto src = sources.find(name);
     f << "| " << (src == sources.end() ? "-" : fs::path(src->second).filename().string()) << " | `"
@@ -138,9 +145,9 @@ std::string sass_table(const std::string& exe, const std::string& arch,
         << (s.main_loop->top_math.empty()
                 ? "-"
                 : fmt::format("{} ({})", s.main_loop->top_math, s.main_loop->top_math_count))
-        << " | ";
+        << " | " << (with_mufu ? fmt::format("{} | ", s.main_loop->special) : "");
     else
-      f << "- | - | ";
+      f << "- | - | " << (with_mufu ? "- | " : "");
     if (!s.tensor_loop) {
       f << "- | - | - | - | - | - | - |\n";
       continue;
@@ -159,7 +166,11 @@ std::string sass_table(const std::string& exe, const std::string& arch,
        "is the one doing the most math, the tensor loop the innermost whose path issues "
        "tensor-core instructions (HMMA, HGMMA, QGMMA, IMMA), and the share is theirs of its "
        "instructions; shared, global and barriers count its shared-memory, global (TMA "
-       "included) and barrier instructions (SYNCS, WARPGROUP, BAR).";
+       "included) and barrier instructions (SYNCS, WARPGROUP, BAR)"
+    << (with_mufu ? "; its MUFU, the main loop's special-function instructions (MUFU.EX2, "
+                    "MUFU.RCP, ...: the XU pipe's)"
+                  : "")
+    << ".";
   return f.str();
 }
 

@@ -317,8 +317,9 @@ identifier = /work/main/kernels/x/v01_demo.cu
         /*0000*/                   LDSM.16.M88.4 R4, [R2] ;
         /*0010*/                   HMMA.16816.F32.BF16 R8, R4, R6, R8 ;
         /*0020*/                   LDGSTS.E.BYPASS.LTC128B.128 [R1], desc[UR4][R2.64] ;
-        /*0030*/              @P0 BRA `(.L_x_0) ;
-        /*0040*/                   EXIT ;
+        /*0030*/                   MUFU.EX2 R9, R9 ;
+        /*0040*/              @P0 BRA `(.L_x_0) ;
+        /*0050*/                   EXIT ;
 Fatbin elf code:
 )sass";
 
@@ -382,7 +383,7 @@ TEST(Sass, Summary) {
   const klab::SassSummary t = klab::summarize_sass(fns[1], 64);
   ASSERT_EQ(t.loops.size(), 1u);  // the label form
   EXPECT_EQ(t.loops[0].head, 0);
-  EXPECT_EQ(t.loops[0].tail, 3);
+  EXPECT_EQ(t.loops[0].tail, 4);
 
   // One iteration of the loop, indices 2..9: 8 instructions, 2 of them math.
   ASSERT_TRUE(s.main_loop.has_value());
@@ -392,8 +393,10 @@ TEST(Sass, Summary) {
   EXPECT_EQ(s.main_loop->shared, 2);
   EXPECT_EQ(s.main_loop->global, 2);
   EXPECT_EQ(s.main_loop->barrier, 1);
+  EXPECT_EQ(s.main_loop->special, 0);
   ASSERT_TRUE(t.main_loop.has_value());
   EXPECT_EQ(t.main_loop->top_math, "HMMA");
+  EXPECT_EQ(t.main_loop->special, 1);  // the MUFU.EX2, not math: the XU pipe's
 }
 
 // A warp-specialised kernel: the retry of an mbarrier wait sits after EXIT and branches back

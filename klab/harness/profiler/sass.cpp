@@ -249,6 +249,8 @@ std::optional<SassSummary::Path> loop_path(const SassFunction& f, const SassSumm
         ++p.global;
       } else if (c.group == "barrier") {
         ++p.barrier;
+      } else if (c.group == "special function") {
+        ++p.special;
       }
       if (!continue_cache) cached = {-1, -1, -1};  // another instruction sits in between
     }

@@ -72,6 +72,7 @@ struct SassSummary {
     std::string top_math;  ///< the most frequent math row ("FFMA", "HMMA.16816.F32.BF16", ...)
     int top_math_count = 0;
     int tensor = 0;       ///< tensor-core instructions (HMMA, HGMMA, IMMA, QGMMA, IGMMA)
+    int special = 0;      ///< special-function instructions (MUFU: ex2, rcp, ...; the XU pipe)
     int inner_loops = 0;  ///< backward branches inside it: their bodies are counted once
     /// FFMAs on the path, and those with a register bank conflict by the two-bank model: the
     /// sources the reuse cache does not serve (what the previous FFMA marked .reuse, slot by slot),
