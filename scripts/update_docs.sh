@@ -854,6 +854,12 @@ h100_report() {  # RUN GLOB FAMILY DOC SECTION
   [ -d "$run" ] || return 0
   "$klab" report "$run"/$2 --family "$3" --readme "docs/worklogs/$4" --section "$5"
 }
+# An H100 run's Nsight Compute records (FILE under RUN) into DOC's SECTION.
+h100_profile() {  # RUN FILE DOC SECTION
+  local run=$(dirname "$res")/h100/$1
+  [ -d "$run" ] || return 0
+  "$klab" profile-report "$run/$2" --readme "docs/worklogs/$3" --section "$4"
+}
 # An A/B run on an H100 (scripts/measure_ab.sh's layout): each build's folder ab/BUILD's
 # benches into DOC's SECTION-BUILD.
 h100_ab() {  # RUN FAMILY DOC SECTION BUILD...
@@ -981,22 +987,16 @@ h100_ab 2026-12-06_dc038f9_attention_row_sum_apart attention attention.md result
 h100_ab 2026-12-06_9527110_attention_q_uniform_d64 attention attention.md results-9527110 \
   h1 u1 h2 u2 h3 u3
 # Nsight Compute of v09 and cuDNN at D = 64 non-causal 8k, with the XU (MUFU) pipe (27a6ef4).
-xu=$(dirname "$res")/h100/2026-12-06_27a6ef4_attention_d64_xu_profile
-if [ -d "$xu" ]; then
-  "$klab" profile-report "$xu"/prof/profiles_d64.json --readme docs/worklogs/attention.md \
-    --section profile-27a6ef4-d64
-fi
+h100_profile 2026-12-06_27a6ef4_attention_d64_xu_profile prof/profiles_d64.json attention.md \
+  profile-27a6ef4-d64
 # v10 at every eighth term (h, 27a6ef4) and every sixteenth (p) beside v09 and cuDNN at D = 64, in
 # turn twice; Nsight Compute of both v10 builds.
 h100_ab 2026-12-06_27a6ef4_attention_v10_sixteenth attention attention.md results-27a6ef4-v10 \
   h1 p1 h2 p2
-six=$(dirname "$res")/h100/2026-12-06_27a6ef4_attention_v10_sixteenth
-if [ -d "$six" ]; then
-  for x in h p; do
-    "$klab" profile-report "$six/prof/profiles_v10_$x.json" --readme docs/worklogs/attention.md \
-      --section "profile-27a6ef4-v10-$x"
-  done
-fi
+for x in h p; do
+  h100_profile 2026-12-06_27a6ef4_attention_v10_sixteenth "prof/profiles_v10_$x.json" \
+    attention.md "profile-27a6ef4-v10-$x"
+done
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # Kernels' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU), into DOC's

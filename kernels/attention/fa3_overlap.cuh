@@ -32,6 +32,18 @@ enum class PingPong { kPerTile, kAcrossTiles };
 template <int kStages>
 using ConsumerRing = device::RingSlot<kStages>;
 
+/// Q's warpgroup index for its descriptors (both consumer loops): at D = 64 through a shuffle
+/// from lane 0, which makes it warp-uniform to ptxas (from threadIdx it is not), so that Q's
+/// descriptors are uniform registers, not general ones copied over before each wgmma (R2UR). At
+/// D = 64 it gave the three- and two-consumer kernels 0.1-0.9%
+/// (2026-12-06_9527110_attention_q_uniform_d64); at D = 128 the same change re-allocated v20's
+/// registers and schedule and cost it 1.1-1.3% (af85b52's run): there the index stays as it is.
+template <int kD>
+__device__ __forceinline__ int q_warpgroup(int wg) {
+  if constexpr (kD <= 64) return __shfl_sync(0xffffffffu, wg, 0);
+  return wg;
+}
+
 /// Consumer warpgroup wg's pass over tile t (rows n0 + 64 wg .. + 63): its rounds (Q already
 /// landed), its O rows and their lse. ring: where the tile's first key block sits, advanced past
 /// its last. kReleaseQ: hand Q back (empty_q) once the tile's last S is done (v06 reloads Q for
@@ -71,13 +83,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
   const uint32_t pin = device::smem_addr(&bars.pin[wg * 4 + th.tid / 32]);  // this warp's word
-  // Q's warpgroup index for its descriptors: at D = 64 through a shuffle from lane 0, which makes
-  // it warp-uniform to ptxas (from threadIdx it is not), so that Q's descriptors are uniform
-  // registers, not general ones copied over before each wgmma (R2UR). At D = 64 it gave the
-  // three- and two-consumer kernels 0.1-0.9% (2026-12-06_9527110_attention_q_uniform_d64); at
-  // D = 128 the same change re-allocated v20's registers and schedule and cost it 1.1-1.3%
-  // (af85b52's run): there the index stays as it is.
-  const int wg_q = kD <= 64 ? __shfl_sync(0xffffffffu, wg, 0) : wg;
+  const int wg_q = q_warpgroup<kD>(wg);
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   // Round `round` of the tile's n: whether wg arrives on the other's barrier after it.
   constexpr int kWgs = C::kConsumerWarpgroups;
@@ -228,7 +234,7 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
   constexpr int kBlockN = C::kBlockN, kWgs = C::kConsumerWarpgroups;
   const ConsumerThread th(t, wg);
   const uint32_t s_base = device::smem_addr(smem);
-  const int wg_q = kD <= 64 ? __shfl_sync(0xffffffffu, wg, 0) : wg;  // as consume_tile's
+  const int wg_q = q_warpgroup<kD>(wg);
   const int n = int(t.blocks.count), unmasked = int(t.blocks.unmasked);
   QuadRow rows[2];    // the two rows' running max (log2 units) and this lane's share of the sum
   float acc[kD / 2];  // O: 64 x kD over the warpgroup
