@@ -38,6 +38,7 @@ Variant gpu_v20_wgmma_pingpong();
 Variant gpu_v21_wgmma_stream_k_tiles();
 Variant gpu_v22_wgmma_stream_k_aligned();
 Variant gpu_v23_wgmma_swap_ab_stream_k();
+Variant gpu_v24_wgmma_aligned_b();
 Variant gpu_baseline_cublaslt();
 
 }  // namespace klab::hgemm

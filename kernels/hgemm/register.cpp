@@ -34,6 +34,7 @@ void register_hgemm(Registry& r) {
     gpu_v21_wgmma_stream_k_tiles(),
     gpu_v22_wgmma_stream_k_aligned(),
     gpu_v23_wgmma_swap_ab_stream_k(),
+    gpu_v24_wgmma_aligned_b(),
     gpu_baseline_cublaslt(),
 #endif
   };

@@ -5,6 +5,6 @@ klab_family(hgemm
        v12_wgmma_persistent.cu v13_wgmma_cluster_multicast.cu v14_wgmma_tma_store.cu
        v15_wgmma_cluster_tma_store.cu v16_wgmma_split_k.cu v17_wgmma_stream_k.cu
        v18_wgmma_dispatch.cu v19_wgmma_swap_ab.cu v20_wgmma_pingpong.cu v21_wgmma_stream_k_tiles.cu
-       v22_wgmma_stream_k_aligned.cu v23_wgmma_swap_ab_stream_k.cu
+       v22_wgmma_stream_k_aligned.cu v23_wgmma_swap_ab_stream_k.cu v24_wgmma_aligned_b.cu
        baseline_cublaslt.cu
   CUDA_LIBS CUDA::cublasLt CUDA::cublas)

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "kernels/hgemm/family.hpp"
+#include "klab/core/dtype.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
 
@@ -237,6 +238,14 @@ size_t v23_workspace_bytes(const Problem& p) {
   return v23_plan(p.dim("n"), p.dim("k")).workspace_bytes(v19_tokens(p.dim("m")), 64);
 }
 
+int64_t v24_ldb(int64_t n) { return (n + 63) / 64 * 64; }
+
+size_t v24_workspace_bytes(const Problem& p) {
+  const int64_t n = p.dim("n"), k = p.dim("k");
+  if (n % 64 == 0) return 0;
+  return size_t(v24_ldb(n)) * size_t(k) * dtype_size(p.dtype);
+}
+
 std::vector<std::string> v18_config_names() {
   std::vector<std::string> names;
   for (const WgmmaDispatchEntry& e : kV18Entries) {
@@ -277,6 +286,7 @@ Status v18_config_can_implement(int index, const Problem& p) {
     return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
   if (e.rung == 15) return wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n));
   if (e.rung == 21) return v21_can_implement(p);
+  if (e.rung == 24) return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
   if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
     return s;
   const std::string why = v18_tile_refusal(e, p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());
@@ -295,9 +305,9 @@ double v18_model_seconds(int index, int64_t m, int64_t n, int64_t k, int sm_coun
   if (index < 0 || index >= kV18SpaceSize || sm_count <= 0) return inf;
   const WgmmaDispatchEntry& e = kV18Entries[index];
   const double dram = double(m * k + k * n + m * n) * 2 / kDramBytesPerS;
-  // v15's clusters, v13's and v12's register stores, v21's stream-K: no model; only a tune table
-  // picks them.
-  if (e.rung == 15 || e.rung == 13 || e.rung == 12 || e.rung == 21) return inf;
+  // v15's clusters, v13's and v12's register stores, v21's stream-K, v24's copy of B: no model;
+  // only a tune table picks them.
+  if (e.rung == 15 || e.rung == 13 || e.rung == 12 || e.rung == 21 || e.rung == 24) return inf;
   // Weight streaming: the bytes at the read rate; v19 (one launch, no partials in memory) ahead
   // of v17 (one launch) ahead of v16 (two). v16 and v17 keep M <= 64, v19 M <= 128, and v19 is
   // also held to its own model's best entry (few slabs stream slowly: a CTA an SM at most ~50
@@ -373,6 +383,7 @@ size_t v18_workspace_bytes(const Problem& p) {
         e.rung == 16   ? v16_workspace_bytes(p)
         : e.rung == 17 ? v17_workspace_bytes(p)
         : e.rung == 21 ? v21_slot_bytes()
+        : e.rung == 24 ? v24_workspace_bytes(p)
         : e.splits > 1 ? sizeof(float) * size_t(e.splits) * size_t(p.dim("m")) * size_t(p.dim("n"))
                        : 0;
     most = std::max(most, bytes);

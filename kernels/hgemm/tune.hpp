@@ -250,6 +250,11 @@ Status v23_can_implement(const Problem& p);
 size_t v23_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
+/// v24's B row pitch in elements: n rounded up to whole 128-byte rows (64 elements).
+int64_t v24_ldb(int64_t n);
+/// v24's workspace for p: B copied with v24_ldb rows where n is not a multiple of 64 (its rows
+/// not 128-byte lines), else none.
+size_t v24_workspace_bytes(const Problem& p);
 
 /// v18's entries (sm_90a): the kernel of v16, v17 (weight streaming, M <= 64) or v19 (M <= 128), or v14's
 /// persistent kernel and TMA-store epilogue on 128 x block_n tiles of two m64 consumer
@@ -257,7 +262,7 @@ Status v19_can_implement(const Problem& p);
 /// a second kernel sums in order. Index = position (append only), named "v<rung>" (v15 on
 /// narrower tiles "v15_128x<block_n>"), v14's "128x<block_n>_k<splits>".
 struct WgmmaDispatchEntry {
-  int rung;     ///< whose kernel: 16, 17, 19, 15, 13, 12, 21, or 14 (v14's, generalised)
+  int rung;     ///< whose kernel: 16, 17, 19, 15, 13, 12, 21, 24, or 14 (v14's, generalised)
   int block_n;  ///< v14's and v15's tiles: 256, 192 or 128
   int splits;   ///< v14's tiles: K splits
 };
@@ -280,6 +285,7 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {21, 256, 1},  // 14: v21's stream-K over the tail wave (won at 8192^3 in 72e0ad3's run)
     {15, 128, 1},  // 15: v15's clusters on entry 5's tiles (M = 512: one wave, B shared a pair)
     {15, 192, 1},  // 16: v15's clusters on entry 11's tiles
+    {24, 256, 1},  // 17: v24, v14's tiles on B copied into 128-byte rows where N's are not
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
@@ -351,6 +357,10 @@ void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v22(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v23 (v05's element-copy kernel where TMA cannot run the problem).
 void launch_v23(const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v24: B copied into b.workspace (v24_workspace_bytes) where its rows are not whole
+/// 128-byte lines, then v14's kernel on 128 x 256 tiles (v05's element-copy kernel where TMA
+/// cannot run the problem).
+void launch_v24(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v12 and v13 (v18's entries 13 and 12).
 void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);

@@ -141,6 +141,22 @@ void launch_split_tiles(const GemmArgs<T>& g, int splits, float* workspace, cuda
 
 }  // namespace
 
+template <class T>
+void launch_v14_tiles(const GemmArgs<T>& g, int block_n, int splits, float* workspace,
+                      cudaStream_t stream) {
+  KLAB_CHECK(
+      block_n == 256 || block_n == 192 || block_n == 128,
+      "v14's tiles are 128 x 256, 128 x 192 or 128 x 128, not 128 x " + std::to_string(block_n));
+  if (block_n == 256)
+    launch_split_tiles<256>(g, splits, workspace, stream);
+  else if (block_n == 192)
+    launch_split_tiles<192>(g, splits, workspace, stream);
+  else
+    launch_split_tiles<128>(g, splits, workspace, stream);
+}
+template void launch_v14_tiles(const GemmArgs<__nv_bfloat16>&, int, int, float*, cudaStream_t);
+template void launch_v14_tiles(const GemmArgs<__half>&, int, int, float*, cudaStream_t);
+
 void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs& args) {
   const WgmmaDispatchEntry& e = kV18Entries[index];
   if (e.rung == 16) return launch_v16(p, b, args);
@@ -150,16 +166,12 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
   if (e.rung == 13) return launch_v13(p, b, args);
   if (e.rung == 12) return launch_v12(p, b, args);
   if (e.rung == 21) return launch_v21(p, b, args);  // its flags last (v18_workspace_bytes)
+  if (e.rung == 24) return launch_v24(p, b, args);
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
-    float* workspace = static_cast<float*>(b.workspace);
     if (!g.vec16())
       launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));
-    else if (e.block_n == 256)
-      launch_split_tiles<256>(g, e.splits, workspace, stream_of(args));
-    else if (e.block_n == 192)
-      launch_split_tiles<192>(g, e.splits, workspace, stream_of(args));
     else
-      launch_split_tiles<128>(g, e.splits, workspace, stream_of(args));
+      launch_v14_tiles(g, e.block_n, e.splits, static_cast<float*>(b.workspace), stream_of(args));
   });
 }
 

@@ -58,14 +58,15 @@ CUtensorMap make_a_map(const GemmArgs<T>& g, int rows) {
 }
 
 /// B as (n inner, k outer) in boxes of (64, 64): one 128-byte-swizzled panel of 64 k-rows of 64
-/// columns (needs g.vec16()). `promotion`: what L2 fetches around a miss (256 bytes by default:
-/// a row's next panel too, which the prefill rungs' tiles read next).
+/// columns (needs g.vec16()), rows g.ldb_or_n() elements apart. `promotion`: what L2 fetches
+/// around a miss (256 bytes by default: a row's next panel too, which the prefill rungs' tiles
+/// read next).
 template <class T>
 CUtensorMap make_b_panel_map(
     const GemmArgs<T>& g, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
-                               uint64_t(g.n) * sizeof(T), 64, 64, CU_TENSOR_MAP_SWIZZLE_128B,
-                               promotion);
+                               uint64_t(g.ldb_or_n()) * sizeof(T), 64, 64,
+                               CU_TENSOR_MAP_SWIZZLE_128B, promotion);
 }
 
 template <class Stage, class T>
@@ -404,6 +405,14 @@ void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
         maps.a, maps.b, g.c, g.m, g.n, g.k);
   KLAB_CHECK_LAUNCH();
 }
+
+/// v14's kernel as v18 generalises it (v18_wgmma_dispatch.cu; g.vec16()): 128 x block_n tiles
+/// (256, 192 or 128), K split `splits` ways into persistent (tile, split) units whose fp32
+/// partials a second kernel sums in split order (workspace: splits x m x n floats, unused at one
+/// split, where each tile is stored through stmatrix and the TMA).
+template <class T>
+void launch_v14_tiles(const GemmArgs<T>& g, int block_n, int splits, float* workspace,
+                      cudaStream_t stream);
 
 /// What the wgmma rungs run where the TMA cannot (k or n not a multiple of 8, unaligned
 /// pointers: no 16-byte row pitch): v05's kernel with element copies.
