@@ -16,7 +16,8 @@
 // cuBLASLt ~37 in ac8ef08's run); elsewhere in the grid the same waves as 128 x 256 or more.
 // Entries 12 and 13 run v13 and v12 (C stored from registers), 14 v21 (stream-K over the tail
 // wave), 15 and 16 v15's kernel on 128 x 128 and 128 x 192 tiles (measured 2-10% behind entries
-// 5 and 11 at M = 512 in 2026-12-04_d53a4f9_v15_narrow_grid); only a tune table picks them.
+// 5 and 11 at M = 512 in 2026-12-04_d53a4f9_v15_narrow_grid); only a tune table picks them,
+// as it does entry 17 (v24: v14's 128 x 256 tiles on B copied into rows of whole 128-byte lines).
 // Why: at Qwen3-8B's projections with M = 128..512 v14's 128 x 256 tiles number 16-96 for 132
 // SMs (e.g. M = 512, N = 4096: 64 tiles, half the GPU idle: 0.59x cuBLASLt in
 // 2026-12-02_9c2ca7a_hopper_v15_v16), and at M <= 64 only the weight-streaming rungs come near
@@ -181,7 +182,8 @@ Variant gpu_v18_wgmma_dispatch() {
       "per shape class (klab tune, else a wave model): v16, v17 or v19 weight streaming at "
       "M <= 64 (v19 to 128), v14's kernel on 128x256, 128x192 or 128x128 tiles with K split into "
       "persistent (tile, split) units, v15's clusters on 128x256, 128x192 or 128x128 tiles, v12's "
-      "or v13's kernel (C stored from registers), or v21's stream-K over the tail wave",
+      "or v13's kernel (C stored from registers), v21's stream-K over the tail wave, or v24 (v14's "
+      "tiles on B copied into whole 128-byte rows)",
       [](const Problem& p, Buffers& b, const LaunchArgs& args) {
         launch_v18_config(v18_tuned_config(p), p, b, args);
       });
