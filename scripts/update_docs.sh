@@ -943,6 +943,10 @@ h100_ab 2026-12-06_8932e03_hgemm_v19_ends hgemm gemm.md results-8932e03-v19 old1
 h100_report 2026-12-06_8932e03_hgemm_v19_ends 'grid/bench_*.json' hgemm gemm.md results-8932e03-v18-small
 # v19 tuned per shape class at M <= 128, v18 with cuBLASLt after each (4a65d1e).
 h100_report 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' hgemm gemm.md results-4a65d1e-v19-tuned
+# v24 (B copied into whole 128-byte rows) beside v15, v14, v18 and cuBLASLt at the ragged shape, its
+# neighbours and 4096^3; v18 after its tune at the ragged shape (5f7c367).
+h100_report 2026-12-06_5f7c367_hgemm_v24 'b/bench_*.json' hgemm gemm.md results-5f7c367-v24
+h100_report 2026-12-06_5f7c367_hgemm_v24 'b/tuned_*.json' hgemm gemm.md results-5f7c367-v24-tuned
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
