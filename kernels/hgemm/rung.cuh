@@ -15,21 +15,19 @@ namespace klab::hgemm {
 /// The operands of one GEMM in device element type T (__nv_bfloat16 or __half).
 template <class T>
 struct GemmArgs {
-  const T* a;  // (m, k) row-major, rows lda_or_k() elements apart
+  const T* a;  // (m, k) row-major
   const T* b;  // (k, n) row-major, rows ldb_or_n() elements apart
   T* c;        // (m, n) row-major
   int m, n, k;
-  // A's and B's row pitches in elements where they differ from k and n (v24's padded copies):
-  // read by make_a_map and make_b_panel_map alone, so only the wgmma rungs' TMA path may set them.
-  int lda = 0, ldb = 0;
+  int ldb = 0;  // B's row pitch in elements where it differs from n (v24's padded copy): read by
+                // make_b_panel_map alone, so only the wgmma rungs' TMA path may set it
 
-  int64_t lda_or_k() const { return lda > 0 ? lda : k; }
   int64_t ldb_or_n() const { return ldb > 0 ? ldb : n; }
 
   /// 16-byte rows: every row of A, B and C starts on a 16-byte boundary, so tiles move as
   /// whole 8-element chunks (cp.async 16 / LDG.128) and an edge chunk is either all in or all out.
   bool vec16() const {
-    return k % 8 == 0 && n % 8 == 0 && lda % 8 == 0 && ldb % 8 == 0 && device::aligned16(a) &&
+    return k % 8 == 0 && n % 8 == 0 && ldb % 8 == 0 && device::aligned16(a) &&
            device::aligned16(b) && device::aligned16(c);
   }
 };

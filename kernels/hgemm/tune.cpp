@@ -238,13 +238,12 @@ size_t v23_workspace_bytes(const Problem& p) {
   return v23_plan(p.dim("n"), p.dim("k")).workspace_bytes(v19_tokens(p.dim("m")), 64);
 }
 
-int64_t v24_pitch(int64_t x) { return (x + 63) / 64 * 64; }
+int64_t v24_ldb(int64_t n) { return (n + 63) / 64 * 64; }
 
-size_t v24_workspace_bytes(const Problem& p, bool copy_a) {
-  const int64_t m = p.dim("m"), n = p.dim("n"), k = p.dim("k");
-  const size_t b_rows = n % 64 == 0 ? 0 : size_t(v24_pitch(n)) * size_t(k);
-  const size_t a_rows = !copy_a || k % 64 == 0 ? 0 : size_t(v24_pitch(k)) * size_t(m);
-  return (b_rows + a_rows) * dtype_size(p.dtype);
+size_t v24_workspace_bytes(const Problem& p) {
+  const int64_t n = p.dim("n"), k = p.dim("k");
+  if (n % 64 == 0) return 0;
+  return size_t(v24_ldb(n)) * size_t(k) * dtype_size(p.dtype);
 }
 
 std::vector<std::string> v18_config_names() {
@@ -253,8 +252,6 @@ std::vector<std::string> v18_config_names() {
     const std::string tiles = "128x" + std::to_string(e.block_n);
     if (e.rung == 14)
       names.push_back(tiles + "_k" + std::to_string(e.splits));
-    else if (e.rung == 24 && e.copy_a)
-      names.push_back("v24_a");
     else if (e.rung == 15 && e.block_n != 256)
       names.push_back("v15_" + tiles);
     else
@@ -386,7 +383,7 @@ size_t v18_workspace_bytes(const Problem& p) {
         e.rung == 16   ? v16_workspace_bytes(p)
         : e.rung == 17 ? v17_workspace_bytes(p)
         : e.rung == 21 ? v21_slot_bytes()
-        : e.rung == 24 ? v24_workspace_bytes(p, e.copy_a)
+        : e.rung == 24 ? v24_workspace_bytes(p)
         : e.splits > 1 ? sizeof(float) * size_t(e.splits) * size_t(p.dim("m")) * size_t(p.dim("n"))
                        : 0;
     most = std::max(most, bytes);

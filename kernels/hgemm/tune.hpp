@@ -250,11 +250,11 @@ Status v23_can_implement(const Problem& p);
 size_t v23_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
-/// v24's row pitch in elements for rows of x elements: x rounded up to whole 128-byte rows (64).
-int64_t v24_pitch(int64_t x);
-/// v24's workspace for p: B copied with v24_pitch(n) rows where n is not a multiple of 64 (its
-/// rows not 128-byte lines), then (copy_a) A with v24_pitch(k) rows where k is not; else none.
-size_t v24_workspace_bytes(const Problem& p, bool copy_a = false);
+/// v24's B row pitch in elements: n rounded up to whole 128-byte rows (64 elements).
+int64_t v24_ldb(int64_t n);
+/// v24's workspace for p: B copied with v24_ldb rows where n is not a multiple of 64 (its rows
+/// not 128-byte lines), else none.
+size_t v24_workspace_bytes(const Problem& p);
 
 /// v18's entries (sm_90a): the kernel of v16, v17 (weight streaming, M <= 64) or v19 (M <= 128), or v14's
 /// persistent kernel and TMA-store epilogue on 128 x block_n tiles of two m64 consumer
@@ -265,7 +265,6 @@ struct WgmmaDispatchEntry {
   int rung;     ///< whose kernel: 16, 17, 19, 15, 13, 12, 21, 24, or 14 (v14's, generalised)
   int block_n;  ///< v14's and v15's tiles: 256, 192 or 128
   int splits;   ///< v14's tiles: K splits
-  bool copy_a = false;  ///< v24: A copied into whole 128-byte rows too where K's are not
 };
 inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {16, 0, 1},    // 0: v16's split-K weight streaming, M <= 64
@@ -287,7 +286,6 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
     {15, 128, 1},  // 15: v15's clusters on entry 5's tiles (M = 512: one wave, B shared a pair)
     {15, 192, 1},  // 16: v15's clusters on entry 11's tiles
     {24, 256, 1},  // 17: v24, v14's tiles on B copied into 128-byte rows where N's are not
-    {24, 256, 1, true},  // 18: v24 with A's rows copied too where K's are not
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
@@ -359,10 +357,10 @@ void launch_v21(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v22(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v23 (v05's element-copy kernel where TMA cannot run the problem).
 void launch_v23(const Problem& p, Buffers& b, const LaunchArgs& args);
-/// Enqueues v24: B (and with copy_a A) copied into b.workspace (v24_workspace_bytes) where its
-/// rows are not whole 128-byte lines, then v14's kernel on 128 x 256 tiles (v05's element-copy
-/// kernel where TMA cannot run the problem).
-void launch_v24(bool copy_a, const Problem& p, Buffers& b, const LaunchArgs& args);
+/// Enqueues v24: B copied into b.workspace (v24_workspace_bytes) where its rows are not whole
+/// 128-byte lines, then v14's kernel on 128 x 256 tiles (v05's element-copy kernel where TMA
+/// cannot run the problem).
+void launch_v24(const Problem& p, Buffers& b, const LaunchArgs& args);
 /// Enqueues v12 and v13 (v18's entries 13 and 12).
 void launch_v12(const Problem& p, Buffers& b, const LaunchArgs& args);
 void launch_v13(const Problem& p, Buffers& b, const LaunchArgs& args);

@@ -17,8 +17,7 @@
 // Entries 12 and 13 run v13 and v12 (C stored from registers), 14 v21 (stream-K over the tail
 // wave), 15 and 16 v15's kernel on 128 x 128 and 128 x 192 tiles (measured 2-10% behind entries
 // 5 and 11 at M = 512 in 2026-12-04_d53a4f9_v15_narrow_grid); only a tune table picks them,
-// as it does entries 17 and 18 (v24: v14's 128 x 256 tiles on B, and in 18 A too, copied into
-// rows of whole 128-byte lines).
+// as it does entry 17 (v24: v14's 128 x 256 tiles on B copied into rows of whole 128-byte lines).
 // Why: at Qwen3-8B's projections with M = 128..512 v14's 128 x 256 tiles number 16-96 for 132
 // SMs (e.g. M = 512, N = 4096: 64 tiles, half the GPU idle: 0.59x cuBLASLt in
 // 2026-12-02_9c2ca7a_hopper_v15_v16), and at M <= 64 only the weight-streaming rungs come near
@@ -168,7 +167,7 @@ void launch_v18_config(int index, const Problem& p, Buffers& b, const LaunchArgs
   if (e.rung == 13) return launch_v13(p, b, args);
   if (e.rung == 12) return launch_v12(p, b, args);
   if (e.rung == 21) return launch_v21(p, b, args);  // its flags last (v18_workspace_bytes)
-  if (e.rung == 24) return launch_v24(e.copy_a, p, b, args);
+  if (e.rung == 24) return launch_v24(p, b, args);
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     if (!g.vec16())
       launch_multistage<WgmmaFallback, T, false>(g, stream_of(args));

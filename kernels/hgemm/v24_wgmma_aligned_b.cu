@@ -14,13 +14,15 @@
 // B through a tensor map of that pitch (GemmArgs::ldb; the map's width stays n, so the padding
 // columns are never read: the TMA fills a box's columns past n with zeros). Elsewhere v14's
 // kernel as it is. C is stored as before, through its own rows (the TMA store is not the cost).
-// v18's entry 18 (`v24_a`) copies A's rows the same way where K's are not whole lines (A's
-// K-major boxes at K = 5000 cost nothing on the H200: a tune table decides per device).
 // Expected bottleneck: the tensor pipe, as at the aligned neighbours, plus the copy's DRAM time.
 // Prediction (written before it ran), bf16, paired with cuBLASLt, beside v15 and v18: on an H100,
 // 6000 x 7000 x 5000 at 0.92-1.00x cuBLASLt (v18, on v15's clusters there: 0.81x), 1.10-1.20x
 // v15's speed; on the H200 0.95-1.02x (v18 0.90x). At shapes whose N is a multiple of 64 v24 is
 // v18's 128x256_k1 entry (the same kernel, no copy): within noise of it.
+// Measured on an H100 (2026-12-06_5f7c367_hgemm_v24; docs/worklogs/gemm.md): 0.828x cuBLASLt at
+// 6000 x 7000 x 5000 against v15's 0.781x (+6%), refuted in size; v14's kernel from 0.548x to
+// 0.828x with B copied. A's rows copied too (2026-12-06_8c0ee88_hgemm_v24_a) cost 6% where only
+// K is ragged: A's K-major rows are not the cost, so v24 copies B's alone.
 // Requirements: v14's (sm_90a; 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0,
 // n % 8 == 0 and 16-byte aligned pointers, other problems run v05's kernel with element copies);
 // a workspace of k x v24_ldb(n) elements where n % 64 != 0.
@@ -42,29 +44,19 @@ __global__ void __launch_bounds__(256)
 
 }  // namespace
 
-void launch_v24(bool copy_a, const Problem& p, Buffers& b, const LaunchArgs& args) {
+void launch_v24(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     const cudaStream_t stream = stream_of(args);
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream);
-    T* free_rows = static_cast<T*>(b.workspace);  // B's copy, then A's (v24_workspace_bytes)
-    // rows x cols of src (rows cols elements apart) into free_rows with pitch v24_pitch(cols).
-    auto copy = [&](const T* src, int64_t rows, int64_t cols) {
-      T* dst = free_rows;
-      const int blocks = static_cast<int>(std::min<int64_t>(rows, 16 * device_info().sm_count));
-      copy_rows_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const uint4*>(src),
-                                                   reinterpret_cast<uint4*>(dst), rows, cols / 8,
-                                                   v24_pitch(cols) / 8);
+    if (g.n % 64 != 0) {  // B's rows are not whole 128-byte lines: copy them into some
+      T* rows = static_cast<T*>(b.workspace);
+      const int64_t vecs = g.n / 8, pitch = v24_ldb(g.n) / 8;
+      const int blocks = static_cast<int>(std::min<int64_t>(g.k, 16 * device_info().sm_count));
+      copy_rows_kernel<<<blocks, 256, 0, stream>>>(
+          reinterpret_cast<const uint4*>(g.b), reinterpret_cast<uint4*>(rows), g.k, vecs, pitch);
       KLAB_CHECK_LAUNCH();
-      free_rows += v24_pitch(cols) * rows;
-      return dst;
-    };
-    if (g.n % 64 != 0) {  // B's rows are not whole 128-byte lines
-      g.b = copy(g.b, g.k, g.n);
-      g.ldb = static_cast<int>(v24_pitch(g.n));
-    }
-    if (copy_a && g.k % 64 != 0) {  // nor A's
-      g.a = copy(g.a, g.m, g.k);
-      g.lda = static_cast<int>(v24_pitch(g.k));
+      g.b = rows;
+      g.ldb = static_cast<int>(v24_ldb(g.n));
     }
     launch_v14_tiles(g, 256, 1, nullptr, stream);
   });
@@ -75,10 +67,10 @@ Variant gpu_v24_wgmma_aligned_b() {
       "v24_wgmma_aligned_b",
       "v14's kernel (v18's 128x256 entry) on B copied into rows of whole 128-byte lines where "
       "N's rows are not (a streamed copy into the workspace, then the TMA reads whole lines)",
-      [](const Problem& p, Buffers& b, const LaunchArgs& args) { launch_v24(false, p, b, args); });
+      launch_v24);
   v.info.min_sm = 90;
   v.can_implement = [](const Problem& p) { return v18_config_can_implement(17, p); };
-  v.workspace_bytes = [](const Problem& p) { return v24_workspace_bytes(p); };
+  v.workspace_bytes = v24_workspace_bytes;
   return v;
 }
 

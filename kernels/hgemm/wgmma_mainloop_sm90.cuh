@@ -49,12 +49,11 @@ CUtensorMap make_wgmma_c_map(const GemmArgs<T>& g) {
                                WgmmaStoreBox::kRows, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-/// A as (k inner, m outer) in boxes of (64, rows), 128-byte swizzled (needs g.vec16()), rows
-/// g.lda_or_k() elements apart.
+/// A as (k inner, m outer) in boxes of (64, rows), 128-byte swizzled (needs g.vec16()).
 template <class T>
 CUtensorMap make_a_map(const GemmArgs<T>& g, int rows) {
   return device::tensor_map_2d(g.a, device::tma_data_type<T>(), uint64_t(g.k), uint64_t(g.m),
-                               uint64_t(g.lda_or_k()) * sizeof(T), 64, uint32_t(rows),
+                               uint64_t(g.k) * sizeof(T), 64, uint32_t(rows),
                                CU_TENSOR_MAP_SWIZZLE_128B);
 }
 

@@ -645,7 +645,6 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_EQ(names[15], "v15_128x128");
   EXPECT_EQ(names[16], "v15_128x192");
   EXPECT_EQ(names[17], "v24");
-  EXPECT_EQ(names[18], "v24_a");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   const int sms = 132;
   auto pick = [&](int64_t m, int64_t n, int64_t k) {
@@ -681,7 +680,7 @@ TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
   EXPECT_TRUE(std::isinf(v18_model_seconds(0, 128, 4096, 4096, sms))) << "v16 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(1, 128, 4096, 4096, sms))) << "v17 keeps M <= 64";
   EXPECT_TRUE(std::isinf(v18_model_seconds(10, 129, 4096, 4096, sms))) << "v19 keeps M <= 128";
-  for (int i : {9, 12, 13, 14, 15, 16, 17, 18})
+  for (int i : {9, 12, 13, 14, 15, 16, 17})
     EXPECT_TRUE(std::isinf(v18_model_seconds(i, 8192, 8192, 8192, sms)))
         << "only a table picks " << names[size_t(i)];
   for (int i = 0; i < kV18SpaceSize; ++i) EXPECT_TRUE(std::isinf(v18_model_seconds(i, 1, 1, 1, 0)));
@@ -707,21 +706,15 @@ TEST(HgemmV18Dispatch, CanImplementAndWorkspaceFollowTheEntries) {
   EXPECT_EQ(
       v18_workspace_bytes(mid),
       std::max(size_t(8) * 128 * 4096 * sizeof(float), v21_slot_bytes()) + v21_flag_bytes(mid));
-  // v24: B copied with rows of whole 128-byte lines (64 elements) where N's are not, and in
-  // entry 18 A too where K's are not, else no workspace; v18 holds room for the copies where the
-  // entries can run.
-  EXPECT_EQ(v24_pitch(7000), 7040);
-  EXPECT_EQ(v24_pitch(7040), 7040);
+  // v24: B copied with rows of whole 128-byte lines (64 elements) where N's are not, else no
+  // workspace; v18 holds room for the copy where the entry can run.
+  EXPECT_EQ(v24_ldb(7000), 7040);
+  EXPECT_EQ(v24_ldb(7040), 7040);
   EXPECT_EQ(v24_workspace_bytes(big), 0u);
-  EXPECT_EQ(v24_workspace_bytes(big, true), 0u);
   const Problem ragged = problem("m=6000,n=7000,k=5000");
   EXPECT_EQ(v24_workspace_bytes(ragged), size_t(7040) * 5000 * 2);
-  EXPECT_EQ(v24_workspace_bytes(ragged, true), (size_t(7040) * 5000 + size_t(5056) * 6000) * 2);
-  EXPECT_EQ(v24_workspace_bytes(problem("m=6000,n=7040,k=5000"), true), size_t(5056) * 6000 * 2);
   EXPECT_TRUE(v18_config_can_implement(17, ragged).ok());
-  EXPECT_TRUE(v18_config_can_implement(18, ragged).ok());
-  EXPECT_GE(v18_workspace_bytes(ragged),
-            v24_workspace_bytes(ragged, true) + v21_flag_bytes(ragged));
+  EXPECT_GE(v18_workspace_bytes(ragged), v24_workspace_bytes(ragged) + v21_flag_bytes(ragged));
   // v19: M <= 128, and its slabs of 64 columns on the grid's y (at most 65535).
   EXPECT_TRUE(v19_can_implement(problem("m=128,n=4096,k=4096")).ok());
   EXPECT_FALSE(v19_can_implement(problem("m=129,n=4096,k=4096")).ok());
