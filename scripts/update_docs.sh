@@ -947,6 +947,8 @@ h100_report 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' hgemm gemm.md
 # neighbours and 4096^3; v18 after its tune at the ragged shape (5f7c367).
 h100_report 2026-12-06_5f7c367_hgemm_v24 'b/bench_*.json' hgemm gemm.md results-5f7c367-v24
 h100_report 2026-12-06_5f7c367_hgemm_v24 'b/tuned_*.json' hgemm gemm.md results-5f7c367-v24-tuned
+# Nsight Compute of v24's two kernels, v15 and cuBLASLt at the ragged shape (7e4b294).
+h100_profile 2026-12-06_7e4b294_hgemm_v24_profile prof/profiles.json gemm.md profile-7e4b294-v24
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
