@@ -100,6 +100,13 @@ struct V14Kernels {
 
 }  // namespace
 
+template <class T>
+void launch_v14_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
+  launch_wgmma_kernel<V14Kernels::kernel<T>(), V14Config>(g, stream);
+}
+template void launch_v14_kernel(const GemmArgs<__nv_bfloat16>&, cudaStream_t);
+template void launch_v14_kernel(const GemmArgs<__half>&, cudaStream_t);
+
 Variant gpu_v14_wgmma_tma_store() {
   return wgmma_variant<V14Config, V14Kernels>(
       "v14_wgmma_tma_store",

@@ -148,7 +148,9 @@ void launch_v14_tiles(const GemmArgs<T>& g, int block_n, int splits, float* work
   KLAB_CHECK(
       block_n == 256 || block_n == 192 || block_n == 128,
       "v14's tiles are 128 x 256, 128 x 192 or 128 x 128, not 128 x " + std::to_string(block_n));
-  if (block_n == 256)
+  if (block_n == 256 && splits == 1)
+    launch_v14_kernel(g, stream);
+  else if (block_n == 256)
     launch_split_tiles<256>(g, splits, workspace, stream);
   else if (block_n == 192)
     launch_split_tiles<192>(g, splits, workspace, stream);
