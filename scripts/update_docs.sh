@@ -949,6 +949,9 @@ h100_report 2026-12-06_5f7c367_hgemm_v24 'b/bench_*.json' hgemm gemm.md results-
 h100_report 2026-12-06_5f7c367_hgemm_v24 'b/tuned_*.json' hgemm gemm.md results-5f7c367-v24-tuned
 # Nsight Compute of v24's two kernels, v15 and cuBLASLt at the ragged shape (7e4b294).
 h100_profile 2026-12-06_7e4b294_hgemm_v24_profile prof/profiles.json gemm.md profile-7e4b294-v24
+# v24 (at aligned shapes v18's 128x256_k1) on the split-tiles kernel (a, 7e4b294) and on v14's own
+# kernel (b, c491392), beside v14 and cuBLASLt, in turn twice.
+h100_ab 2026-12-06_c491392_hgemm_v14_own_kernel hgemm gemm.md results-c491392-v14-own a1 b1 a2 b2
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
