@@ -14,7 +14,8 @@
 #          and 64 (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
 #   fa3    14.1, 14.3, 14.4: the wgmma rungs closest to cuDNN, paired, at causal 4k, 8k and 16k
 #          (D = 128) and D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json).
-# Each step stops early when less than a minute of KLAB_BUDGET (seconds, default 560) is left.
+# A step starts no bench or tune that its share of KLAB_BUDGET (seconds, default 560; 40-120 s
+# a command, by step) would not leave room for.
 # Usage: scripts/measure_open_goals.sh BUILD_DIR OUTDIR   (BUILD_DIR as for scripts/h200.sh)
 #   KLAB_GOALS_STEPS="fa2 tune v24 dec fa3" selects steps (default: all, in that order);
 #   KLAB_MAX_TIME (seconds a bench, default 0.4). The issue's criteria are the H200's: on another
