@@ -242,8 +242,7 @@ int64_t v24_ldb(int64_t n) { return (n + 63) / 64 * 64; }
 
 size_t v24_workspace_bytes(const Problem& p) {
   const int64_t n = p.dim("n"), k = p.dim("k");
-  if (n % 64 == 0) return 0;
-  return size_t(v24_ldb(n)) * size_t(k) * dtype_size(p.dtype);
+  return v24_copies_b(n) ? size_t(v24_ldb(n)) * size_t(k) * dtype_size(p.dtype) : 0;
 }
 
 std::vector<std::string> v18_config_names() {
@@ -282,11 +281,10 @@ Status v18_config_can_implement(int index, const Problem& p) {
   if (e.rung == 16) return v16_can_implement(p);
   if (e.rung == 17) return v17_can_implement(p);
   if (e.rung == 19) return v19_can_implement(p);
-  if (e.rung == 13 || e.rung == 12)
+  if (e.rung == 13 || e.rung == 12 || e.rung == 24)  // 128 x 256 tiles, no split
     return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
   if (e.rung == 15) return wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n));
   if (e.rung == 21) return v21_can_implement(p);
-  if (e.rung == 24) return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
   if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
     return s;
   const std::string why = v18_tile_refusal(e, p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());

@@ -250,6 +250,8 @@ Status v23_can_implement(const Problem& p);
 size_t v23_workspace_bytes(const Problem& p);
 /// ok, or why v19 cannot run p (M > 128; shared memory).
 Status v19_can_implement(const Problem& p);
+/// Whether v24 copies B: its rows of n 2-byte elements are not whole 128-byte lines.
+constexpr bool v24_copies_b(int64_t n) { return n % 64 != 0; }
 /// v24's B row pitch in elements: n rounded up to whole 128-byte rows (64 elements).
 int64_t v24_ldb(int64_t n);
 /// v24's workspace for p: B copied with v24_ldb rows where n is not a multiple of 64 (its rows

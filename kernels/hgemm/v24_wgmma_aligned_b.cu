@@ -48,7 +48,7 @@ void launch_v24(const Problem& p, Buffers& b, const LaunchArgs& args) {
   with_gemm_args(p, b, [&]<class T>(GemmArgs<T> g) {
     const cudaStream_t stream = stream_of(args);
     if (!g.vec16()) return launch_multistage<WgmmaFallback, T, false>(g, stream);
-    if (g.n % 64 != 0) {  // B's rows are not whole 128-byte lines: copy them into some
+    if (v24_copies_b(g.n)) {  // B's rows are not whole 128-byte lines: copy them into some
       T* rows = static_cast<T*>(b.workspace);
       const int64_t vecs = g.n / 8, pitch = v24_ldb(g.n) / 8;
       const int blocks = static_cast<int>(std::min<int64_t>(g.k, 16 * device_info().sm_count));
