@@ -25,6 +25,7 @@
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads and stores, stmatrix), 225 KiB of dynamic
 // shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers (C's
 // too); other problems run v05's kernel with element copies.
+#include "kernels/hgemm/tune.hpp"
 #include "kernels/hgemm/wgmma_mainloop_sm90.cuh"
 #include "klab/device/pipeline_sm90.cuh"
 #include "klab/device/tile_scheduler.cuh"
@@ -34,17 +35,21 @@ namespace klab::hgemm {
 
 namespace {
 
+/// v14's kernel on 128 x kBlockN tiles: the rung's own 128 x 256, and v18's unsplit 128 x 192 and
+/// 128 x 128 entries (launch_v14_kernel), with v14_stages' ring and v18's store-box slots.
+template <int kBlockN = 256>
 struct V14Config : device::WarpSpecialized</*consumer warps*/ 8> {
-  using Stage = WgmmaStage</*block*/ 128, 256>;
-  static constexpr int kStages = 4, kGroupM = 16;
+  using Stage = WgmmaStage</*block*/ 128, kBlockN>;
+  static constexpr int kStages = v14_stages(kBlockN), kGroupM = 16;
   static constexpr bool kPersistent = true;  // one resident wave (launch_wgmma_kernel)
   static constexpr bool kTmaStore = true;    // takes C's tensor map (launch_wgmma_kernel)
-  static constexpr int kStoreSlots = 2;      // WgmmaStoreBox slots per consumer warpgroup
+  static constexpr int kStoreSlots = v18_store_slots(kBlockN);  // per consumer warpgroup
   static constexpr int kStoreBytes = kConsumerWarps / 4 * kStoreSlots * int(WgmmaStoreBox::kBytes);
   /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), the store slots,
   /// then the barriers.
   static constexpr int kSmemBytes =
       1024 + kStages * int(Stage::kBytes) + kStoreBytes + 2 * kStages * 8;
+  static_assert(kSmemBytes == v14_smem_bytes(kBlockN) && kSmemBytes + 1024 <= 227 * 1024);
   static_assert(Stage::kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer");
 };
 
@@ -91,24 +96,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #endif
 }
 
+template <int kBlockN = 256>
 struct V14Kernels {
   template <class T>
   static constexpr auto kernel() {
-    return wgmma_tma_store_kernel<V14Config, T>;
+    return wgmma_tma_store_kernel<V14Config<kBlockN>, T>;
   }
 };
 
 }  // namespace
 
 template <class T>
-void launch_v14_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
-  launch_wgmma_kernel<V14Kernels::kernel<T>(), V14Config>(g, stream);
+void launch_v14_kernel(const GemmArgs<T>& g, int block_n, cudaStream_t stream) {
+  KLAB_CHECK(block_n == 256 || block_n == 192 || block_n == 128,
+             "v14's kernel runs 128 x 256, 128 x 192 or 128 x 128 tiles, not 128 x " +
+                 std::to_string(block_n));
+  if (block_n == 256)
+    launch_wgmma_kernel<V14Kernels<256>::kernel<T>(), V14Config<256>>(g, stream);
+  else if (block_n == 192)
+    launch_wgmma_kernel<V14Kernels<192>::kernel<T>(), V14Config<192>>(g, stream);
+  else
+    launch_wgmma_kernel<V14Kernels<128>::kernel<T>(), V14Config<128>>(g, stream);
 }
-template void launch_v14_kernel(const GemmArgs<__nv_bfloat16>&, cudaStream_t);
-template void launch_v14_kernel(const GemmArgs<__half>&, cudaStream_t);
+template void launch_v14_kernel(const GemmArgs<__nv_bfloat16>&, int, cudaStream_t);
+template void launch_v14_kernel(const GemmArgs<__half>&, int, cudaStream_t);
 
 Variant gpu_v14_wgmma_tma_store() {
-  return wgmma_variant<V14Config, V14Kernels>(
+  return wgmma_variant<V14Config<256>, V14Kernels<256>>(
       "v14_wgmma_tma_store",
       "v12 storing C through shared memory: stmatrix into two swizzled 64x64 box slots per "
       "consumer warpgroup, TMA stores draining during the next box and the next tile's math");

@@ -32,6 +32,9 @@
 // Measured (2026-12-02_ac8ef08): below cuBLASLt as the geometric mean over Qwen3-8B's 32
 // projection shapes (M = 1..16384), above the best earlier rung; the generated grid table and its
 // geometric means are in docs/worklogs/gemm.md.
+// Unsplit entries of every tile width run v14's own kernel (launch_v14_kernel: 128 x 256 since
+// c491392, 128 x 192 and 128 x 128 since; 6 stages at 128 x 128, v14_stages), the split-tiles
+// kernel only split ones.
 // Requirements: sm_90a; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers;
 // other problems run v05's kernel with element copies.
 #include "kernels/hgemm/split_k_sm90.cuh"
@@ -148,8 +151,8 @@ void launch_v14_tiles(const GemmArgs<T>& g, int block_n, int splits, float* work
   KLAB_CHECK(
       block_n == 256 || block_n == 192 || block_n == 128,
       "v14's tiles are 128 x 256, 128 x 192 or 128 x 128, not 128 x " + std::to_string(block_n));
-  if (block_n == 256 && splits == 1)
-    launch_v14_kernel(g, stream);
+  if (splits == 1)
+    launch_v14_kernel(g, block_n, stream);
   else if (block_n == 256)
     launch_split_tiles<256>(g, splits, workspace, stream);
   else if (block_n == 192)

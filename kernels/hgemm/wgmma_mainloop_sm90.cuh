@@ -406,16 +406,17 @@ void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
   KLAB_CHECK_LAUNCH();
 }
 
-/// v14's own kernel (v14_wgmma_tma_store.cu; g.vec16()): 128 x 256 tiles, persistent, each
-/// stored through stmatrix and the TMA.
+/// v14's own kernel (v14_wgmma_tma_store.cu; g.vec16()): 128 x block_n tiles (256: the rung's,
+/// 192 or 128: v18's unsplit entries), persistent, each stored through stmatrix and the TMA; a
+/// ring of v14_stages(block_n) stages.
 template <class T>
-void launch_v14_kernel(const GemmArgs<T>& g, cudaStream_t stream);
+void launch_v14_kernel(const GemmArgs<T>& g, int block_n, cudaStream_t stream);
 
 /// v14's kernel as v18 generalises it (v18_wgmma_dispatch.cu; g.vec16()): 128 x block_n tiles
 /// (256, 192 or 128), K split `splits` ways into persistent (tile, split) units whose fp32
 /// partials a second kernel sums in split order (workspace: splits x m x n floats, unused at one
-/// split, where each tile is stored through stmatrix and the TMA). 128 x 256 tiles unsplit run
-/// v14's own kernel (launch_v14_kernel), which has no split path.
+/// split, where each tile is stored through stmatrix and the TMA). Unsplit tiles run v14's own
+/// kernel (launch_v14_kernel), which has no split path.
 template <class T>
 void launch_v14_tiles(const GemmArgs<T>& g, int block_n, int splits, float* workspace,
                       cudaStream_t stream);
