@@ -42,7 +42,8 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
                const std::string& plot, const std::string& readme, const std::string& compare_with,
                double max_delta_pct, const std::vector<std::string>& families = {},
                const std::string& section = "results", bool memory = false, bool fast_state = false,
-               const std::vector<std::string>& against = {}, bool steps = false);
+               const std::vector<std::string>& against = {}, bool steps = false,
+               bool processes = false);
 
 // table.cpp
 /// The side-by-side table: variant, problem, time, TFLOP/s, GB/s, % ceiling, x baseline, check.

@@ -143,6 +143,12 @@ int main(int argc, char** argv) {
                    "ladder's order, each one's speed-up over the rung before it and over the "
                    "first, from the same run's medians");
 
+  bool report_processes = false;
+  report->add_flag("--processes", report_processes,
+                   "the paired speed-ups process by process: every interleaved record kept (not "
+                   "the newest of each), grouped by build, variant and problem, with the "
+                   "processes' median, range and each value");
+
   klab::cli::CommandList extra;
   for (auto add : {klab::cli::add_roofline_commands, klab::cli::add_inspect_commands,
                    klab::cli::add_scaling_command, klab::cli::add_tune_command,
@@ -182,7 +188,8 @@ int main(int argc, char** argv) {
     if (*report)
       return klab::cli::cmd_report(report_in, report_md, report_plot, report_readme, compare_with,
                                    max_delta, report_families, report_section, report_memory,
-                                   report_fast_state, report_against, report_steps);
+                                   report_fast_state, report_against, report_steps,
+                                   report_processes);
     for (const auto& [sub, fn] : extra)
       if (*sub) return fn();
   } catch (const klab::UsageError& e) {

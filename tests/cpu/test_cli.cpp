@@ -230,6 +230,37 @@ TEST(Cli, ReportStepsOrdersTheRungsAndComparesEach) {
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
 }
 
+// klab report --processes: every interleaved record kept (two files of the same variant and
+// problem, not the newest alone), grouped by build, with the processes' median, range and values.
+TEST(Cli, ReportProcessesKeepsEveryPairedRecord) {
+  const std::string dir = ::testing::TempDir();
+  auto record = [](const char* sha, double ratio) {
+    return std::string(R"([{"variant":"vector_add.v01_naive","family":"vector_add",)") +
+           R"("problem":"n=1024","dtype":"f32","status":"ok","timestamp":"2026-01-01T00:00:00Z",)" +
+           R"("flops":1024,"bytes":12288,"mode":"cold","check":{"passed":true},)" +
+           R"("samples_ms":[1.0],"median_ms":1.0,"build":{"git_sha":")" + sha + R"("},)" +
+           R"("paired":{"median":)" + std::to_string(ratio) +
+           R"(,"p10":0.9,"p90":1.1,"pairs":100,"with":"vector_add.baseline_cub"}}])";
+  };
+  const std::string a1 = dir + "/klab_proc_a1.json", a2 = dir + "/klab_proc_a2.json",
+                    a3 = dir + "/klab_proc_a3.json", b1 = dir + "/klab_proc_b1.json",
+                    md = dir + "/klab_proc.md";
+  write_file(a1, record("aaaa", 0.97));
+  write_file(a2, record("aaaa", 1.01));
+  write_file(a3, record("aaaa", 1.00));
+  write_file(b1, record("bbbb", 1.05));
+  const Out o = klab("report " + a1 + " " + a2 + " " + a3 + " " + b1 + " --processes --md " + md);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = read_file(md);
+  EXPECT_NE(text.find("| aaaa | vector_add.v01_naive |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 3 | 1.000x | 0.970 - 1.010 | 0.970 1.000 1.010 |"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| 1 | 1.050x | 1.050 - 1.050 | 1.050 |"), std::string::npos) << text;
+  const Out bad = klab("report " + a1 + " --processes --steps");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+}
+
 // klab goals over a results folder: run folders found below it (other JSON in them passed over),
 // the newest run judged, a set-aside form's records dropped, a set-aside entry matching nothing
 // refused.
