@@ -854,11 +854,20 @@ h100_report() {  # RUN GLOB FAMILY DOC SECTION
   [ -d "$run" ] || return 0
   "$klab" report "$run"/$2 --family "$3" --readme "docs/worklogs/$4" --section "$5"
 }
-# An H100 run's Nsight Compute records (FILE under RUN) into DOC's SECTION.
+# An H100 run's Nsight Compute records (FILE under RUN, a glob allowed) into DOC's SECTION.
 h100_profile() {  # RUN FILE DOC SECTION
   local run=$(dirname "$res")/h100/$1
   [ -d "$run" ] || return 0
-  "$klab" profile-report "$run/$2" --readme "docs/worklogs/$3" --section "$4"
+  "$klab" profile-report $run/$2 --readme "docs/worklogs/$3" --section "$4"
+}
+# H100 runs' interleaved records, process by process (`klab report --processes`), from the folders
+# (under results/h100) named after DOC and SECTION, into DOC's SECTION.
+h100_processes() {  # DOC SECTION FOLDER...
+  local doc=$1 section=$2 dirs=() d
+  shift 2
+  for d in "$@"; do [ -d "$(dirname "$res")/h100/$d" ] && dirs+=("$(dirname "$res")/h100/$d"); done
+  [ ${#dirs[@]} -gt 0 ] || return 0
+  "$klab" report "${dirs[@]}" --processes --readme "docs/worklogs/$doc" --section "$section"
 }
 # An A/B run on an H100 (scripts/measure_ab.sh's layout): each build's folder ab/BUILD's
 # benches into DOC's SECTION-BUILD.
@@ -952,6 +961,15 @@ h100_profile 2026-12-06_7e4b294_hgemm_v24_profile prof/profiles.json gemm.md pro
 # v24 (at aligned shapes v18's 128x256_k1) on the split-tiles kernel (a, 7e4b294) and on v14's own
 # kernel (b, c491392), beside v14 and cuBLASLt, in turn twice.
 h100_ab 2026-12-06_c491392_hgemm_v14_own_kernel hgemm gemm.md results-c491392-v14-own a1 b1 a2 b2
+# v18's unsplit 128 x 128 and 128 x 192 entries on v14's own kernel, 6 stages at 128 (b, 29e7427),
+# against the split-tiles kernel (a, 3923963), in turn twice at M = 512; build b's entries tuned.
+h100_report 2026-12-06_29e7427_hgemm_v14_kernel_128 'tune/tune_*.json' hgemm gemm.md results-29e7427-v14-128-tune
+# The same entry in three builds (a 3923963, b 29e7427, c d948a34: v14's kernel with 5 stages) and c
+# alone at four shapes, process by process (klab report --processes); Nsight of each build.
+h100_processes gemm.md results-d948a34-processes 2026-12-06_29e7427_hgemm_v14_kernel_128/ab \
+  2026-12-06_d948a34_hgemm_v14_kernel_128_stages/run1/ab 2026-12-06_d948a34_hgemm_v14_kernel_128_stages/run2/ab \
+  2026-12-06_d948a34_hgemm_v14_kernel_128_stages/procs/procs
+h100_profile 2026-12-06_d948a34_hgemm_v14_kernel_128_stages 'run1/prof/profiles_*.json' gemm.md profile-d948a34-128
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
