@@ -283,10 +283,10 @@ Status v18_config_can_implement(int index, const Problem& p) {
   if (e.rung == 19) return v19_can_implement(p);
   if (e.rung == 13 || e.rung == 12 || e.rung == 24)  // 128 x 256 tiles, no split
     return wgmma_rung_can_implement(p, 128, 256, v18_smem_bytes(256));
-  if (e.rung == 15) return wgmma_rung_can_implement(p, 128, e.block_n, v14_smem_bytes(e.block_n));
+  if (e.rung == 15) return wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n));
   if (e.rung == 21) return v21_can_implement(p);
-  const int smem = e.splits == 1 ? v14_smem_bytes(e.block_n) : v18_smem_bytes(e.block_n);
-  if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, smem); !s.ok()) return s;
+  if (Status s = wgmma_rung_can_implement(p, 128, e.block_n, v18_smem_bytes(e.block_n)); !s.ok())
+    return s;
   const std::string why = v18_tile_refusal(e, p.dim("m"), p.dim("n"), p.dim("k"), plan_sm_count());
   if (!why.empty()) return Status::no(v18_config_names()[size_t(index)] + ": " + why);
   return Status::yes();

@@ -291,10 +291,11 @@ inline constexpr WgmmaDispatchEntry kV18Entries[] = {
 };
 inline constexpr int kV18SpaceSize = static_cast<int>(sizeof(kV18Entries) / sizeof(kV18Entries[0]));
 inline constexpr const char* kV18Id = "hgemm.v18_wgmma_dispatch";
-/// The ring depth of v18's 128 x block_n tiles: 4 stages of 48 KiB at 256 and of 40 KiB at 192
-/// (a fifth would pass the 227 KiB a block may have, with the 1 KiB of the kernel's static
-/// shared memory), 5 of 32 KiB at 128 (a sixth would fit, as v20's ring does; five is what the
-/// 128-wide entries were measured with).
+/// The ring depth of 128 x block_n tiles in v14's kernel (the rung, v18's unsplit entries), v18's
+/// split-tiles kernel and v15's clusters: 4 stages of 48 KiB at 256 and of 40 KiB at 192 (a fifth
+/// would pass the 227 KiB a block may have, with the 1 KiB of the kernel's static shared memory),
+/// 5 of 32 KiB at 128 (a sixth fits, as v20's ring does: on v14's kernel at M = 512 it gave back
+/// most of the kernel's gain at 512 x 4096 x 12288, 2026-12-06_d948a34 in gemm.md).
 constexpr int v18_stages(int block_n) { return block_n == 128 ? 5 : 4; }
 /// The 64 x 64 store-box slots of each consumer warpgroup: a tile's boxes (block_n / 64) take
 /// them in turn, box b in slot b % slots, so the count divides the boxes: 3 at 192, else 2.
@@ -304,15 +305,6 @@ constexpr int v18_store_slots(int block_n) { return block_n == 192 ? 3 : 2; }
 constexpr int v18_smem_bytes(int block_n) {
   return 1024 + v18_stages(block_n) * (128 + block_n) * 64 * 2 +
          2 * v18_store_slots(block_n) * 64 * 64 * 2 + 2 * v18_stages(block_n) * 8;
-}
-/// The ring depth of v14's own kernel (the v14 rung, v18's unsplit tile entries) and of v15's
-/// clusters: v18's. (29e7427 ran 6 stages of 32 KiB at 128 x 128, the deepest ring that fits
-/// beside the store slots, as cuBLASLt's 128 x 128 kernel on the H200 has; gemm.md measures both.)
-constexpr int v14_stages(int block_n) { return block_n == 128 ? 5 : v18_stages(block_n); }
-/// v14's own kernel's dynamic shared memory: v18_smem_bytes with v14_stages' ring.
-constexpr int v14_smem_bytes(int block_n) {
-  return v18_smem_bytes(block_n) +
-         (v14_stages(block_n) - v18_stages(block_n)) * ((128 + block_n) * 64 * 2 + 2 * 8);
 }
 std::vector<std::string> v18_config_names();
 /// ok, or why v18's entry `index` cannot run `p`: v16's and v17's limits; tiles and shared

@@ -36,11 +36,11 @@ namespace klab::hgemm {
 namespace {
 
 /// v14's kernel on 128 x kBlockN tiles: the rung's own 128 x 256, and v18's unsplit 128 x 192 and
-/// 128 x 128 entries (launch_v14_kernel), with v14_stages' ring and v18's store-box slots.
+/// 128 x 128 entries (launch_v14_kernel), with v18's ring depth and store-box slots (tune.hpp).
 template <int kBlockN = 256>
 struct V14Config : device::WarpSpecialized</*consumer warps*/ 8> {
   using Stage = WgmmaStage</*block*/ 128, kBlockN>;
-  static constexpr int kStages = v14_stages(kBlockN), kGroupM = 16;
+  static constexpr int kStages = v18_stages(kBlockN), kGroupM = 16;
   static constexpr bool kPersistent = true;  // one resident wave (launch_wgmma_kernel)
   static constexpr bool kTmaStore = true;    // takes C's tensor map (launch_wgmma_kernel)
   static constexpr int kStoreSlots = v18_store_slots(kBlockN);  // per consumer warpgroup
@@ -49,7 +49,7 @@ struct V14Config : device::WarpSpecialized</*consumer warps*/ 8> {
   /// then the barriers.
   static constexpr int kSmemBytes =
       1024 + kStages * int(Stage::kBytes) + kStoreBytes + 2 * kStages * 8;
-  static_assert(kSmemBytes == v14_smem_bytes(kBlockN) && kSmemBytes + 1024 <= 227 * 1024);
+  static_assert(kSmemBytes == v18_smem_bytes(kBlockN) && kSmemBytes + 1024 <= 227 * 1024);
   static_assert(Stage::kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer");
 };
 

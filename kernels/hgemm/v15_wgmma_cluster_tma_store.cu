@@ -20,9 +20,9 @@
 // Measured (2026-12-02_9c2ca7a, ac8ef08): below v14 at most shapes, above it at 8192^3 and the
 // ragged shape; docs/worklogs/gemm.md.
 // v18's entries 15 and 16 run this kernel on 128 x 128 and 128 x 192 tiles (V15Config<kBlockN>:
-// v14's ring depth and v18's store slots for the width, 6 stages at 128 (5 before bf98284), three
-// slots at 192, where B's three panels split two and one between the pair); the rung itself is
-// the 256-wide form above.
+// v18's ring depth and store slots for the width, 5 stages at 128 (29e7427's 6 measured no
+// better), three slots at 192, where B's three panels split two and one between the pair); the
+// rung itself is the 256-wide form above.
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads with multicast and stores, stmatrix,
 // clusters), 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and
 // 16-byte aligned pointers (C's too); other problems run v05's kernel with element copies.
@@ -38,11 +38,11 @@ namespace klab::hgemm {
 namespace {
 
 /// v15's kernel on 128 x kBlockN tiles (256: the rung; 192 and 128: v18's entries for grids of
-/// few tiles) with v14's ring depth (v14_stages) and v18's store slots for that width (tune.hpp).
+/// few tiles) with v18's ring depth and store slots for that width (tune.hpp).
 template <int kBlockN>
 struct V15Config : device::WarpSpecialized</*consumer warps*/ 8> {
   using Stage = WgmmaStage</*block*/ 128, kBlockN>;
-  static constexpr int kStages = v14_stages(kBlockN), kGroupM = 8;  // kGroupM: pair tile rows
+  static constexpr int kStages = v18_stages(kBlockN), kGroupM = 8;  // kGroupM: pair tile rows
   static constexpr bool kPersistent = true;  // one resident wave (launch_wgmma_kernel)
   static constexpr bool kTmaStore = true;    // takes C's tensor map (launch_wgmma_kernel)
   static constexpr int kClusterM = 2;        // CTAs along M sharing B (__cluster_dims__)
@@ -52,7 +52,7 @@ struct V15Config : device::WarpSpecialized</*consumer warps*/ 8> {
   /// store slots, then the barriers.
   static constexpr int kSmemBytes =
       1024 + kStages * int(Stage::kBytes) + kStoreBytes + 2 * kStages * 8;
-  static_assert(kSmemBytes == v14_smem_bytes(kBlockN), "tune.hpp's count, which v18 checks");
+  static_assert(kSmemBytes == v18_smem_bytes(kBlockN), "tune.hpp's count, which v18 checks");
   static_assert(Stage::kBlockM == 64 * (kConsumerWarps / 4), "one m64 block per consumer");
   static_assert(kSmemBytes + 1024 <= 227 * 1024, "an H100/H200 block's shared memory");
 };

@@ -33,8 +33,7 @@
 // projection shapes (M = 1..16384), above the best earlier rung; the generated grid table and its
 // geometric means are in docs/worklogs/gemm.md.
 // Unsplit entries of every tile width run v14's own kernel (launch_v14_kernel: 128 x 256 since
-// c491392, 128 x 192 and 128 x 128 since; 6 stages at 128 x 128, v14_stages), the split-tiles
-// kernel only split ones.
+// c491392, 128 x 192 and 128 x 128 since bf98284), the split-tiles kernel only split ones.
 // Requirements: sm_90a; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers;
 // other problems run v05's kernel with element copies.
 #include "kernels/hgemm/split_k_sm90.cuh"

@@ -408,7 +408,7 @@ void launch_wgmma_kernel(const GemmArgs<T>& g, cudaStream_t stream) {
 
 /// v14's own kernel (v14_wgmma_tma_store.cu; g.vec16()): 128 x block_n tiles (256: the rung's,
 /// 192 or 128: v18's unsplit entries), persistent, each stored through stmatrix and the TMA; a
-/// ring of v14_stages(block_n) stages.
+/// ring of v18_stages(block_n) stages.
 template <class T>
 void launch_v14_kernel(const GemmArgs<T>& g, int block_n, cudaStream_t stream);
 
