@@ -7,20 +7,20 @@
 #   tune   13.5: `klab tune --interleave` of v19 at M = 64 and 128 on Qwen3-8B's four projections
 #          (the winners in tune/tuned.json: copy it to kernels/hgemm/tuned.json to commit them),
 #          then v18 paired with cuBLASLt there (tune/bench_<m>x<n>x<k>.json);
-#   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x, each in
-#          KLAB_GOALS_PROCESSES processes (default 3; one process's ratio can sit in one of two
-#          modes 1-3% apart: `klab report --processes g13/` tables them): g13/bench_<shape>_p<i>.json;
 #   v24    13.4's weakest shape, 6000 x 7000 x 5000: v24, v15 and v18 paired with cuBLASLt, then
 #          v18 tuned there (v24/);
 #   dec    15.5: decode_attention bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3
 #          (v15, v22, v30) at (16, 8k), the ragged batch, (1, 32k) and (1, 128k), pages of 16
 #          and 64 (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
 #   fa3    14.1, 14.3, 14.4: the wgmma rungs closest to cuDNN, paired, at causal 4k, 8k and 16k
-#          (D = 128) and D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json).
+#          (D = 128) and D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json);
+#   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x, each in
+#          KLAB_GOALS_PROCESSES processes (default 3; one process's ratio can sit in one of two
+#          modes 1-3% apart: `klab report --processes g13/` tables them): g13/bench_<shape>_p<i>.json; last, in the time the others leave.
 # A step starts no bench or tune that its share of KLAB_BUDGET (seconds, default 560; 40-120 s
 # a command, by step) would not leave room for.
 # Usage: scripts/measure_open_goals.sh BUILD_DIR OUTDIR   (BUILD_DIR as for scripts/h200.sh)
-#   KLAB_GOALS_STEPS="fa2 tune g13 v24 dec fa3" selects steps (default: all, in that order);
+#   KLAB_GOALS_STEPS="fa2 tune v24 dec fa3 g13" selects steps (default: all, in that order);
 #   KLAB_MAX_TIME (seconds a bench, default 0.4). The issue's criteria are the H200's: on another
 #   GPU the script says so and runs anyway.
 set -uo pipefail
@@ -29,7 +29,7 @@ build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
-steps=${KLAB_GOALS_STEPS:-fa2 tune g13 v24 dec fa3}
+steps=${KLAB_GOALS_STEPS:-fa2 tune v24 dec fa3 g13}
 mt=${KLAB_MAX_TIME:-0.4}
 budget=${KLAB_BUDGET:-560}
 t0=$(date +%s)
@@ -77,23 +77,6 @@ if has tune; then
       read -r n k <<< "$nk"
       [ "$(left)" -gt 60 ] || break 2
       f=$out/tune/bench_${m}x${n}x${k}
-      timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
-        --shape "m=$m,n=$n,k=$k" --dtype bf16 --interleave --max-time 0.3 --json "$f.json" \
-        > "$f.txt" 2>&1 || status=1
-      paired "$f.txt"
-    done
-  done
-fi
-
-if has g13; then
-  mkdir -p "$out/g13"
-  log "13.3: v18 with cuBLASLt at the M >= 512 near misses, ${KLAB_GOALS_PROCESSES:-3} processes each"
-  for i in $(seq 1 "${KLAB_GOALS_PROCESSES:-3}"); do
-    for s in 512,4096,4096 512,4096,12288 2048,4096,4096 2048,6144,4096 2048,4096,12288 \
-             4096,6144,4096 4096,4096,12288 4096,4096,4096; do
-      IFS=, read -r m n k <<< "$s"
-      [ "$(left)" -gt 60 ] || break 2
-      f=$out/g13/bench_${m}x${n}x${k}_p$i
       timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
         --shape "m=$m,n=$n,k=$k" --dtype bf16 --interleave --max-time 0.3 --json "$f.json" \
         > "$f.txt" 2>&1 || status=1
@@ -160,5 +143,23 @@ if has fa3; then
     paired "$f.txt"
   done
 fi
+
+if has g13; then
+  mkdir -p "$out/g13"
+  log "13.3: v18 with cuBLASLt at the M >= 512 near misses, ${KLAB_GOALS_PROCESSES:-3} processes each"
+  for i in $(seq 1 "${KLAB_GOALS_PROCESSES:-3}"); do
+    for s in 512,4096,4096 512,4096,12288 2048,4096,4096 2048,6144,4096 2048,4096,12288 \
+             4096,6144,4096 4096,4096,12288 4096,4096,4096; do
+      IFS=, read -r m n k <<< "$s"
+      [ "$(left)" -gt 60 ] || break 2
+      f=$out/g13/bench_${m}x${n}x${k}_p$i
+      timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
+        --shape "m=$m,n=$n,k=$k" --dtype bf16 --interleave --max-time 0.3 --json "$f.json" \
+        > "$f.txt" 2>&1 || status=1
+      paired "$f.txt"
+    done
+  done
+fi
+
 log "done"
 exit $status
