@@ -145,10 +145,13 @@ int run_goals(const GoalsOptions& o) {
       "newest that measured it (both sides, for a ratio to another library or dtype): its best "
       "rung there, each rung by its newest record in it. Speed-ups over a baseline are the "
       "paired median of rounds interleaved launch by launch where the record has them, else the "
-      "ratio of the two medians; where a criterion allows a tie within noise at a problem, a "
-      "paired median under its bound meets it when the median's 95% confidence interval (the "
-      "record's, or from the samples of the rung and the baseline of that benchmark) reaches "
-      "the bound and starts no more than 1% under it. "
+      "ratio of the two medians; where the run holds the rung's paired benchmark from two or "
+      "more processes of the newest record's build, the median of their paired medians (a "
+      "process's ratio can sit in one of two modes a few percent apart). Where a criterion "
+      "allows a tie within noise at a problem, a paired median under its bound meets it when the "
+      "median's 95% confidence interval (the record's, or from the samples of the rung and the "
+      "baseline of that benchmark; for several processes, their range) reaches the bound and "
+      "starts no more than 1% under it. "
       "Correctness at every shape and the sanitizers are the GPU "
       "tests' and the runs' logs, not judged here.\n";
   emit_markdown(md, o.out_md, o.readme, o.section, true);

@@ -241,12 +241,44 @@ bool paired_ci(const Result& r, const std::vector<const Result*>& baselines, dou
   return false;
 }
 
+/// The build a record was measured with (its git sha), "" where the record does not say.
+std::string build_of(const Result& r) {
+  return r.machine.contains("build") && r.machine["build"].contains("git_sha")
+             ? r.machine["build"]["git_sha"].get<std::string>()
+             : std::string();
+}
+
+/// An x_baseline value from several processes: where a run folder holds two or more records of
+/// rung record r's variant, build and problem paired with the goal's baseline (the same
+/// interleaved benchmark run again in separate processes, whose paired ratio can sit in one of
+/// two modes a few percent apart: docs/design.md), the median of their paired medians, with
+/// their lowest and highest as the interval; false where r's is the only one.
+bool processes_value(const Result& r, const std::vector<const Result*>& same_rung, const Goal& g,
+                     double& value, double& lo, double& hi, std::string& how) {
+  if (!paired_against(r, g)) return false;
+  std::vector<double> v;
+  for (const Result* p : same_rung)
+    if (paired_against(*p, g) && build_of(*p) == build_of(r)) v.push_back(p->paired.median);
+  if (v.size() < 2) return false;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  value = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  lo = v.front();
+  hi = v.back();
+  how = "paired, median of " + std::to_string(n) + " processes (" + printed(lo, "%.3f") + "-" +
+        printed(hi, "%.3f") + "x)";
+  return true;
+}
+
 /// Each problem is judged on one run folder: the newest holding a rung's value for it (both
-/// sides, for x_variant and x_dtype). Within it, each rung's newest record, and the best rung.
+/// sides, for x_variant and x_dtype). Within it, each rung's newest record, and the best rung;
+/// an x_baseline rung benched in several processes of one build there, by their median
+/// (processes_value).
 GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult>& records,
               const std::map<std::string, double>& ceilings) {
   struct Run {
-    std::map<std::string, const Result*> mine;    // each rung's newest record
+    std::map<std::string, const Result*> mine;              // each rung's newest record
+    std::map<std::string, std::vector<const Result*>> all;  // each rung's records
     std::map<std::string, const Result*> others;  // the other side's, each variant's newest
     const Result* other = nullptr;         // x_variant: the library's; x_dtype: the fastest rung's
     std::vector<const Result*> baselines;  // x_baseline: the baseline's records (paired_ci)
@@ -257,9 +289,10 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
   };
   for (const auto& s : records) {
     const Result& r = s.r;
-    if (usable(r, g, shape, g.dtype) && is_candidate(r, g))
+    if (usable(r, g, shape, g.dtype) && is_candidate(r, g)) {
       keep_newest(runs[s.run].mine[r.variant], r);
-    else if (other_side(r, g, shape))
+      runs[s.run].all[r.variant].push_back(&r);
+    } else if (other_side(r, g, shape))
       keep_newest(runs[s.run].others[r.variant], r);
     else if (g.metric == GoalMetric::x_baseline && r.variant == g.against &&
              usable(r, g, shape, g.dtype))
@@ -275,8 +308,9 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
     GoalRow best;
     const Result* best_record = nullptr;
     std::string stamp;
+    double best_lo = 0, best_hi = 0;  // the processes' range, where the best value is their median
     for (const auto& [variant, r] : run.mine) {
-      double v = 0;
+      double v = 0, lo = 0, hi = 0;
       std::string how;
       if (g.metric == GoalMetric::x_variant || g.metric == GoalMetric::x_dtype) {
         if (!run.other) continue;
@@ -289,16 +323,25 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
                  clock_range(run.other->timing) + " MHz)";
       } else if (!own_value(*r, g, ceilings, v, how)) {
         continue;
+      } else if (g.metric == GoalMetric::x_baseline) {
+        processes_value(*r, run.all.at(variant), g, v, lo, hi, how);
       }
       stamp = std::max(stamp, r->timestamp);
       const bool better = higher_is_better(g.metric) ? v > best.value : v < best.value;
       if (!best.measured || better) {
         best = {shape.str(), true, v, false, variant, name, how};
         best_record = r;
+        best_lo = lo;
+        best_hi = hi;
       }
     }
-    if (best_record && g.metric == GoalMetric::x_baseline && paired_against(*best_record, g))
+    if (best_hi > 0) {  // several processes: their range
+      best.ci_lo = best_lo;
+      best.ci_hi = best_hi;
+    } else if (best_record && g.metric == GoalMetric::x_baseline &&
+               paired_against(*best_record, g)) {
       paired_ci(*best_record, run.baselines, best.ci_lo, best.ci_hi);
+    }
     if (best.measured && (!row.measured || stamp > newest)) {
       newest = stamp;
       row = best;
@@ -350,14 +393,18 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
     for (const Shape& shape : g.problems) {
       GoalRow row = judge(g, shape, records, highest_ceilings);
       row.met = row.measured && holds(g, row.value);
-      // A tie within noise where the goal allows one: the paired median's 95% CI reaches the
-      // bound and starts within kTieMargin of it.
+      // A tie within noise where the goal allows one: the paired median's 95% CI (or, for a
+      // median of several processes, their range) reaches the bound and starts within
+      // kTieMargin of it.
       if (!row.met && row.measured && row.ci_hi > 0 && holds(g, row.ci_hi) &&
           row.ci_lo >= g.bound * (1 - kTieMargin) &&
           std::find(g.ties.begin(), g.ties.end(), shape) != g.ties.end()) {
         row.met = true;
-        row.how += ", a tie within noise (95% CI of the paired median " +
-                   printed(row.ci_lo, "%.4f") + "-" + printed(row.ci_hi, "%.4f") + "x)";
+        row.how +=
+            std::string(", a tie within noise (") +
+            (row.how.find(" processes ") != std::string::npos ? "the processes' range "
+                                                              : "95% CI of the paired median ") +
+            printed(row.ci_lo, "%.4f") + "-" + printed(row.ci_hi, "%.4f") + "x)";
       }
       all = all && (g.geomean ? row.measured : row.met);
       if (row.measured) values.push_back(row.value);

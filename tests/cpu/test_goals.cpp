@@ -174,6 +174,40 @@ TEST(Goals, TieWithinNoiseByThePairedMediansInterval) {
                UsageError);  // x_baseline's only
 }
 
+// A rung benched in several processes of one build within a run (its paired ratio can sit in one
+// of two modes from process to process): the median of their paired medians, their range as
+// the interval; another build's records in the same run, and a single process, do not pool.
+TEST(Goals, SeveralProcessesOfOneBuildJudgedByTheirMedian) {
+  auto paired = [](double x, const std::string& sha, const std::string& ts) {
+    SourcedResult s = rec("hgemm.v18_d", kGemm, 1.0, "run", ts);
+    s.r.paired.pairs = 100;
+    s.r.paired.median = x;
+    s.r.paired.ci_lo = x - 0.001;
+    s.r.paired.ci_hi = x + 0.001;
+    s.r.paired_with = "hgemm.baseline_cublaslt";
+    s.r.machine = {{"build", {{"git_sha", sha}}}};
+    return s;
+  };
+  const auto goals = one(json::object());
+  // Three processes of build a: 0.97, 1.004, 1.002 (newest 0.97): the median 1.002 meets 1.00x.
+  std::vector<SourcedResult> rs = {paired(1.004, "a", "2026-01-01T00:00:01"),
+                                   paired(1.002, "a", "2026-01-01T00:00:02"),
+                                   paired(0.97, "a", "2026-01-01T00:00:03")};
+  auto out = judge(goals, rs);
+  EXPECT_DOUBLE_EQ(out[0].rows[0].value, 1.002);
+  EXPECT_TRUE(out[0].met);
+  EXPECT_NE(out[0].rows[0].how.find("median of 3 processes"), std::string::npos)
+      << out[0].rows[0].how;
+  EXPECT_DOUBLE_EQ(out[0].rows[0].ci_lo, 0.97);
+  EXPECT_DOUBLE_EQ(out[0].rows[0].ci_hi, 1.004);
+  // The newest from another build: judged alone (0.97), not pooled with build a's.
+  rs.push_back(paired(0.97, "b", "2026-01-01T00:00:04"));
+  out = judge(goals, rs);
+  EXPECT_DOUBLE_EQ(out[0].rows[0].value, 0.97);
+  EXPECT_FALSE(out[0].met);
+  EXPECT_EQ(out[0].rows[0].how.find("processes"), std::string::npos) << out[0].rows[0].how;
+}
+
 TEST(Goals, FailedHotSweptAndOtherProblemsDoNotCount) {
   const auto goals = one(json::object());
   auto fast = with_speedup(rec("hgemm.v14_a", kGemm, 1.0, "r", "2026-01-01"),
