@@ -42,6 +42,13 @@ grep -q H200 "$out/nvidia-smi.txt" ||
 cp "$build/git_sha.txt" "$out/" 2>/dev/null
 # paired FILE: the paired speed-ups of a bench's text output, into summary.txt.
 paired() { grep -h "paired" -A8 "$1" | grep "^| [a-z_]*\." | cut -c1-170 | tee -a "$out/summary.txt"; }
+# bench_v18 M N K FILE: the tuned dispatch launch by launch with cuBLASLt (FILE.json, FILE.txt).
+bench_v18() {
+  timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
+    --shape "m=$1,n=$2,k=$3" --dtype bf16 --interleave --max-time 0.3 --json "$4.json" \
+    > "$4.txt" 2>&1 || status=1
+  paired "$4.txt"
+}
 
 if has fa2; then
   mkdir -p "$out/fa2"
@@ -76,11 +83,7 @@ if has tune; then
     for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
       read -r n k <<< "$nk"
       [ "$(left)" -gt 60 ] || break 2
-      f=$out/tune/bench_${m}x${n}x${k}
-      timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
-        --shape "m=$m,n=$n,k=$k" --dtype bf16 --interleave --max-time 0.3 --json "$f.json" \
-        > "$f.txt" 2>&1 || status=1
-      paired "$f.txt"
+      bench_v18 "$m" "$n" "$k" "$out/tune/bench_${m}x${n}x${k}"
     done
   done
 fi
@@ -152,11 +155,7 @@ if has g13; then
              4096,6144,4096 4096,4096,12288 4096,4096,4096; do
       IFS=, read -r m n k <<< "$s"
       [ "$(left)" -gt 60 ] || break 2
-      f=$out/g13/bench_${m}x${n}x${k}_p$i
-      timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
-        --shape "m=$m,n=$n,k=$k" --dtype bf16 --interleave --max-time 0.3 --json "$f.json" \
-        > "$f.txt" 2>&1 || status=1
-      paired "$f.txt"
+      bench_v18 "$m" "$n" "$k" "$out/g13/bench_${m}x${n}x${k}_p$i"
     done
   done
 fi
