@@ -151,9 +151,7 @@ std::string processes_markdown(const std::vector<Result>& rs,
   std::string ts;
   for (const auto& r : rs) {
     if (!r.timed || r.paired.pairs <= 0 || !(r.paired.median > 0)) continue;
-    const std::string build = r.machine.contains("build") && r.machine["build"].contains("git_sha")
-                                  ? r.machine["build"]["git_sha"].get<std::string>()
-                                  : std::string("-");
+    const std::string sha = build_sha(r), build = sha.empty() ? "-" : sha;
     const std::string problem = r.problem.str();
     auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
       return x.build == build && x.variant == r.variant && x.problem == problem &&
@@ -171,11 +169,10 @@ std::string processes_markdown(const std::vector<Result>& rs,
   for (auto& g : groups) {
     std::sort(g.ratios.begin(), g.ratios.end());
     const size_t n = g.ratios.size();
-    const double median = n % 2 ? g.ratios[n / 2] : 0.5 * (g.ratios[n / 2 - 1] + g.ratios[n / 2]);
     std::vector<std::string> each;
     for (double x : g.ratios) each.push_back(printed(x, "%.3f"));
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} - {} | {} |\n", g.build, g.variant,
-                      g.problem, g.paired_with, n, printed(median, "%.3fx"),
+                      g.problem, g.paired_with, n, printed(percentile(g.ratios, 0.5), "%.3fx"),
                       printed(g.ratios.front(), "%.3f"), printed(g.ratios.back(), "%.3f"),
                       fmt::join(each, " "));
   }

@@ -241,13 +241,6 @@ bool paired_ci(const Result& r, const std::vector<const Result*>& baselines, dou
   return false;
 }
 
-/// The build a record was measured with (its git sha), "" where the record does not say.
-std::string build_of(const Result& r) {
-  return r.machine.contains("build") && r.machine["build"].contains("git_sha")
-             ? r.machine["build"]["git_sha"].get<std::string>()
-             : std::string();
-}
-
 /// An x_baseline value from several processes: where a run folder holds two or more records of
 /// rung record r's variant, build and problem paired with the goal's baseline (the same
 /// interleaved benchmark run again in separate processes, whose paired ratio can sit in one of
@@ -258,15 +251,13 @@ bool processes_value(const Result& r, const std::vector<const Result*>& same_run
   if (!paired_against(r, g)) return false;
   std::vector<double> v;
   for (const Result* p : same_rung)
-    if (paired_against(*p, g) && build_of(*p) == build_of(r)) v.push_back(p->paired.median);
+    if (paired_against(*p, g) && build_sha(*p) == build_sha(r)) v.push_back(p->paired.median);
   if (v.size() < 2) return false;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  value = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  lo = v.front();
-  hi = v.back();
-  how = "paired, median of " + std::to_string(n) + " processes (" + printed(lo, "%.3f") + "-" +
-        printed(hi, "%.3f") + "x)";
+  value = percentile(v, 0.5);
+  lo = *std::min_element(v.begin(), v.end());
+  hi = *std::max_element(v.begin(), v.end());
+  how = "paired, median of " + std::to_string(v.size()) + " processes (" + printed(lo, "%.3f") +
+        "-" + printed(hi, "%.3f") + "x)";
   return true;
 }
 
@@ -338,6 +329,7 @@ GoalRow judge(const Goal& g, const Shape& shape, const std::vector<SourcedResult
     if (best_hi > 0) {  // several processes: their range
       best.ci_lo = best_lo;
       best.ci_hi = best_hi;
+      best.processes = true;
     } else if (best_record && g.metric == GoalMetric::x_baseline &&
                paired_against(*best_record, g)) {
       paired_ci(*best_record, run.baselines, best.ci_lo, best.ci_hi);
@@ -400,11 +392,9 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
           row.ci_lo >= g.bound * (1 - kTieMargin) &&
           std::find(g.ties.begin(), g.ties.end(), shape) != g.ties.end()) {
         row.met = true;
-        row.how +=
-            std::string(", a tie within noise (") +
-            (row.how.find(" processes ") != std::string::npos ? "the processes' range "
-                                                              : "95% CI of the paired median ") +
-            printed(row.ci_lo, "%.4f") + "-" + printed(row.ci_hi, "%.4f") + "x)";
+        row.how += std::string(", a tie within noise (") +
+                   (row.processes ? "the processes' range " : "95% CI of the paired median ") +
+                   printed(row.ci_lo, "%.4f") + "-" + printed(row.ci_hi, "%.4f") + "x)";
       }
       all = all && (g.geomean ? row.measured : row.met);
       if (row.measured) values.push_back(row.value);

@@ -79,8 +79,9 @@ struct GoalRow {
   std::string run;      ///< its run folder
   std::string how;      ///< "paired, N rounds", "medians", ...
   /// x_baseline's paired median: its 95% confidence interval where the samples give it (0, 0
-  /// otherwise).
+  /// otherwise); for a median of several processes, their range.
   double ci_lo = 0, ci_hi = 0;
+  bool processes = false;  ///< the value is the median of several processes' paired medians
 };
 
 struct GoalResult {

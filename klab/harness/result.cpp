@@ -26,6 +26,12 @@ std::string printed(double x, const char* format) {
   return std::string(buf);
 }
 
+std::string build_sha(const Result& r) {
+  return r.machine.contains("build") && r.machine["build"].contains("git_sha")
+             ? r.machine["build"]["git_sha"].get<std::string>()
+             : std::string();
+}
+
 bool is_rung_id(const std::string& id) {
   const size_t dot = id.find('.');
   return dot != std::string::npos && id.size() > dot + 4 && id[dot + 1] == 'v' &&

@@ -66,6 +66,8 @@ std::string printed(double x, const char* format);
 /// A rung of a family is "<family>.vNN_<name>": baselines, other libraries' records and a tune's
 /// configurations ("<rung>[cfgN]", `klab tune`) are not.
 bool is_rung_id(const std::string& id);
+/// The build a record was measured with (its machine's git sha), "" where the record does not say.
+std::string build_sha(const Result& r);
 
 nlohmann::json to_json(const Result& r);
 Result result_from_json(const nlohmann::json& j);
