@@ -57,3 +57,13 @@ sanitize() {
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/$tool.log" | tail -n 3 | tee -a "$out/summary.txt"
   return $rc
 }
+# bench_interleaved NAME DTYPE SHAPE VARIANT...: one `klab bench` launch by launch (--interleave)
+# within 150 s, each KLAB_MAX_TIME seconds (default 0.3), into $out/bench_NAME.json and .txt;
+# returns non-zero when it fails.
+bench_interleaved() {
+  local name=$1 dtype=$2 shape=$3
+  shift 3
+  log "klab bench $name ($dtype, $shape)"
+  timeout 150 "$klab" bench "$@" --shape "$shape" --dtype "$dtype" --interleave --quiet \
+    --max-time "${KLAB_MAX_TIME:-0.3}" --json "$out/bench_$name.json" > "$out/bench_$name.txt" 2>&1
+}

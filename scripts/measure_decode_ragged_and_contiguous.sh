@@ -19,7 +19,6 @@ build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
-max_time=${KLAB_MAX_TIME:-0.3}
 status=0
 fam=decode_attention
 heads="qlen=1,hq=32,hkv=8,d=128"
@@ -36,14 +35,7 @@ GTEST_FILTER='*v32_counter_compact_tail*' timeout 180 "$build/tests/klab_gpu_tes
   > "$out/gpu_tests_v32.log" 2>&1 || status=1
 tail -n 3 "$out/gpu_tests_v32.log" | tee -a "$out/summary.txt"
 
-bench() {  # NAME DTYPE SHAPE VARIANT...: one interleaved klab bench, JSON to OUTDIR/bench_NAME.json
-  local name=$1 dtype=$2 shape=$3
-  shift 3
-  log "klab bench $name ($dtype, $shape)"
-  timeout 150 "$klab" bench "$@" --shape "$shape" --dtype "$dtype" --interleave --quiet \
-    --max-time "$max_time" --json "$out/bench_$name.json" > "$out/bench_$name.txt" 2>&1 ||
-    status=1
-}
+bench() { bench_interleaved "$@" || status=1; }  # NAME DTYPE SHAPE VARIANT...
 for page in 16 64; do
   ragged="b=64,$heads,page=$page,len=16384,min_len=100,empty=0"
   bench "ragged_bf16_p$page" bf16 "$ragged" $fam.v13_cluster_push_merge $fam.v21_fine_splits \
