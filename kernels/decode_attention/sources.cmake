@@ -28,5 +28,5 @@ klab_family(decode_attention
        v26_steal_one_cta_an_sm.cu
        v27_fp8_cluster_steal.cu
        v28_longest_first.cu v29_longest_first_chunks.cu v30_fp8_longest_first.cu
-       v31_counter_steal.cu v32_counter_compact_tail.cu
+       v31_counter_steal.cu v32_counter_compact_tail.cu v36_dependent_merge.cu
        ${KLAB_DECODE_CUDNN_SRC})

@@ -22,6 +22,7 @@
 #include "kernels/decode_attention/cluster_push_merge.cuh"
 #include "kernels/decode_attention/compact_grid.cuh"
 #include "kernels/decode_attention/cta_rows.cuh"
+#include "kernels/decode_attention/dependent_merge.cuh"
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
 #include "kernels/decode_attention/gqa_swap_ab.cuh"
@@ -58,8 +59,14 @@ static_assert(kConsumerThreads == Gqa::kThreads, "load_q_tile strides over v03's
 /// The last two only where the plan says compact_batch > 0 (a ragged batch).
 enum CounterGrid : int { kGridSplits = 0, kGridCompact = 1, kGridWorkList = 2 };
 /// The counter path's options (bits; TmaPagesLaunch's kCounter): v31's stage stealing through a
-/// global ticket counter, v32's compact tail.
-enum CounterPath : int { kCounterPlain = 0, kCounterSteal = 1, kCounterCompactTail = 2 };
+/// global ticket counter, v32's compact tail, v36's merge by a dependent kernel (with the compact
+/// tail).
+enum CounterPath : int {
+  kCounterPlain = 0,
+  kCounterSteal = 1,
+  kCounterCompactTail = 2,
+  kCounterDependentMerge = 4
+};
 
 /// The per-KV-head dequantisation scales of an e4m3 cache (fp32, Hkv each); null for bf16.
 struct KvScales {
@@ -149,10 +156,12 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // merge computes them (cta_rows.cuh: weights once a row, a float4 a thread), and the merging
 // CTA's pass with each row's weights computed once into the free stage memory
 // (merge_counted_rows), where rows x splits weights fit there (else merge_partials).
+// kDependentMerge (v36, with kCompactTail): the CTA ends once its rows are stored; the splits are
+// merged by dependent_merge_kernel, launched programmatically after this one.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
-          bool kCompactTail = false>
+          bool kCompactTail = false, bool kDependentMerge = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -507,6 +516,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     }
   }
   static_assert(!kCompactTail || !kCluster, "kCompactTail: the counter path's tail");
+  static_assert(!kDependentMerge || (kCompactTail && !kSteal),
+                "kDependentMerge: the compact tail's rows, no tickets to reset");
   if constexpr (kCompactTail)
     store_cta_rows<kD, kConsumerWarps, kThreads>(s_o, s_max, s_sum, out, bi, hk, row0, rows, split,
                                                  splits, g);
@@ -514,7 +525,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     merge_warp_rows<kD, kConsumerWarps, kThreads>(
         s_o, s_max, s_sum, rows, SplitRowsOut<kD>{out, bi, hk, row0, split, splits, g});
   if (marker) mark(kPhRows);
-  if (splits == 1) {
+  if (splits == 1 || kDependentMerge) {  // kDependentMerge: the merge kernel takes the partials
     if (marker) mark(kPhEnd);
     return;
   }
@@ -598,6 +609,10 @@ struct TmaPagesLaunch {
   /// as many SMs as it has CTAs); 0, or where they would not fit, the kernel's own size.
   int cluster_smem_floor = 0;
   static constexpr bool kTraceable = kCluster && kElem == 2;
+  static constexpr bool kDependentMerge = (kCounter & kCounterDependentMerge) != 0;
+  static_assert(!kDependentMerge || ((kCounter & kCounterCompactTail) != 0 && !kSteal &&
+                                     (kCounter & kCounterSteal) == 0),
+                "v36's dependent merge: the compact tail's rows, no tickets");
 
   /// What the kernel reads from the workspace that the host builds, copied on `stream`
   /// (split_kv_variant: prepare once, waiting for the copy, since the timed launches may run on
@@ -657,7 +672,7 @@ struct TmaPagesLaunch {
     constexpr auto kernel =
         tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing,
                          kGrid, false, (kCounter & kCounterSteal) != 0,
-                         (kCounter & kCounterCompactTail) != 0>;
+                         (kCounter & kCounterCompactTail) != 0, kDependentMerge>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -695,6 +710,10 @@ struct TmaPagesLaunch {
     }
     launch_with<kernel>(counter_grid, counter_smem, 0, stream);
     KLAB_CHECK_LAUNCH();
+    if constexpr (kDependentMerge) {
+      const int64_t rows_per_seq = int64_t(g.qlen) * g.hq;
+      launch_dependent_merge<kD>(out, seq_lens, b * rows_per_seq, rows_per_seq, stream);
+    }
   }
   /// kKernel on `grid`, in clusters of `cluster_x` CTAs along x (0: none), programmatically when
   /// asked.
@@ -869,7 +888,8 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter;
 /// kCounter (CounterPath bits): kCounterSteal (v31), the counter path's CTAs share their
 /// sequence's stages through a global ticket counter a row group (its `groups` ints past the
-/// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail.
+/// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail;
+/// kCounterDependentMerge (v36, with it), the splits merged by a kernel launched programmatically.
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
           bool kSteal = false, int kCounter = kCounterPlain, class PlanOf>
