@@ -76,8 +76,8 @@ __global__ void __launch_bounds__(dependent_merge_detail::kWarps * 32)
   if (splits == 1) return;         // its one split wrote o and lse
   const float* lse = out.ws_lse + out.plan.partial_index(row, 0);
   const float* part = out.ws_o + out.plan.partial_index(row, 0) * kD;
-  // The warp's running max (natural log), sum of weights and weighted elements.
-  float m = -INFINITY, s = 0.f, acc[kN] = {};
+  // The warp's running merge (lse_merge.hpp's LseMergeState) of its splits.
+  device::LseMergeState<kN> st;
 #pragma unroll 1
   for (int i0 = warp; i0 < splits; i0 += kWarps * kBatch) {
     float l[kBatch];
@@ -89,46 +89,25 @@ __global__ void __launch_bounds__(dependent_merge_detail::kWarps * 32)
       x[j].load(part + int64_t(i) * kD, lane);
     }
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      if (i0 + j * kWarps >= splits || l[j] == -INFINITY) continue;  // past the last, or empty
-      const float m_new = fmaxf(m, l[j]);
-      const float up = m == -INFINITY ? 0.f : expf(m - m_new);  // the old terms' rescale
-      const float w = expf(l[j] - m_new);
-      s = s * up + w;
-#pragma unroll
-      for (int e = 0; e < kN; ++e) acc[e] = acc[e] * up + w * x[j].v[e];
-      m = m_new;
-    }
+    for (int j = 0; j < kBatch; ++j)
+      if (i0 + j * kWarps < splits) st.add(l[j], 1.f, x[j].v);  // past the last: loaded, not added
   }
 #pragma unroll
-  for (int e = 0; e < kN; ++e) s_acc[warp][lane * kN + e] = acc[e];
+  for (int e = 0; e < kN; ++e) s_acc[warp][lane * kN + e] = st.acc[e];
   if (lane == 0) {
-    s_m[warp] = m;
-    s_s[warp] = s;
+    s_m[warp] = st.m;
+    s_s[warp] = st.s;
   }
   __syncthreads();
-  // Threads 0 .. kD / 4 - 1: float4 c4 of the row over the warps.
+  // Threads 0 .. kD / 4 - 1: float4 c4 of the row, the warps' states joined in warp order.
   const int c4 = static_cast<int>(threadIdx.x);
   if (c4 >= kD / 4) return;
-  float mx = -INFINITY;
+  device::LseMergeState<4> merged;
 #pragma unroll
-  for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_m[w]);
-  float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
-  float sum = 0.f;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    const float f = device::lse_merge_scale(s_m[w], mx);  // 0 for a warp of empty splits
-    sum += f * s_s[w];
-    o.x += f * s_acc[w][4 * c4];
-    o.y += f * s_acc[w][4 * c4 + 1];
-    o.z += f * s_acc[w][4 * c4 + 2];
-    o.w += f * s_acc[w][4 * c4 + 3];
-  }
-  // sum >= 1 when a split has keys (the largest weighs exp(0)); else the row is empty: o = 0.
-  const float inv = sum > 0.f ? 1.f / sum : 0.f;
+  for (int w = 0; w < kWarps; ++w) merged.add(s_m[w], s_s[w], &s_acc[w][4 * c4]);
   store_merged4(out.o, out.lse, row, kD, c4,
-                make_float4(o.x * inv, o.y * inv, o.z * inv, o.w * inv),
-                sum > 0.f ? mx + logf(sum) : -INFINITY);
+                make_float4(merged.out(0), merged.out(1), merged.out(2), merged.out(3)),
+                merged.lse());
 }
 
 /// Enqueues v36's merge after the split kernel on `stream`, programmatically (the split kernel

@@ -46,4 +46,29 @@ KLAB_HOST_DEVICE inline float lse_merge_row(const float* lse, int n, int e0, int
   return sum > 0.f ? m + logf(sum) : -INFINITY;
 }
 
+/// The merge in its running form (v36's merge kernel: each warp takes some of a row's partials,
+/// then the warps' states are joined): the largest lse so far, the sum of the weights relative to
+/// it and the weighted kN elements of the row. Empty partials (lse -inf) and empty states change
+/// nothing; what it gives equals lse_merge_row's up to fp32 rounding (the weights are rescaled as
+/// the maximum grows instead of computed against the final one).
+template <int kN>
+struct LseMergeState {
+  float m = -INFINITY, s = 0.f, acc[kN] = {};
+
+  /// Joins the weighted elements o (kN of them) of a partial, or of a state, whose largest lse is
+  /// lse_i and whose weights relative to it sum to s_i (1 for a partial).
+  KLAB_HOST_DEVICE void add(float lse_i, float s_i, const float* o) {
+    if (lse_i == -INFINITY) return;
+    const float m_new = fmaxf(m, lse_i);
+    const float up = m == -INFINITY ? 0.f : expf(m - m_new), w = expf(lse_i - m_new);
+    s = s * up + s_i * w;
+    for (int e = 0; e < kN; ++e) acc[e] = acc[e] * up + w * o[e];
+    m = m_new;
+  }
+  /// The merged lse (-inf for an empty row).
+  KLAB_HOST_DEVICE float lse() const { return s > 0.f ? m + logf(s) : -INFINITY; }
+  /// The merged element e (0 for an empty row).
+  KLAB_HOST_DEVICE float out(int e) const { return s > 0.f ? acc[e] / s : 0.f; }
+};
+
 }  // namespace klab::device

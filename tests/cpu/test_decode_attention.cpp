@@ -562,6 +562,49 @@ TEST(DecodeAttentionSplitKv, MergeByLogSumExpEqualsTheWholeRow) {
   EXPECT_EQ(out[1], 0.f);
 }
 
+// v36's merge in its running form: a row's partials taken by several states (a warp each, the
+// splits dealt round-robin as the kernel deals them), the states then joined, gives what
+// lse_merge_row gives, up to fp32 rounding; empty partials and empty states weigh nothing, an
+// all-empty row gives O = 0, lse = -inf.
+TEST(DecodeAttentionSplitKv, RunningMergeOverWarpsEqualsTheMerge) {
+  constexpr int d = 4;
+  for (int n : {1, 2, 5, 8, 9, 32, 37, 64}) {
+    for (int warps : {1, 3, 8}) {
+      std::vector<float> lse(static_cast<size_t>(n)), po(static_cast<size_t>(n * d));
+      for (int i = 0; i < n; ++i) {
+        // Spread lse (one partial far above the others), every fifth partial empty.
+        lse[i] = i % 5 == 4 ? -INFINITY
+                            : static_cast<float>(6.0 * std::sin(1.3 * i) + (i == 2 ? 30 : 0));
+        for (int e = 0; e < d; ++e) po[i * d + e] = static_cast<float>(std::cos(0.7 * i + e));
+      }
+      std::vector<float> want(d);
+      const float want_lse = device::lse_merge_row(
+          lse.data(), n, 0, d, [&](int i, int e) { return po[i * d + e]; },
+          [&](int e, float x) { want[e] = x; });
+      std::vector<device::LseMergeState<d>> st(static_cast<size_t>(warps));
+      for (int i = 0; i < n; ++i) st[i % warps].add(lse[i], 1.f, &po[i * d]);
+      device::LseMergeState<d> merged;
+      for (const auto& w : st) merged.add(w.m, w.s, w.acc);
+      const std::string at = std::to_string(n) + " partials, " + std::to_string(warps) + " warps";
+      if (want_lse == -INFINITY) {
+        EXPECT_EQ(merged.lse(), -INFINITY) << at;
+      } else {
+        EXPECT_NEAR(merged.lse(), want_lse, 1e-5 * (1 + std::abs(want_lse))) << at;
+      }
+      for (int e = 0; e < d; ++e) EXPECT_NEAR(merged.out(e), want[e], 1e-5) << at;
+    }
+  }
+  // Every partial empty: the row is empty, whatever the partials hold.
+  device::LseMergeState<2> empty;
+  const float garbage[2] = {std::nanf(""), 1e30f};
+  empty.add(-INFINITY, 1.f, garbage);
+  device::LseMergeState<2> joined;
+  joined.add(empty.m, empty.s, empty.acc);
+  EXPECT_EQ(joined.lse(), -INFINITY);
+  EXPECT_EQ(joined.out(0), 0.f);
+  EXPECT_EQ(joined.out(1), 0.f);
+}
+
 // ---- v04: the persistent schedule over the line of key tiles ----
 
 namespace {
