@@ -73,7 +73,7 @@ done
 for f in "$out"/bench_*.txt; do  # the paired speed-ups, for the summary
   [ -f "$f" ] || continue
   echo "${f##*/}:" >> "$out/summary.txt"
-  grep -h "paired" -A12 "$f" | grep "^| decode_attention\." | cut -d'|' -f2,5 | cut -c1-120 >> "$out/summary.txt"
+  grep -h "paired" -A12 "$f" | grep "^| decode_attention\." | cut -d'|' -f2,6 | cut -c1-120 >> "$out/summary.txt"
 done
 log "done (status $status)"
 exit $status
