@@ -11,7 +11,8 @@
 #          v18 tuned there (v24/);
 #   dec    15.5: decode_attention bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3
 #          (v15, v22, v30) at (16, 8k), the ragged batch, (1, 32k) and (1, 128k), pages of 16
-#          and 64 (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
+#          and 64, v36 and v37 (the dependent merge) at B = 1
+#          (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
 #   fa3    14.1, 14.3, 14.4: the wgmma rungs closest to cuDNN, paired, at causal 4k, 8k and 16k
 #          (D = 128) and D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json);
 #   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x, each in
@@ -115,12 +116,15 @@ if has dec; then
       [ "$(left)" -gt 40 ] || break 2
       shape=b=$b,qlen=1,hq=32,hkv=8,d=128,page=$p,len=$l,min_len=$ml,empty=0
       f=$out/dec/bench_${b}x${l}_${ml}_p${p}
+      tail16=() tail8=()  # B = 1: the dependent merge's rungs too
+      [ "$b" = 1 ] && tail16=(decode_attention.v36_dependent_merge) &&
+        tail8=(decode_attention.v37_fp8_dependent_merge)
       timeout 90 "$klab" bench decode_attention.v13_cluster_push_merge \
         decode_attention.v29_longest_first_chunks decode_attention.v32_counter_compact_tail \
-        decode_attention.baseline_cudnn_paged --shape "$shape" --dtype bf16 --interleave \
+        "${tail16[@]}" decode_attention.baseline_cudnn_paged --shape "$shape" --dtype bf16 --interleave \
         --max-time 0.3 --json "${f}_bf16.json" > "${f}_bf16.txt" 2>&1 || status=1
       timeout 90 "$klab" bench decode_attention.v15_fp8_stage_pairs \
-        decode_attention.v22_fp8_compact_grid decode_attention.v30_fp8_longest_first \
+        decode_attention.v22_fp8_compact_grid decode_attention.v30_fp8_longest_first "${tail8[@]}" \
         --shape "$shape" --dtype e4m3 --max-time 0.3 --json "${f}_e4m3.json" \
         > "${f}_e4m3.txt" 2>&1 || status=1
       grep -h "decode_attention\." "${f}_bf16.txt" "${f}_e4m3.txt" | grep -v "^|" | cut -c1-150 |
