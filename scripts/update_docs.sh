@@ -896,6 +896,9 @@ decode_h100_run 2026-12-06_826ba41_decode_v32 826ba41 v32 v31 v13
 # decode v33's first GPU run (v33 since withdrawn: decode.md's "v33-v35 withdrawn"): v13, v32 and
 # v33 at B = 1 and on the ragged batch; the timelines of v33 and v32.
 decode_h100_run 2026-12-06_dfab43a_decode_v33 dfab43a v33 v32
+# decode v36 and v37's first GPU run (the dependent merge): v36 beside v32, v13 and cuDNN at
+# (1, 32k) and (1, 4k), v37 beside v15 at (1, 32k) e4m3; no timelines.
+decode_h100_run 2026-12-07_4a5b44f_decode_v36_v37 4a5b44f
 # The e4m3 stage's conversion without a shift (0d5a90a) against the build before: each build's
 # e4m3 rungs, and the new build's bf16 rungs beside them, at issue 15's batched shapes.
 h100_report 2026-12-06_0d5a90a_decode_e4m3_convert 'dec/old/bench_*_e4m3.json' decode_attention \

@@ -25,6 +25,10 @@
 // within 2% of v13's clustered pairs; (1, 4k) within 3% of v13's push merge (132 SMs against
 // the clusters' 112, one merge kernel against the owners' merge). Refuted if (1, 32k) gains
 // under 2%.
+// Measured on an H100 (2026-12-07_4a5b44f_decode_v36_v37, one process; docs/worklogs/decode.md):
+// refuted. (1, 32k) 1.016x cuDNN paired against v32's 1.009x (1.007x v32); (1, 4k) 1.077x against
+// v13's 1.234x (the counter plan's 256 two-stage CTAs there). Headline checks pass; the awkward
+// shapes, GPU tests and sanitizers have not run.
 // Requirements: v13's.
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 

@@ -8,6 +8,9 @@
 // Prediction (written before it ran), Qwen3-8B heads, e4m3, launch by launch beside v15: (1, 32k)
 // 1.04-1.08x v15's speed at pages of 16 (v36's 2-3 us of tail on a ~25 us launch on an H100);
 // (1, 128k) 1.01-1.03x. Refuted if (1, 32k) gains under 3%.
+// Measured on an H100 (2026-12-07_4a5b44f_decode_v36_v37, one process): (1, 32k) 1.07x v15 by
+// medians (the compact tail's and the dependent merge's gains together), 1.69x v36's throughput.
+// Headline checks pass; the awkward shapes, GPU tests and sanitizers have not run.
 // Requirements: v15's, never clustered (the counter path's plan at one-byte elements).
 #include "kernels/decode_attention/tma_pages_kernel.cuh"
 
