@@ -5,7 +5,7 @@
 # PyTorch's libcudnn where the loader finds none, sets $klab, caches the measured ceilings in
 # $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
 # sets $timing_opts, and defines log (a timestamped line, also in summary.txt),
-# machine_and_ceilings and sanitize.
+# machine_and_ceilings, sanitize, bench_interleaved and paired.
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.txz" ]; then
   tar xJf "$pack/device.txz" -C "$pack" || exit 1
@@ -67,3 +67,6 @@ bench_interleaved() {
   timeout 150 "$klab" bench "$@" --shape "$shape" --dtype "$dtype" --interleave --quiet \
     --max-time "${KLAB_MAX_TIME:-0.3}" --json "$out/bench_$name.json" > "$out/bench_$name.txt" 2>&1
 }
+# paired FILE: the paired speed-ups of a bench's text output (klab bench --interleave), into
+# summary.txt.
+paired() { grep -h "paired" -A8 "$1" | grep "^| [a-z_]*\." | cut -c1-170 | tee -a "$out/summary.txt"; }

@@ -41,8 +41,6 @@ machine_and_ceilings || status=1
 grep -q H200 "$out/nvidia-smi.txt" ||
   log "not an H200: the open goals are judged on the H200 (docs/goals.md); measuring anyway"
 cp "$build/git_sha.txt" "$out/" 2>/dev/null
-# paired FILE: the paired speed-ups of a bench's text output, into summary.txt.
-paired() { grep -h "paired" -A8 "$1" | grep "^| [a-z_]*\." | cut -c1-170 | tee -a "$out/summary.txt"; }
 # bench_v18 M N K FILE: the tuned dispatch launch by launch with cuBLASLt (FILE.json, FILE.txt).
 bench_v18() {
   timeout 60 "$klab" bench hgemm.v18_wgmma_dispatch hgemm.baseline_cublaslt \
