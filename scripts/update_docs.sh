@@ -877,8 +877,9 @@ h100_ab() {  # RUN FAMILY DOC SECTION BUILD...
   for x in "$@"; do h100_report "$run" "ab/$x/bench_*.json" "$family" "$doc" "$section-$x"; done
 }
 # A decode run on an H100 (results/h100): its benches' table into decode.md's
-# results-<sha>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<sha>-<rung>.
-decode_h100_run() {  # RUN_NAME SHA RUNG...
+# results-<TAG>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<TAG>-<rung>
+# (TAG: the build's sha, or the sha and a word where one build has several runs).
+decode_h100_run() {  # RUN_NAME TAG RUNG...
   local run sha=$2
   run=$(dirname "$res")/h100/$1
   shift 2
@@ -899,6 +900,9 @@ decode_h100_run 2026-12-06_dfab43a_decode_v33 dfab43a v33 v32
 # decode v36 and v37's first GPU run (the dependent merge): v36 beside v32, v13 and cuDNN at
 # (1, 32k) and (1, 4k), v37 beside v15 at (1, 32k) e4m3; no timelines.
 decode_h100_run 2026-12-07_4a5b44f_decode_v36_v37 4a5b44f
+# v36 and v37 at every shape of their dtype, under the three sanitizers, beside v32, v13 and cuDNN
+# at B = 1, (16, 8k) and the ragged batch; the timelines of v36's split kernel and of v32.
+decode_h100_run 2026-12-07_4a5b44f_decode_tail 4a5b44f-tail v36 v32
 # The e4m3 stage's conversion without a shift (0d5a90a) against the build before: each build's
 # e4m3 rungs, and the new build's bf16 rungs beside them, at issue 15's batched shapes.
 h100_report 2026-12-06_0d5a90a_decode_e4m3_convert 'dec/old/bench_*_e4m3.json' decode_attention \
@@ -1027,6 +1031,26 @@ for x in h p; do
   h100_profile 2026-12-06_27a6ef4_attention_v10_sixteenth "prof/profiles_v10_$x.json" \
     attention.md "profile-27a6ef4-v10-$x"
 done
+# An H200 run of scripts/measure_open_goals.sh: each step's records into its worklog's section
+# results-<SHA>-goals-<step> (a step the run did not reach is left as it is).
+open_goals_run() {  # RUN_NAME SHA
+  local run=$res/$1 sha=$2
+  [ -d "$run" ] || return 0
+  [ -d "$run/fa2" ] && "$klab" report "$run"/fa2/bench_*.json "$run"/fa2/torch_sdpa_*.json \
+    --family attention --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
+    --section "results-$sha-goals-fa2"
+  [ -d "$run/tune" ] && "$klab" report "$run"/tune/bench_*.json --family hgemm \
+    --readme docs/worklogs/gemm.md --section "results-$sha-goals-tune"
+  [ -d "$run/v24" ] && "$klab" report "$run"/v24/bench_*.json --family hgemm \
+    --readme docs/worklogs/gemm.md --section "results-$sha-goals-v24"
+  [ -d "$run/dec" ] && "$klab" report "$run"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section "results-$sha-goals-dec"
+  [ -d "$run/fa3" ] && "$klab" report "$run"/fa3/bench_*.json --family attention \
+    --readme docs/worklogs/attention.md --section "results-$sha-goals-fa3"
+  [ -d "$run/g13" ] && "$klab" report "$run"/g13 --processes --family hgemm \
+    --readme docs/worklogs/gemm.md --section "results-$sha-goals-g13"
+  return 0
+}
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # Kernels' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU), into DOC's
