@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The open goals' near misses (docs/goals.md) measured again on an H200 in one run of ~9 minutes,
-# in steps ordered by what they can decide:
+# in steps (run in KLAB_GOALS_STEPS' order; by default the likeliest to decide a goal first, and
+# v24 last, since 13.4 is met):
 #   fa2    14.5: attention's FA2 rungs (v13, v14) beside cuDNN at the four D = 128 shapes, then
 #          PyTorch's SDPA on the same problems (scripts/torch_sdpa.py, the same L2 flush):
 #          fa2/bench_<n>_c<causal>.json, fa2/torch_sdpa_<n>_c<causal>.json;
@@ -17,11 +18,11 @@
 #          (D = 128) and D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json);
 #   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x, each in
 #          KLAB_GOALS_PROCESSES processes (default 3; one process's ratio can sit in one of two
-#          modes 1-3% apart: `klab report --processes g13/` tables them): g13/bench_<shape>_p<i>.json; last, in the time the others leave.
+#          modes 1-3% apart: `klab report --processes g13/` tables them): g13/bench_<shape>_p<i>.json.
 # A step starts no bench or tune that its share of KLAB_BUDGET (seconds, default 560; 40-120 s
 # a command, by step) would not leave room for.
 # Usage: scripts/measure_open_goals.sh BUILD_DIR OUTDIR   (BUILD_DIR as for scripts/h200.sh)
-#   KLAB_GOALS_STEPS="fa2 tune v24 dec fa3 g13" selects steps (default: all, in that order);
+#   KLAB_GOALS_STEPS selects the steps and their order (default "fa2 fa3 tune dec g13 v24");
 #   KLAB_MAX_TIME (seconds a bench, default 0.4). The issue's criteria are the H200's: on another
 #   GPU the script says so and runs anyway.
 set -uo pipefail
@@ -30,11 +31,14 @@ build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
-steps=${KLAB_GOALS_STEPS:-fa2 tune v24 dec fa3 g13}
+steps=${KLAB_GOALS_STEPS:-fa2 fa3 tune dec g13 v24}
 mt=${KLAB_MAX_TIME:-0.4}
 budget=${KLAB_BUDGET:-560}
 t0=$(date +%s)
-has() { [[ " $steps " == *" $1 "* ]]; }
+for s in $steps; do
+  [[ " fa2 fa3 tune dec g13 v24 " == *" $s "* ]] ||
+    { echo "measure_open_goals.sh: no step '$s' (steps: fa2 fa3 tune dec g13 v24)" >&2; exit 2; }
+done
 left() { echo $((budget - ($(date +%s) - t0))); }
 status=0
 machine_and_ceilings || status=1
@@ -49,7 +53,7 @@ bench_v18() {
   paired "$4.txt"
 }
 
-if has fa2; then
+step_fa2() {
   mkdir -p "$out/fa2"
   log "14.5: the FA2 rungs beside cuDNN, then PyTorch's SDPA"
   for s in "8 4096 1" "4 8192 1" "2 16384 1" "4 8192 0"; do
@@ -63,9 +67,9 @@ if has fa2; then
       --max-time "$mt" > "$out/fa2/torch_sdpa_${n}_c${c}.txt" 2>&1 || status=1
     grep -h "attention\." "$f.txt" | cut -c1-150 | tee -a "$out/summary.txt"
   done
-fi
+}
 
-if has tune; then
+step_tune() {
   mkdir -p "$out/tune"
   cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tune/tuned.json"
   log "13.5: v19 tuned at M = 64 and 128, launch by launch; v18 with cuBLASLt after"
@@ -85,9 +89,9 @@ if has tune; then
       bench_v18 "$m" "$n" "$k" "$out/tune/bench_${m}x${n}x${k}"
     done
   done
-fi
+}
 
-if has v24; then
+step_v24() {
   mkdir -p "$out/v24"
   log "13.4: v24, v15 and v18 at 6000 x 7000 x 5000, paired; v18 tuned there"
   if [ "$(left)" -gt 120 ]; then
@@ -103,9 +107,9 @@ if has v24; then
       --json "$out/v24/tune.json" > "$out/v24/tune.txt" 2>&1 || status=1
     grep winner "$out/v24/tune.txt" | tee -a "$out/summary.txt"
   fi
-fi
+}
 
-if has dec; then
+step_dec() {
   mkdir -p "$out/dec"
   log "15.5: decode bf16 (paired with cuDNN's paged SDPA) and e4m3"
   for s in "16 8192 8192" "64 16384 100" "1 32768 32768" "1 131072 131072"; do
@@ -129,9 +133,9 @@ if has dec; then
         tee -a "$out/summary.txt"
     done
   done
-fi
+}
 
-if has fa3; then
+step_fa3() {
   mkdir -p "$out/fa3"
   log "14.1, 14.3, 14.4: the FA3 rungs closest to cuDNN, paired"
   for s in "8 4096 128 1 v16_fa3_tma_epilogue v20_fa3_line_order" \
@@ -147,9 +151,9 @@ if has fa3; then
       --max-time "$mt" --json "$f.json" > "$f.txt" 2>&1 || status=1
     paired "$f.txt"
   done
-fi
+}
 
-if has g13; then
+step_g13() {
   mkdir -p "$out/g13"
   log "13.3: v18 with cuBLASLt at the M >= 512 near misses, ${KLAB_GOALS_PROCESSES:-3} processes each"
   for i in $(seq 1 "${KLAB_GOALS_PROCESSES:-3}"); do
@@ -160,7 +164,10 @@ if has g13; then
       bench_v18 "$m" "$n" "$k" "$out/g13/bench_${m}x${n}x${k}_p$i"
     done
   done
-fi
+}
 
+for s in $steps; do
+  "step_$s"
+done
 log "done"
 exit $status
