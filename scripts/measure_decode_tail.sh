@@ -7,8 +7,8 @@
 #      (bench_<b>x<len>_p<page>.json, bench_ragged_p16.json); the e4m3 rungs beside v15 at
 #      (1, 32k) and (1, 128k), pages of 16 (bench_<b>x<len>_p16_e4m3.json);
 #   2. `klab check` of the rungs at the family's headline and awkward shapes, then their GPU tests
-#      at KLAB_TEST_SEEDS placements (default 2: the merge's timing-dependent failures show at
-#      some placements and not others);
+#      at the awkward shapes (the headline ones are the check's) at KLAB_TEST_SEEDS placements
+#      (default 2: the merge's timing-dependent failures show at some placements and not others);
 #   3. `klab timeline` of the rungs and v32 at (1, 32k), pages of 16 (tl/tl_<rung>_1_32k.json);
 #   4. compute-sanitizer memcheck, racecheck and synccheck over the rungs' GPU tests.
 # Usage: scripts/measure_decode_tail.sh BUILD_DIR OUTDIR
@@ -53,8 +53,8 @@ timeout 150 "$klab" check "${ids[@]}" "${ids8[@]}" --quiet --json "$out/check.js
   status=1
 tail -n 2 "$out/check.txt" | tee -a "$out/summary.txt"
 log "GPU tests: $rungs $rungs8 at the awkward shapes, ${KLAB_TEST_SEEDS:=2} placements"
-KLAB_TEST_SEEDS=$KLAB_TEST_SEEDS GTEST_FILTER="$filter" timeout 150 "$build/tests/klab_gpu_tests" \
-  --gtest_brief=1 > "$out/gpu_tests.log" 2>&1 || status=1
+KLAB_TEST_SHAPES=awkward KLAB_TEST_SEEDS=$KLAB_TEST_SEEDS GTEST_FILTER="$filter" timeout 150 \
+  "$build/tests/klab_gpu_tests" --gtest_brief=1 > "$out/gpu_tests.log" 2>&1 || status=1
 tail -n 3 "$out/gpu_tests.log" | tee -a "$out/summary.txt"
 
 mkdir -p "$out/tl"
