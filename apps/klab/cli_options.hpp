@@ -1,6 +1,7 @@
 #pragma once
 // CLI11 options that several commands share, validated the same way everywhere.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -52,6 +53,41 @@ inline CLI::Option* add_shape_option(CLI::App* cmd, std::string& shape, const st
 inline CLI::Option* add_shapes_option(CLI::App* cmd, std::vector<std::string>& shapes,
                                       const std::string& help) {
   return cmd->add_option("--shape", shapes, help)->check(shape_not_blank);
+}
+
+/// The number a validator reads, or NaN where the text is not one (then the check refuses it).
+inline double number_or_nan(const std::string& v) {
+  try {
+    size_t used = 0;
+    const double x = std::stod(v, &used);
+    return used == v.size() ? x : NAN;
+  } catch (const std::exception&) {
+    return NAN;
+  }
+}
+
+/// --max-time: a finite number of seconds above 0 (a negative or zero cap would leave no sample).
+inline CLI::Option* add_max_time_option(CLI::App* cmd, double& seconds) {
+  return cmd->add_option("--max-time", seconds, "wall-clock cap per benchmark, seconds")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const double x = number_or_nan(v);
+            return std::isfinite(x) && x > 0 ? std::string()
+                                             : "must be a number of seconds above 0, got " + v;
+          },
+          "SECONDS > 0"));
+}
+
+/// --noise: the target relative noise, a finite fraction in [0, 1) (0: sample to --max-time).
+inline CLI::Option* add_noise_option(CLI::App* cmd, double& noise) {
+  return cmd->add_option("--noise", noise, "target relative noise (MAD-based) before stopping")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            const double x = number_or_nan(v);
+            return std::isfinite(x) && x >= 0 && x < 1 ? std::string()
+                                                       : "must be a fraction in [0, 1), got " + v;
+          },
+          "FRACTION in [0, 1)"));
 }
 
 }  // namespace klab::cli

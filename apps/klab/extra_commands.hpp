@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "apps/klab/cli_options.hpp"
+
 namespace klab::cli {
 
 /// A subcommand and what running it does (returns the exit code; UsageError escapes).
@@ -28,8 +30,8 @@ struct SamplingOptions {
 
 /// --noise, --max-time, --seed, --quiet.
 inline void add_sampling_options(CLI::App* cmd, SamplingOptions& o) {
-  cmd->add_option("--noise", o.noise, "target relative noise (MAD-based) before stopping");
-  cmd->add_option("--max-time", o.max_time, "wall-clock cap per benchmark, seconds");
+  add_noise_option(cmd, o.noise);
+  add_max_time_option(cmd, o.max_time);
   cmd->add_option("--seed", o.seed, "input seed (0: fresh, recorded)");
   cmd->add_flag("--quiet", o.quiet, "no progress line");
 }

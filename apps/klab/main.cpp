@@ -37,8 +37,8 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
 
 void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {
   cmd->add_flag("--hot", c.hot, "hot L2: no flush, no rotation (labelled 'hot')");
-  cmd->add_option("--noise", c.noise, "target relative noise (MAD-based) before stopping");
-  cmd->add_option("--max-time", c.max_time, "wall-clock cap per benchmark, seconds");
+  klab::cli::add_noise_option(cmd, c.noise);
+  klab::cli::add_max_time_option(cmd, c.max_time);
   cmd->add_option("--rounds", c.rounds,
                   "benchmark the variants of a problem in this many interleaved rounds, samples "
                   "pooled (--max-time split between them): clock and power drifts fall on all")

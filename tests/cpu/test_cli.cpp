@@ -137,6 +137,14 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"ceilings --read-at M", "a size is digits"},
     {"ceilings --read-at 32M,99999999999G", "above 1 TiB"},
     {"sass --list --table /tmp/klab_t.md", "not with --list"},
+    {"bench vector_add --max-time -1", "above 0"},
+    {"bench vector_add --max-time 0", "above 0"},
+    {"bench vector_add --max-time nan", "above 0"},
+    {"sweep vector_add.v00_cpu --max-time abc", "above 0"},
+    {"tune sgemm.v10_autotuned --max-time -2", "above 0"},
+    {"bench vector_add --noise -0.1", "[0, 1)"},
+    {"run vector_add --noise 1", "[0, 1)"},
+    {"scaling sgemm.cpu05_threads_simd --noise inf", "[0, 1)"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
