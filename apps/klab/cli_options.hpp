@@ -55,6 +55,23 @@ inline CLI::Option* add_shapes_option(CLI::App* cmd, std::vector<std::string>& s
   return cmd->add_option("--shape", shapes, help)->check(shape_not_blank);
 }
 
+/// CLI11 validator of an unsigned option (--misalign, --seed): a leading '-' is an error, where the
+/// parse alone would wrap it around to a huge value.
+inline CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](const std::string& v) -> std::string {
+        return !v.empty() && v[0] == '-' ? "must be >= 0, got " + v : "";
+      },
+      "INT >= 0");
+}
+
+/// --seed: the inputs' seed, 0 for a fresh one (recorded either way).
+template <class Int>
+CLI::Option* add_seed_option(CLI::App* cmd, Int& seed) {
+  return cmd->add_option("--seed", seed, "input seed (0: fresh, recorded)")
+      ->check(non_negative_integer());
+}
+
 /// The number a validator reads, or NaN where the text is not one (then the check refuses it).
 inline double number_or_nan(const std::string& v) {
   try {

@@ -134,7 +134,7 @@ void add_memory_command(CLI::App& app, CommandList& out) {
   cmd->add_option("--layout", o->layout, "with --shape: the tensors' layout");
   cmd->add_option("--json", o->json_path, "write the records here ('-' for stdout)")
       ->check(writable_path_or_stdout);
-  cmd->add_option("--seed", o->seed, "input seed (0: fresh, recorded)");
+  add_seed_option(cmd, o->seed);
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   cmd->add_flag("--no-warmup", o->no_warmup,
                 "measure each variant's first problem without an unmeasured run before it");

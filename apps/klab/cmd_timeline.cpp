@@ -111,7 +111,7 @@ void add_timeline_command(CLI::App& app, CommandList& out) {
   cmd->add_option("--dtype", o->dtype, "dtype (default: the variant's first)");
   cmd->add_option("--launches", o->launches, "cold launches to take the medians over")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--seed", o->seed, "input seed (0: fresh, recorded)");
+  add_seed_option(cmd, o->seed);
   cmd->add_flag("--hot", o->hot, "no L2 flush between launches (the kernel's code stays in L2)");
   cmd->add_option("--json", o->json_path, "write the record here")->check(writable_path);
   cmd->add_option("--from", o->from, "no GPU work: the table of a record written by --json");

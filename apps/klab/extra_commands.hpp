@@ -32,7 +32,7 @@ struct SamplingOptions {
 inline void add_sampling_options(CLI::App* cmd, SamplingOptions& o) {
   add_noise_option(cmd, o.noise);
   add_max_time_option(cmd, o.max_time);
-  cmd->add_option("--seed", o.seed, "input seed (0: fresh, recorded)");
+  add_seed_option(cmd, o.seed);
   cmd->add_flag("--quiet", o.quiet, "no progress line");
 }
 

@@ -20,14 +20,10 @@ void add_common(CLI::App* cmd, klab::cli::Common& c, bool targets_required = fal
                   "with --shape: the tensors' layout, where a family has several");
   cmd->add_option("--misalign", c.misalign,
                   "with --shape: shift every base pointer by this many elements (>= 0)")
-      ->check(CLI::Validator(
-          [](const std::string& v) -> std::string {
-            return !v.empty() && v[0] == '-' ? "must be >= 0, got " + v : "";
-          },
-          "INT >= 0"));
+      ->check(klab::cli::non_negative_integer());
   cmd->add_option("--json", c.json_path, "write result records to this file ('-' for stdout)")
       ->check(klab::cli::writable_path_or_stdout);
-  cmd->add_option("--seed", c.seed, "input seed (0: fresh, recorded)");
+  klab::cli::add_seed_option(cmd, c.seed);
   cmd->add_option("--dist", c.dist, "input distribution: normal, uniform, heavy, all");
   cmd->add_flag("--quiet", c.quiet, "no progress line");
   cmd->add_option("--device", c.device,

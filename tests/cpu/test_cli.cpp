@@ -145,6 +145,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"bench vector_add --noise -0.1", "[0, 1)"},
     {"run vector_add --noise 1", "[0, 1)"},
     {"scaling sgemm.cpu05_threads_simd --noise inf", "[0, 1)"},
+    {"bench vector_add --seed -1", "must be >= 0"},
+    {"tune sgemm.v10_autotuned --seed -3", "must be >= 0"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
