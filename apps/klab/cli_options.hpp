@@ -27,6 +27,16 @@ inline std::string writable_path(const std::string& path) {
   return "";
 }
 
+/// CLI11 validator of a plot file (--plot): writable_path, named .png, .svg or .pdf (the formats
+/// the plotting scripts' matplotlib writes), so that a run never ends unable to plot.
+inline std::string plot_path(const std::string& path) {
+  if (std::string bad = writable_path(path); !bad.empty()) return bad;
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext != ".png" && ext != ".svg" && ext != ".pdf")
+    return "cannot plot into " + path + ": name a .png, .svg or .pdf file";
+  return "";
+}
+
 /// writable_path, or "-" for stdout (the options that print their records there).
 inline std::string writable_path_or_stdout(const std::string& path) {
   return path == "-" ? std::string() : writable_path(path);

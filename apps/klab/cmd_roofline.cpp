@@ -547,7 +547,7 @@ void add_roofline_commands(CLI::App& app, CommandList& out) {
       ->expected(1, -1);
   roof->add_option("--md", ro.md, "write the markdown here (default: stdout)")
       ->check(writable_path);
-  roof->add_option("--plot", ro.plot, "plot file (.png, .svg or .pdf)")->check(writable_path);
+  roof->add_option("--plot", ro.plot, "plot file (.png, .svg or .pdf)")->check(plot_path);
   roof->add_flag("--measured", ro.measured,
                  "use this GPU's cached measured ceilings (klab ceilings)");
   roof->add_flag("--datasheet", ro.datasheet,

@@ -184,8 +184,9 @@ void add_scaling_command(CLI::App& app, CommandList& out) {
                   "write the result records (with cpu_threads) here ('-' for stdout)")
       ->check(writable_path_or_stdout);
   cmd->add_option("--plot", o->plot,
-                  "also plot throughput and efficiency against threads (PNG or SVG; needs --json)")
-      ->check(writable_path);
+                  "also plot throughput and efficiency against threads (.png, .svg or .pdf; needs "
+                  "--json)")
+      ->check(plot_path);
   add_sampling_options(cmd, o->sampling);
   cmd->add_flag("--no-check", o->no_check, "benchmark only");
   out.emplace_back(cmd, [o] { return run_scaling(*o); });

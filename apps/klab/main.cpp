@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
   add_common(sweep, c, true);
   add_bench_opts(sweep, c);
   sweep->add_option("--blocks", blocks, "block sizes (multiples of 32, 32..1024)")->delimiter(',');
-  sweep->add_option("--plot", sweep_plot, "also plot the sweep (PNG or SVG; needs --json)")
-      ->check(klab::cli::writable_path);
+  sweep->add_option("--plot", sweep_plot, "also plot the sweep (.png, .svg or .pdf; needs --json)")
+      ->check(klab::cli::plot_path);
 
   bool remeasure = false;
   std::string ceil_json;
@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
   report->add_option("inputs", report_in, "result JSON files or folders")->required();
   report->add_option("--md", report_md, "write the markdown here (default: stdout)")
       ->check(klab::cli::writable_path);
-  report->add_option("--plot", report_plot, "plot file (.png or .svg)")
-      ->check(klab::cli::writable_path);
+  report->add_option("--plot", report_plot, "plot file (.png, .svg or .pdf)")
+      ->check(klab::cli::plot_path);
   report
       ->add_option("--readme", report_readme,
                    "replace the <!-- klab:results --> section of this README")

@@ -147,6 +147,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"scaling sgemm.cpu05_threads_simd --noise inf", "[0, 1)"},
     {"bench vector_add --seed -1", "must be >= 0"},
     {"tune sgemm.v10_autotuned --seed -3", "must be >= 0"},
+    {"report x.json --plot /tmp/klab_plot.gif", "name a .png, .svg or .pdf file"},
+    {"roofline --plot /tmp/klab_roof", "name a .png, .svg or .pdf file"},
 };
 INSTANTIATE_TEST_SUITE_P(Cli, BadInput, ::testing::ValuesIn(kBadInputCases));
 
