@@ -61,9 +61,17 @@ void emit(const TimelineOptions& o, const std::string& md) {
 
 int run_timeline(const TimelineOptions& o) {
   if (!o.from.empty()) {
-    std::ifstream in(o.from);
-    if (!in) throw UsageError("timeline --from " + o.from + ": cannot read it");
-    emit(o, timeline_markdown(nlohmann::json::parse(in)));
+    const nlohmann::json rec = read_json_file(o.from);  // unreadable or not JSON: a usage error
+    if (!rec.is_object() || rec.value("kind", std::string()) != "timeline")
+      throw UsageError("timeline --from " + o.from + ": not a record of `klab timeline --json`");
+    std::string md;
+    try {
+      md = timeline_markdown(rec);
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError("timeline --from " + o.from + ": an incomplete timeline record (" +
+                       e.what() + ")");
+    }
+    emit(o, md);
     return 0;
   }
   if (o.target.empty() || o.shape.empty())

@@ -117,6 +117,9 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
 #endif
     {"timeline", "a variant and --shape"},
     {"timeline --from /nonexistent/t.json", "cannot read"},
+    {"timeline --from " KLAB_SOURCE_DIR "/README.md", "is not valid JSON"},
+    {"timeline --from " KLAB_SOURCE_DIR "/docs/goals.json",
+     "not a record of `klab timeline --json`"},
     {"timeline vector_add.v99_nope --shape n=8", "unknown variant"},
     {"run vector_add --device tpu", "--device"},
     {"sweep vector_add.v00_cpu", "no block-size knob"},
