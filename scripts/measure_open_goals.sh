@@ -31,13 +31,14 @@ build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
-steps=${KLAB_GOALS_STEPS:-fa2 fa3 tune dec g13 v24}
+all_steps="fa2 fa3 tune dec g13 v24"
+steps=${KLAB_GOALS_STEPS:-$all_steps}
 mt=${KLAB_MAX_TIME:-0.4}
 budget=${KLAB_BUDGET:-560}
 t0=$(date +%s)
 for s in $steps; do
-  [[ " fa2 fa3 tune dec g13 v24 " == *" $s "* ]] ||
-    { echo "measure_open_goals.sh: no step '$s' (steps: fa2 fa3 tune dec g13 v24)" >&2; exit 2; }
+  [[ " $all_steps " == *" $s "* ]] ||
+    { echo "measure_open_goals.sh: no step '$s' (steps: $all_steps)" >&2; exit 2; }
 done
 left() { echo $((budget - ($(date +%s) - t0))); }
 status=0

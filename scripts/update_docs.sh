@@ -1031,26 +1031,6 @@ for x in h p; do
   h100_profile 2026-12-06_27a6ef4_attention_v10_sixteenth "prof/profiles_v10_$x.json" \
     attention.md "profile-27a6ef4-v10-$x"
 done
-# An H200 run of scripts/measure_open_goals.sh: each step's records into its worklog's section
-# results-<SHA>-goals-<step> (a step the run did not reach is left as it is).
-open_goals_run() {  # RUN_NAME SHA
-  local run=$res/$1 sha=$2
-  [ -d "$run" ] || return 0
-  [ -d "$run/fa2" ] && "$klab" report "$run"/fa2/bench_*.json "$run"/fa2/torch_sdpa_*.json \
-    --family attention --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md \
-    --section "results-$sha-goals-fa2"
-  [ -d "$run/tune" ] && "$klab" report "$run"/tune/bench_*.json --family hgemm \
-    --readme docs/worklogs/gemm.md --section "results-$sha-goals-tune"
-  [ -d "$run/v24" ] && "$klab" report "$run"/v24/bench_*.json --family hgemm \
-    --readme docs/worklogs/gemm.md --section "results-$sha-goals-v24"
-  [ -d "$run/dec" ] && "$klab" report "$run"/dec/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section "results-$sha-goals-dec"
-  [ -d "$run/fa3" ] && "$klab" report "$run"/fa3/bench_*.json --family attention \
-    --readme docs/worklogs/attention.md --section "results-$sha-goals-fa3"
-  [ -d "$run/g13" ] && "$klab" report "$run"/g13 --processes --family hgemm \
-    --readme docs/worklogs/gemm.md --section "results-$sha-goals-g13"
-  return 0
-}
 # Where the open issues' criteria stand, judged against every committed run (docs/goals.json).
 "$klab" goals docs/goals.json "$res" --readme docs/goals.md --section goals
 # Kernels' loops, read from the build's SASS (klab sass --table; a CUDA build, no GPU), into DOC's

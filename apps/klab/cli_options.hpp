@@ -82,39 +82,35 @@ CLI::Option* add_seed_option(CLI::App* cmd, Int& seed) {
       ->check(non_negative_integer());
 }
 
-/// The number a validator reads, or NaN where the text is not one (then the check refuses it).
-inline double number_or_nan(const std::string& v) {
-  try {
-    size_t used = 0;
-    const double x = std::stod(v, &used);
-    return used == v.size() ? x : NAN;
-  } catch (const std::exception&) {
-    return NAN;
-  }
+/// CLI11 validator of a finite number that `ok` accepts; else "must be <want>, got <text>".
+template <class Ok>
+CLI::Validator finite_number(Ok ok, const std::string& want, const std::string& name) {
+  return CLI::Validator(
+      [ok, want](std::string& v) {
+        double x = NAN;
+        try {
+          size_t used = 0;
+          x = std::stod(v, &used);
+          if (used != v.size()) x = NAN;
+        } catch (const std::exception&) {  // not a number, or out of double's range
+        }
+        return std::isfinite(x) && ok(x) ? std::string() : "must be " + want + ", got " + v;
+      },
+      name);
 }
 
 /// --max-time: a finite number of seconds above 0 (a negative or zero cap would leave no sample).
 inline CLI::Option* add_max_time_option(CLI::App* cmd, double& seconds) {
   return cmd->add_option("--max-time", seconds, "wall-clock cap per benchmark, seconds")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            const double x = number_or_nan(v);
-            return std::isfinite(x) && x > 0 ? std::string()
-                                             : "must be a number of seconds above 0, got " + v;
-          },
-          "SECONDS > 0"));
+      ->check(finite_number([](double x) { return x > 0; }, "a number of seconds above 0",
+                            "SECONDS > 0"));
 }
 
 /// --noise: the target relative noise, a finite fraction in [0, 1) (0: sample to --max-time).
 inline CLI::Option* add_noise_option(CLI::App* cmd, double& noise) {
   return cmd->add_option("--noise", noise, "target relative noise (MAD-based) before stopping")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            const double x = number_or_nan(v);
-            return std::isfinite(x) && x >= 0 && x < 1 ? std::string()
-                                                       : "must be a fraction in [0, 1), got " + v;
-          },
-          "FRACTION in [0, 1)"));
+      ->check(finite_number([](double x) { return x >= 0 && x < 1; }, "a fraction in [0, 1)",
+                            "FRACTION in [0, 1)"));
 }
 
 }  // namespace klab::cli
