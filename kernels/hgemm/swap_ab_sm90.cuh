@@ -10,10 +10,15 @@ namespace klab::hgemm {
 
 namespace swap_ab {
 
-template <int kBlocks, int kTok, int kSplits>
+/// kTok: the tokens' width of the problem's class (16, 64 or 128); with kHalves = 2 each CTA of a
+/// cluster pair holds half of them, so its stage is kTok / 2 tokens wide.
+template <int kBlocks, int kTok, int kSplits, int kHalves = 1>
 struct V19Config {
-  using Stage = SwapAbStage<kBlocks, kTok>;
-  static constexpr int kSplitsK = kSplits;
+  using Stage = SwapAbStage<kBlocks, kTok / kHalves>;
+  static constexpr int kSplitsK = kSplits, kTokenHalves = kHalves;
+  static constexpr int kClusterSize = kSplits * kHalves;  // 1: no cluster
+  static_assert(kHalves == 1 || (kHalves == 2 && kSplits == 1),
+                "the tokens split in two over a pair, or K split: not both");
   /// Independent accumulator chains: a one-block slab alternates its k16 slices between two sets
   /// of accumulators (summed once at the end), so that consecutive wgmmas need not wait for each
   /// other's result; three blocks are three chains already.

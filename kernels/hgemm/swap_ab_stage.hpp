@@ -29,6 +29,12 @@ struct SwapAbStage {
                 "wgmma N: 8 to 128 tokens");
   static_assert(kBytes % 1024 == 0, "stages on 1024-byte boundaries (the 128-byte swizzle atom)");
 
+  /// A weight box's k-rows 32 h .. 32 h + 31 (h = 0, 1) start kHalfPanelBytes h into its panel:
+  /// whole 1024-byte swizzle atoms, so the TMA's (64 n, 32 k-rows) box written there lands where
+  /// offset_b puts those rows (the token-split entries: each CTA of a pair multicasts one half).
+  static constexpr uint32_t kHalfPanelBytes = kPanelBytes / 2;
+  static_assert(kHalfPanelBytes % 1024 == 0);
+
   /// Where the TMA puts B(k, n) and A(tok, k) (bytes from the stage's start).
   static constexpr uint32_t offset_b(int k, int n) {
     return uint32_t(n / 64) * kPanelBytes +
@@ -67,11 +73,11 @@ constexpr int v19_stages(int stage_bytes) {
 constexpr int v19_smem_bytes(int stage_bytes) {
   return 1024 + v19_stages(stage_bytes) * stage_bytes + 2 * v19_stages(stage_bytes) * 8;
 }
-/// The most any entry of v19 takes, at any of its token widths.
+/// The most any entry of v19 takes, at any of its token widths (halved or not).
 constexpr int v19_max_smem_bytes() {
   int most = 0;
   for (int blocks : {1, 2, 3})
-    for (int tok : {16, 64, 128}) {
+    for (int tok : {8, 16, 32, 64, 128}) {
       const int b = v19_smem_bytes(blocks * 8192 + tok * 128);
       most = b > most ? b : most;
     }
@@ -80,17 +86,22 @@ constexpr int v19_max_smem_bytes() {
 
 /// v19's entries: kBlocks m64 blocks of B's columns per CTA (a slab of 64 kBlocks), K split
 /// `splits` ways over a cluster of that many CTAs, which sum their partials in rank order
-/// through distributed shared memory (deterministic). Index = position (append only).
+/// through distributed shared memory (deterministic); or the tokens split in `halves` over a
+/// cluster of two CTAs, each streaming half of every weight box multicast to both (one copy of
+/// the slab from L2 for the pair), each with its own half of the tokens: no partials. Index =
+/// position (append only).
 struct SwapAbEntry {
-  int blocks, splits;
+  int blocks, splits, halves = 1;
 };
 inline constexpr SwapAbEntry kV19Entries[] = {
-    {3, 1},  // 0: 192-column slabs, whole K: N = 24576 is 128 CTAs
-    {1, 2},  // 1: 64-column slabs, K halved: N = 4096 is 128 CTAs
-    {3, 4},  // 2: 192-column slabs, K in quarters: N = 6144 is 128 CTAs, if 32 clusters of 4 fit
-    {1, 1},  // 3: 64-column slabs, whole K: N = 6144 is 96 CTAs, each streaming faster
-    {2, 4},  // 4: 128-column slabs, K in quarters: N = 4096 is 128 CTAs, each stage's tokens
-             //    shared by twice the weight (entry 1's), the partials summed four ways
+    {3, 1},     // 0: 192-column slabs, whole K: N = 24576 is 128 CTAs
+    {1, 2},     // 1: 64-column slabs, K halved: N = 4096 is 128 CTAs
+    {3, 4},     // 2: 192-column slabs, K in quarters: N = 6144 is 128 CTAs, if 32 clusters of 4 fit
+    {1, 1},     // 3: 64-column slabs, whole K: N = 6144 is 96 CTAs, each streaming faster
+    {2, 4},     // 4: 128-column slabs, K in quarters: N = 4096 is 128 CTAs, each stage's tokens
+                //    shared by twice the weight (entry 1's), the partials summed four ways
+    {1, 1, 2},  // 5: 64-column slabs, whole K, the tokens in two halves over a 2-CTA cluster
+                //    that multicasts the weight: N = 4096 is 128 CTAs, no partials
 };
 inline constexpr int kV19SpaceSize = int(sizeof(kV19Entries) / sizeof(kV19Entries[0]));
 
@@ -119,12 +130,14 @@ constexpr double v19_model_seconds(const SwapAbEntry& e, int64_t n, int64_t k, i
 
 /// v19's built-in entry for (n, k), where no tune table has one for the shape class: the least
 /// modelled time (ties to the earlier entry); resident(i): how many of entry i's CTAs fit on the
-/// device at once. The model counts the weight's bytes alone, not the tokens'.
+/// device at once. The model counts the weight's bytes alone, not the tokens', so it cannot see
+/// what halving the tokens saves: the token-split entries are the tune's alone.
 template <class Resident>
 constexpr int v19_entry(int64_t n, int64_t k, Resident&& resident) {
   int best = 0;
   double best_s = v19_model_seconds(kV19Entries[0], n, k, resident(0));
   for (int i = 1; i < kV19SpaceSize; ++i) {
+    if (kV19Entries[i].halves > 1) continue;
     const double s = v19_model_seconds(kV19Entries[i], n, k, resident(i));
     if (s < best_s) best = i, best_s = s;
   }

@@ -397,7 +397,8 @@ void register_v18_tunable(Registry& r) {
 std::vector<std::string> v19_config_names() {
   std::vector<std::string> names;
   for (const SwapAbEntry& e : kV19Entries)
-    names.push_back(std::to_string(64 * e.blocks) + "_k" + std::to_string(e.splits));
+    names.push_back(std::to_string(64 * e.blocks) + "_k" + std::to_string(e.splits) +
+                    (e.halves > 1 ? "_t" + std::to_string(e.halves) : ""));
   return names;
 }
 

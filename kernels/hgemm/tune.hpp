@@ -329,7 +329,8 @@ size_t v18_workspace_bytes(const Problem& p);
 void register_v18_tunable(Registry& r);
 
 inline constexpr const char* kV19Id = "hgemm.v19_wgmma_swap_ab";
-/// v19's configuration names, one per kV19Entries entry: "<slab columns>_k<splits>".
+/// v19's configuration names, one per kV19Entries entry: "<slab columns>_k<splits>", then
+/// "_t<halves>" where the tokens are split over a cluster.
 std::vector<std::string> v19_config_names();
 /// v19's entry for the problem (tune cache, committed table, else its model's: v19_model_entry
 /// in CUDA builds, the model with one CTA an SM in CPU-only ones); v18's entry "v19" runs it.

@@ -90,6 +90,21 @@
 // winner's time), and entry 1 loses to entry 3 at all 16 shapes of M <= 128: at N = 4096 the
 // tune takes entry 3 (64 whole-K slabs on half the SMs), 1.02-1.13x faster than the model's entry
 // 1; v18 at 64 x 4096 x 4096 1.05x cuBLASLt with it (0.91x before).
+// Since, entry 5 (`64_k1_t2`): cuBLASLt's M = 64 kernel (nvjet_sm90_tst_64x32_64x16_1x2, read in
+// docs/worklogs/gemm.md) takes 32 weight columns by the 64 tokens a CTA, whole K, the tokens
+// multicast over a 2-CTA cluster: 128 CTAs at N = 4096, each taking 256 KiB of weight and 512 KiB
+// of tokens into its SM, no partials. v19's swapped form cannot take a slab under 64 columns
+// (the weight is wgmma's M), so entry 5 splits the other way: a pair shares a 64-column slab over
+// whole K, each CTA half the tokens (wgmma's N: 32 at M = 64) and half of every weight box's
+// k-rows, multicast into both CTAs' stages; each stage is handed back to both producers. The same
+// 128 CTAs and 768 KiB into each SM as cuBLASLt's kernel, the weight read once from L2 per pair,
+// no split epilogue (entry 1's cost at M = 64) and twice entry 3's SMs. The model never picks it
+// (it counts the weight's bytes alone); the tune does or not. Prediction (written before it ran),
+// an H200, M = 64: at N = K = 4096 level with cuBLASLt, 0.97-1.03x paired (v18 0.994x there, on
+// the model's entry 1), and the tune picks it there over entries 1 and 3; at N = 6144 (192 CTAs
+// on 132 SMs: two waves) and 24576 (768 CTAs) it loses to entries 3 and 0; at M <= 16 it loses
+// (the second CTA of a pair has at most 8 tokens, or none: the same weight bytes for half the
+// work of entry 1).
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -117,20 +132,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                          int k, int a_rows, bool programmatic) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma is sm_90a-only
   using Stage = typename Cfg::Stage;
-  constexpr int kStages = Cfg::kStages, kSplits = Cfg::kSplitsK;
+  constexpr int kStages = Cfg::kStages, kSplits = Cfg::kSplitsK, kHalves = Cfg::kTokenHalves;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = device::align_shared<1024>(smem_raw);  // kStages x (B panels, A)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * Stage::kBytes);
   uint64_t* empty = full + kStages;
-  // full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp.
-  device::init_ring<kStages>(full, empty, 1, Cfg::kConsumers / 32);
+  // full: the producer's arrive_expect_tx; empty: lane 0 of every consumer warp that reads the
+  // stage's weight, the pair's where the tokens are halved (both CTAs' producers write it).
+  device::init_ring<kStages>(full, empty, 1, kHalves * Cfg::kConsumers / 32);
+  // A pair's barriers are set up before a peer multicasts into them or arrives on them.
+  if constexpr (kHalves > 1) device::cluster_sync();
 
   // The next kernel may be scheduled from the start (pdl.cuh): it waits for this one's end
   // before it reads C. Signalled past the main loop instead, v03's block was 2% slower at B = 1
   // to 4 (runs of 67777d3 and 4e8807c): its launch no longer overlapped this kernel.
   device::allow_dependent_launch();
-  // The grid is (splits, slabs): a cluster is one slab's splits, rank = split.
-  const int split = int(blockIdx.x), n0 = int(blockIdx.y) * Stage::kBlockN;
+  // The grid is (splits or halves, slabs): a cluster is one slab's splits (rank = split) or its
+  // two token halves (rank = half: tokens tok0 .. tok0 + Stage::kTok - 1, this CTA's rows).
+  const int split = kHalves > 1 ? 0 : int(blockIdx.x), n0 = int(blockIdx.y) * Stage::kBlockN;
+  const int half = kHalves > 1 ? int(blockIdx.x) : 0, tok0 = half * Stage::kTok;
+  const bool has_tokens = tok0 < m;  // the second half of a pair at M <= kTok / 2 has none
   const int k_tiles = (k + Stage::kBlockK - 1) / Stage::kBlockK;
   const int per_split = (k_tiles + kSplits - 1) / kSplits;
   const int kt_begin = std::min(k_tiles, split * per_split);
@@ -141,18 +162,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (threadIdx.x == Cfg::kConsumers) {
       device::prefetch_tensor_map(&b_map);
       device::prefetch_tensor_map(&a_map);
-      // A's box is its a_rows tokens (M rounded up to 8), not the stage's kTok rows.
-      const uint32_t stage_tx = Stage::kBytesB + uint32_t(a_rows) * Stage::kRowBytes;
+      // A's box is its a_rows tokens (M rounded up to 8), not the stage's kTok rows; none for a
+      // half with no tokens. Halved, every weight box arrives half from each CTA of the pair.
+      const uint32_t stage_tx =
+          Stage::kBytesB + (has_tokens ? uint32_t(a_rows) * Stage::kRowBytes : 0u);
       auto load_b = [&](int kt, int s) {  // the weight's boxes of k-tile kt into stage s
         device::mbarrier_arrive_expect_tx(&full[s], stage_tx);
 #pragma unroll
-        for (int j = 0; j < Stage::kBlocks; ++j)
-          device::tma_load_2d(smem + s * Stage::kBytes + j * Stage::kPanelBytes, &b_map,
-                              n0 + 64 * j, kt * Stage::kBlockK, &full[s]);
+        for (int j = 0; j < Stage::kBlocks; ++j) {
+          unsigned char* panel = smem + s * Stage::kBytes + j * Stage::kPanelBytes;
+          if constexpr (kHalves > 1)  // this half's 32 k-rows (b_map's box), into both CTAs
+            device::tma_load_2d_multicast(panel + half * Stage::kHalfPanelBytes, &b_map,
+                                          n0 + 64 * j, kt * Stage::kBlockK + 32 * half, &full[s],
+                                          uint16_t(0b11));
+          else
+            device::tma_load_2d(panel, &b_map, n0 + 64 * j, kt * Stage::kBlockK, &full[s]);
+        }
       };
       auto load_a = [&](int kt, int s) {  // the tokens' box of k-tile kt into stage s
-        device::tma_load_2d(smem + s * Stage::kBytes + Stage::kBytesB, &a_map, kt * Stage::kBlockK,
-                            0, &full[s]);
+        if (has_tokens)
+          device::tma_load_2d(smem + s * Stage::kBytes + Stage::kBytesB, &a_map,
+                              kt * Stage::kBlockK, tok0, &full[s]);
       };
       // Launched programmatically (pdl.cuh), the first lap's weight boxes go out before the wait
       // on the grid dependency: nothing before this kernel writes B, so its stream starts while
@@ -169,14 +199,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   } else {  // the consumer warpgroup
-    // The token rows past A's box (a_rows .. kTok - 1), which no TMA load writes, zeroed once in
-    // every stage and made visible to wgmma (the async proxy) before the first one reads them.
-    if (a_rows < Stage::kTok) {
-      const int quads = (Stage::kTok - a_rows) * int(Stage::kRowBytes / 16);
+    // The token rows past A's box (a_rows .. kTok - 1; every row for a half with no tokens),
+    // which no TMA load writes, zeroed once in every stage and made visible to wgmma (the async
+    // proxy) before the first one reads them.
+    const int loaded = has_tokens ? a_rows : 0;
+    if (loaded < Stage::kTok) {
+      const int quads = (Stage::kTok - loaded) * int(Stage::kRowBytes / 16);
       for (int s = 0; s < kStages; ++s)
         for (int w = int(threadIdx.x); w < quads; w += Cfg::kConsumers)
           reinterpret_cast<uint4*>(smem + s * Stage::kBytes + Stage::kBytesB +
-                                   a_rows * Stage::kRowBytes)[w] = make_uint4(0, 0, 0, 0);
+                                   loaded * Stage::kRowBytes)[w] = make_uint4(0, 0, 0, 0);
       device::fence_proxy_async_shared();
     }
     device::named_barrier_sync(1, Cfg::kConsumers);
@@ -192,8 +224,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     consume_wgmma_ring(
         full, slot, kt_end - kt_begin,
         [&](int s) { mma_swap_ab_stage<Stage, T>(chains, ring + s * Stage::kBytes); },
-        [&](int s) {
-          if (lane0) device::mbarrier_arrive(&empty[s]);
+        [&](int s) {  // to the producer of every CTA that writes the stage
+          if (!lane0) return;
+          if constexpr (kHalves > 1) {
+#pragma unroll
+            for (int r = 0; r < kHalves; ++r)
+              device::mbarrier_arrive_cluster(&empty[s], uint32_t(r));
+          } else {
+            device::mbarrier_arrive(&empty[s]);
+          }
         });
 #pragma unroll
     for (int c = 0; c < Cfg::kChains; ++c)
@@ -258,18 +297,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (consumer) store_swap_ab<Stage, T>(acc, c, m, n, n0, q_begin, q_end);
     device::cluster_wait();
   } else {
-    if (threadIdx.x < Cfg::kConsumers) store_swap_ab<Stage, T>(acc, c, m, n, n0);
+    if (threadIdx.x < Cfg::kConsumers && has_tokens)  // this CTA's tokens: C's rows tok0 on
+      store_swap_ab<Stage, T>(acc, c + size_t(tok0) * size_t(n), m - tok0, n, n0);
+    // No CTA of a pair exits while its peer may still arrive on its empty barriers.
+    if constexpr (kHalves > 1) device::cluster_sync();
   }
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave C unwritten
 #endif
 }
 
-/// The launch of entry (kBlocks, kSplits) at kTok tokens over g's slabs: grid (splits, slabs),
-/// clusters of kSplits CTAs along x given at launch (none with one split).
-template <int kBlocks, int kTok, int kSplits, class T>
+/// The weight's tensor map: make_b_panel_map's panels, each a box, or half a panel's k-rows a box
+/// where each CTA of a pair sends one half (kHalves = 2). L2 promotes 128 bytes, one panel row:
+/// 256 would fetch the next panel's row too, which a neighbouring slab's CTA reads at another
+/// point of K (decode v06 measured 2-3% from the same change).
+template <int kHalves, class T>
+CUtensorMap make_weight_map(const GemmArgs<T>& g) {
+  if constexpr (kHalves == 1) return make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
+                               uint64_t(g.ldb_or_n()) * sizeof(T), 64, uint32_t(64 / kHalves),
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+}
+
+/// The launch of entry (kBlocks, kSplits, kHalves) at kTok tokens over g's slabs: grid (splits or
+/// halves, slabs), clusters of that many CTAs along x given at launch (none for one CTA a slab).
+template <int kBlocks, int kTok, int kSplits, int kHalves, class T>
 struct V19Launch {
-  using Cfg = V19Config<kBlocks, kTok, kSplits>;
+  using Cfg = V19Config<kBlocks, kTok, kSplits, kHalves>;
+  static constexpr int kCluster = Cfg::kClusterSize;
   static constexpr auto kKernel = wgmma_swap_ab_kernel<Cfg, T>;
 
   device::LaunchAttributes attrs;  // the cluster (kSplits > 1), programmatic serialization
@@ -277,9 +332,9 @@ struct V19Launch {
   bool programmatic = false;
 
   V19Launch(int n, cudaStream_t stream, bool programmatic_ = false)
-      : attrs(kSplits > 1 ? kSplits : 0, programmatic_), programmatic(programmatic_) {
+      : attrs(kCluster > 1 ? kCluster : 0, programmatic_), programmatic(programmatic_) {
     device::opt_in_dynamic_smem<kKernel>(Cfg::kSmemBytes);
-    config.gridDim = dim3(unsigned(kSplits), unsigned(device::ceil_div(n, Cfg::Stage::kBlockN)));
+    config.gridDim = dim3(unsigned(kCluster), unsigned(device::ceil_div(n, Cfg::Stage::kBlockN)));
     config.blockDim = dim3(Cfg::kThreads);
     config.dynamicSmemBytes = Cfg::kSmemBytes;
     config.stream = stream;
@@ -291,53 +346,54 @@ struct V19Launch {
     static const int64_t n = [] {
       V19Launch l(64 * kBlocks, nullptr);
       int clusters = 0;
-      if (kSplits > 1)
+      if (kCluster > 1)
         KLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kKernel, &l.config));
       else
         clusters = device::resident_blocks_per_sm(kKernel, Cfg::kThreads, Cfg::kSmemBytes) *
                    device_info().sm_count;
-      return int64_t(clusters) * kSplits;
+      return int64_t(clusters) * kCluster;
     }();
     return n;
   }
 
   void operator()(const GemmArgs<T>& g) {
     static_assert(Cfg::Stage::kBlockK == 64);
-    // The weight's rows promoted 128 bytes in L2, one panel row: 256 would fetch the next
-    // panel's row too, which a neighbouring slab's CTA reads at another point of K (decode v06
-    // measured 2-3% from the same change).
     // A's box: the tokens there are, rounded up to 8 rows (a TMA box of kTok rows made mostly of
     // rows past M cost M = 17 0.84x cuBLASLt, against 0.96x at M = 64: measured in
-    // 2026-12-06_4f69d98_hgemm_v19_m64); the kernel zeroes the stage's rows past it once.
-    const int a_rows = std::min(kTok, (g.m + 7) / 8 * 8);
-    const CUtensorMap a_map = make_a_map(g, a_rows),
-                      b_map = make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    // 2026-12-06_4f69d98_hgemm_v19_m64); the kernel zeroes the stage's rows past it once. Halved,
+    // a CTA's box is at most its half's rows (both halves' boxes alike; past M the TMA fills
+    // zeros).
+    const int a_rows = std::min(Cfg::Stage::kTok, (g.m + 7) / 8 * 8);
+    const CUtensorMap a_map = make_a_map(g, a_rows), b_map = make_weight_map<kHalves>(g);
     KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k, a_rows,
                                        programmatic));
   }
 };
 
-/// Calls fn.template operator()<kBlocks, kSplits>() for entry `entry` of kV19Entries.
+/// Calls fn.template operator()<kBlocks, kSplits, kHalves>() for entry `entry` of kV19Entries.
 template <class Fn>
 void with_v19_entry(int entry, Fn&& fn) {
   switch (entry) {  // kV19Entries, one instantiation each
     case 0:
-      return fn.template operator()<3, 1>();
+      return fn.template operator()<3, 1, 1>();
     case 1:
-      return fn.template operator()<1, 2>();
+      return fn.template operator()<1, 2, 1>();
     case 2:
-      return fn.template operator()<3, 4>();
+      return fn.template operator()<3, 4, 1>();
     case 3:
-      return fn.template operator()<1, 1>();
+      return fn.template operator()<1, 1, 1>();
+    case 4:
+      return fn.template operator()<2, 4, 1>();
     default:
-      return fn.template operator()<2, 4>();
+      return fn.template operator()<1, 1, 2>();
   }
 }
-static_assert(kV19SpaceSize == 5 && kV19Entries[0].blocks == 3 && kV19Entries[0].splits == 1 &&
-              kV19Entries[1].blocks == 1 && kV19Entries[1].splits == 2 &&
-              kV19Entries[2].blocks == 3 && kV19Entries[2].splits == 4 &&
-              kV19Entries[3].blocks == 1 && kV19Entries[3].splits == 1 &&
-              kV19Entries[4].blocks == 2 && kV19Entries[4].splits == 4);
+template <int kEntry, int kBlocks, int kSplits, int kHalves>
+constexpr bool kV19EntryIs = kV19Entries[kEntry].blocks == kBlocks&& kV19Entries[kEntry].splits ==
+                             kSplits&& kV19Entries[kEntry].halves == kHalves;
+static_assert(kV19SpaceSize == 6 && kV19EntryIs<0, 3, 1, 1> && kV19EntryIs<1, 1, 2, 1> &&
+              kV19EntryIs<2, 3, 4, 1> && kV19EntryIs<3, 1, 1, 1> && kV19EntryIs<4, 2, 4, 1> &&
+              kV19EntryIs<5, 1, 1, 2>);
 
 /// Calls fn.template operator()<kTok>() for the tokens' width of m rows (v19_tokens).
 template <class Fn>
@@ -354,8 +410,8 @@ void with_v19_tokens(int64_t m, Fn&& fn) {
 
 template <int kTok, class T>
 void launch_v19_tokens(const GemmArgs<T>& g, int entry, cudaStream_t stream, bool programmatic) {
-  with_v19_entry(entry, [&]<int kBlocks, int kSplits>() {
-    V19Launch<kBlocks, kTok, kSplits, T>(g.n, stream, programmatic)(g);
+  with_v19_entry(entry, [&]<int kBlocks, int kSplits, int kHalves>() {
+    V19Launch<kBlocks, kTok, kSplits, kHalves, T>(g.n, stream, programmatic)(g);
   });
 }
 
@@ -366,8 +422,8 @@ int v19_model_entry(const Problem& p) {
   with_v19_tokens(p.dim("m"), [&]<int kTok>() {
     entry = v19_entry(p.dim("n"), p.dim("k"), [](int i) {
       int64_t r = 0;
-      with_v19_entry(i, [&]<int kBlocks, int kSplits>() {
-        r = V19Launch<kBlocks, kTok, kSplits, __nv_bfloat16>::resident();
+      with_v19_entry(i, [&]<int kBlocks, int kSplits, int kHalves>() {
+        r = V19Launch<kBlocks, kTok, kSplits, kHalves, __nv_bfloat16>::resident();
       });
       return r;
     });
@@ -394,7 +450,7 @@ Variant gpu_v19_wgmma_swap_ab() {
       "M <= 128 weight streaming with swapped operands: B's columns as wgmma's M, the tokens "
       "as its N (16, 64 or 128); 64-, 128- or 192-column slabs (per shape class: klab tune, else "
       "its model), one CTA an SM on a deep TMA ring, K split over a cluster whose partials meet in "
-      "distributed shared memory",
+      "distributed shared memory, or the tokens halved over a pair that multicasts the weight",
       launch_v19);
   v.info.min_sm = 90;
   v.can_implement = v19_can_implement;

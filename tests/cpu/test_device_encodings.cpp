@@ -322,9 +322,23 @@ void check_swap_ab_stage() {
     for (int k = 0; k < 64; ++k) seen.insert(Stage::offset_a(tok, k));
   EXPECT_EQ(seen.size(), size_t(Stage::kBlockN * 64 + kTok * 64));
   EXPECT_EQ(*seen.rbegin(), Stage::kBytes - 2);
+  // The token-split entries: the TMA writes a (64 n, 32 k-rows) box at kHalfPanelBytes h into a
+  // panel, laid out as its own box (k-row r of the box at swizzle_128b(r x 128 + 2 n) from where
+  // it starts); that must be where the stage reads k-row 32 h + r.
+  for (int j = 0; j < kBlocks; ++j)
+    for (int h = 0; h < 2; ++h)
+      for (int r = 0; r < 32; ++r)
+        for (int n = 0; n < 64; ++n)
+          ASSERT_EQ(
+              j * Stage::kPanelBytes + h * Stage::kHalfPanelBytes +
+                  klab::device::swizzle_128b(uint32_t(r) * Stage::kRowBytes + uint32_t(n) * 2),
+              Stage::offset_b(32 * h + r, 64 * j + n))
+              << "block " << j << " half " << h << " row " << r << " n " << n;
 }
 
 TEST(WgmmaDescriptor, SwapAbStagesAreReadWhereTheTmaWroteThem) {
+  check_swap_ab_stage<1, 8>();  // the token-split entries' halves of 16, 64 and 128 tokens
+  check_swap_ab_stage<1, 32>();
   check_swap_ab_stage<1, 16>();
   check_swap_ab_stage<3, 16>();
   check_swap_ab_stage<1, 64>();

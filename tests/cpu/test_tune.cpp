@@ -619,6 +619,7 @@ TEST(HgemmV19Entries, NamesAreStableKeysAndTheModelKeepsItsPicks) {
   EXPECT_EQ(names[2], "192_k4");
   EXPECT_EQ(names[3], "64_k1");
   EXPECT_EQ(names[4], "128_k4");
+  EXPECT_EQ(names[5], "64_k1_t2");
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   // Entry 4 models level with entry 1 at N = K = 4096 (the same weight bytes a CTA, 128 CTAs):
   // a tie keeps the earlier entry, so only a tune table picks it.
@@ -626,6 +627,13 @@ TEST(HgemmV19Entries, NamesAreStableKeysAndTheModelKeepsItsPicks) {
   EXPECT_EQ(v19_model_seconds(kV19Entries[4], 4096, 4096, 132),
             v19_model_seconds(kV19Entries[1], 4096, 4096, 132));
   EXPECT_EQ(v19_entry(4096, 4096, one_a_sm), 1);
+  // The token-split entry is the tune's alone: the model, which counts the weight's bytes and
+  // not the tokens', never picks it, at any shape, however many CTAs fit.
+  for (int64_t n : {1024, 4096, 6144, 24576, 100000})
+    for (int64_t k : {64, 4096, 12288})
+      for (int64_t resident : {66, 132, 264})
+        EXPECT_EQ(kV19Entries[v19_entry(n, k, [&](int) { return resident; })].halves, 1)
+            << n << " " << k << " " << resident;
 }
 
 TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
