@@ -100,11 +100,13 @@
 // 128 CTAs and 768 KiB into each SM as cuBLASLt's kernel, the weight read once from L2 per pair,
 // no split epilogue (entry 1's cost at M = 64) and twice entry 3's SMs. The model never picks it
 // (it counts the weight's bytes alone); the tune does or not. Prediction (written before it ran),
-// an H200, M = 64: at N = K = 4096 level with cuBLASLt, 0.97-1.03x paired (v18 0.994x there, on
-// the model's entry 1), and the tune picks it there over entries 1 and 3; at N = 6144 (192 CTAs
-// on 132 SMs: two waves) and 24576 (768 CTAs) it loses to entries 3 and 0; at M <= 16 it loses
-// (the second CTA of a pair has at most 8 tokens, or none: the same weight bytes for half the
-// work of entry 1).
+// M = 64, N = K = 4096, paired with cuBLASLt: level with it, 0.97-1.03x, since it moves the same
+// bytes on as many SMs; so it loses to entry 3 where entry 3 is ahead of cuBLASLt (1.05x on an
+// H100, 2026-12-06_4a65d1e_hgemm_v19_tuned) and the tune keeps entry 3 there. At N = 6144 (192
+// CTAs on 132 SMs: two waves) and 24576 (768 CTAs) it loses to entries 3 and 0; at M <= 16 it
+// loses (the second CTA of a pair has at most 8 tokens, or none: the weight's bytes for half of
+// entry 1's work). If it beats entry 3 at N = K = 4096, cuBLASLt's data movement is the lever at
+// M = 64 and its 64 x 32 tile (unswapped) the next rung.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
