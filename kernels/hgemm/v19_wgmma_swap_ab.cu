@@ -390,12 +390,13 @@ void with_v19_entry(int entry, Fn&& fn) {
       return fn.template operator()<1, 1, 2>();
   }
 }
-template <int kEntry, int kBlocks, int kSplits, int kHalves>
-constexpr bool kV19EntryIs = kV19Entries[kEntry].blocks == kBlocks&& kV19Entries[kEntry].splits ==
-                             kSplits&& kV19Entries[kEntry].halves == kHalves;
-static_assert(kV19SpaceSize == 6 && kV19EntryIs<0, 3, 1, 1> && kV19EntryIs<1, 1, 2, 1> &&
-              kV19EntryIs<2, 3, 4, 1> && kV19EntryIs<3, 1, 1, 1> && kV19EntryIs<4, 2, 4, 1> &&
-              kV19EntryIs<5, 1, 1, 2>);
+constexpr bool v19_entry_is(int e, int blocks, int splits, int halves) {
+  return kV19Entries[e].blocks == blocks && kV19Entries[e].splits == splits &&
+         kV19Entries[e].halves == halves;
+}
+static_assert(kV19SpaceSize == 6 && v19_entry_is(0, 3, 1, 1) && v19_entry_is(1, 1, 2, 1) &&
+              v19_entry_is(2, 3, 4, 1) && v19_entry_is(3, 1, 1, 1) && v19_entry_is(4, 2, 4, 1) &&
+              v19_entry_is(5, 1, 1, 2));
 
 /// Calls fn.template operator()<kTok>() for the tokens' width of m rows (v19_tokens).
 template <class Fn>
