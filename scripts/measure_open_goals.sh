@@ -5,8 +5,8 @@
 #   fa2    14.5: attention's FA2 rungs (v13, v14) beside cuDNN at the four D = 128 shapes, then
 #          PyTorch's SDPA on the same problems (scripts/torch_sdpa.py, the same L2 flush):
 #          fa2/bench_<n>_c<causal>.json, fa2/torch_sdpa_<n>_c<causal>.json;
-#   tune   13.5: every v19 entry checked at awkward shapes (tune/awkward_<shape>.txt: the tune
-#          checks each entry it times), `klab tune --interleave` of v19 at M = 64 and 128 on
+#   tune   13.5: every v19 entry checked at hgemm's awkward shapes (the GPU tests'
+#          TunableConfig cases: tune/v19_configs.log), `klab tune --interleave` of v19 at M = 64 and 128 on
 #          Qwen3-8B's four projections (the winners in tune/tuned.json: copy it to
 #          kernels/hgemm/tuned.json to commit them), then v18 paired with cuBLASLt there
 #          (tune/bench_<m>x<n>x<k>.json);
@@ -76,15 +76,10 @@ step_tune() {
   mkdir -p "$out/tune"
   cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tune/tuned.json"
   log "13.5: v19's entries checked at awkward shapes; v19 tuned at M = 64 and 128, launch by launch; v18 with cuBLASLt after"
-  # M past a token half, K under a k-tile and not a multiple of 64, N not a multiple of 64; M = 1.
-  for s in 40,200,72 9,4104,8 64,136,16 1,4096,4096 100,4096,200; do
-    [ "$(left)" -gt 150 ] || break
-    IFS=, read -r m n k <<< "$s"
-    timeout 30 "$klab" tune hgemm.v19_wgmma_swap_ab --shape "m=$m,n=$n,k=$k" --dtype bf16 \
-      --max-time 0.02 > "$out/tune/awkward_${m}x${n}x${k}.txt" 2>&1 || status=1
-    grep -c "pass" "$out/tune/awkward_${m}x${n}x${k}.txt" | sed "s/^/awkward ${m}x${n}x${k}: entries passing /" |
-      tee -a "$out/summary.txt"
-  done
+  KLAB_TEST_SHAPES=small GTEST_FILTER='*TunableConfig*hgemm_v19_wgmma_swap_ab_*' timeout 90 \
+    "$build/tests/klab_gpu_tests" --gtest_brief=1 > "$out/tune/v19_configs.log" 2>&1 || status=1
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tune/v19_configs.log" | sed 's/^/v19 entries: /' |
+    tee -a "$out/summary.txt"
   for m in 64 128; do
     for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
       read -r n k <<< "$nk"

@@ -32,8 +32,9 @@ std::vector<Problem> headline() {
 
 // Shapes that break careless kernels. The fast rungs copy 16-byte rows, so the list mixes shapes
 // where K % 8 == 0 and N % 8 == 0 (vector path, partial tiles at the M/N/K edges: 129x136x40,
-// 120x200x72 (v19's 128 tokens), 1000^3) with shapes where they do not (element path: odd or prime dims, K = 1, misaligned
-// pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops: fp64 samples and cuBLASLt judge it.
+// 120x200x72 (v19's 128 tokens), 40x136x16 (v19's 64 tokens, the second half of a token split
+// short: 8 rows; K = 16), 1000^3) with shapes where they do not (element path: odd or prime
+// dims, K = 1, misaligned pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops: fp64 samples and cuBLASLt judge it.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{{1, 1, 1},
@@ -45,6 +46,7 @@ std::vector<Problem> awkward() {
                                                                       {127, 129, 136},
                                                                       {129, 136, 40},
                                                                       {120, 200, 72},
+                                                                      {40, 136, 16},
                                                                       {1, 4096, 4096},
                                                                       {4096, 8, 512},
                                                                       {1000, 1000, 1000},

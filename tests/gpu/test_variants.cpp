@@ -16,6 +16,7 @@
 #include "kernels/register.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/runner.hpp"
+#include "test_shapes.hpp"
 
 using namespace klab;
 
@@ -29,13 +30,8 @@ struct Case {
 };
 
 std::vector<Case> cases() {
-  const char* only = std::getenv("KLAB_TEST_SHAPES");
-  const std::string mode = only ? only : "";
+  const std::string mode = test::shapes_mode();
   const bool awkward_only = mode == "awkward" || mode == "small" || mode == "tiny";
-  // small: compute-sanitizer memcheck (~100x slower); tiny: racecheck, which instruments every
-  // shared-memory access and is slower still on GEMM-sized problems.
-  const double max_flops = mode == "tiny" ? 1e8 : mode == "small" ? 2e9 : 0;
-  const double max_bytes = mode == "tiny" ? 1.6e7 : mode == "small" ? 2.56e8 : 0;
   std::vector<Case> out;
   for (const auto& f : registry().families())
     for (const auto& v : f.ladder) {
@@ -43,11 +39,7 @@ std::vector<Case> cases() {
       if (f.sabotaged || v.info.device != Device::gpu) continue;
       if (!awkward_only)
         for (const auto& p : f.headline) out.push_back({&f, &v, p, true});
-      for (const auto& p : f.awkward) {
-        const Counts c = f.counts(p);
-        if (max_bytes > 0 && (c.flops > max_flops || c.bytes > max_bytes)) continue;
-        out.push_back({&f, &v, p, false});
-      }
+      for (const auto& p : test::awkward_shapes(f, mode)) out.push_back({&f, &v, p, false});
     }
   return out;
 }
