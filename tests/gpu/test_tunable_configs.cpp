@@ -34,7 +34,8 @@ std::vector<ConfigCase> config_cases() {
     const auto [family, rung] = registry().variant(t.variant);
     if (family->sabotaged || rung->info.device != Device::gpu) continue;
     for (int i = 0; i < int(t.configs.size()); ++i)
-      for (const Problem& p : test::awkward_shapes(*family, mode)) out.push_back({family, &t, i, p});
+      for (const Problem& p : test::awkward_shapes(*family, mode))
+        out.push_back({family, &t, i, p});
   }
   return out;
 }
