@@ -909,6 +909,11 @@ h100_report 2026-12-06_0d5a90a_decode_e4m3_convert 'dec/old/bench_*_e4m3.json' d
   decode.md results-0d5a90a-e4m3-old
 h100_report 2026-12-06_0d5a90a_decode_e4m3_convert 'dec/new/bench_*.json' decode_attention \
   decode.md results-0d5a90a-e4m3-new
+# v19's entry 5 (the tokens halved over a pair): every entry tuned at M = 64 and 128 on Qwen3-8B's
+# projections, then v18 paired with cuBLASLt there.
+h100_report 2026-12-07_6c9f909_v19_token_halves 'tune/tune_v19_*.json' hgemm gemm.md \
+  results-6c9f909-v19-tune
+h100_report 2026-12-07_6c9f909_v19_token_halves 'tune/bench_*.json' hgemm gemm.md results-6c9f909-v18
 # The near misses' diagnostics: the FA2 rungs beside cuDNN and PyTorch's SDPA at causal 4k;
 # Nsight Compute (--set all) of attention v16, v18 and cuDNN there and of hgemm v18 and cuBLASLt
 # at 512 x 4096 x 4096.

@@ -107,6 +107,9 @@
 // loses (the second CTA of a pair has at most 8 tokens, or none: the weight's bytes for half of
 // entry 1's work). If it beats entry 3 at N = K = 4096, cuBLASLt's data movement is the lever at
 // M = 64 and its 64 x 32 tile (unswapped) the next rung.
+// Measured (2026-12-07_6c9f909_v19_token_halves, an H100): refuted where aimed; at 64 x 4096 x 4096
+// 0.0173 ms against entry 3's 0.0161 and cuBLASLt's 0.0162 (~0.94x); behind entries 3 and 0 at
+// N = 6144 and 24576 as predicted; level with entry 3 at 128 x 4096 x 12288, where the tune took it.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
