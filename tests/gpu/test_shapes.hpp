@@ -1,7 +1,10 @@
 #pragma once
-// Which awkward shapes a GPU test runs: KLAB_TEST_SHAPES=small keeps those of at most 2 GFLOP and
-// 256 MB (compute-sanitizer memcheck, ~100x slower), tiny those of at most 0.1 GFLOP and 16 MB
-// (racecheck, which instruments every shared-memory access); otherwise every one.
+// Which awkward shapes a GPU test runs, and its cases' names. KLAB_TEST_SHAPES=small keeps the
+// shapes of at most 2 GFLOP and 256 MB (compute-sanitizer memcheck, ~100x slower), tiny those of
+// at most 0.1 GFLOP and 16 MB (racecheck, which instruments every shared-memory access);
+// otherwise every one.
+#include <cctype>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -27,6 +30,16 @@ inline std::vector<Problem> awkward_shapes(const Family& f, const std::string& m
     out.push_back(p);
   }
   return out;
+}
+
+/// A parameterised case's name: "<what>_<shape>_<dtype>[_mis<N>]_<index>", every character that
+/// is not a letter or a digit made '_' (gtest's rule for names).
+inline std::string case_name(const std::string& what, const Problem& p, size_t index) {
+  std::string s = what + "_" + p.shape.str() + "_" + std::string(dtype_name(p.dtype)) +
+                  (p.misalign ? "_mis" + std::to_string(p.misalign) : "");
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s + "_" + std::to_string(index);
 }
 
 }  // namespace klab::test

@@ -42,12 +42,8 @@ std::vector<ConfigCase> config_cases() {
 
 std::string config_case_name(const ::testing::TestParamInfo<ConfigCase>& info) {
   const ConfigCase& c = info.param;
-  std::string s = c.tunable->variant + "_" + c.tunable->configs[size_t(c.config)] + "_" +
-                  c.problem.shape.str() + "_" + std::string(dtype_name(c.problem.dtype)) +
-                  (c.problem.misalign ? "_mis" + std::to_string(c.problem.misalign) : "");
-  for (char& ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s + "_" + std::to_string(info.index);
+  return test::case_name(c.tunable->variant + "_" + c.tunable->configs[size_t(c.config)], c.problem,
+                         info.index);
 }
 
 class TunableConfig : public ::testing::TestWithParam<ConfigCase> {};

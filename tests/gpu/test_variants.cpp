@@ -45,13 +45,7 @@ std::vector<Case> cases() {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string s =
-      info.param.variant->info.id + "_" + info.param.problem.shape.str() + "_" +
-      std::string(dtype_name(info.param.problem.dtype)) +
-      (info.param.problem.misalign ? "_mis" + std::to_string(info.param.problem.misalign) : "");
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s + "_" + std::to_string(info.index);
+  return test::case_name(info.param.variant->info.id, info.param.problem, info.index);
 }
 
 class GpuVariant : public ::testing::TestWithParam<Case> {};
