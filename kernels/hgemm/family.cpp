@@ -32,9 +32,10 @@ std::vector<Problem> headline() {
 
 // Shapes that break careless kernels. The fast rungs copy 16-byte rows, so the list mixes shapes
 // where K % 8 == 0 and N % 8 == 0 (vector path, partial tiles at the M/N/K edges: 129x136x40,
-// 120x200x72 (v19's 128 tokens), 40x136x16 (v19's 64 tokens, the second half of a token split
-// short: 8 rows; K = 16), 1000^3) with shapes where they do not (element path: odd or prime
-// dims, K = 1, misaligned pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops: fp64 samples and cuBLASLt judge it.
+// 120x200x72 (v19's 128 tokens), v19's token halves: 40x136x16 (64 tokens, the second half 8
+// rows; K = 16), 12x136x72 (16 tokens, halves of 8 and 4; K's second tile partly past K) and
+// 24x136x104 (64 tokens, the second half empty), 1000^3) with shapes where they do not (element
+// path: odd or prime dims, K = 1, misaligned pointers). 4095x4097x4096 exceeds kCpuReferenceMaxFlops: fp64 samples and cuBLASLt judge it.
 std::vector<Problem> awkward() {
   std::vector<Problem> v;
   for (auto [m, n, k] : std::initializer_list<std::array<int64_t, 3>>{{1, 1, 1},
@@ -47,6 +48,8 @@ std::vector<Problem> awkward() {
                                                                       {129, 136, 40},
                                                                       {120, 200, 72},
                                                                       {40, 136, 16},
+                                                                      {12, 136, 72},
+                                                                      {24, 136, 104},
                                                                       {1, 4096, 4096},
                                                                       {4096, 8, 512},
                                                                       {1000, 1000, 1000},

@@ -28,9 +28,10 @@ struct V19Config {
   /// The ring (1024-byte aligned: up to 1023 bytes lost aligning the base), then the barriers.
   static constexpr int kSmemBytes = v19_smem_bytes(int(Stage::kBytes));
   static_assert(kStages >= 4 && kSmemBytes <= v19_max_smem_bytes() && kSmemBytes <= 227 * 1024);
-  /// The partial a rank of a split hands to the others: its kBlocks x kTok / 2 floats a thread as
-  /// float4s, [float4 q][thread], in the drained ring (each rank reads the quads it owns).
-  static constexpr int kPartialQuads = kBlocks * kTok / 8;
+  /// The partial a rank of a split hands to the others: its kBlocks x Stage::kTok / 2 floats a
+  /// thread as float4s, [float4 q][thread], in the drained ring (each rank reads the quads it
+  /// owns).
+  static constexpr int kPartialQuads = kBlocks * Stage::kTok / 8;
   static_assert(kPartialQuads * 128 * 16 <= kStages * int(Stage::kBytes));
 };
 

@@ -3,7 +3,8 @@
 // descriptors that read it, and how the rung divides the weight among CTAs. v19 computes
 // C^T = B^T A^T: the weight B (K x N, N contiguous) is wgmma's A operand, 64 of its columns per
 // m64 block, and the M <= 128 rows of A (the tokens) are wgmma's N, 8 to 128 wide. One stage holds
-// one k-tile of 64: kBlocks panels of B, each the TMA's (64 n, 64 k-rows) box with
+// one k-tile of 64: kBlocks panels of B, each the TMA's (64 n, 64 k-rows) box (or two of 32 k-rows,
+// one from each CTA of a pair, where the tokens are halved) with
 // CU_TENSOR_MAP_SWIZZLE_128B (128-byte rows of N: an MN-major operand, the "transposed A"), then
 // A's (64 k, up to kTok rows) box, K-major (v19 loads M rounded up to 8 rows, zero-filled past M
 // by the TMA, and zeroes the stage's rows past the box once). Host-and-device constexpr:
@@ -112,18 +113,19 @@ inline constexpr int kV19MaxTokens = 128;
 constexpr int v19_tokens(int64_t m) { return m <= 16 ? 16 : m <= 64 ? 64 : 128; }
 
 /// The modelled time (seconds) of entry e at (n, k) when at most `resident` of its CTAs run at
-/// once (whole clusters; the device's answer, cudaOccupancyMaxActiveClusters x splits): the waves
-/// of its CTAs, each a CTA's bytes of B at its share of DRAM's ~4.3 TB/s, capped at ~50 GB/s an
-/// SM (a ring of ~100 KiB over a ~2 us loaded latency), plus ~1.5 us a wave (the ring's first
-/// fill, the epilogue).
+/// once (whole clusters; the device's answer, cudaOccupancyMaxActiveClusters x the cluster's
+/// CTAs): the waves of its CTAs, each a CTA's bytes of B at its share of DRAM's ~4.3 TB/s (a pair
+/// that halves the tokens reads its slab from DRAM once), capped at ~50 GB/s an SM (a ring of ~100
+/// KiB over a ~2 us loaded latency), plus ~1.5 us a wave (the ring's first fill, the epilogue).
 constexpr double v19_model_seconds(const SwapAbEntry& e, int64_t n, int64_t k, int64_t resident) {
   constexpr double kDram = 4.3e12, kPerSm = 50e9, kWaveCost = 1.5e-6;
   if (resident <= 0) return 1e30;
   const int64_t slabs = (n + 64 * e.blocks - 1) / (64 * e.blocks);
-  const int64_t ctas = slabs * e.splits;
+  const int64_t ctas = slabs * e.splits * e.halves;
   const int64_t waves = (ctas + resident - 1) / resident;
   const int64_t active = ctas < resident ? ctas : resident;
-  const double rate = kDram / double(active) < kPerSm ? kDram / double(active) : kPerSm;
+  const double share = kDram * double(e.halves) / double(active);  // DRAM a CTA draws on
+  const double rate = share < kPerSm ? share : kPerSm;
   const int64_t k_tiles = (k + 63) / 64, per_split = (k_tiles + e.splits - 1) / e.splits;
   return double(waves) * (double(per_split) * 64.0 * 64.0 * e.blocks * 2.0 / rate + kWaveCost);
 }

@@ -1,18 +1,20 @@
 // v19 wgmma_swap_ab (sm_90a): weight streaming for M <= 128 with the operands swapped. The
 // product is computed as C^T = B^T A^T: the weight B (K x N) is wgmma's A operand, read
 // MN-major straight from the TMA's 128-byte-swizzled (64 n, 64 k) boxes, 64 of its columns per
-// m64 block, and the M rows of A (the tokens, 16, 64 or 128 wide) are wgmma's N. A CTA owns a slab
-// of 64 kBlocks columns of B: a producer warp, whose lane 0 issues each k-tile's kBlocks boxes of
-// B and one box of A's tokens (M rounded up to 8 rows; the stage's rows past it zeroed once)
-// into a ring of up to 12 stages, and one consumer warpgroup that runs kBlocks m64nTk16 wgmmas a
-// k16 slice. Where an entry splits K over a cluster of `splits` CTAs (the same slab), each sums
-// its own range of k-tiles, leaves its fp32 accumulators in its own shared memory, and each rank
-// adds its share of the tile from every rank's partial in rank order through distributed shared
-// memory and stores it: one launch, no workspace, the same bits every run. (The paragraphs
-// below, "Since", tell how the box and the split's sum came to be these.)
-// The entry (slab width, splits) per (N, K): swap_ab_stage.hpp's model, one CTA an SM, with the
-// CTAs the device can hold at once (cudaOccupancyMaxActiveClusters): clusters are given at
-// launch (cudaLaunchKernelEx), none with one split.
+// m64 block, and the M rows of A (the tokens, 16, 64 or 128 wide; half of that a CTA where entry 5
+// halves them) are wgmma's N. A CTA owns a slab of 64 kBlocks columns of B: a producer warp,
+// whose lane 0 issues each k-tile's kBlocks boxes of B (half of each, multicast, where the tokens
+// are halved) and one box of A's tokens (M rounded up to 8 rows; the stage's rows past it zeroed
+// once) into a ring of up to 12 stages, and one consumer warpgroup that runs kBlocks m64nTk16
+// wgmmas a k16 slice. Where an entry splits K over a cluster of `splits` CTAs (the same slab),
+// each sums its own range of k-tiles, leaves its fp32 accumulators in its own shared memory, and
+// each rank adds its share of the tile from every rank's partial in rank order through
+// distributed shared memory and stores it: one launch, no workspace, the same bits every run.
+// (The paragraphs below, "Since", tell how the box and the split's sum came to be these.)
+// The entry (slab width, splits, token halves) per (N, K): the tune's table, else
+// swap_ab_stage.hpp's model, one CTA an SM, with the CTAs the device can hold at once
+// (cudaOccupancyMaxActiveClusters): clusters are given at launch (cudaLaunchKernelEx), none
+// where one CTA takes a slab alone.
 // Why: Nsight Compute of 2026-12-02_2859f6d shows cuBLASLt's kernel at M = 16, N = 24576 is
 // nvjet_sm90_tst_192x16_64x8: 192 weight columns x 16 tokens a CTA, 128 CTAs, DRAM 84.6% busy;
 // v16 (64 x 128 tiles, A's box of 64 rows zero-filled, 192 CTAs two an SM on 132 SMs) 72.3%,
@@ -109,7 +111,8 @@
 // M = 64 and its 64 x 32 tile (unswapped) the next rung.
 // Measured (2026-12-07_6c9f909_v19_token_halves, an H100): refuted where aimed; at 64 x 4096 x 4096
 // 0.0173 ms against entry 3's 0.0161 and cuBLASLt's 0.0162 (~0.94x); behind entries 3 and 0 at
-// N = 6144 and 24576 as predicted; level with entry 3 at 128 x 4096 x 12288, where the tune took it.
+// N = 6144 and 24576 as predicted; level with entry 3 at 128 x 4096 x 12288, where the tune took
+// it.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -156,7 +159,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // two token halves (rank = half: tokens tok0 .. tok0 + Stage::kTok - 1, this CTA's rows).
   const int split = kHalves > 1 ? 0 : int(blockIdx.x), n0 = int(blockIdx.y) * Stage::kBlockN;
   const int half = kHalves > 1 ? int(blockIdx.x) : 0, tok0 = half * Stage::kTok;
-  const bool has_tokens = tok0 < m;  // the second half of a pair at M <= kTok / 2 has none
+  const bool has_tokens = tok0 < m;  // the second half of a pair at M <= Stage::kTok has none
   const int k_tiles = (k + Stage::kBlockK - 1) / Stage::kBlockK;
   const int per_split = (k_tiles + kSplits - 1) / kSplits;
   const int kt_begin = std::min(k_tiles, split * per_split);
@@ -332,7 +335,7 @@ struct V19Launch {
   static constexpr int kCluster = Cfg::kClusterSize;
   static constexpr auto kKernel = wgmma_swap_ab_kernel<Cfg, T>;
 
-  device::LaunchAttributes attrs;  // the cluster (kSplits > 1), programmatic serialization
+  device::LaunchAttributes attrs;  // the cluster (kCluster > 1), programmatic serialization
   cudaLaunchConfig_t config{};
   bool programmatic = false;
 
@@ -454,8 +457,9 @@ Variant gpu_v19_wgmma_swap_ab() {
   Variant v = gpu_variant(
       "v19_wgmma_swap_ab",
       "M <= 128 weight streaming with swapped operands: B's columns as wgmma's M, the tokens "
-      "as its N (16, 64 or 128); 64-, 128- or 192-column slabs (per shape class: klab tune, else "
-      "its model), one CTA an SM on a deep TMA ring, K split over a cluster whose partials meet in "
+      "as its N (16, 64 or 128, or half that a CTA); 64-, 128- or 192-column slabs (per shape "
+      "class: klab tune, else its model), one CTA an SM on a deep TMA ring, K split over a cluster "
+      "whose partials meet in "
       "distributed shared memory, or the tokens halved over a pair that multicasts the weight",
       launch_v19);
   v.info.min_sm = 90;

@@ -628,12 +628,22 @@ TEST(HgemmV19Entries, NamesAreStableKeysAndTheModelKeepsItsPicks) {
             v19_model_seconds(kV19Entries[1], 4096, 4096, 132));
   EXPECT_EQ(v19_entry(4096, 4096, one_a_sm), 1);
   // The token-split entry is the tune's alone: the model, which counts the weight's bytes and
-  // not the tokens', never picks it, at any shape, however many CTAs fit.
+  // not the tokens', never picks it, at any shape, however many CTAs fit, not even where it is
+  // the only entry that fits (every other modelled as never finishing).
   for (int64_t n : {1024, 4096, 6144, 24576, 100000})
     for (int64_t k : {64, 4096, 12288})
-      for (int64_t resident : {66, 132, 264})
+      for (int64_t resident : {66, 132, 264}) {
         EXPECT_EQ(kV19Entries[v19_entry(n, k, [&](int) { return resident; })].halves, 1)
             << n << " " << k << " " << resident;
+        auto only_halves = [&](int i) { return kV19Entries[i].halves > 1 ? resident : 0; };
+        EXPECT_EQ(kV19Entries[v19_entry(n, k, only_halves)].halves, 1)
+            << n << " " << k << " " << resident;
+      }
+  // Its own modelled time counts both CTAs of each pair, each drawing on DRAM for half its slab.
+  EXPECT_LT(v19_model_seconds(kV19Entries[5], 4096, 4096, 132), 1e29);
+  EXPECT_GT(v19_model_seconds(kV19Entries[5], 6144, 4096, 132),
+            v19_model_seconds(kV19Entries[5], 4096, 4096, 132))
+      << "192 CTAs on 132 take two waves";
 }
 
 TEST(HgemmV18Dispatch, ModelPicksWeightStreamingNarrowTilesOrSplitsByShape) {
