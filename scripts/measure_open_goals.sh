@@ -6,8 +6,8 @@
 #          PyTorch's SDPA on the same problems (scripts/torch_sdpa.py, the same L2 flush):
 #          fa2/bench_<n>_c<causal>.json, fa2/torch_sdpa_<n>_c<causal>.json;
 #   tune   13.5: every v19 entry checked at hgemm's awkward shapes (the GPU tests'
-#          TunableConfig cases: tune/v19_configs.log), `klab tune --interleave` of v19 at M = 64 and 128 on
-#          Qwen3-8B's four projections (the winners in tune/tuned.json: copy it to
+#          TunableConfig cases: tune/v19_configs.log), `klab tune --interleave` of v19 at M = 64
+#          and 128 on Qwen3-8B's four projections (the winners in tune/tuned.json: copy it to
 #          kernels/hgemm/tuned.json to commit them), then v18 paired with cuBLASLt there
 #          (tune/bench_<m>x<n>x<k>.json);
 #   v24    13.4's weakest shape, 6000 x 7000 x 5000: v24, v15 and v18 paired with cuBLASLt, then
@@ -75,7 +75,8 @@ step_fa2() {
 step_tune() {
   mkdir -p "$out/tune"
   cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tune/tuned.json"
-  log "13.5: v19's entries checked at awkward shapes; v19 tuned at M = 64 and 128, launch by launch; v18 with cuBLASLt after"
+  log "13.5: v19's entries checked at awkward shapes; v19 tuned at M = 64 and 128, launch by" \
+    "launch; v18 with cuBLASLt after"
   KLAB_TEST_SHAPES=small GTEST_FILTER='*TunableConfig*hgemm_v19_wgmma_swap_ab_*' timeout 90 \
     "$build/tests/klab_gpu_tests" --gtest_brief=1 > "$out/tune/v19_configs.log" 2>&1
   rc=$?

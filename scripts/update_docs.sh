@@ -880,15 +880,15 @@ h100_ab() {  # RUN FAMILY DOC SECTION BUILD...
 # results-<TAG>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<TAG>-<rung>
 # (TAG: the build's sha, or the sha and a word where one build has several runs).
 decode_h100_run() {  # RUN_NAME TAG RUNG...
-  local run sha=$2
+  local run tag=$2
   run=$(dirname "$res")/h100/$1
   shift 2
   [ -d "$run" ] || return 0
   "$klab" report "$run"/dec/bench_*.json --family decode_attention \
-    --readme docs/worklogs/decode.md --section "results-$sha-decode"
+    --readme docs/worklogs/decode.md --section "results-$tag-decode"
   for v in "$@"; do
     "$klab" timeline --from "$run/dec/tl/tl_${v}_1_32k.json" --readme docs/worklogs/decode.md \
-      --section "timeline-$sha-$v"
+      --section "timeline-$tag-$v"
   done
 }
 # decode v32's first GPU run: every goal shape of issue 15 launch by launch beside v13 and both

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/register.hpp"
+#include "klab/core/errors.hpp"
 #include "klab/harness/device_info.hpp"
 #include "klab/harness/runner.hpp"
 #include "test_shapes.hpp"
@@ -32,12 +33,14 @@ std::vector<ConfigCase> config_cases() {
   std::vector<ConfigCase> out;
   for (const Tunable& t : registry().tunables()) {
     // A build without CUDA registers the tunables but not their GPU rungs: nothing to check.
-    const Family* family = nullptr;
-    const Variant* rung = nullptr;
-    for (const Family& f : registry().families())
-      for (const Variant& v : f.ladder)
-        if (v.info.id == t.variant) family = &f, rung = &v;
-    if (!rung || family->sabotaged || rung->info.device != Device::gpu) continue;
+    std::pair<const Family*, const Variant*> found;
+    try {
+      found = registry().variant(t.variant);
+    } catch (const UsageError&) {
+      continue;
+    }
+    const auto [family, rung] = found;
+    if (family->sabotaged || rung->info.device != Device::gpu) continue;
     for (int i = 0; i < int(t.configs.size()); ++i)
       for (const Problem& p : test::awkward_shapes(*family, mode))
         out.push_back({family, &t, i, p});
