@@ -234,13 +234,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         [&](int s) { mma_swap_ab_stage<Stage, T>(chains, ring + s * Stage::kBytes); },
         [&](int s) {  // to the producer of every CTA that writes the stage
           if (!lane0) return;
-          if constexpr (kHalves > 1) {
-#pragma unroll
-            for (int r = 0; r < kHalves; ++r)
-              device::mbarrier_arrive_cluster(&empty[s], uint32_t(r));
-          } else {
+          if constexpr (kHalves > 1)
+            device::mbarrier_arrive_cluster_ranks<kHalves>(&empty[s]);
+          else
             device::mbarrier_arrive(&empty[s]);
-          }
         });
 #pragma unroll
     for (int c = 0; c < Cfg::kChains; ++c)
@@ -321,10 +318,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 /// point of K (decode v06 measured 2-3% from the same change).
 template <int kHalves, class T>
 CUtensorMap make_weight_map(const GemmArgs<T>& g) {
-  if constexpr (kHalves == 1) return make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
-                               uint64_t(g.ldb_or_n()) * sizeof(T), 64, uint32_t(64 / kHalves),
-                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  return make_b_panel_map(g, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, uint32_t(64 / kHalves));
 }
 
 /// The launch of entry (kBlocks, kSplits, kHalves) at kTok tokens over g's slabs: grid (splits or

@@ -57,15 +57,17 @@ CUtensorMap make_a_map(const GemmArgs<T>& g, int rows) {
                                CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
-/// B as (n inner, k outer) in boxes of (64, 64): one 128-byte-swizzled panel of 64 k-rows of 64
-/// columns (needs g.vec16()), rows g.ldb_or_n() elements apart. `promotion`: what L2 fetches
-/// around a miss (256 bytes by default: a row's next panel too, which the prefill rungs' tiles
-/// read next).
+/// B as (n inner, k outer) in boxes of (64, box_rows): one 128-byte-swizzled panel of 64 k-rows
+/// of 64 columns a box by default (needs g.vec16()), rows g.ldb_or_n() elements apart.
+/// `promotion`: what L2 fetches around a miss (256 bytes by default: a row's next panel too,
+/// which the prefill rungs' tiles read next). `box_rows` below 64: a part of a panel's k-rows a
+/// box, where CTAs of a cluster each send their part of one panel.
 template <class T>
-CUtensorMap make_b_panel_map(
-    const GemmArgs<T>& g, CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
+CUtensorMap make_b_panel_map(const GemmArgs<T>& g,
+                             CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                             uint32_t box_rows = 64) {
   return device::tensor_map_2d(g.b, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.k),
-                               uint64_t(g.ldb_or_n()) * sizeof(T), 64, 64,
+                               uint64_t(g.ldb_or_n()) * sizeof(T), 64, box_rows,
                                CU_TENSOR_MAP_SWIZZLE_128B, promotion);
 }
 
@@ -241,9 +243,7 @@ __device__ __forceinline__ void consume_wgmma_cluster_stages(
     device::RingSlot<kStages>& slot, int k_tiles, int m64_first) {
   const bool lane0 = threadIdx.x % 32 == 0;
   consume_wgmma_stages<Stage, T>(acc, ring, full, slot, k_tiles, m64_first, [&](int s) {
-    if (!lane0) return;
-#pragma unroll
-    for (int r = 0; r < kClusterM; ++r) device::mbarrier_arrive_cluster(&empty[s], uint32_t(r));
+    if (lane0) device::mbarrier_arrive_cluster_ranks<kClusterM>(&empty[s]);
   });
 }
 

@@ -101,6 +101,15 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t 
                : "memory");
 }
 
+/// mbarrier_arrive_cluster on the barrier `bar` of each of the cluster's CTAs of ranks 0 to
+/// kRanks - 1: a consumer handing a stage back to the producer of every CTA that multicasts into
+/// it.
+template <int kRanks>
+__device__ __forceinline__ void mbarrier_arrive_cluster_ranks(uint64_t* bar) {
+#pragma unroll
+  for (int r = 0; r < kRanks; ++r) mbarrier_arrive_cluster(bar, uint32_t(r));
+}
+
 /// Stores four floats at the shared::cluster address `addr` (a peer's shared memory, 16-byte
 /// aligned) and completes 16 transaction bytes on the mbarrier at shared::cluster address `bar`
 /// in the same CTA as addr: fire and forget, the receiver learns of it by its barrier's phase
