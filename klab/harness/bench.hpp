@@ -59,7 +59,7 @@ struct InterleavedLaunch {
 
 /// Times several variants launch by launch: each round takes one cold sample of every variant
 /// (bench_gpu's: L2 flushed, stream held by a blocking kernel, events around one launch), the
-/// order rotated by one each round, so that neighbouring samples of two variants are
+/// order drawn at random each round (seeded), so that neighbouring samples of two variants are
 /// milliseconds apart and see the same clock and power state. Stops when every variant would
 /// stop alone (bench_should_stop on its kept samples) or at n x cfg.max_time_s. Each Timing is
 /// what bench_gpu gives (clock filter, throttled counts); `round_ms[j][i]` is variant j's sample

@@ -115,7 +115,6 @@ CheckInputs& inputs_for(const Family& f, const Problem& p, const RunOptions& opt
   if (shared.key != key) {
     shared.checks.clear();
     shared.outputs = Buffers();
-    shared.timing.reset();
     shared.key = key;
     shared.seed = base_seed(opt);
   }
@@ -213,24 +212,12 @@ DeviceSet make_device_set(const Buffers& host, const Problem& p, size_t workspac
 
 }  // namespace
 
-// The input sets a problem's GPU variants are timed on (ProblemInputs::timing): the first timed
-// variant's checked set, and copies of it that the timing rotates among when the working set
-// would otherwise stay in L2. Each variant is timed on these tensors with its own workspace, so
-// that no variant's time carries where its own buffers fell: one kernel interleaved with itself,
-// each copy on buffers of its own, read 0.98-1.02x from process to process
-// (results/h100/2026-12-07_6c9f909_placement), the spread of hgemm's two modes at M = 512.
-struct TimingSets {
-  std::vector<DeviceSet> sets;  ///< tensors (their workspaces unused: each variant brings its own)
-};
-
 // A GPU variant's device sets and prepared launches, kept past run_variant for an interleaved
 // benchmark (run_variant_held).
 struct HeldLaunches {
-  DeviceSet set0;                        ///< the variant's own, checked (unless it became timing's)
-  std::shared_ptr<TimingSets> timing;    ///< the problem's timing sets
-  std::vector<DeviceBuffer> workspaces;  ///< the variant's own, one per timing set
-  std::vector<Buffers> views;            ///< timing's tensors with these workspaces (stay put)
-  std::vector<PreparedLaunch> launches;  ///< one per timing set
+  DeviceSet set0;
+  std::vector<DeviceSet> extra;          ///< more input sets (rotation), made after the check
+  std::vector<PreparedLaunch> launches;  ///< one per input set
 };
 
 namespace {
@@ -351,10 +338,8 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   };
 
   int k = 0;
-  const Buffers* last_inputs = nullptr;  // the inputs set0 holds after the loop
   for (Dist d : opt.check ? opt.dists : std::vector<Dist>{opt.dists.front()}) {
     CheckInputs& in = inputs_for(f, p, opt, k++, d, shared, hs);
-    last_inputs = &in.host;
     {
       PhaseTimer t(hs, "upload");
       upload(in.host, set0.view, st);
@@ -408,45 +393,20 @@ void run_gpu(const Family& f, const Variant& v, const Problem& p, const RunOptio
   int sets = 1;
   if (!opt.bench_cfg.hot && ws < l2)
     sets = static_cast<int>(std::min<int64_t>(8, (4 * l2) / std::max<int64_t>(ws, 1) + 1));
-  if (!shared.timing || shared.timing->sets.size() != static_cast<size_t>(sets)) {
-    // The first variant timed: its checked set0 becomes the problem's timing set 0 (inouts
-    // restored above), and the copies are made from it.
-    auto t = std::make_shared<TimingSets>();
-    t->sets.push_back(std::move(keep->set0));
-    for (int i = 1; i < sets; ++i) {
-      t->sets.push_back(make_device_set(specs, p, 0));
-      for (size_t j = 0; j < specs.tensors.size(); ++j)
-        KLAB_CUDA_CHECK(cudaMemcpyAsync(t->sets.back().view.tensors[j].data,
-                                        t->sets.front().view.tensors[j].data,
-                                        specs.tensors[j].bytes(), cudaMemcpyDeviceToDevice, st));
-    }
-    shared.timing = std::move(t);
-  } else {
-    // A later variant: the sets' inouts, which earlier variants' launches may have written, back
-    // to the inputs its check ended on.
-    for (DeviceSet& s : shared.timing->sets) upload(*last_inputs, s.view, st, /*inouts_only=*/true);
-  }
-  keep->timing = shared.timing;
-  keep->views.reserve(static_cast<size_t>(sets));  // prepared launches may hold a view's address
-  for (const DeviceSet& s : keep->timing->sets) {
-    Buffers view = s.view;
-    view.workspace = nullptr;
-    view.workspace_bytes = 0;
-    if (ws_bytes > 0) {
-      // Zeroed once, as make_device_set's (Variant::workspace_bytes).
-      keep->workspaces.emplace_back(ws_bytes);
-      KLAB_CUDA_CHECK(cudaMemsetAsync(keep->workspaces.back().get(), 0, ws_bytes, st));
-      view.workspace = keep->workspaces.back().get();
-      view.workspace_bytes = ws_bytes;
-    }
-    keep->views.push_back(std::move(view));
+  std::vector<DeviceSet>& extra = keep->extra;
+  for (int i = 1; i < sets; ++i) {
+    extra.push_back(make_device_set(specs, p, ws_bytes));
+    for (size_t t = 0; t < specs.tensors.size(); ++t)
+      KLAB_CUDA_CHECK(cudaMemcpyAsync(extra.back().view.tensors[t].data, set0.view.tensors[t].data,
+                                      specs.tensors[t].bytes(), cudaMemcpyDeviceToDevice, st));
   }
   KLAB_CUDA_CHECK(cudaStreamSynchronize(st));
   rot.stop();
   // Setup once per input set; the timed launches only enqueue.
   PhaseTimer prep(hs, "prepare");
   std::vector<PreparedLaunch>& launches = keep->launches;
-  for (Buffers& view : keep->views) launches.push_back(prepare_launch(v, p, view, args));
+  launches.push_back(prepare_launch(v, p, set0.view, args));
+  for (auto& e : extra) launches.push_back(prepare_launch(v, p, e.view, args));
   prep.stop();
   if (held) {
     *held = std::move(keep);

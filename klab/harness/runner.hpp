@@ -36,9 +36,6 @@ struct CheckInputs {
 /// keeps one per problem across its variants and rounds, so that a problem's inputs are drawn,
 /// its reference computed and its vendor output made once, not once per variant and round; every
 /// variant is then judged on the same inputs against the same reference, as strictly as before.
-/// The device input sets every GPU variant of a problem is timed on (runner.cpp).
-struct TimingSets;
-
 struct ProblemInputs {
   std::string key;  ///< the family and problem the sets were made for (a new problem clears them)
   /// The sets' base seed: RunOptions::seed, or one drawn when the key was made (below 2^53, so a
@@ -46,9 +43,6 @@ struct ProblemInputs {
   uint64_t seed = 0;
   std::vector<std::unique_ptr<CheckInputs>> checks;  ///< by check index (RunOptions::dists)
   Buffers outputs;  ///< scratch: a GPU variant's outputs read back (host copies of outputs only)
-  /// The device tensors the GPU variants' benchmarks launch on, made by the first variant timed:
-  /// every variant is timed on the same memory, each with its own workspace.
-  std::shared_ptr<TimingSets> timing;
 };
 
 /// Never throws for a variant's own failure: it is recorded in Result::status.

@@ -2,9 +2,9 @@
 // checked and held, then timed launch by launch. One rung paired with itself must read 1.00x
 // within the spread of its own samples (a pairing that mixed rounds up, or compared a variant's
 // samples against another's, fails here), and every record is timed cold with its method named.
-// Every variant is timed on the same device tensors: hgemm's v18 paired with itself at
-// 512 x 4096 x 4096, where a copy on buffers of its own read 0.97-1.02x of the other from process
-// to process, must read 1.00x within 1%.
+// The order of each round is drawn at random: the timing path has a period of four samples, and a
+// rotated order tied each of two variants to one phase for the whole process (hgemm's v18 paired
+// with itself at 512 x 4096 x 4096 read 0.97-1.03x); it must read 1.00x within 1%.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -54,9 +54,6 @@ TEST(Interleaved, ARungPairedWithItselfReadsOne) {
     EXPECT_FALSE(sp.rs[j].timed);  // held, not yet timed
     EXPECT_TRUE(sp.rs[j].checked && sp.rs[j].check.passed);
   }
-  // Both copies launch on the problem's timing sets, not on buffers of their own.
-  ASSERT_TRUE(sp.shared.timing);
-  EXPECT_EQ(sp.shared.timing.use_count(), 3);
   const PairedRatio& x = sp.bench(f, opt);
   for (const Result& r : sp.rs) {
     ASSERT_TRUE(r.timed);
