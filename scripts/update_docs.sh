@@ -982,6 +982,10 @@ h100_processes gemm.md results-d948a34-processes 2026-12-06_29e7427_hgemm_v14_ke
   2026-12-06_d948a34_hgemm_v14_kernel_128_stages/run1/ab 2026-12-06_d948a34_hgemm_v14_kernel_128_stages/run2/ab \
   2026-12-06_d948a34_hgemm_v14_kernel_128_stages/procs/procs
 h100_profile 2026-12-06_d948a34_hgemm_v14_kernel_128_stages 'run1/prof/profiles_*.json' gemm.md profile-d948a34-128
+# One GEMM paired with itself and v18 with cuBLASLt, process by process, with the order rotated each
+# round (6c9f909) and drawn at random (e98e963).
+h100_processes gemm.md results-e98e963-order 2026-12-07_6c9f909_placement/procs \
+  2026-12-07_e98e963_drawn_order/procs
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
