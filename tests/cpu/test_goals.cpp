@@ -208,6 +208,50 @@ TEST(Goals, SeveralProcessesOfOneBuildJudgedByTheirMedian) {
   EXPECT_EQ(out[0].rows[0].how.find("processes"), std::string::npos) << out[0].rows[0].how;
 }
 
+// A paired value from two variants interleaved in a rotated order (klab before e98e963) can be off
+// by kRotatedPhaseUs of the launch either way: a row met only inside that is not met, and says
+// so; the same value from a drawn order, or from three variants in rotation, is met.
+TEST(Goals, TwoVariantsInARotatedOrderMeetOnlyBeyondThePhase) {
+  auto paired = [](double x, double median_ms, const std::string& method) {
+    SourcedResult s = rec("hgemm.v18_d", kGemm, median_ms, "run", "2026-01-01");
+    s.r.paired.pairs = 100;
+    s.r.paired.median = x;
+    s.r.paired_with = "hgemm.baseline_cublaslt";
+    s.r.timing.method = method;
+    return s;
+  };
+  const std::string rotated2 =
+      "L2 flushed, events around 1 launch, stream held by a blocking kernel; interleaved launch "
+      "by launch with 1 other variant(s), the order rotated each round";
+  const std::string rotated3 =
+      "L2 flushed, events around 1 launch, stream held by a blocking kernel; interleaved launch "
+      "by launch with 2 other variant(s), the order rotated each round";
+  const std::string drawn =
+      "L2 flushed, events around 1 launch, stream held by a blocking kernel; interleaved launch "
+      "by launch with 1 other variant(s), the order drawn at random each round";
+  const auto goals = one(json::object());
+  // 1.01x at 0.026 ms: the phase allows 1.7% either way, so 1.00x is not settled.
+  auto out = judge(goals, {paired(1.01, 0.026, rotated2)});
+  const GoalRow& row = out[0].rows[0];
+  EXPECT_NEAR(row.bias, 0.45e-3 / 0.026, 1e-12);
+  EXPECT_FALSE(row.met);
+  EXPECT_NE(row.how.find("rotated order"), std::string::npos) << row.how;
+  EXPECT_NE(row.how.find("unsettled"), std::string::npos) << row.how;
+  // At 1 ms the same 1.01x clears it (0.045%).
+  out = judge(goals, {paired(1.01, 1.0, rotated2)});
+  EXPECT_TRUE(out[0].met) << out[0].rows[0].how;
+  EXPECT_NE(out[0].rows[0].how.find("rotated order"), std::string::npos);
+  // Three variants in rotation, or a drawn order: no bias.
+  for (const std::string& m : {rotated3, drawn}) {
+    out = judge(goals, {paired(1.01, 0.026, m)});
+    EXPECT_DOUBLE_EQ(out[0].rows[0].bias, 0) << m;
+    EXPECT_TRUE(out[0].met) << m;
+  }
+  // Not met either way: still not met.
+  out = judge(goals, {paired(0.97, 0.026, rotated2)});
+  EXPECT_FALSE(out[0].met);
+}
+
 TEST(Goals, FailedHotSweptAndOtherProblemsDoNotCount) {
   const auto goals = one(json::object());
   auto fast = with_speedup(rec("hgemm.v14_a", kGemm, 1.0, "r", "2026-01-01"),
