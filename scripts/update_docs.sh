@@ -986,6 +986,8 @@ h100_profile 2026-12-06_d948a34_hgemm_v14_kernel_128_stages 'run1/prof/profiles_
 # round (6c9f909) and drawn at random (e98e963).
 h100_processes gemm.md results-e98e963-order 2026-12-07_6c9f909_placement/procs \
   2026-12-07_e98e963_drawn_order/procs
+# v18 with cuBLASLt at M = 64 and 128, two variants in drawn orders, after v19's tune (e98e963).
+h100_report 2026-12-07_e98e963_v19_tune_drawn 'goals/tune/bench_*.json' hgemm gemm.md results-e98e963-v18
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
