@@ -24,6 +24,8 @@ struct Common {
   /// bench/run: the GPU variants of a problem timed launch by launch in rounds, the speed-up over
   /// the baseline also from the rounds' paired samples (bench_gpu_interleaved).
   bool interleave = false;
+  /// bench --interleave: every timed sample written to this file (BenchConfig::samples_path).
+  std::string samples_path;
   std::vector<std::string> targets;  // families or variant ids
   std::string device = "all";        // run only the gpu or the cpu rungs of the selected families
 };

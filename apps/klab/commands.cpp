@@ -161,6 +161,7 @@ RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist>
   o.bench_cfg.hot = c.hot;
   o.bench_cfg.target_rel_noise = c.noise;
   o.bench_cfg.max_time_s = c.max_time;
+  o.bench_cfg.samples_path = c.samples_path;
   return o;
 }
 
@@ -171,6 +172,10 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
     throw UsageError("--interleave and --rounds both interleave the variants: pick one");
   if (c.interleave && c.hot)
     throw UsageError("--interleave times cold launches only (L2 flushed each sample): drop --hot");
+  if (!c.samples_path.empty() && !c.interleave)
+    throw UsageError("--samples writes an interleaved benchmark's samples: add --interleave");
+  if (!c.samples_path.empty())  // each problem's samples are appended: start from an empty file
+    std::ofstream(c.samples_path, std::ios::trunc);
   std::vector<std::vector<Problem>> problems;
   for (const auto& s : sel) problems.push_back(problems_of(c, *s.family, with_awkward));
   check_implementable(sel, problems, c);

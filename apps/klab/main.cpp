@@ -42,6 +42,11 @@ void add_bench_opts(CLI::App* cmd, klab::cli::Common& c) {
   cmd->add_flag("--interleave", c.interleave,
                 "time the GPU variants of a problem launch by launch, in rounds (cold only): the "
                 "speed-up over the baseline also as the median of the rounds' paired ratios");
+  cmd->add_option("--samples", c.samples_path,
+                  "with --interleave: every timed sample into this file, one a line (round, place "
+                  "in the round, variant, input set, ms, SM MHz), each problem after a '#' line "
+                  "naming its variants")
+      ->check(klab::cli::writable_path);
 }
 
 }  // namespace

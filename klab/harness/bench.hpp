@@ -17,6 +17,9 @@ struct BenchConfig {
   int max_samples = 5000;          ///< hard stops
   double max_time_s = 2.0;         ///< wall-clock cap per benchmark
   double warmup_s = 0.02;          ///< warm-up: at least this long and 3 launches
+  /// bench_gpu_interleaved: every timed sample appended to this file, one a line: the round, the
+  /// place in the round, the variant's index, the input set, ms and SM MHz (empty: none).
+  std::string samples_path;
 };
 
 struct Timing {

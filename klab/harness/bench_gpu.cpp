@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cmath>
 #include <memory>
 #include <numeric>
@@ -245,6 +246,11 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
   // 0.97-1.03x of each other, a bias fixed for the process; drawn orders give every variant the
   // same share of the slow phase.
   std::mt19937 rng(0x6b6c6162u);
+  std::unique_ptr<FILE, int (*)(FILE*)> samples(nullptr, std::fclose);
+  if (!cfg.samples_path.empty()) {
+    samples.reset(std::fopen(cfg.samples_path.c_str(), "a"));
+    if (!samples) throw UsageError("cannot write the samples to " + cfg.samples_path);
+  }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});
   for (size_t round = 0;; ++round) {
@@ -255,6 +261,8 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
       const int set = static_cast<int>(round % static_cast<size_t>(l.sets));
       const BlockedSample c =
           blocked_sample([&] { l.launch(set, stream); }, flush, s, start, stop, blocker);
+      if (samples)
+        std::fprintf(samples.get(), "%zu %zu %zu %d %.6f %d\n", round, o, j, set, c.ms, c.sm_mhz);
       k[j].add(c.ms, c.sm_mhz, 1);
     }
     const double wall = std::chrono::duration<double>(clock::now() - t0).count();

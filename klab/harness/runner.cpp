@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <random>
 
@@ -593,6 +594,13 @@ void bench_held_interleaved(const Family& f, const std::vector<Result*>& results
                           KLAB_CHECK_LAUNCH();
                         },
                         static_cast<int>(h->launches.size())});
+  }
+  if (!cfg.samples_path.empty()) {  // the problem's samples after a line naming its variants
+    std::ofstream out(cfg.samples_path, std::ios::app);
+    out << "# " << results.front()->problem.str() << ":";
+    for (size_t j = 0; j < results.size(); ++j) out << " " << j << "=" << results[j]->variant;
+    out << "\n";
+    if (!out) throw UsageError("cannot write the samples to " + cfg.samples_path);
   }
   CudaStream stream;
   std::vector<std::vector<double>> round_ms;

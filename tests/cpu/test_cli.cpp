@@ -126,6 +126,8 @@ const std::pair<const char*, const char*> kBadInputCases[] = {
     {"bench", "targets is required"},
     {"bench vector_add --interleave --rounds 3", "pick one"},
     {"bench vector_add --interleave --hot", "cold launches only"},
+    {"bench vector_add --samples samples.txt", "add --interleave"},
+    {"bench vector_add --interleave --samples /no/such/folder/samples.txt", "no folder"},
     {"frobnicate", "frobnicate"},
     {"report /nonexistent/x.json", "no such file"},
     {"check vector_add --dist cauchy", "unknown distribution"},

@@ -7,7 +7,12 @@
 // with itself at 512 x 4096 x 4096 read 0.97-1.03x); it must read 1.00x within 1%.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "kernels/register.hpp"
@@ -47,6 +52,8 @@ TEST(Interleaved, ARungPairedWithItselfReadsOne) {
   const Problem p = make_problem(f, "n=16777216", "f32");
   RunOptions opt;
   opt.bench_cfg.max_time_s = 0.3;
+  opt.bench_cfg.samples_path = ::testing::TempDir() + "/interleaved_samples.txt";
+  std::remove(opt.bench_cfg.samples_path.c_str());
   SelfPair sp(f, *v, p, opt);
   for (int j = 0; j < 2; ++j) {
     ASSERT_EQ(sp.rs[j].status, "ok") << sp.rs[j].reason;
@@ -68,6 +75,27 @@ TEST(Interleaved, ARungPairedWithItselfReadsOne) {
   EXPECT_LE(x.p10, x.median);
   EXPECT_LE(x.median, x.p90);
   EXPECT_NEAR(x.median, 1.0, 0.03) << "p10 " << x.p10 << ", p90 " << x.p90;
+  // --samples: a line naming the two copies, then one line a sample, kept or dropped, each
+  // variant once a round.
+  std::ifstream in(opt.bench_cfg.samples_path);
+  std::string header, line;
+  ASSERT_TRUE(std::getline(in, header));
+  EXPECT_EQ(header, "# " + p.str() + ": 0=" + v->info.id + " 1=" + v->info.id);
+  std::array<int, 2> per_variant{};
+  size_t round = 0, place = 0, j = 0;
+  int set = 0, mhz = 0;
+  double ms = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    ASSERT_TRUE(fields >> round >> place >> j >> set >> ms >> mhz) << line;
+    ASSERT_LT(j, 2u);
+    EXPECT_LT(place, 2u);
+    EXPECT_GT(ms, 0);
+    ++per_variant[j];
+  }
+  for (int j2 = 0; j2 < 2; ++j2)
+    EXPECT_EQ(per_variant[j2], static_cast<int>(sp.rs[j2].timing.samples_ms.size()) +
+                                   sp.rs[j2].timing.discarded_samples);
 }
 
 TEST(Interleaved, AGemmPairedWithItselfReadsOneOnSharedTensors) {
