@@ -98,7 +98,7 @@ TEST(Interleaved, ARungPairedWithItselfReadsOne) {
                                    sp.rs[j2].timing.discarded_samples);
 }
 
-TEST(Interleaved, AGemmPairedWithItselfReadsOneOnSharedTensors) {
+TEST(Interleaved, AGemmPairedWithItselfReadsOne) {
   if (!device_info().present) GTEST_SKIP() << device_info().absent_reason;
   const Family& f = registry().family("hgemm");
   const Variant* v = f.find("hgemm.v18_wgmma_dispatch");
