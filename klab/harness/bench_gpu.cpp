@@ -85,7 +85,7 @@ std::string capture(const std::function<void(int)>& launch, int n, cudaStream_t 
 // A cold sample's start event, launch and stop event as one graph per input set. Enqueued as
 // separate commands behind the blocking kernel, one sample in four took ~0.85 us longer at the
 // same clock (2026-12-07_002836d_sample_phase, an H100), a phase of the command stream that a
-// graph, launched as one command, does not show (2026-12-07_88af1e1_sample_phase_graph). Empty `graphs`
+// graph, fetched before it runs, does not show (2026-12-07_31d10a5_timed_graphs). Empty `graphs`
 // and the reason where any set's capture fails (a launch that cannot be captured): then the
 // samples are enqueued as commands.
 std::string capture_timed(const std::function<void(int)>& launch, int sets, cudaStream_t s,
