@@ -10,7 +10,6 @@
 #include <numeric>
 #include <random>
 #include <string>
-#include <utility>
 
 #include "klab/core/cuda_check.hpp"
 #include "klab/core/cuda_memory.hpp"
@@ -42,25 +41,18 @@ constexpr int kMaxGraphLaunches = 256;
 struct Graph {
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
-  Graph() = default;
-  Graph(Graph&& o) noexcept
-      : graph(std::exchange(o.graph, nullptr)), exec(std::exchange(o.exec, nullptr)) {}
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  Graph& operator=(Graph&&) = delete;
   ~Graph() {
     if (exec) cudaGraphExecDestroy(exec);
     if (graph) cudaGraphDestroy(graph);
   }
 };
 
-// Captures what `body` enqueues on s into a graph, instantiated and uploaded; an empty string or
-// why capture failed.
-std::string capture(const std::function<void()>& body, cudaStream_t s, Graph& g) {
+// Captures `n` launches of set 0 into a graph; an empty string or why capture failed.
+std::string capture(const std::function<void(int)>& launch, int n, cudaStream_t s, Graph& g) {
   KLAB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   std::string why;
   try {
-    body();
+    for (int i = 0; i < n; ++i) launch(0);
   } catch (const std::exception& e) {
     why = e.what();
   }
@@ -68,55 +60,8 @@ std::string capture(const std::function<void()>& body, cudaStream_t s, Graph& g)
   if (why.empty() && end != cudaSuccess) why = cudaGetErrorString(end);
   if (why.empty() && cudaGraphInstantiate(&g.exec, g.graph, 0) != cudaSuccess)
     why = "graph instantiation failed";
-  if (why.empty() && cudaGraphUpload(g.exec, s) != cudaSuccess) why = "graph upload failed";
   if (!why.empty()) cudaGetLastError();  // clear the error the failed capture left
   return why;
-}
-
-// Captures `n` launches of set 0 into a graph (a hot sample).
-std::string capture(const std::function<void(int)>& launch, int n, cudaStream_t s, Graph& g) {
-  return capture(
-      [&] {
-        for (int i = 0; i < n; ++i) launch(0);
-      },
-      s, g);
-}
-
-// A cold sample's start event, launch and stop event as one graph per input set. Enqueued as
-// separate commands behind the blocking kernel, one sample in four took ~0.85 us longer at the
-// same clock (2026-12-07_002836d_sample_phase, an H100), a phase of the command stream that a
-// graph, fetched before it runs, does not show (2026-12-07_31d10a5_timed_graphs). Empty `graphs`
-// and the reason where any set's capture fails (a launch that cannot be captured): then the
-// samples are enqueued as commands.
-std::string capture_timed(const std::function<void(int)>& launch, int sets, cudaStream_t s,
-                          CudaEvent& start, CudaEvent& stop, std::vector<Graph>& graphs) {
-  graphs = std::vector<Graph>(static_cast<size_t>(sets));
-  for (int set = 0; set < sets; ++set) {
-    const std::string why = capture(
-        [&] {
-          KLAB_CUDA_CHECK(cudaEventRecordWithFlags(start.get(), s, cudaEventRecordExternal));
-          launch(set);
-          KLAB_CUDA_CHECK(cudaEventRecordWithFlags(stop.get(), s, cudaEventRecordExternal));
-        },
-        s, graphs[static_cast<size_t>(set)]);
-    if (!why.empty()) {
-      graphs.clear();
-      return why;
-    }
-  }
-  for (const Graph& g : graphs) KLAB_CUDA_CHECK(cudaGraphLaunch(g.exec, s));  // first-launch cost
-  KLAB_CUDA_CHECK(cudaStreamSynchronize(s));
-  return "";
-}
-
-// What a cold sample's method says: in one graph, or as commands and why.
-std::string cold_method(const std::string& why_not_graph) {
-  return why_not_graph.empty()
-             ? "L2 flushed, events around 1 launch in one CUDA graph, stream held by a blocking "
-               "kernel"
-             : "L2 flushed, events around 1 launch, stream held by a blocking kernel (graph "
-               "capture failed: " +
-                   why_not_graph + ")";
 }
 
 // The samples kept as they come, for the stopping rule: those within kClockDropTolerance of the
@@ -172,25 +117,20 @@ std::vector<bool> keep_by_clock(const KeptSoFar& k, Timing& t) {
 }
 
 // One sample of `launch()`: L2 flushed (unless `flush` is null: hot), the stream held by a
-// blocking kernel while the start event, the launch and the stop event are enqueued (`timed`:
-// the three as one graph, capture_timed's); the SM clock read while it runs (or just after, for
-// short kernels).
+// blocking kernel while the start event, the launch and the stop event are enqueued; the SM
+// clock read while it runs (or just after, for short kernels).
 struct BlockedSample {
   float ms = 0;
   int sm_mhz = 0;
 };
 BlockedSample blocked_sample(const std::function<void()>& launch, DeviceBuffer* flush,
                              cudaStream_t s, CudaEvent& start, CudaEvent& stop,
-                             StreamBlocker& blocker, const Graph* timed = nullptr) {
+                             StreamBlocker& blocker) {
   if (flush) flush_l2(flush->get(), flush->bytes(), device_info().sm_count, s);
   blocker.block(s);
-  if (timed) {
-    KLAB_CUDA_CHECK(cudaGraphLaunch(timed->exec, s));
-  } else {
-    KLAB_CUDA_CHECK(cudaEventRecord(start.get(), s));
-    launch();
-    KLAB_CUDA_CHECK(cudaEventRecord(stop.get(), s));
-  }
+  KLAB_CUDA_CHECK(cudaEventRecord(start.get(), s));
+  launch();
+  KLAB_CUDA_CHECK(cudaEventRecord(stop.get(), s));
   blocker.release();
   const ClockReading c = read_sm_clock();
   BlockedSample out{elapsed_ms(start, stop), c.sm_mhz};
@@ -243,10 +183,9 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
           "events around 1 launch, stream held by a blocking kernel (graph capture failed: " + why +
           ")";
     }
+  } else {
+    t.method = "L2 flushed, events around 1 launch, stream held by a blocking kernel";
   }
-  std::vector<Graph> timed;  // cold: each input set's sample as one graph
-  if (!cfg.hot)
-    t.method = cold_method(capture_timed(launch, t.rotation_sets, s, start, stop, timed));
 
   KeptSoFar k;
   const auto t0 = clock::now();
@@ -261,10 +200,8 @@ Timing bench_gpu(const std::function<void(int set)>& launch, int sets, Stream st
       mhz = read_sm_clock().sm_mhz;
       ms = elapsed_ms(start, stop) / static_cast<float>(t.launches_per_sample);
     } else {
-      const int set = i % t.rotation_sets;
       const BlockedSample c =
-          blocked_sample([&] { launch(set); }, flush, s, start, stop, blocker,
-                         timed.empty() ? nullptr : &timed[static_cast<size_t>(set)]);
+          blocked_sample([&] { launch(i % t.rotation_sets); }, flush, s, start, stop, blocker);
       ms = c.ms;
       mhz = c.sm_mhz;
     }
@@ -296,17 +233,6 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
       l.launch(i % l.sets, stream);
   }
   KLAB_CUDA_CHECK(cudaStreamSynchronize(s));
-  // Each variant's samples as graphs (capture_timed), or every variant's as commands where one
-  // cannot be captured: the variants are timed the same way.
-  std::vector<std::vector<Graph>> timed(n);
-  std::string why_not_graph;
-  for (size_t j = 0; j < n && why_not_graph.empty(); ++j) {
-    const InterleavedLaunch& l = launches[j];
-    why_not_graph =
-        capture_timed([&](int set) { l.launch(set, stream); }, l.sets, s, start, stop, timed[j]);
-  }
-  if (!why_not_graph.empty())
-    for (std::vector<Graph>& g : timed) g.clear();
 
   BenchConfig all = cfg;
   all.max_time_s = cfg.max_time_s * static_cast<double>(n);
@@ -334,8 +260,7 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
       const InterleavedLaunch& l = launches[j];
       const int set = static_cast<int>(round % static_cast<size_t>(l.sets));
       const BlockedSample c =
-          blocked_sample([&] { l.launch(set, stream); }, flush, s, start, stop, blocker,
-                         timed[j].empty() ? nullptr : &timed[j][static_cast<size_t>(set)]);
+          blocked_sample([&] { l.launch(set, stream); }, flush, s, start, stop, blocker);
       if (samples)
         std::fprintf(samples.get(), "%zu %zu %zu %d %.6f %d\n", round, o, j, set, c.ms, c.sm_mhz);
       k[j].add(c.ms, c.sm_mhz, 1);
@@ -349,8 +274,10 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
   for (size_t j = 0; j < n; ++j) {
     t[j].mode = "cold";
     t[j].rotation_sets = launches[j].sets;
-    t[j].method = cold_method(why_not_graph) + "; interleaved launch by launch with " +
-                  std::to_string(n - 1) + " other variant(s), the order drawn at random each round";
+    t[j].method =
+        "L2 flushed, events around 1 launch, stream held by a blocking kernel; "
+        "interleaved launch by launch with " +
+        std::to_string(n - 1) + " other variant(s), the order drawn at random each round";
     const std::vector<bool> keep = keep_by_clock(k[j], t[j]);
     for (size_t i = 0; i < keep.size(); ++i)
       round_ms[j].push_back(keep[i] ? k[j].all_ms[i] : std::nan(""));
