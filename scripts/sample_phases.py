@@ -17,7 +17,7 @@ def blocks(path):
         if line.startswith("#"):
             if rows:
                 yield name, rows
-            name, rows = line[1:].strip(), []
+            name, rows = path.split("/")[-1] + ": " + line[1:].strip(), []
         elif line.strip():
             rows.append(tuple(float(x) for x in line.split()))
     if rows:
