@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -242,9 +242,10 @@ std::vector<Timing> bench_gpu_interleaved(const std::vector<InterleavedLaunch>& 
   // Each round's order is drawn at random (seeded: a rerun draws the same orders). An order
   // rotated by one each round ties each variant to one phase of the sample count, and the timing
   // path has a period of four samples: one sample in four takes ~0.85 us longer, the same clock
-  // (2026-12-07_002836d_sample_phase, an H100). Two copies of one kernel in rotation read
-  // 0.97-1.03x of each other, a bias fixed for the process; drawn orders give every variant the
-  // same share of the slow phase.
+  // (2026-12-07_002836d_sample_phase, an H100), a phase of how the start event, the launch and the
+  // stop event reach the GPU (gemm.md, "the two modes at M = 512"). Two copies of one kernel in
+  // rotation read 0.97-1.03x of each other, a bias fixed for the process; drawn orders give every
+  // variant the same share of the slow phase.
   std::mt19937 rng(0x6b6c6162u);
   std::unique_ptr<FILE, int (*)(FILE*)> samples(nullptr, std::fclose);
   if (!cfg.samples_path.empty()) {
