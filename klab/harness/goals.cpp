@@ -153,10 +153,7 @@ bool paired_against(const Result& r, const Goal& g) {
 /// The relative error an x_baseline value of r can carry from its benchmark's order: two variants
 /// interleaved with the order rotated each round (kRotatedPhaseUs of r's launch), else 0.
 double rotated_order_bias(const Result& r) {
-  const std::string& m = r.timing.method;
-  if (m.find("the order rotated each round") == std::string::npos ||
-      m.find("with 1 other variant(s)") == std::string::npos || !(r.timing.stats.median > 0))
-    return 0;
+  if (!rotated_pair_order(r.timing) || !(r.timing.stats.median > 0)) return 0;
   return kRotatedPhaseUs * 1e-3 / r.timing.stats.median;
 }
 

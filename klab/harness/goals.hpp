@@ -69,12 +69,6 @@ struct SourcedResult {
 /// A tie's interval may start at most this share under the bound: noise alone does not make a
 /// tie of a wide interval.
 inline constexpr double kTieMargin = 0.01;
-/// The most an x_baseline value can be off, in microseconds of its launch, where it comes from a
-/// benchmark of two variants interleaved with the order rotated by one each round (klab before
-/// e98e963): the timing path's slow phase (one sample in four, ~0.85 us) then fell on one of the
-/// two for the whole process, and one kernel paired with itself read 0.983-1.016x at 26 us
-/// (2026-12-07_6c9f909_placement, H100): about half the phase, either way.
-inline constexpr double kRotatedPhaseUs = 0.45;
 
 struct GoalRow {
   std::string problem;  ///< the shape, or "geometric mean over N problems"
@@ -88,8 +82,8 @@ struct GoalRow {
   /// otherwise); for a median of several processes, their range.
   double ci_lo = 0, ci_hi = 0;
   bool processes = false;  ///< the value is the median of several processes' paired medians
-  /// The relative error the value's benchmark order allows (kRotatedPhaseUs over the launch's
-  /// median), 0 where none: a row met only inside it is not met.
+  /// The relative error the value's benchmark order allows (result.hpp's kRotatedPhaseUs over the
+  /// launch's median, where rotated_pair_order), 0 where none: a row met only inside it is not met.
   double bias = 0;
 };
 

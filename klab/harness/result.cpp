@@ -335,13 +335,19 @@ std::string fast_state_summary(const std::vector<Result>& results) {
   return md;
 }
 
+bool rotated_pair_order(const Timing& t) {
+  return t.method.find("the order rotated each round") != std::string::npos &&
+         t.method.find("with 1 other variant(s)") != std::string::npos;
+}
+
 std::string paired_summary(const std::vector<Result>& results) {
   std::string rows;
   std::map<std::string, std::vector<double>> per_variant;
-  bool any_ci = false;
+  bool any_ci = false, any_rotated_pair = false;
   for (const auto& r : results) {
     if (!r.timed || r.paired.pairs <= 0) continue;
     per_variant[r.variant].push_back(r.paired.median);
+    any_rotated_pair = any_rotated_pair || rotated_pair_order(r.timing);
     // Records since the interval was recorded: the median's 95% confidence interval beside it.
     const bool ci = r.paired.ci_hi > 0;
     any_ci = any_ci || ci;
@@ -369,6 +375,13 @@ std::string paired_summary(const std::vector<Result>& results) {
     md +=
         "\nIn brackets: the paired median's 95% confidence interval (order statistics of the "
         "rounds' ratios).\n";
+  if (any_rotated_pair)
+    md +=
+        "\nTwo variants in an order rotated each round (klab before e98e963): each such ratio "
+        "can be off by about " +
+        printed(kRotatedPhaseUs, "%.2f") +
+        " us of its launch either way, fixed for its process (the timing path's phase of four "
+        "samples, docs/design.md).\n";
   return md;
 }
 

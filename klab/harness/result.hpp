@@ -93,6 +93,15 @@ std::string fast_state_summary(const std::vector<Result>& results);
 /// then each variant's geometric mean of the paired medians. Empty without any. `klab report`
 /// and `klab bench --interleave` append it.
 std::string paired_summary(const std::vector<Result>& results);
+/// Whether t was timed interleaved with exactly one other variant in an order rotated by one each
+/// round (klab before e98e963): the timing path's slow phase (one sample in four) then fell on
+/// one of the two for the whole process, and their ratio can be off by about kRotatedPhaseUs of
+/// the launch either way (docs/design.md). paired_summary says so under its table, klab goals on
+/// the row.
+bool rotated_pair_order(const Timing& t);
+/// The most such a ratio can be off, in microseconds of its launch: one kernel paired with itself
+/// read 0.983-1.016x at 26 us (2026-12-07_6c9f909_placement, H100), about half the phase.
+inline constexpr double kRotatedPhaseUs = 0.45;
 /// Against another library's variant (`klab report --against ID`: FlashInfer's decode beside
 /// decode_attention's rungs): for every problem and mode where `against` was timed, the fastest
 /// rung of the family ("<family>.vNN_<name>" that did not fail its check; baselines and other

@@ -272,6 +272,21 @@ TEST(PairedSummary, RowsAndGeometricMeansOfThePairedMedians) {
   EXPECT_NE(md_ci.find("| 0.999x [0.997-1.002] | 0.990x - 1.010x | 40 |"), std::string::npos)
       << md_ci;
   EXPECT_NE(md_ci.find("In brackets"), std::string::npos);
+  EXPECT_EQ(md_ci.find("rotated"), std::string::npos);
+  // Two variants in a rotated order (klab before e98e963): said under the table; three, or a
+  // drawn order, not.
+  Result rot = c;
+  rot.timing.method =
+      "L2 flushed, events around 1 launch, stream held by a blocking kernel; interleaved launch by "
+      "launch with 1 other variant(s), the order rotated each round";
+  EXPECT_TRUE(rotated_pair_order(rot.timing));
+  EXPECT_NE(paired_summary({rot}).find("rotated each round"), std::string::npos);
+  for (const char* other : {"with 2 other variant(s), the order rotated each round",
+                            "with 1 other variant(s), the order drawn at random each round"}) {
+    rot.timing.method = std::string("L2 flushed; interleaved launch by launch ") + other;
+    EXPECT_FALSE(rotated_pair_order(rot.timing)) << other;
+    EXPECT_EQ(paired_summary({rot}).find("rotated each round"), std::string::npos) << other;
+  }
 }
 
 TEST(DtypeSummary, FastestRungOfEachDtypeAgainstTheWidest) {
