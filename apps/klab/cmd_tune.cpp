@@ -136,8 +136,8 @@ int run_tune(const TuneOptions& o) {
   std::vector<std::vector<Result>> per(static_cast<size_t>(n));
   if (o.interleave) {
     // Launch by launch instead (klab bench --interleave): every round one cold sample of each
-    // configuration, the order drawn at random, so that each median is taken under the clocks and power
-    // state its neighbours' are.
+    // configuration, the order drawn at random, so that each median is taken under the clocks and
+    // power state its neighbours' are.
     std::vector<const Variant*> runnable_variants;
     std::vector<int> index;
     for (int i = 0; i < n; ++i)
@@ -323,8 +323,7 @@ void add_tune_command(CLI::App& app, CommandList& out) {
   cmd->add_flag("--interleave", o->interleave,
                 "time the configurations launch by launch, one cold sample of each a round, the "
                 "order drawn at random (klab bench --interleave): each median under its "
-                "neighbours' "
-                "clocks and power state");
+                "neighbours' clocks and power state");
   add_sampling_options(cmd, o->sampling);
   out.emplace_back(cmd, [o] { return run_tune(*o); });
 }
