@@ -494,9 +494,10 @@ std::string goals_markdown(const std::vector<GoalResult>& results) {
         std::string(g.at_most ? "<= " : ">= ") + goal_value_text(g.metric, g.bound);
     std::string weakest_text =
         weakest && weakest->measured ? judged_text(g, weakest->value) : std::string("-");
-    if (unmeasured > 0)
-      weakest_text +=
-          (weakest_text == "-" ? "" : "; ") + std::to_string(unmeasured) + " not measured";
+    if (unmeasured > 0) {  // "-" alone would read as a minus sign before the count
+      const std::string count = std::to_string(unmeasured) + " not measured";
+      weakest_text = weakest_text == "-" ? count : weakest_text + "; " + count;
+    }
     summary += "| " + g.id + " | " + std::to_string(g.issue) + " | " + g.text + " | " + bound_text +
                " | " + state + " | " + weakest_text + " |\n";
     const std::string bound =

@@ -404,5 +404,12 @@ TEST(Goals, MarkdownSaysWhatIsMetAndWhatWasNotMeasured) {
   EXPECT_NE(md.find("| 1.020x | medians | hgemm.v14_a | run9 | yes |"), std::string::npos) << md;
 }
 
+TEST(Goals, MarkdownCountsTheUnmeasuredWhereNothingWasMeasured) {
+  const auto goals = one({{"problems", {kGemm, "m=1,n=2,k=3"}}});
+  const std::string md = goals_markdown(judge(goals, {}));
+  // The count stands alone: "-2 not measured" would read as a negative number.
+  EXPECT_NE(md.find("| not met (0 of 2) | 2 not measured |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace klab
