@@ -76,6 +76,42 @@ __device__ __forceinline__ void store_swap_ab(const float (&acc)[Stage::kBlocks]
     }
 }
 
+/// Stores the consumer warpgroup's accumulators (columns n0 .. n0 + 64 kBlocks - 1 of C by the
+/// CTA's kTok tokens from tok0) through shared memory and the TMA: each m64 block rounded once,
+/// transposed by stmatrix.trans into its SwapAbStoreBox at `boxes` (1024-byte aligned: the
+/// drained ring, every wgmma done reading it), made visible to the async proxy, and stored by
+/// thread 0 as one bulk group, which it waits to have read the boxes before the block can exit.
+/// The TMA clips tokens >= m and columns >= n. Where store_swap_ab's 2-byte stores each fill a
+/// quarter of four sectors (96 a thread at kTok = 64, three blocks), this writes whole lines.
+template <class Stage, class T>
+__device__ __forceinline__ void store_swap_ab_tma(
+    const float (&acc)[Stage::kBlocks][Stage::kTok / 2], unsigned char* boxes,
+    const CUtensorMap* c_map, int n0, int tok0) {
+  using Box = SwapAbStoreBox<Stage::kTok>;
+  const int t = int(threadIdx.x);
+  const uint32_t base = device::smem_addr(boxes);
+#pragma unroll
+  for (int j = 0; j < Stage::kBlocks; ++j)
+#pragma unroll
+    for (int q = 0; q < Stage::kTok / 16; ++q) {
+      const float* d = &acc[j][8 * q];  // wgmma_stmatrix_row's registers, stored transposed
+      device::stmatrix_x4_trans(base + uint32_t(j) * Box::kBytes + Box::stmatrix_offset(t, q),
+                                as_u32(round_pair<T>(d[0], d[1])),
+                                as_u32(round_pair<T>(d[2], d[3])),
+                                as_u32(round_pair<T>(d[4], d[5])),
+                                as_u32(round_pair<T>(d[6], d[7])));
+    }
+  device::fence_proxy_async_shared();  // this thread's stmatrix, before the TMA reads the boxes
+  device::named_barrier_sync(1, device::kWarpgroupThreads);
+  if (t == 0) {
+#pragma unroll
+    for (int j = 0; j < Stage::kBlocks; ++j)
+      device::tma_store_2d(c_map, n0 + 64 * j, tok0, boxes + j * Box::kBytes);
+    device::bulk_commit_group();
+    device::bulk_wait_group_read<0>();  // the shared memory outlives the stores' reads
+  }
+}
+
 }  // namespace swap_ab
 
 }  // namespace klab::hgemm

@@ -113,6 +113,18 @@
 // 0.0173 ms against entry 3's 0.0161 and cuBLASLt's 0.0162 (~0.94x); behind entries 3 and 0 at
 // N = 6144 and 24576 as predicted; level with entry 3 at 128 x 4096 x 12288, where the tune took
 // it.
+// Since, the unsplit entries store C through shared memory and the TMA (swap_ab_sm90.cuh's
+// store_swap_ab_tma): each m64 block transposed by stmatrix.trans into a (64 columns, kTok tokens)
+// box in the drained ring, one TMA store a block. store_swap_ab's 2-byte stores (96 a thread at
+// M = 64 in three blocks, each warp store a quarter of four sectors) ran in every CTA at once at
+// the launch's end with nothing to overlap them: v19's own times at N = 24576 on an H100 grow by
+// ~0.8 us from M = 16 to 64 and ~2 us to 128 (24, 96 and 192 stores a thread), where cuBLASLt's
+// grow by ~0.5 us. Twelve stmatrix a thread and three TMA stores a CTA at M = 64: ~0.1-0.2 us.
+// Split entries keep their stores (each rank's share of quads), and a CTA of 8 tokens (a pair's
+// half at M <= 16) keeps the register stores (half an stmatrix.x4). Prediction (written before it
+// ran), an H100, paired with cuBLASLt against the build before: M = 64 at N = 24576 +1-2%,
+// N = 6144 and N = K = 4096 +0.7-1.3%; M = 128 at N = 24576 2-3 us faster; M <= 16 within 0.4%.
+// Refuted if M = 64 at N = 24576 and 6144 gain under 0.5%.
 // Requirements: sm_90a (wgmma, TMA, clusters), M <= 128 (can_implement refuses larger M), up to
 // 225 KiB of dynamic shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte
 // aligned pointers; other problems run v05's kernel with element copies.
@@ -136,7 +148,8 @@ using swap_ab::V19Config;
 template <class Cfg, class T>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_swap_ab_kernel(const __grid_constant__ CUtensorMap a_map,
-                         const __grid_constant__ CUtensorMap b_map, T* __restrict__ c, int m, int n,
+                         const __grid_constant__ CUtensorMap b_map,
+                         const __grid_constant__ CUtensorMap c_map, T* __restrict__ c, int m, int n,
                          int k, int a_rows, bool programmatic) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // wgmma is sm_90a-only
   using Stage = typename Cfg::Stage;
@@ -302,8 +315,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (consumer) store_swap_ab<Stage, T>(acc, c, m, n, n0, q_begin, q_end);
     device::cluster_wait();
   } else {
-    if (threadIdx.x < Cfg::kConsumers && has_tokens)  // this CTA's tokens: C's rows tok0 on
-      store_swap_ab<Stage, T>(acc, c + size_t(tok0) * size_t(n), m - tok0, n, n0);
+    // This CTA's tokens, C's rows tok0 on: by the TMA from the drained ring, or (8 tokens: half a
+    // stmatrix.x4) from the registers.
+    if (threadIdx.x < Cfg::kConsumers && has_tokens) {
+      if constexpr (Stage::kTok >= 16) {
+        static_assert(Stage::kBlocks * SwapAbStoreBox<Stage::kTok>::kBytes <=
+                      kStages * Stage::kBytes);
+        swap_ab::store_swap_ab_tma<Stage, T>(acc, smem, &c_map, n0, tok0);
+      } else {
+        store_swap_ab<Stage, T>(acc, c + size_t(tok0) * size_t(n), m - tok0, n, n0);
+      }
+    }
     // No CTA of a pair exits while its peer may still arrive on its empty barriers.
     if constexpr (kHalves > 1) device::cluster_sync();
   }
@@ -367,8 +389,12 @@ struct V19Launch {
     // zeros).
     const int a_rows = std::min(Cfg::Stage::kTok, (g.m + 7) / 8 * 8);
     const CUtensorMap a_map = make_a_map(g, a_rows), b_map = make_weight_map<kHalves>(g);
-    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, g.c, g.m, g.n, g.k, a_rows,
-                                       programmatic));
+    // C's boxes for the unsplit entries' TMA store: 64 columns by the CTA's tokens.
+    const CUtensorMap c_map = device::tensor_map_2d(
+        g.c, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.m), uint64_t(g.n) * sizeof(T),
+        64, uint32_t(Cfg::Stage::kTok), CU_TENSOR_MAP_SWIZZLE_128B);
+    KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, c_map, g.c, g.m, g.n, g.k,
+                                       a_rows, programmatic));
   }
 };
 

@@ -38,4 +38,20 @@ KLAB_HOST_DEVICE constexpr WgmmaStmatrixRow wgmma_stmatrix_row(int t, int q) {
   return {16 * w + 8 * (matrix % 2) + l % 8, 16 * q + 8 * (matrix / 2)};
 }
 
+/// stmatrix.x4.trans (each matrix stored transposed): element h of register `reg` of `lane` goes
+/// to row 2 (lane % 4) + h, column lane / 4 of matrix `reg`; lane l still supplies the address of
+/// row l % 8 of matrix l / 8.
+KLAB_HOST_DEVICE constexpr StmatrixCoord stmatrix_trans_element(int lane, int reg, int h) {
+  return {reg, 2 * (lane % 4) + h, lane / 4};
+}
+
+/// stmatrix.x4.trans number q of warpgroup thread t stores wgmma_stmatrix_row's registers
+/// transposed: the warp's accumulator rows 16w .. 16w + 15 become columns of the stored tile and
+/// its accumulator columns 16q .. 16q + 15 rows (a 64 x N accumulator tile lands as N x 64). The
+/// 8 columns of 16 bits whose address lane l supplies start at this (row, col) of that tile.
+KLAB_HOST_DEVICE constexpr WgmmaStmatrixRow wgmma_stmatrix_trans_row(int t, int q) {
+  const int w = t / 32, l = t % 32, matrix = l / 8;
+  return {16 * q + 8 * (matrix / 2) + l % 8, 16 * w + 8 * (matrix % 2)};
+}
+
 }  // namespace klab::device

@@ -434,6 +434,50 @@ TEST(WgmmaStore, StmatrixPutsEachAccumulatorWhereTheTmaReadsIt) {
                 Box::offset(1, 8) == 128 && Box::offset(63, 63) == 63 * 128 + (7 ^ 7) * 16 + 14);
 }
 
+TEST(SwapAbStore, StmatrixTransPutsEachAccumulatorWhereTheTmaReadsIt) {
+  // hgemm v19's epilogue: the accumulators of one m64 block (rows: 64 columns of C; columns: the
+  // kTok tokens) stored by stmatrix.x4.trans must land at the TMA's offset of C(token, column) in
+  // the (64 columns, kTok rows) box: element h of register i of lane l goes to the address that
+  // lane 8i + (its transposed row) supplied, plus its transposed column.
+  auto check = [](auto box) {
+    using Box = decltype(box);
+    std::vector<int> count(Box::kBytes / 2, 0);
+    for (int t = 0; t < 128; ++t) {
+      const int warp0 = t - t % 32, l = t % 32;
+      for (int q = 0; q < Box::kRows / 16; ++q)
+        for (int i = 0; i < 4; ++i)
+          for (int h = 0; h < 2; ++h) {
+            const StmatrixCoord e = stmatrix_trans_element(l, i, h);
+            const int supplier = 8 * e.matrix + e.row;
+            const StmatrixCoord r = stmatrix_row_of_lane(supplier);
+            ASSERT_TRUE(r.matrix == e.matrix && r.row == e.row);
+            const uint32_t at = Box::stmatrix_offset(warp0 + supplier, q) + uint32_t(e.col) * 2;
+            // The accumulator packed there: row = C's column in the block, col = the token.
+            const WgmmaAccCoord c = wgmma_acc_coord(t, 8 * q + 2 * i + h);
+            ASSERT_EQ(at, Box::offset(c.col, c.row)) << "t " << t << " q " << q << " i " << i;
+            ++count[at / 2];
+          }
+    }
+    for (int v : count) ASSERT_EQ(v, 1) << "the box is written once, kTok " << Box::kRows;
+    // One matrix's 8 supplied rows fall in 8 different 16-byte chunks: no bank conflict.
+    for (int t = 0; t < 128; t += 8)
+      for (int q = 0; q < Box::kRows / 16; ++q) {
+        std::set<uint32_t> chunks;
+        for (int r = 0; r < 8; ++r) {
+          const uint32_t a = Box::stmatrix_offset(t + r, q);
+          ASSERT_EQ(a % 16, 0u);
+          chunks.insert(a % 128 / 16);
+        }
+        EXPECT_EQ(chunks.size(), 8u) << "t " << t << " q " << q;
+      }
+  };
+  check(klab::hgemm::SwapAbStoreBox<16>{});
+  check(klab::hgemm::SwapAbStoreBox<64>{});
+  check(klab::hgemm::SwapAbStoreBox<128>{});
+  // Token 1's columns 0-7 sit in the second chunk of its row (the swizzle's XOR with row 1).
+  static_assert(klab::hgemm::SwapAbStoreBox<16>::offset(1, 0) == 128 + 16);
+}
+
 TEST(SplitK, SplitsCoverEveryKTileOnceAndFillOneWave) {
   // hgemm v16's plan: no split empty, every k-tile in exactly one split (in order), no more CTAs
   // than one wave unless the slabs alone exceed it, splits at least min_k_tiles long when there
