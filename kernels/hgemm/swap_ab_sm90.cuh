@@ -95,11 +95,10 @@ __device__ __forceinline__ void store_swap_ab_tma(
 #pragma unroll
     for (int q = 0; q < Stage::kTok / 16; ++q) {
       const float* d = &acc[j][8 * q];  // wgmma_stmatrix_row's registers, stored transposed
-      device::stmatrix_x4_trans(base + uint32_t(j) * Box::kBytes + Box::stmatrix_offset(t, q),
-                                as_u32(round_pair<T>(d[0], d[1])),
-                                as_u32(round_pair<T>(d[2], d[3])),
-                                as_u32(round_pair<T>(d[4], d[5])),
-                                as_u32(round_pair<T>(d[6], d[7])));
+      device::stmatrix_x4_trans(
+          base + uint32_t(j) * Box::kBytes + Box::stmatrix_offset(t, q),
+          as_u32(round_pair<T>(d[0], d[1])), as_u32(round_pair<T>(d[2], d[3])),
+          as_u32(round_pair<T>(d[4], d[5])), as_u32(round_pair<T>(d[6], d[7])));
     }
   device::fence_proxy_async_shared();  // this thread's stmatrix, before the TMA reads the boxes
   device::named_barrier_sync(1, device::kWarpgroupThreads);
