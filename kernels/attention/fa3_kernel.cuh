@@ -442,16 +442,22 @@ __device__ __forceinline__ float row_max_tree(const float (&sc)[kBlockN / 2], in
 template <int kBlockN, class Opt = ExactSoftmax>
 __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                               float scale_log2, float (&alpha)[2]) {
-  float mx[2];
+  float mx[2];  // this lane's share of each row's max, then (where it is used) the quad's
 #pragma unroll
-  for (int r = 0; r < 2; ++r) mx[r] = quad_max(row_max_tree<kBlockN>(sc, r));
+  for (int r = 0; r < 2; ++r) mx[r] = row_max_tree<kBlockN>(sc, r);
   constexpr int kEvery = Opt::kPolyEvery;
   bool rescale = true;
   if constexpr (Opt::kLazyRescale) {
-    // m = -inf (nothing seen yet) grows for any finite score: -inf + 8 stays -inf.
+    // m = -inf (nothing seen yet) grows for any finite score: -inf + 8 stays -inf. A row's m is
+    // the same in its quad's four lanes, so the warp's vote over each lane's own max is its vote
+    // over the quads' maxima: the shuffles of quad_max wait for a rescale, the rare case.
     const bool grows = mx[0] * scale_log2 > rows[0].m + kLazyRescaleLog2 ||
                        mx[1] * scale_log2 > rows[1].m + kLazyRescaleLog2;
     rescale = __any_sync(0xffffffffu, grows);
+  }
+  if (rescale) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) mx[r] = quad_max(mx[r]);
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {

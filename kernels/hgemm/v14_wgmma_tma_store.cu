@@ -22,6 +22,12 @@
 // 4096^3 720-740 TFLOP/s, 8192^3 680-710 (the epilogue is half as large a share of a tile at
 // K = 8192, so v12's gap to v11 there is probably not all the epilogue's). Measured: docs/
 // worklogs/gemm.md.
+// Since, the tensor maps are prefetched at the kernel's first instruction (the producer thread
+// A's and B's, consumer thread 0 C's): the kernel had no prefetch, so its first load waited for
+// its map's round trip after the barriers' set-up, the block's barrier, setmaxnreg and the
+// scheduler's first tile. Prediction (written before it ran), an H100, v18 paired with cuBLASLt
+// against the build before: 512 x 4096 x 4096 (one wave of 128 x 128 tiles, v14's kernel)
+// +0.3-1%; M >= 2048 within 0.3%.
 // Requirements: sm_90a (wgmma, setmaxnreg, TMA loads and stores, stmatrix), 225 KiB of dynamic
 // shared memory; the TMA path needs k % 8 == 0, n % 8 == 0 and 16-byte aligned pointers (C's
 // too); other problems run v05's kernel with element copies.
@@ -62,6 +68,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Stage = typename Cfg::Stage;
   constexpr int kStages = Cfg::kStages, kN = Stage::kBlockN;
   extern __shared__ unsigned char smem_raw[];
+  // The tensor maps fetched at the first instruction, while the barriers are set up and the
+  // warpgroups meet: the first load (and store) no longer waits for its map's round trip.
+  if (threadIdx.x == Cfg::kConsumers) {
+    device::prefetch_tensor_map(&a_map);
+    device::prefetch_tensor_map(&b_map);
+  } else if (threadIdx.x == 0) {
+    device::prefetch_tensor_map(&c_map);
+  }
   // kStages x (A, B panels), then kStoreSlots boxes per consumer warpgroup, then the barriers.
   const auto [smem, store_slots, full, empty] = tma_store_smem<Cfg>(smem_raw);
 

@@ -393,41 +393,50 @@ TEST(WgmmaFragment, AccumulatorsCoverTheTileOnce) {
 
 // ---- stmatrix of wgmma accumulators into the TMA-store box ----
 
-TEST(WgmmaStore, StmatrixPutsEachAccumulatorWhereTheTmaReadsIt) {
-  // Simulates each warp's stmatrix.x4 q of a box (64 columns = 32 accumulators a thread): the
-  // element in register i, half h, of lane l goes to the address that lane 8i + l / 4 supplied,
-  // plus its column within the matrix row; it must be the TMA's offset of the (row, column) that
-  // wgmma_acc_coord gives the accumulator 8q + 2i + h it was packed from.
-  using Box = klab::hgemm::WgmmaStoreBox;
-  std::vector<int> count(Box::kBytes / 2, 0);
+// Simulates each warp's stmatrix.x4 number q (0 .. stores - 1) into a box of `bytes`: the element
+// in register i, half h, of lane l goes where element(l, i, h) says, at the address that the lane
+// holding that matrix row supplied (stmatrix_offset(thread, q)) plus its column; it must be
+// at_acc(row, col), the TMA's offset of the accumulator 8q + 2i + h it was packed from
+// (wgmma_acc_coord). Each byte pair of the box is written once, and one matrix's 8 supplied rows
+// fall in 8 different 16-byte chunks of their 128-byte rows (no bank conflict).
+template <class Element, class Supplied, class AtAcc>
+void check_stmatrix_box(uint32_t bytes, int stores, Element element, Supplied stmatrix_offset,
+                        AtAcc at_acc) {
+  std::vector<int> count(bytes / 2, 0);
   for (int t = 0; t < 128; ++t) {
     const int warp0 = t - t % 32, l = t % 32;
-    for (int q = 0; q < Box::kCols / 16; ++q)
+    for (int q = 0; q < stores; ++q)
       for (int i = 0; i < 4; ++i)
         for (int h = 0; h < 2; ++h) {
-          const StmatrixCoord e = stmatrix_element(l, i, h);
+          const StmatrixCoord e = element(l, i, h);
           const int supplier = 8 * e.matrix + e.row;  // the lane holding that matrix row's address
           const StmatrixCoord r = stmatrix_row_of_lane(supplier);
           ASSERT_TRUE(r.matrix == e.matrix && r.row == e.row);
-          const uint32_t at = Box::stmatrix_offset(warp0 + supplier, q) + uint32_t(e.col) * 2;
+          const uint32_t at = stmatrix_offset(warp0 + supplier, q) + uint32_t(e.col) * 2;
           const WgmmaAccCoord c = wgmma_acc_coord(t, 8 * q + 2 * i + h);
-          ASSERT_EQ(at, Box::offset(c.row, c.col)) << "t " << t << " q " << q << " i " << i;
+          ASSERT_EQ(at, at_acc(c.row, c.col)) << "t " << t << " q " << q << " i " << i;
           ++count[at / 2];
         }
   }
   for (int v : count) ASSERT_EQ(v, 1) << "the box is written once";
-  // Each supplied row address is a 16-byte chunk; one matrix's 8 rows fall in 8 different chunks
-  // of their 128-byte rows (no bank conflict).
   for (int t = 0; t < 128; t += 8)
-    for (int q = 0; q < 4; ++q) {
+    for (int q = 0; q < stores; ++q) {
       std::set<uint32_t> chunks;
       for (int r = 0; r < 8; ++r) {
-        const uint32_t a = Box::stmatrix_offset(t + r, q);
+        const uint32_t a = stmatrix_offset(t + r, q);
         ASSERT_EQ(a % 16, 0u);
         chunks.insert(a % 128 / 16);
       }
       EXPECT_EQ(chunks.size(), 8u) << "t " << t << " q " << q;
     }
+}
+
+TEST(WgmmaStore, StmatrixPutsEachAccumulatorWhereTheTmaReadsIt) {
+  // hgemm v14's epilogue: a box of 64 accumulator rows by 64 columns (32 accumulators a thread),
+  // stored as it is.
+  using Box = klab::hgemm::WgmmaStoreBox;
+  check_stmatrix_box(Box::kBytes, Box::kCols / 16, stmatrix_element, Box::stmatrix_offset,
+                     [](int row, int col) { return Box::offset(row, col); });
   // The box is the TMA's 128-byte-swizzled layout of a 64 x 64 16-bit box: (0, 8) is the second
   // chunk of row 0; (1, 0) swaps with (1, 8) in row 1.
   static_assert(Box::offset(0, 8) == 16 && Box::offset(1, 0) == 128 + 16 &&
@@ -435,41 +444,12 @@ TEST(WgmmaStore, StmatrixPutsEachAccumulatorWhereTheTmaReadsIt) {
 }
 
 TEST(SwapAbStore, StmatrixTransPutsEachAccumulatorWhereTheTmaReadsIt) {
-  // hgemm v19's epilogue: the accumulators of one m64 block (rows: 64 columns of C; columns: the
-  // kTok tokens) stored by stmatrix.x4.trans must land at the TMA's offset of C(token, column) in
-  // the (64 columns, kTok rows) box: element h of register i of lane l goes to the address that
-  // lane 8i + (its transposed row) supplied, plus its transposed column.
+  // hgemm v19's epilogue: one m64 block's accumulators (rows: 64 columns of C; columns: the kTok
+  // tokens) stored transposed, into the (64 columns, kTok tokens) box C(token, column).
   auto check = [](auto box) {
     using Box = decltype(box);
-    std::vector<int> count(Box::kBytes / 2, 0);
-    for (int t = 0; t < 128; ++t) {
-      const int warp0 = t - t % 32, l = t % 32;
-      for (int q = 0; q < Box::kRows / 16; ++q)
-        for (int i = 0; i < 4; ++i)
-          for (int h = 0; h < 2; ++h) {
-            const StmatrixCoord e = stmatrix_trans_element(l, i, h);
-            const int supplier = 8 * e.matrix + e.row;
-            const StmatrixCoord r = stmatrix_row_of_lane(supplier);
-            ASSERT_TRUE(r.matrix == e.matrix && r.row == e.row);
-            const uint32_t at = Box::stmatrix_offset(warp0 + supplier, q) + uint32_t(e.col) * 2;
-            // The accumulator packed there: row = C's column in the block, col = the token.
-            const WgmmaAccCoord c = wgmma_acc_coord(t, 8 * q + 2 * i + h);
-            ASSERT_EQ(at, Box::offset(c.col, c.row)) << "t " << t << " q " << q << " i " << i;
-            ++count[at / 2];
-          }
-    }
-    for (int v : count) ASSERT_EQ(v, 1) << "the box is written once, kTok " << Box::kRows;
-    // One matrix's 8 supplied rows fall in 8 different 16-byte chunks: no bank conflict.
-    for (int t = 0; t < 128; t += 8)
-      for (int q = 0; q < Box::kRows / 16; ++q) {
-        std::set<uint32_t> chunks;
-        for (int r = 0; r < 8; ++r) {
-          const uint32_t a = Box::stmatrix_offset(t + r, q);
-          ASSERT_EQ(a % 16, 0u);
-          chunks.insert(a % 128 / 16);
-        }
-        EXPECT_EQ(chunks.size(), 8u) << "t " << t << " q " << q;
-      }
+    check_stmatrix_box(Box::kBytes, Box::kRows / 16, stmatrix_trans_element, Box::stmatrix_offset,
+                       [](int row, int col) { return Box::offset(col, row); });
   };
   check(klab::hgemm::SwapAbStoreBox<16>{});
   check(klab::hgemm::SwapAbStoreBox<64>{});
