@@ -227,13 +227,14 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
             if (8 * nt + (e & 1) > last[e / 2]) s[mt][nt][e] = -INFINITY;
       }
     };
-    // The raw scores' maximum over row r of row tile mt (its quad's lanes).
-    auto row_max = [&](int mt, int r) {
+    // The raw scores' maximum over this lane's share of row r of row tile mt (quad_max of it:
+    // the row's).
+    auto lane_row_max = [&](int mt, int r) {
       float mx = -INFINITY;
 #pragma unroll
       for (int nt = 0; nt < C::kKeyTiles; ++nt)
         mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
-      return quad_max(mx);
+      return mx;
     };
     // Row r of row tile mt with the row maximum mx: its terms, its sum, and (rescale) its running
     // max raised and its O and sum rescaled; without rescale the row keeps its max.
@@ -265,12 +266,15 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
       for (int mt = 0; mt < C::kRowTiles; ++mt) {
         mask(mt);
 #pragma unroll
-        for (int r = 0; r < 2; ++r) softmax_row(mt, r, row_max(mt, r), true);
+        for (int r = 0; r < 2; ++r) softmax_row(mt, r, quad_max(lane_row_max(mt, r)), true);
       }
     } else {
       // FlashAttention 4's conditional rescaling (as v07's): the warp keeps its rows' running
       // max, and O and the sums unscaled, unless some row's max grows past kLazyRescaleLog2; the
-      // vote makes the rescale a uniform branch. (m = -inf grows for any finite score.)
+      // vote makes the rescale a uniform branch. (m = -inf grows for any finite score.) A row's m
+      // is the same in its quad's four lanes, so the vote over each lane's own max is the vote
+      // over the rows' maxima: the quad's shuffles wait for a rescale, the rare case (as in
+      // fa3_kernel.cuh's softmax_block).
       float mx[C::kRowTiles][2];
       bool grows = false;
 #pragma unroll
@@ -278,11 +282,17 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
         mask(mt);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          mx[mt][r] = row_max(mt, r);
+          mx[mt][r] = lane_row_max(mt, r);
           grows |= mx[mt][r] * g.scale_log2 > rows[mt][r].m + kLazyRescaleLog2;
         }
       }
       const bool rescale = __any_sync(0xffffffffu, grows);
+      if (rescale) {
+#pragma unroll
+        for (int mt = 0; mt < C::kRowTiles; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) mx[mt][r] = quad_max(mx[mt][r]);
+      }
 #pragma unroll
       for (int mt = 0; mt < C::kRowTiles; ++mt)
 #pragma unroll
