@@ -988,6 +988,12 @@ h100_processes gemm.md results-e98e963-order 2026-12-07_6c9f909_placement/procs 
   2026-12-07_e98e963_drawn_order/procs
 # v18 with cuBLASLt at M = 64 and 128, two variants in drawn orders, after v19's tune (e98e963).
 h100_report 2026-12-07_e98e963_v19_tune_drawn 'goals/tune/bench_*.json' hgemm gemm.md results-e98e963-v18
+# v19's TMA-store epilogue, v14's prefetched maps and the lazy-rescale vote, the build before and
+# after in turn (scripts/measure_ab.sh), process by process.
+h100_processes gemm.md results-229707c-ab-gemm 2026-12-07_229707c_ab_store_vote/gemm_m64/ab \
+  2026-12-07_229707c_ab_store_vote/gemm_512/ab
+h100_processes attention.md results-229707c-ab-attn 2026-12-07_229707c_ab_store_vote/attn_d64/ab \
+  2026-12-07_229707c_ab_store_vote/attn_c4k/ab
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
