@@ -136,18 +136,22 @@ __device__ __forceinline__ void online_softmax_swap_ab(
         x1 = key0 + 8 < lim[n][e] ? x1 * scale_log2 : -INFINITY;
         m = t == 0 ? fmaxf(x0, x1) : fmaxf(m, fmaxf(x0, x1));
       }
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 4));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 8));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 16));
-      mx[n][e] = m;
+      mx[n][e] = m;  // this lane's share of the column; its 8 lanes' max where it is used
       grow |= m > st.row_max[n][e] + kRescaleThreshold;  // -inf + 8 is -inf: a first key counts
     }
+  // A row's running max is the same in its column's 8 lanes, so the vote over each lane's own
+  // max is the vote over the columns' maxima: the reductions wait for a rescale, the rare case
+  // (as attention's softmax_block).
   if (__any_sync(0xffffffffu, grow)) {
 #pragma unroll
     for (int n = 0; n < kNT; ++n)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const float new_max = fmaxf(st.row_max[n][e], mx[n][e]);
+        float m = mx[n][e];
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 4));
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 8));
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 16));
+        const float new_max = fmaxf(st.row_max[n][e], m);
         const float alpha = exp2f(st.row_max[n][e] - (new_max == -INFINITY ? 0.f : new_max));
         st.row_max[n][e] = new_max;
         st.row_sum[n][e] *= alpha;
