@@ -2,7 +2,8 @@
 # The open goals' near misses (docs/goals.md) measured again on an H200 in one run of ~9 minutes,
 # in steps (run in KLAB_GOALS_STEPS' order; by default the likeliest to decide a goal first, and
 # v24 last, since 13.4 is met):
-#   fa2    14.5: attention's FA2 rungs (v13, v14) beside cuDNN at the four D = 128 shapes, then
+#   fa2    14.5: attention's FA2 rungs (v13, v14): their GPU tests (fa2/tests.log), then beside
+#          cuDNN at the four D = 128 shapes, then
 #          PyTorch's SDPA on the same problems (scripts/torch_sdpa.py, the same L2 flush):
 #          fa2/bench_<n>_c<causal>.json, fa2/torch_sdpa_<n>_c<causal>.json;
 #   tune   13.5: every v19 entry checked at hgemm's awkward shapes (the GPU tests'
@@ -12,7 +13,8 @@
 #          (tune/bench_<m>x<n>x<k>.json);
 #   v24    13.4's weakest shape, 6000 x 7000 x 5000: v24, v15 and v18 paired with cuBLASLt, then
 #          v18 tuned there (v24/);
-#   dec    15.5: decode_attention bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3
+#   dec    15.5: the GPU tests of decode_attention v13, v15, v32 and v37 (dec/tests.log), then
+#          bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3
 #          (v15, v22, v30) at (16, 8k), the ragged batch, (1, 32k) and (1, 128k), pages of 16
 #          and 64, v36 and v37 (the dependent merge) at B = 1
 #          (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
@@ -58,9 +60,20 @@ bench_v18() {
   paired "$4.txt"
 }
 
+# gpu_tests FILE WHAT FILTER LIMIT: the GPU tests matching FILTER at the small awkward shapes into
+# FILE, their counts into summary.txt as "WHAT: ..."; a failure marks the run failed.
+gpu_tests() {
+  KLAB_TEST_SHAPES=small GTEST_FILTER="$3" timeout "$4" "$build/tests/klab_gpu_tests" \
+    --gtest_brief=1 > "$1" 2>&1
+  local rc=$?
+  [ $rc = 0 ] || { status=1; echo "$2: the tests exited $rc" | tee -a "$out/summary.txt"; }
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$1" | sed "s/^/$2: /" | tee -a "$out/summary.txt"
+}
+
 step_fa2() {
   mkdir -p "$out/fa2"
-  log "14.5: the FA2 rungs beside cuDNN, then PyTorch's SDPA"
+  log "14.5: the FA2 rungs' GPU tests; the rungs beside cuDNN, then PyTorch's SDPA"
+  gpu_tests "$out/fa2/tests.log" "FA2 rungs" '*attention_v13_*:*attention_v14_*' 60
   for s in "8 4096 1" "4 8192 1" "2 16384 1" "4 8192 0"; do
     read -r b n c <<< "$s"
     [ "$(left)" -gt 60 ] || break
@@ -79,12 +92,7 @@ step_tune() {
   cp "$(dirname "$0")/../kernels/hgemm/tuned.json" "$out/tune/tuned.json"
   log "13.5: v19's entries checked at awkward shapes; v19 tuned at M = 64 and 128, launch by" \
     "launch; v18 with cuBLASLt after"
-  KLAB_TEST_SHAPES=small GTEST_FILTER='*TunableConfig*hgemm_v19_wgmma_swap_ab_*' timeout 90 \
-    "$build/tests/klab_gpu_tests" --gtest_brief=1 > "$out/tune/v19_configs.log" 2>&1
-  rc=$?
-  [ $rc = 0 ] || { status=1; echo "v19 entries: the tests exited $rc" | tee -a "$out/summary.txt"; }
-  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tune/v19_configs.log" | sed 's/^/v19 entries: /' |
-    tee -a "$out/summary.txt"
+  gpu_tests "$out/tune/v19_configs.log" "v19 entries" '*TunableConfig*hgemm_v19_wgmma_swap_ab_*' 90
   for m in 64 128; do
     for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
       read -r n k <<< "$nk"
@@ -123,7 +131,9 @@ step_v24() {
 
 step_dec() {
   mkdir -p "$out/dec"
-  log "15.5: decode bf16 (paired with cuDNN's paged SDPA) and e4m3"
+  log "15.5: the decode rungs' GPU tests; bf16 (paired with cuDNN's paged SDPA) and e4m3"
+  gpu_tests "$out/dec/tests.log" "decode rungs" \
+    '*decode_attention_v13_*:*decode_attention_v15_*:*decode_attention_v32_*:*decode_attention_v37_*' 90
   for s in "16 8192 8192" "64 16384 100" "1 32768 32768" "1 131072 131072"; do
     read -r b l ml <<< "$s"
     for p in 16 64; do
