@@ -12,7 +12,7 @@
 // operand where the TMA put it.
 #include <cstdint>
 
-#include "klab/device/stmatrix_fragment.hpp"
+#include "kernels/hgemm/wgmma_store_sm90.hpp"
 #include "klab/device/swizzle.hpp"
 #include "klab/device/wgmma_desc.hpp"
 
@@ -62,27 +62,11 @@ struct SwapAbStage {
 };
 
 /// v19's C box for the TMA store: one m64 block's 64 columns of C (the accumulators' rows) by the
-/// CTA's kTok tokens (their columns), transposed into C's layout by stmatrix.trans
-/// (stmatrix_fragment.hpp's wgmma_stmatrix_trans_row): kTok rows of 128 bytes, as the TMA reads a
-/// (64 columns, kTok rows) box with CU_TENSOR_MAP_SWIZZLE_128B (1024-byte aligned). The swizzle
-/// keeps stmatrix free of bank conflicts: a matrix's 8 token rows fall in 8 different chunks.
-template <int kTok_>
-struct SwapAbStoreBox {
-  static constexpr int kRows = kTok_, kCols = 64;
-  static constexpr uint32_t kRowBytes = 128, kBytes = kRows * kRowBytes;
-  static_assert(kRows % 16 == 0, "whole stmatrix.x4 (16 tokens each)");
-
-  /// Where the TMA reads C(tok, col) of the box (bytes from the box's start).
-  static constexpr uint32_t offset(int tok, int col) {
-    return device::swizzle_128b(uint32_t(tok) * kRowBytes + uint32_t(col) * 2);
-  }
-  /// The address (bytes from the box's start) that warpgroup thread t supplies to
-  /// stmatrix.x4.trans number q (0 .. kTok / 16 - 1: tokens 16q .. 16q + 15).
-  static constexpr uint32_t stmatrix_offset(int t, int q) {
-    const device::WgmmaStmatrixRow r = device::wgmma_stmatrix_trans_row(t, q);
-    return device::swizzle_128b_chunk(r.row, r.col / 8);
-  }
-};
+/// CTA's kTok tokens (their columns), transposed into C's layout by stmatrix.trans: kTok rows of
+/// 128 bytes (1024-byte aligned). The swizzle keeps stmatrix free of bank conflicts: a matrix's 8
+/// token rows fall in 8 different chunks.
+template <int kTok>
+using SwapAbStoreBox = StmatrixStoreBox<kTok, /*transposed*/ true>;
 
 /// v19's ring: as many stages of `stage_bytes` as fit in 225 KiB (less the base's alignment and
 /// the barriers), at most kV19MaxStages. Deeper rings for the small stages (64 columns of B: 22

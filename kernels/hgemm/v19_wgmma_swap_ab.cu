@@ -390,9 +390,7 @@ struct V19Launch {
     const int a_rows = std::min(Cfg::Stage::kTok, (g.m + 7) / 8 * 8);
     const CUtensorMap a_map = make_a_map(g, a_rows), b_map = make_weight_map<kHalves>(g);
     // C's boxes for the unsplit entries' TMA store: 64 columns by the CTA's tokens.
-    const CUtensorMap c_map = device::tensor_map_2d(
-        g.c, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.m), uint64_t(g.n) * sizeof(T),
-        64, uint32_t(Cfg::Stage::kTok), CU_TENSOR_MAP_SWIZZLE_128B);
+    const CUtensorMap c_map = make_wgmma_c_map(g, Cfg::Stage::kTok);
     KLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kKernel, a_map, b_map, c_map, g.c, g.m, g.n, g.k,
                                        a_rows, programmatic));
   }

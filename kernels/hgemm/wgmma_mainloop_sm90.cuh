@@ -40,13 +40,14 @@ struct WgmmaMaps {
   CUtensorMap a, b;
 };
 
-/// C as (n inner, m outer) in WgmmaStoreBox boxes of (64, 64), 128-byte swizzled (needs
-/// g.vec16()): what the TMA-store epilogue (store_wgmma_tile_tma) writes through.
+/// C as (n inner, m outer) in StmatrixStoreBox boxes of (64, rows), 128-byte swizzled (needs
+/// g.vec16()): what the TMA-store epilogues write through (store_wgmma_tile_tma's 64-row boxes,
+/// v19's store_swap_ab_tma's of its tokens).
 template <class T>
-CUtensorMap make_wgmma_c_map(const GemmArgs<T>& g) {
+CUtensorMap make_wgmma_c_map(const GemmArgs<T>& g, int rows = WgmmaStoreBox::kRows) {
   return device::tensor_map_2d(g.c, device::tma_data_type<T>(), uint64_t(g.n), uint64_t(g.m),
-                               uint64_t(g.n) * sizeof(T), WgmmaStoreBox::kCols,
-                               WgmmaStoreBox::kRows, CU_TENSOR_MAP_SWIZZLE_128B);
+                               uint64_t(g.n) * sizeof(T), WgmmaStoreBox::kCols, uint32_t(rows),
+                               CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 /// A as (k inner, m outer) in boxes of (64, rows), 128-byte swizzled (needs g.vec16()).

@@ -13,9 +13,15 @@
 
 namespace klab::hgemm {
 
-struct WgmmaStoreBox {
-  static constexpr int kRows = 64, kCols = 64;  // a warpgroup's m64 rows, 128 bytes of 16-bit C
+/// kRows rows of 64 16-bit columns (128 bytes each), as the TMA reads a (64, kRows) box with
+/// CU_TENSOR_MAP_SWIZZLE_128B, written by stmatrix.x4 number q (16 accumulator columns each) of a
+/// warpgroup's 64 x N accumulators: as they are (v14: the box is the tile's 64 rows), or
+/// transposed (kTransposed, v19: the accumulators' columns become the box's kRows rows).
+template <int kRows_ = 64, bool kTransposed = false>
+struct StmatrixStoreBox {
+  static constexpr int kRows = kRows_, kCols = 64;
   static constexpr uint32_t kRowBytes = 128, kBytes = kRows * kRowBytes;
+  static_assert(kRows % 16 == 0, "whole stmatrix.x4 (16 rows or accumulator columns each)");
 
   /// Where the TMA reads C(row, col) of the box (bytes from the box's start).
   static constexpr uint32_t offset(int row, int col) {
@@ -23,11 +29,15 @@ struct WgmmaStoreBox {
   }
 
   /// The address (bytes from the box's start) that warpgroup thread t supplies to stmatrix.x4
-  /// number q (0..3: columns 16q .. 16q + 15 of the box).
+  /// number q (plain: columns 16q .. 16q + 15 of the box; transposed: its rows 16q .. 16q + 15).
   static constexpr uint32_t stmatrix_offset(int t, int q) {
-    const device::WgmmaStmatrixRow r = device::wgmma_stmatrix_row(t, q);
+    const device::WgmmaStmatrixRow r =
+        kTransposed ? device::wgmma_stmatrix_trans_row(t, q) : device::wgmma_stmatrix_row(t, q);
     return device::swizzle_128b_chunk(r.row, r.col / 8);
   }
 };
+
+/// v14's box: one warpgroup's m64 rows by 64 columns.
+using WgmmaStoreBox = StmatrixStoreBox<>;
 
 }  // namespace klab::hgemm
