@@ -410,12 +410,17 @@ __device__ __forceinline__ void mask_block(float (&sc)[kBlockN / 2], int jb,
 ///   2^kMaxOffset times the usual (up to 256 with 8, inside e4m3's 448), so that P's e4m3 values
 ///   stay normal down to 2^-(6 + kMaxOffset); l carries the same factor, O / l is unchanged, and
 ///   lse subtracts it (store_rows). Only with exact rescaling (lazy terms may reach 2^8 already).
-template <int kPolyEvery_, bool kLazyRescale_, int kMaxOffset_ = 0>
+/// - kMaxFree (v24): the blocks no mask touches take their terms against the running max at once
+///   and check the rows' sums instead of taking the block's max first (max_free_block). Lazy
+///   rescaling only, every term by the MUFU.
+template <int kPolyEvery_, bool kLazyRescale_, int kMaxOffset_ = 0, bool kMaxFree_ = false>
 struct SoftmaxOptions {
   static constexpr int kPolyEvery = kPolyEvery_;
   static constexpr bool kLazyRescale = kLazyRescale_;
   static constexpr int kMaxOffset = kMaxOffset_;
+  static constexpr bool kMaxFree = kMaxFree_;
   static_assert(kMaxOffset == 0 || !kLazyRescale);
+  static_assert(!kMaxFree || (kLazyRescale && kPolyEvery == 0));
 };
 using ExactSoftmax = SoftmaxOptions<0, false>;
 
@@ -486,6 +491,113 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
     rows[r].l = rows[r].l * alpha[r] + sum;
   }
   return rescale;
+}
+
+/// What max_free_block leaves to its caller.
+enum class MaxFree {
+  kKept,        // every row kept its max: the terms are P's, alpha is 1
+  kRescaled,    // some row raised its max: the terms are P's, O takes alpha (rescale_o)
+  kScoresLost,  // the scores are gone: recompute_s, then softmax_block
+};
+
+/// Opt::kMaxFree (v24): the online softmax of a block that no mask touches, with the block's max
+/// off the common path. The terms are taken against each row's running max at once (the lazy
+/// path's FFMA and MUFU: exp2(s scale - m)) and summed; a lane's row sum of at most
+/// 2^kLazyRescaleLog2 bounds each of its terms by it (they are not negative), the lazy rescale's
+/// own invariant. Where every lane of the warp passes, each row keeps its max, as softmax_block's
+/// lazy path does when its vote says so, and the terms, the sum and l are its own bit for bit:
+/// the first exponential waits on the S product alone, not on the max tree, the vote and the
+/// shuffles. Otherwise (rare past a row's first block; the branch is warp-uniform):
+/// - every term and every row's m finite: a row whose largest term t passes 2^kLazyRescaleLog2
+///   raises m by e, t's binary exponent (2^e <= t < 2^(e + 1)), and its terms, sum and l (and O,
+///   by alpha) are scaled by 2^-e, exactly; its terms are then below 2;
+/// - a term overflowed (inf: some score lies 2^7 or more above m in log2 units) or a row has seen
+///   no key yet (m = -inf: its terms were taken against 0 and may have underflowed, or
+///   overflowed): the scores are gone; the caller computes them again (recompute_s) and runs
+///   softmax_block.
+template <int kBlockN>
+__device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
+                                                  float scale_log2, float (&alpha)[2]) {
+  constexpr float kBound = float(1 << int(kLazyRescaleLog2));
+  float sum[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float m_use = QuadRow::subtrahend(rows[r].m);
+    sum[r] = 0.f;
+#pragma unroll
+    for (int i = 2 * r; i < kBlockN / 2; i += 4)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
+        sum[r] += sc[i + e];
+      }
+  }
+  const bool seen = rows[0].m != -INFINITY && rows[1].m != -INFINITY;
+  if (__all_sync(0xffffffffu, seen && sum[0] <= kBound && sum[1] <= kBound)) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      alpha[r] = 1.f;
+      rows[r].l += sum[r];
+    }
+    return MaxFree::kKept;
+  }
+  // Not above FLT_MAX: neither inf nor NaN.
+  const bool finite = sum[0] <= 3.402823466e38f && sum[1] <= 3.402823466e38f;
+  if (__any_sync(0xffffffffu, !(seen && finite))) return MaxFree::kScoresLost;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float t = quad_max(row_max_tree<kBlockN>(sc, r));  // the row's largest term
+    // t is normal and at least 2^8 where it counts: e is its exponent field less the bias.
+    const int e = t > kBound ? (__float_as_int(t) >> 23) - 127 : 0;
+    alpha[r] = exp2f(-float(e));  // exact: 2^-8 .. 2^-127
+#pragma unroll
+    for (int i = 2 * r; i < kBlockN / 2; i += 4) {
+      sc[i] *= alpha[r];
+      sc[i + 1] *= alpha[r];
+    }
+    rows[r].m += float(e);
+    rows[r].l = (rows[r].l + sum[r]) * alpha[r];
+  }
+  return MaxFree::kRescaled;
+}
+
+/// S of the block in K/V stage s computed again on the CUDA cores (max_free_block's rare
+/// kScoresLost), into the registers wgmma_ss gives it: fp32 products of Q's and K's 16-bit
+/// elements from their shared tiles, summed along D in order (not the tensor cores' bits: the
+/// same products in fp32, summed within fp32's rounding of them).
+template <class C, class T, int kD>
+__device__ __forceinline__ void recompute_s(float (&sc)[C::kBlockN / 2], const unsigned char* smem,
+                                            int wg_q, int s, int tid) {
+  using Tiles = typename C::Tiles;
+  static_assert(!kIsFp8<T>);
+  // Two elements of a tile, by their place in it (the first of the pair's offset).
+  auto pair = [](const unsigned char* tile, uint32_t offset) {
+    const uint32_t v = *reinterpret_cast<const uint32_t*>(tile + offset);
+    if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&v));
+    else
+      return __half22float2(*reinterpret_cast<const __half2*>(&v));
+  };
+#pragma unroll
+  for (int i = 0; i < C::kBlockN / 2; ++i) sc[i] = 0.f;
+  const unsigned char* const k_tile = smem + Tiles::k_tile(s);
+#pragma unroll 1
+  for (int d = 0; d < kD; d += 2) {
+    float2 q[2];  // this thread's two rows (registers 0 and 2), elements d and d + 1
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+      q[r] = pair(smem, Tiles::Q::offset(64 * wg_q + device::wgmma_acc_coord(tid, 2 * r).row, d));
+#pragma unroll
+    for (int i = 0; i < C::kBlockN / 2; i += 4)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {  // the key of registers i + e and i + 2 + e
+        const float2 k =
+            pair(k_tile, Tiles::KV::offset(device::wgmma_acc_coord(tid, i + e).col, d));
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+          sc[i + 2 * r + e] = fmaf(q[r].y, k.y, fmaf(q[r].x, k.x, sc[i + 2 * r + e]));
+      }
+  }
 }
 
 /// O's rows times their alpha.

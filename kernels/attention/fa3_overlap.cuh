@@ -165,12 +165,36 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
 
       device::wgmma_wait_group<1>();  // S done; P V may still run
       device::wgmma_fence_operands(sc);
-      // K of this block is read: the producer may refill its slot under this round.
-      release(&bars.empty_k[cur.index], th.lane);
-      if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
-      if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
+      // K of this block is read: the producer may refill its slot under this round (with
+      // Opt::kMaxFree once the softmax is past the rare case that reads K and Q again).
+      auto release_k = [&] {
+        release(&bars.empty_k[cur.index], th.lane);
+        if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
+      };
+      // At D = 256 (64-key blocks: a max tree 4 deep) the recompute's loads made ptxas spill.
+      constexpr bool kMaxFree = Opt::kMaxFree && kD <= 128;
+      if constexpr (!kMaxFree) release_k();
       float alpha[2];
-      const bool rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
+      bool rescale;
+      auto softmax_masked = [&] {
+        if (jb >= unmasked) mask_block<kBlockN>(sc, jb, th, g);
+        rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
+      };
+      if constexpr (kMaxFree) {
+        if (jb < unmasked) {
+          const MaxFree f = max_free_block<kBlockN>(sc, rows, scale_log2, alpha);
+          rescale = f == MaxFree::kRescaled;
+          if (f == MaxFree::kScoresLost) {
+            recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
+            rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
+          }
+        } else {
+          softmax_masked();
+        }
+        release_k();
+      } else {
+        softmax_masked();
+      }
       // The row sums need every exponential of the block: stored, they hold the whole softmax
       // above the wait below (ptxas would otherwise run it after P V is done).
       if (th.lane == 0) device::keep_before_wgmma_wait(pin, rows[0].l + rows[1].l);
