@@ -948,6 +948,21 @@ if [ -d "$r02" ]; then
   "$klab" report "$f02"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-02a2e5d-16x8k
 fi
+# The open goals measured again on the H200 (8f9b47a: v24, the votes, v19's TMA store):
+# attention's FA3 near misses with v24 beside v09 at D = 64, the FA2 rungs beside PyTorch's SDPA,
+# v18 at M = 64 and 128 after v19's tune, the M >= 512 near misses process by process, decode.
+g8=$res/2026-12-07_8f9b47a_open_goals
+if [ -d "$g8" ]; then
+  "$klab" report "$g8"/fa3/bench_*.json --family attention \
+    --readme docs/worklogs/attention.md --section results-8f9b47a-fa3
+  "$klab" report "$g8"/fa2/bench_*.json "$g8"/fa2/torch_sdpa_*.json --family attention \
+    --against attention.torch_sdpa_flash --readme docs/worklogs/attention.md --section results-8f9b47a-fa2
+  "$klab" report "$g8"/tune/bench_*.json --family hgemm \
+    --readme docs/worklogs/gemm.md --section results-8f9b47a-small-m
+  "$klab" report "$g8"/g13 --processes --readme docs/worklogs/gemm.md --section results-8f9b47a-g13
+  "$klab" report "$g8"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-8f9b47a-dec
+fi
 # v18 tuned on an H100 at issue 13's 34 shapes, each then paired with cuBLASLt.
 h100_report 2026-12-06_4f69d98_hgemm_h100_tune 'grid/bench_*.json' hgemm gemm.md results-4f69d98-h100-tune
 # v19 at M = 16, 17 and 64 (N = K = 4096) with cuBLASLt, Nsight of both and v19's PC samples.
