@@ -1,5 +1,5 @@
 #pragma once
-// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16; v19, v20 and v21 on it): v07's
+// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16; v19, v20, v21 and v25 on it): v07's
 // overlapped loop with FlashAttention 4's conditional rescale, each consumer warpgroup rounding
 // O / l into its own 64 rows of the block's Q tile and one thread storing them by TMA
 // (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19). kOnLine (v20, v21): a
@@ -16,7 +16,7 @@
 
 namespace klab::attention::fa3 {
 
-template <class C, class T, int kD, bool kTrimDiagonal, bool kOnLine>
+template <class C, class T, int kD, bool kTrimDiagonal, bool kOnLine, class Opt>
 __global__ void __launch_bounds__(C::kThreads, 1)
     tma_epilogue_kernel(const __grid_constant__ CUtensorMap q_map,
                         const __grid_constant__ CUtensorMap k_map,
@@ -33,18 +33,19 @@ __global__ void __launch_bounds__(C::kThreads, 1)
           return tile_of<C::kBlockM, C::kBlockN>(g);
       },
       [&](unsigned char* smem, const Barriers<C::kStages>& bars, const TileOf& t, int wg) {
-        consume_one_tile<C, T, kD, SoftmaxOptions<0, true>, /*TMA store of O*/ true, kTrimDiagonal>(
-            smem, bars, t, wg, o, lse, g, &o_map);
+        consume_one_tile<C, T, kD, Opt, /*TMA store of O*/ true, kTrimDiagonal>(smem, bars, t, wg,
+                                                                                o, lse, g, &o_map);
       });
 #elif defined(__CUDA_ARCH__)
   __trap();  // built for another architecture: fail loudly rather than leave O unwritten
 #endif
 }
 
-/// The launch of rung `name` (v16, v19, v20, v21) on problem p: OverlapConfig's tiles, one block a
-/// query tile (longest first when causal; with kLineL2Share > 0, causal problems in the order of
-/// a line whose sections fit 1 / kLineL2Share of the L2), O's store map beside Q's, K's and V's.
-template <bool kTrimDiagonal, int kLineL2Share = 0>
+/// The launch of rung `name` (v16, v19, v20, v21, v25) on problem p: OverlapConfig's tiles, one
+/// block a query tile (longest first when causal; with kLineL2Share > 0, causal problems in the
+/// order of a line whose sections fit 1 / kLineL2Share of the L2), O's store map beside Q's, K's
+/// and V's; the softmax's options Opt (the lazy rescale; v25 without the block's max).
+template <bool kTrimDiagonal, int kLineL2Share = 0, class Opt = SoftmaxOptions<0, true>>
 PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
   return dispatch_tiled(
@@ -55,24 +56,26 @@ PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers&
         const CUtensorMap om = o_store_map<C>(t, s, batch);
         if constexpr (kLineL2Share > 0)
           if (g.causal)
-            return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, true>>(
+            return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, true, Opt>>(
                 g, batch, m.q, m.k, m.v, om, t.o, t.lse, g,
                 ShortFirstLine{line_of<C>(s, int64_t(sizeof(T)), kLineL2Share)});
-        return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, false>>(
+        return prepare_tiled_kernel<C, tma_epilogue_kernel<C, T, kD, kTrimDiagonal, false, Opt>>(
             g, batch, m.q, m.k, m.v, om, t.o, t.lse, g, ShortFirstLine{});  // line unused
       });
 }
 
 /// prepare_tma_epilogue for rung kName (a namespace-scope string: the template argument).
-template <bool kTrimDiagonal, int kLineL2Share, const char* kName>
+template <bool kTrimDiagonal, int kLineL2Share, const char* kName, class Opt>
 PreparedLaunch prepare_tma_epilogue_rung(const Problem& p, Buffers& b) {
-  return prepare_tma_epilogue<kTrimDiagonal, kLineL2Share>(kName, p, b);
+  return prepare_tma_epilogue<kTrimDiagonal, kLineL2Share, Opt>(kName, p, b);
 }
 
-/// The Variant of a rung on this kernel (v16, v19, v20, v21): id, summary, sm_90, FA3's limits.
-template <bool kTrimDiagonal, int kLineL2Share, const char* kName>
+/// The Variant of a rung on this kernel (v16, v19, v20, v21, v25): id, summary, sm_90, FA3's
+/// limits.
+template <bool kTrimDiagonal, int kLineL2Share, const char* kName,
+          class Opt = SoftmaxOptions<0, true>>
 Variant tma_epilogue_variant(std::string id, std::string summary) {
-  Variant v = tiled_variant<prepare_tma_epilogue_rung<kTrimDiagonal, kLineL2Share, kName>>(
+  Variant v = tiled_variant<prepare_tma_epilogue_rung<kTrimDiagonal, kLineL2Share, kName, Opt>>(
       std::move(id), std::move(summary), 90);
   v.can_implement = [](const Problem& p) { return can_implement(kName, p); };
   return v;
