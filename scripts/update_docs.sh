@@ -1009,6 +1009,12 @@ h100_processes gemm.md results-229707c-ab-gemm 2026-12-07_229707c_ab_store_vote/
   2026-12-07_229707c_ab_store_vote/gemm_512/ab
 h100_processes attention.md results-229707c-ab-attn 2026-12-07_229707c_ab_store_vote/attn_d64/ab \
   2026-12-07_229707c_ab_store_vote/attn_c4k/ab
+# v25 (v16 with v24's softmax) and v24 at causal D = 128 with cuDNN; decode's swapped softmax
+# trims (6ae6bfa) against the build before, the e4m3 loop's rate with the cache in L2.
+h100_report 2026-12-07_6ae6bfa_v25_swap_trims 'attn/bench_*.json' attention attention.md \
+  results-6ae6bfa-v25
+h100_ab 2026-12-07_6ae6bfa_v25_swap_trims/dec decode_attention decode.md results-6ae6bfa-trims \
+  old1 new1 old2 new2
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...

@@ -25,7 +25,6 @@
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/gqa_mma_e4m3.cuh"
-#include "klab/device/fast_exp.hpp"
 #include "klab/device/fp8_convert.cuh"
 #include "klab/device/mma_sm80.cuh"
 
@@ -117,50 +116,29 @@ __device__ __forceinline__ void swap_ab_row_limits(int64_t (&lim)[kNT][2], int l
 /// once (v15: two; s[t][n]: stage t's keys key_base[t] + key_row + g (c0, c1) and + 8 (c2, c3),
 /// g = lane / 4, of rows 8n + 2c + {0, 1}): online_softmax_16's rules (the FA4 threshold, a
 /// warp-uniform rescale), the reductions over a column's 8 lanes, one set for all kTiles stages.
-/// The scores stay raw until the exponential: each row's max is scaled once (scale_log2 > 0, so
-/// the max of the scaled scores is the scaled max, bit for bit), and each term is
-/// ex2(s scale - m) by one FFMA and the MUFU's ex2.approx.ftz (a term below 2^-126 becomes 0,
-/// which P's f16 or bf16 rounding and the row's sum would not see). Where every key of the
-/// stages lies below every row's limit (all but a chunk's last stages; one warp vote), the masks'
-/// 64-bit compares are skipped.
 template <int kD, int kNT, int kTiles>
 __device__ __forceinline__ void online_softmax_swap_ab(
     SwapAbWarpState<kD, kNT>& st, float (&s)[kTiles][kNT][4], int lane, int key_row,
     const int64_t (&key_base)[kTiles], const int64_t (&lim)[kNT][2], float scale_log2) {
-  int64_t lim_min = lim[0][0], key_end = key_base[0];
-#pragma unroll
-  for (int n = 0; n < kNT; ++n) lim_min = min(lim_min, min(lim[n][0], lim[n][1]));
-#pragma unroll
-  for (int t = 1; t < kTiles; ++t) key_end = max(key_end, key_base[t]);
-  const bool whole = __all_sync(0xffffffffu, key_end + key_row + 16 <= lim_min);
   float mx[kNT][2];
   bool grow = false;
-  // Each row's max over the stages (its column's share), the masked keys at -inf first.
-  auto row_maxima = [&]<bool kMasked>() {
 #pragma unroll
-    for (int n = 0; n < kNT; ++n)
+  for (int n = 0; n < kNT; ++n)
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        float m = -INFINITY;
+    for (int e = 0; e < 2; ++e) {
+      float m = -INFINITY;
 #pragma unroll
-        for (int t = 0; t < kTiles; ++t) {
-          float& x0 = s[t][n][e];
-          float& x1 = s[t][n][2 + e];
-          if constexpr (kMasked) {
-            const int64_t key0 = key_base[t] + key_row + lane / 4;
-            if (!(key0 < lim[n][e])) x0 = -INFINITY;
-            if (!(key0 + 8 < lim[n][e])) x1 = -INFINITY;
-          }
-          m = t == 0 ? fmaxf(x0, x1) : fmaxf(m, fmaxf(x0, x1));
-        }
-        mx[n][e] = m * scale_log2;  // this lane's share of the column; its 8 lanes' where used
-        grow |= mx[n][e] > st.row_max[n][e] + kRescaleThreshold;  // -inf + 8 is -inf
+      for (int t = 0; t < kTiles; ++t) {
+        const int64_t key0 = key_base[t] + key_row + lane / 4;
+        float& x0 = s[t][n][e];
+        float& x1 = s[t][n][2 + e];
+        x0 = key0 < lim[n][e] ? x0 * scale_log2 : -INFINITY;
+        x1 = key0 + 8 < lim[n][e] ? x1 * scale_log2 : -INFINITY;
+        m = t == 0 ? fmaxf(x0, x1) : fmaxf(m, fmaxf(x0, x1));
       }
-  };
-  if (whole)
-    row_maxima.template operator()<false>();
-  else
-    row_maxima.template operator()<true>();
+      mx[n][e] = m;  // this lane's share of the column; its 8 lanes' max where it is used
+      grow |= m > st.row_max[n][e] + kRescaleThreshold;  // -inf + 8 is -inf: a first key counts
+    }
   // A row's running max is the same in its column's 8 lanes, so the vote over each lane's own
   // max is the vote over the columns' maxima: the reductions wait for a rescale, the rare case
   // (as attention's softmax_block).
@@ -191,8 +169,8 @@ __device__ __forceinline__ void online_softmax_swap_ab(
       const float base = st.row_max[n][e] == -INFINITY ? 0.f : st.row_max[n][e];
 #pragma unroll
       for (int t = 0; t < kTiles; ++t) {
-        s[t][n][e] = device::ex2_ftz(fmaf(s[t][n][e], scale_log2, -base));
-        s[t][n][2 + e] = device::ex2_ftz(fmaf(s[t][n][2 + e], scale_log2, -base));
+        s[t][n][e] = exp2f(s[t][n][e] - base);
+        s[t][n][2 + e] = exp2f(s[t][n][2 + e] - base);
         st.row_sum[n][e] += s[t][n][e] + s[t][n][2 + e];
       }
     }
