@@ -18,9 +18,9 @@
 #          (v15, v22, v30) at (16, 8k), the ragged batch, (1, 32k) and (1, 128k), pages of 16
 #          and 64, v36 and v37 (the dependent merge) at B = 1
 #          (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
-#   fa3    14.1, 14.3, 14.4: v24's GPU tests (fa3/tests.log), then the wgmma rungs closest to
-#          cuDNN, paired, at causal 4k, 8k and 16k (D = 128) and D = 64 causal and not at 8k,
-#          v09 beside v24 there (fa3/bench_<n>_d<d>_c<causal>.json);
+#   fa3    14.1, 14.3, 14.4: v24's and v25's GPU tests (fa3/tests.log), then the wgmma rungs
+#          closest to cuDNN, paired: v16 beside v25 at causal 4k, 8k and 16k (D = 128), v09
+#          beside v24 at D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json);
 #   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x (or met only
 #          inside the rotated order's margin: docs/goals.md), each in
 #          KLAB_GOALS_PROCESSES processes (default 2; with the order rotated, before e98e963, one
@@ -160,12 +160,12 @@ step_dec() {
 
 step_fa3() {
   mkdir -p "$out/fa3"
-  log "14.1, 14.3, 14.4: the FA3 rungs closest to cuDNN, paired (v24's GPU tests first)"
-  gpu_tests "$out/fa3/tests.log" "v24" '*attention_v24_*' 60
-  for s in "8 4096 128 1 v16_fa3_tma_epilogue v20_fa3_line_order" \
+  log "14.1, 14.3, 14.4: the FA3 rungs closest to cuDNN, paired (v24's and v25's GPU tests first)"
+  gpu_tests "$out/fa3/tests.log" "v24, v25" '*attention_v24_*:*attention_v25_*' 90
+  for s in "8 4096 128 1 v16_fa3_tma_epilogue v25_fa3_max_free_tma_epilogue" \
            "4 8192 64 0 v09_fa3_three_consumers v24_fa3_max_free" \
-           "2 16384 128 1 v20_fa3_line_order v16_fa3_tma_epilogue" \
-           "4 8192 128 1 v20_fa3_line_order v16_fa3_tma_epilogue" \
+           "2 16384 128 1 v25_fa3_max_free_tma_epilogue v16_fa3_tma_epilogue" \
+           "4 8192 128 1 v25_fa3_max_free_tma_epilogue v16_fa3_tma_epilogue" \
            "4 8192 64 1 v09_fa3_three_consumers v24_fa3_max_free"; do
     read -r b n d c r1 r2 <<< "$s"
     [ "$(left)" -gt 45 ] || break
