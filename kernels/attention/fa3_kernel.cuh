@@ -518,7 +518,7 @@ enum class MaxFree {
 template <int kBlockN>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                                   float scale_log2, float (&alpha)[2]) {
-  constexpr float kBound = float(1 << int(kLazyRescaleLog2));
+  constexpr float kBound = kLazyTermBound;
   float sum[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -547,9 +547,8 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const float t = quad_max(row_max_tree<kBlockN>(sc, r));  // the row's largest term
-    // t is normal and at least 2^8 where it counts: e is its exponent field less the bias.
-    const int e = t > kBound ? (__float_as_int(t) >> 23) - 127 : 0;
-    alpha[r] = exp2f(-float(e));  // exact: 2^-8 .. 2^-127
+    const int e = max_free_exponent(t);
+    alpha[r] = exp2f(-float(e));  // exact: 1, or 2^-8 .. 2^-127
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4) {
       sc[i] *= alpha[r];

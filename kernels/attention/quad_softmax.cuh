@@ -7,14 +7,11 @@
 // instructions to every term, on the issue slots the softmax shares with the GEMMs).
 #include <cmath>
 
+#include "kernels/attention/lazy_rescale.hpp"
 #include "kernels/attention/tiled_launch.cuh"
 #include "klab/device/fast_exp.hpp"
 
 namespace klab::attention {
-
-/// FlashAttention 4's conditional rescaling (attention v07, v14): a warp keeps its rows' running
-/// max until one grows by more than this (log2 units), so the terms stay below 2^8.
-inline constexpr float kLazyRescaleLog2 = 8.f;
 
 /// x reduced over the 4 lanes of this lane's quad, by max or by sum.
 __device__ __forceinline__ float quad_max(float x) {

@@ -21,6 +21,7 @@
 #include "kernels/attention/fa3_fp8.hpp"
 #include "kernels/attention/fa3_schedule.hpp"
 #include "kernels/attention/fa3_tile.hpp"
+#include "kernels/attention/lazy_rescale.hpp"
 #include "kernels/attention/family.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
@@ -1797,4 +1798,27 @@ TEST(AttentionCudnnLayout, StaticRefusals) {
   EXPECT_EQ(v->info.dtypes, (std::vector<DType>{DType::bf16, DType::f16}));
   EXPECT_FALSE(can_run(*v, d4).ok());
   EXPECT_FALSE(can_run(*v, off).ok());
+}
+
+// v24's rescale of a row whose largest term passed 2^8 (fa3_kernel.cuh's max_free_block): the
+// exponent puts the term in [1, 2) by an exact power of two, and leaves a term at or under the
+// bound (and 0) alone.
+TEST(AttentionMaxFree, ExponentScalesTheLargestTermIntoOneToTwo) {
+  using attention::max_free_exponent;
+  EXPECT_EQ(attention::kLazyTermBound, std::ldexp(1.f, int(attention::kLazyRescaleLog2)));
+  for (float t : {0.f, 1e-30f, 0.5f, 1.f, 3.f, 255.9f, 256.f})
+    EXPECT_EQ(max_free_exponent(t), 0) << t;
+  const float big = std::numeric_limits<float>::max();
+  for (float t : {std::nextafter(256.f, 1e9f), 257.f, 511.99f, 512.f, 513.f, 1e10f, 3.5e37f,
+                  std::nextafter(big, 0.f), big}) {
+    const int e = max_free_exponent(t);
+    int fe = 0;
+    (void)std::frexp(t, &fe);  // t = f 2^fe, f in [0.5, 1)
+    EXPECT_EQ(e, fe - 1) << t;
+    EXPECT_GE(e, 8) << t;
+    const float scaled = std::ldexp(t, -e);
+    EXPECT_GE(scaled, 1.f) << t;
+    EXPECT_LT(scaled, 2.f) << t;
+    EXPECT_EQ(std::ldexp(scaled, e), t) << t << ": the scaling is exact";
+  }
 }
