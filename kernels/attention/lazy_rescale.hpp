@@ -21,7 +21,8 @@ static_assert(kLazyTermBound == float(1 << int(kLazyRescaleLog2)));
 /// max rises while its terms, sum and O scale by 2^-e, exactly; 0 (nothing to do) where t stays
 /// at or below the bound.
 KLAB_HOST_DEVICE constexpr int max_free_exponent(float t) {
-  return t > kLazyTermBound ? int(std::bit_cast<uint32_t>(t) >> 23) - 127 : 0;  // t > 0: no sign bit
+  // t > 0 there: no sign bit above the exponent field.
+  return t > kLazyTermBound ? int(std::bit_cast<uint32_t>(t) >> 23) - 127 : 0;
 }
 
 }  // namespace klab::attention
