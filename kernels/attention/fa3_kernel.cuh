@@ -497,32 +497,33 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
 enum class MaxFree {
   kKept,        // every row kept its max: the terms are P's, alpha is 1
   kRescaled,    // some row raised its max: the terms are P's, O takes alpha (rescale_o)
-  kScoresLost,  // the scores are gone: recompute_s, then softmax_block
+  kScoresLost,  // a term overflowed and the scores are gone: recompute_s, then softmax_block
 };
 
 /// Opt::kMaxFree (v24): the online softmax of a block that no mask touches, with the block's max
 /// off the common path. The terms are taken against each row's running max at once (the lazy
 /// path's FFMA and MUFU: exp2(s scale - m)) and summed; a lane's row sum of at most
-/// 2^kLazyRescaleLog2 bounds each of its terms by it (they are not negative), the lazy rescale's
-/// own invariant. Where every lane of the warp passes, each row keeps its max, as softmax_block's
+/// kLazyTermBound bounds each of its terms by it (they are not negative), the lazy rescale's own
+/// invariant. Where every lane of the warp passes, each row keeps its max, as softmax_block's
 /// lazy path does when its vote says so, and the terms, the sum and l are its own bit for bit:
 /// the first exponential waits on the S product alone, not on the max tree, the vote and the
-/// shuffles. Otherwise (rare past a row's first block; the branch is warp-uniform):
-/// - every term and every row's m finite: a row whose largest term t passes 2^kLazyRescaleLog2
-///   raises m by e, t's binary exponent (2^e <= t < 2^(e + 1)), and its terms, sum and l (and O,
-///   by alpha) are scaled by 2^-e, exactly; its terms are then below 2;
-/// - a term overflowed (inf: some score lies 2^7 or more above m in log2 units) or a row has seen
-///   no key yet (m = -inf: its terms were taken against 0 and may have underflowed, or
-///   overflowed): the scores are gone; the caller computes them again (recompute_s) and runs
-///   softmax_block.
-template <int kBlockN>
+/// shuffles. The other cases (rare past a row's first blocks; every branch is warp-uniform):
+/// - a row that has seen no key yet (m = -inf: causal rows whose first visible block this is):
+///   softmax_block on the scores as they are, decided before any term (the vote needs no score);
+/// - every term finite: each row raises m by its largest term's exponent (max_free_exponent) and
+///   scales its terms, sum, l (and O, by alpha) by the power of two, exactly;
+/// - a term overflowed (inf: some score lies 2^7 or more above m in log2 units) or a sum is NaN:
+///   the scores are gone; the caller computes them again (recompute_s) and runs softmax_block.
+template <int kBlockN, class Opt>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                                   float scale_log2, float (&alpha)[2]) {
-  constexpr float kBound = kLazyTermBound;
+  if (!__all_sync(0xffffffffu, rows[0].m != -INFINITY && rows[1].m != -INFINITY))
+    return softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha) ? MaxFree::kRescaled
+                                                                    : MaxFree::kKept;
   float sum[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    const float m_use = QuadRow::subtrahend(rows[r].m);
+    const float m_use = rows[r].m;  // finite: softmax_block's QuadRow::subtrahend(m)
     sum[r] = 0.f;
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4)
@@ -532,8 +533,7 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
         sum[r] += sc[i + e];
       }
   }
-  const bool seen = rows[0].m != -INFINITY && rows[1].m != -INFINITY;
-  if (__all_sync(0xffffffffu, seen && sum[0] <= kBound && sum[1] <= kBound)) {
+  if (__all_sync(0xffffffffu, sum[0] <= kLazyTermBound && sum[1] <= kLazyTermBound)) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       alpha[r] = 1.f;
@@ -543,12 +543,13 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
   }
   // Not above FLT_MAX: neither inf nor NaN.
   const bool finite = sum[0] <= 3.402823466e38f && sum[1] <= 3.402823466e38f;
-  if (__any_sync(0xffffffffu, !(seen && finite))) return MaxFree::kScoresLost;
+  if (__any_sync(0xffffffffu, !finite)) return MaxFree::kScoresLost;
+  bool raised = false;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const float t = quad_max(row_max_tree<kBlockN>(sc, r));  // the row's largest term
     const int e = max_free_exponent(t);
-    alpha[r] = exp2f(-float(e));  // exact: 1, or 2^-8 .. 2^-127
+    alpha[r] = max_free_alpha(e);  // 1 where e = 0: the row keeps its max
 #pragma unroll
     for (int i = 2 * r; i < kBlockN / 2; i += 4) {
       sc[i] *= alpha[r];
@@ -556,8 +557,9 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
     }
     rows[r].m += float(e);
     rows[r].l = (rows[r].l + sum[r]) * alpha[r];
+    raised |= e != 0;
   }
-  return MaxFree::kRescaled;
+  return __any_sync(0xffffffffu, raised) ? MaxFree::kRescaled : MaxFree::kKept;
 }
 
 /// S of the block in K/V stage s computed again on the CUDA cores (max_free_block's rare

@@ -182,11 +182,12 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       };
       if constexpr (kMaxFree) {
         if (jb < unmasked) {
-          const MaxFree f = max_free_block<kBlockN>(sc, rows, scale_log2, alpha);
+          const MaxFree f = max_free_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
           rescale = f == MaxFree::kRescaled;
           if (f == MaxFree::kScoresLost) {
             recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
             rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
+            __syncwarp();  // every lane's reads of K before lane 0 hands the slot back
           }
         } else {
           softmax_masked();

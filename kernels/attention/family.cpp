@@ -314,6 +314,9 @@ std::vector<Problem> awkward() {
   add(2, 300, 127, 4, 1, 128, true);   // Nq > Nkv: rows 0..172 empty
   add(1, 1000, 1, 2, 2, 64, true);     // one key: every row but the last empty
   add(1, 129, 1000, 2, 1, 256, true);  // a short query block at the end of a long KV
+  // Row 0 sees keys 0..127 only: nothing in the first block visited (key 128), then a whole
+  // block while its max is still -inf (v24's unseen-row case), at D = 64 and 128.
+  for (int64_t d : {64, 128}) add(2, 2, 129, 4, 2, d, true);
   // Group sizes 1, 4, 5, 6, 8 (Hq / Hkv).
   for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{3, 3}, {8, 2}, {5, 1}, {12, 2}, {16, 2}})
     add(1, 129, 129, hq, hkv, 128, true);

@@ -1,7 +1,7 @@
 #pragma once
 // FlashAttention 4's conditional rescaling (attention v07, v14, v24): its threshold, and v24's
 // exact power-of-two rescale of a row whose terms were taken against a stale max
-// (fa3_kernel.cuh's max_free_block); host-compilable so that the CPU tests check the exponent.
+// (fa3_kernel.cuh's max_free_block); host-compilable so that the CPU tests check both.
 #include <bit>
 #include <cstdint>
 
@@ -16,13 +16,19 @@ inline constexpr float kLazyRescaleLog2 = 8.f;
 inline constexpr float kLazyTermBound = 256.f;
 static_assert(kLazyTermBound == float(1 << int(kLazyRescaleLog2)));
 
-/// v24's rescale of a row whose largest term t (finite) passed kLazyTermBound: e, t's binary
-/// exponent (2^e <= t < 2^(e + 1), from the exponent field: t is normal there), by which the row's
-/// max rises while its terms, sum and O scale by 2^-e, exactly; 0 (nothing to do) where t stays
-/// at or below the bound.
+/// The exponent by which v24's rare path raises a row's max, from the row's largest term t (finite,
+/// not negative): t's binary exponent e (2^e <= t < 2^(e + 1)) where t >= 2, so that the terms
+/// scaled by 2^-e lie below 2 and the next blocks' sums pass the check again; at most 126, so that
+/// 2^-e stays a normal float (terms then below 4); 0 below 2, where nothing needs to move.
 KLAB_HOST_DEVICE constexpr int max_free_exponent(float t) {
-  // t > 0 there: no sign bit above the exponent field.
-  return t > kLazyTermBound ? int(std::bit_cast<uint32_t>(t) >> 23) - 127 : 0;
+  if (!(t >= 2.f)) return 0;
+  const int e = int(std::bit_cast<uint32_t>(t) >> 23) - 127;  // t >= 2: normal, no sign bit
+  return e < 126 ? e : 126;
+}
+
+/// 2^-e for e in [0, 126] from its bits: exact, and a normal float, which no flush to zero takes.
+KLAB_HOST_DEVICE constexpr float max_free_alpha(int e) {
+  return std::bit_cast<float>(uint32_t(127 - e) << 23);
 }
 
 }  // namespace klab::attention

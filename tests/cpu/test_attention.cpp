@@ -1800,25 +1800,33 @@ TEST(AttentionCudnnLayout, StaticRefusals) {
   EXPECT_FALSE(can_run(*v, off).ok());
 }
 
-// v24's rescale of a row whose largest term passed 2^8 (fa3_kernel.cuh's max_free_block): the
-// exponent puts the term in [1, 2) by an exact power of two, and leaves a term at or under the
-// bound (and 0) alone.
+// v24's rescale of a row whose largest term t passed what its sum allows (fa3_kernel.cuh's
+// max_free_block): the exponent puts t in [1, 2) by an exact power of two (in [2, 4) where it
+// stops at 126, so that 2^-e stays normal), leaves a term below 2 (and 0) alone, and alpha is
+// 2^-e exactly.
 TEST(AttentionMaxFree, ExponentScalesTheLargestTermIntoOneToTwo) {
+  using attention::max_free_alpha;
   using attention::max_free_exponent;
   EXPECT_EQ(attention::kLazyTermBound, std::ldexp(1.f, int(attention::kLazyRescaleLog2)));
-  for (float t : {0.f, 1e-30f, 0.5f, 1.f, 3.f, 255.9f, 256.f})
+  for (float t : {0.f, 1e-30f, 0.5f, 1.f, 1.5f, std::nextafter(2.f, 0.f)})
     EXPECT_EQ(max_free_exponent(t), 0) << t;
   const float big = std::numeric_limits<float>::max();
-  for (float t : {std::nextafter(256.f, 1e9f), 257.f, 511.99f, 512.f, 513.f, 1e10f, 3.5e37f,
-                  std::nextafter(big, 0.f), big}) {
+  for (float t :
+       {2.f, 3.f, 255.9f, 256.f, std::nextafter(256.f, 1e9f), 257.f, 511.99f, 512.f, 1e10f, 3.5e37f,
+        std::ldexp(1.f, 126), std::ldexp(1.f, 127), std::nextafter(big, 0.f), big}) {
     const int e = max_free_exponent(t);
     int fe = 0;
     (void)std::frexp(t, &fe);  // t = f 2^fe, f in [0.5, 1)
-    EXPECT_EQ(e, fe - 1) << t;
-    EXPECT_GE(e, 8) << t;
+    EXPECT_EQ(e, std::min(fe - 1, 126)) << t;
+    EXPECT_GE(e, 1) << t;
     const float scaled = std::ldexp(t, -e);
     EXPECT_GE(scaled, 1.f) << t;
-    EXPECT_LT(scaled, 2.f) << t;
+    EXPECT_LT(scaled, e < 126 ? 2.f : 4.f) << t;
     EXPECT_EQ(std::ldexp(scaled, e), t) << t << ": the scaling is exact";
+    EXPECT_EQ(t * max_free_alpha(e), scaled) << t;
+  }
+  for (int e = 0; e <= 126; ++e) {
+    EXPECT_EQ(max_free_alpha(e), std::ldexp(1.f, -e)) << e;
+    EXPECT_EQ(std::fpclassify(max_free_alpha(e)), FP_NORMAL) << e;
   }
 }
