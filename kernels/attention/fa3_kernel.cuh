@@ -437,6 +437,40 @@ __device__ __forceinline__ float row_max_tree(const float (&sc)[kBlockN / 2], in
   return device::tree_reduce(v, [](float a, float b) { return fmaxf(a, b); });
 }
 
+/// Row r's scores in this lane turned into its terms in place, exp2(s scale - m_use) (every
+/// kEvery-th by device::ex2_poly, 0: none), and their sum, in the terms' order.
+template <int kBlockN, int kEvery = 0>
+__device__ __forceinline__ float row_terms(float (&sc)[kBlockN / 2], int r, float scale_log2,
+                                           float m_use) {
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 2 * r; i < kBlockN / 2; i += 4)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int k = (i / 4) * 2 + e;  // the term's place among the row's kBlockN / 4
+      bool poly = false;
+      if constexpr (kEvery > 0) poly = k % kEvery == kEvery - 1;
+      if (poly)
+        sc[i + e] = device::ex2_poly(fmaf(sc[i + e], scale_log2, -m_use));
+      else
+        sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
+      sum += sc[i + e];
+    }
+  return sum;
+}
+
+/// A 64-row accumulator's two rows in this thread (O, or a block's terms) times their alpha.
+template <int kN>
+__device__ __forceinline__ void scale_rows(float (&acc)[kN / 2], const float (&alpha)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+#pragma unroll
+    for (int i = 2 * r; i < kN / 2; i += 4) {
+      acc[i] *= alpha[r];
+      acc[i + 1] *= alpha[r];
+    }
+}
+
 /// The online softmax of one key block's scores in place (they become the terms of P); alpha[r]
 /// receives the factor exp2(m_old - m_new) that row r's O must be multiplied by. Returns whether
 /// O must be rescaled at all (always, unless Opt::kLazyRescale kept every row's max of the warp).
@@ -474,21 +508,7 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
       m_use = QuadRow::subtrahend(rows[r].m);
     }
     if constexpr (Opt::kMaxOffset != 0) m_use -= float(Opt::kMaxOffset);
-    float sum = 0.f;
-#pragma unroll
-    for (int i = 2 * r; i < kBlockN / 2; i += 4)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int k = (i / 4) * 2 + e;  // the term's place among the row's kBlockN / 4
-        bool poly = false;
-        if constexpr (kEvery > 0) poly = k % kEvery == kEvery - 1;
-        if (poly)
-          sc[i + e] = device::ex2_poly(fmaf(sc[i + e], scale_log2, -m_use));
-        else
-          sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
-        sum += sc[i + e];
-      }
-    rows[r].l = rows[r].l * alpha[r] + sum;
+    rows[r].l = rows[r].l * alpha[r] + row_terms<kBlockN, kEvery>(sc, r, scale_log2, m_use);
   }
   return rescale;
 }
@@ -496,7 +516,7 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
 /// What max_free_block leaves to its caller.
 enum class MaxFree {
   kKept,        // every row kept its max: the terms are P's, alpha is 1
-  kRescaled,    // some row raised its max: the terms are P's, O takes alpha (rescale_o)
+  kRescaled,    // some row raised its max: the terms are P's, O takes alpha (scale_rows)
   kScoresLost,  // a term overflowed and the scores are gone: recompute_s, then softmax_block
 };
 
@@ -520,19 +540,9 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
   if (!__all_sync(0xffffffffu, rows[0].m != -INFINITY && rows[1].m != -INFINITY))
     return softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha) ? MaxFree::kRescaled
                                                                     : MaxFree::kKept;
-  float sum[2];
+  float sum[2];  // m is finite: softmax_block's QuadRow::subtrahend(m) is m
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const float m_use = rows[r].m;  // finite: softmax_block's QuadRow::subtrahend(m)
-    sum[r] = 0.f;
-#pragma unroll
-    for (int i = 2 * r; i < kBlockN / 2; i += 4)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        sc[i + e] = QuadRow::term(sc[i + e], scale_log2, m_use);
-        sum[r] += sc[i + e];
-      }
-  }
+  for (int r = 0; r < 2; ++r) sum[r] = row_terms<kBlockN>(sc, r, scale_log2, rows[r].m);
   if (__all_sync(0xffffffffu, sum[0] <= kLazyTermBound && sum[1] <= kLazyTermBound)) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -541,24 +551,18 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
     }
     return MaxFree::kKept;
   }
-  // Not above FLT_MAX: neither inf nor NaN.
-  const bool finite = sum[0] <= 3.402823466e38f && sum[1] <= 3.402823466e38f;
-  if (__any_sync(0xffffffffu, !finite)) return MaxFree::kScoresLost;
+  if (__any_sync(0xffffffffu, !(isfinite(sum[0]) && isfinite(sum[1])))) return MaxFree::kScoresLost;
   bool raised = false;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const float t = quad_max(row_max_tree<kBlockN>(sc, r));  // the row's largest term
     const int e = max_free_exponent(t);
     alpha[r] = max_free_alpha(e);  // 1 where e = 0: the row keeps its max
-#pragma unroll
-    for (int i = 2 * r; i < kBlockN / 2; i += 4) {
-      sc[i] *= alpha[r];
-      sc[i + 1] *= alpha[r];
-    }
     rows[r].m += float(e);
     rows[r].l = (rows[r].l + sum[r]) * alpha[r];
     raised |= e != 0;
   }
+  scale_rows<kBlockN>(sc, alpha);
   return __any_sync(0xffffffffu, raised) ? MaxFree::kRescaled : MaxFree::kKept;
 }
 
@@ -599,18 +603,6 @@ __device__ __forceinline__ void recompute_s(float (&sc)[C::kBlockN / 2], const u
           sc[i + 2 * r + e] = fmaf(q[r].y, k.y, fmaf(q[r].x, k.x, sc[i + 2 * r + e]));
       }
   }
-}
-
-/// O's rows times their alpha.
-template <int kD>
-__device__ __forceinline__ void rescale_o(float (&acc)[kD / 2], const float (&alpha)[2]) {
-#pragma unroll
-  for (int r = 0; r < 2; ++r)
-#pragma unroll
-    for (int i = 2 * r; i < kD / 2; i += 4) {
-      acc[i] *= alpha[r];
-      acc[i + 1] *= alpha[r];
-    }
 }
 
 /// P rounded into the register A operand of P V (e4m3: four terms a register, in place,

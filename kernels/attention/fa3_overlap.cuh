@@ -204,7 +204,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       device::wgmma_fence_operands(acc);
       hold_p();
       release(&bars.empty_v[prev.index], th.lane);
-      if (rescale) rescale_o<kD>(acc, alpha);
+      if (rescale) scale_rows<kD>(acc, alpha);
       make_p();  // P V of the block before has read the shared tile: it may be overwritten
       prev = cur;
     }
@@ -283,7 +283,7 @@ __device__ __forceinline__ void consume_tile_serial(unsigned char* smem,
     float alpha[2];
     // Round 0: O is still 0, nothing to rescale.
     if (softmax_block<kBlockN, Opt>(sc, rows, g.scale_log2, alpha) && it > 0)
-      rescale_o<kD>(acc, alpha);
+      scale_rows<kD>(acc, alpha);
     uint32_t pa[kBlockN / 16][4];
     p_registers<kBlockN, T>(sc, pa);
     device::mbarrier_wait(&bars.full_v[slot.index], slot.phase);

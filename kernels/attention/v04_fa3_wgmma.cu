@@ -90,7 +90,7 @@ struct V04 {
       // Online softmax of the block's rows; O's rows rescaled by exp2(m_old - m_new).
       float alpha[2];
       fa3::softmax_block<kBlockN>(sc, rows, g.scale_log2, alpha);
-      fa3::rescale_o<kD>(acc, alpha);
+      fa3::scale_rows<kD>(acc, alpha);
 
       // O += P V: P rounded into the register A operand.
       uint32_t pa[kBlockN / 16][4];
