@@ -18,8 +18,8 @@
 #          (v15, v22, v30) at (16, 8k), the ragged batch, (1, 32k) and (1, 128k), pages of 16
 #          and 64, v36 and v37 (the dependent merge) at B = 1
 #          (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
-#   fa3    14.1, 14.3, 14.4: v24's and v25's GPU tests (fa3/tests.log), then the wgmma rungs
-#          closest to cuDNN, paired: v16 beside v25 at causal 4k, 8k and 16k (D = 128), v09
+#   fa3    14.1, 14.3, 14.4: v24's, v25's and v26's GPU tests (fa3/tests.log), then the wgmma
+#          rungs closest to cuDNN, paired: v16, v25 and v26 at causal 4k, 8k and 16k (D = 128), v09
 #          beside v24 at D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json);
 #   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x (or met only
 #          inside the rotated order's margin: docs/goals.md), each in
@@ -74,7 +74,7 @@ gpu_tests() {
 step_fa2() {
   mkdir -p "$out/fa2"
   log "14.5: the FA2 rungs' GPU tests; the rungs beside cuDNN, then PyTorch's SDPA"
-  gpu_tests "$out/fa2/tests.log" "FA2 rungs" '*attention_v13_*:*attention_v14_*' 60
+  gpu_tests "$out/fa2/tests.log" "FA2 rungs" '*/attention_v13_*:*/attention_v14_*' 60
   for s in "8 4096 1" "4 8192 1" "2 16384 1" "4 8192 0"; do
     read -r b n c <<< "$s"
     [ "$(left)" -gt 60 ] || break
@@ -160,17 +160,19 @@ step_dec() {
 
 step_fa3() {
   mkdir -p "$out/fa3"
-  log "14.1, 14.3, 14.4: the FA3 rungs closest to cuDNN, paired (v24's and v25's GPU tests first)"
-  gpu_tests "$out/fa3/tests.log" "v24, v25" '*attention_v24_*:*attention_v25_*' 90
-  for s in "8 4096 128 1 v16_fa3_tma_epilogue v25_fa3_max_free_tma_epilogue" \
+  log "14.1, 14.3, 14.4: the FA3 rungs closest to cuDNN, paired (v24's, v25's and v26's GPU tests first)"
+  gpu_tests "$out/fa3/tests.log" "v24, v25, v26" \
+    '*/attention_v24_*:*/attention_v25_*:*/attention_v26_*' 90
+  for s in "8 4096 128 1 v16_fa3_tma_epilogue v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order" \
            "4 8192 64 0 v09_fa3_three_consumers v24_fa3_max_free" \
-           "2 16384 128 1 v25_fa3_max_free_tma_epilogue v16_fa3_tma_epilogue" \
-           "4 8192 128 1 v25_fa3_max_free_tma_epilogue v16_fa3_tma_epilogue" \
+           "2 16384 128 1 v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order v16_fa3_tma_epilogue" \
+           "4 8192 128 1 v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order v16_fa3_tma_epilogue" \
            "4 8192 64 1 v09_fa3_three_consumers v24_fa3_max_free"; do
-    read -r b n d c r1 r2 <<< "$s"
+    read -r b n d c rungs <<< "$s"
     [ "$(left)" -gt 45 ] || break
     f=$out/fa3/bench_${n}_d${d}_c${c}
-    timeout 150 "$klab" bench "attention.$r1" "attention.$r2" attention.baseline_cudnn \
+    # shellcheck disable=SC2086  # the rungs' names, one word each
+    timeout 150 "$klab" bench $(printf 'attention.%s ' $rungs) attention.baseline_cudnn \
       --shape "b=$b,nq=$n,nkv=$n,hq=32,hkv=32,d=$d,causal=$c" --dtype bf16 --interleave \
       --max-time "$mt" --json "$f.json" > "$f.txt" 2>&1 || status=1
     paired "$f.txt"

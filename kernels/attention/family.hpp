@@ -103,6 +103,7 @@ Variant gpu_v22_fa3_serial_wide_keys();
 Variant gpu_v23_fa3_two_consumer_wide_keys();
 Variant gpu_v24_fa3_max_free();
 Variant gpu_v25_fa3_max_free_tma_epilogue();
+Variant gpu_v26_fa3_max_free_line_order();
 /// cuDNN's SDPA (baseline_cudnn.cpp): built only with cuDNN and its frontend (KLAB_HAS_CUDNN_FRONTEND).
 Variant gpu_baseline_cudnn();
 

@@ -37,6 +37,7 @@ void register_attention(Registry& r) {
     gpu_v23_fa3_two_consumer_wide_keys(),
     gpu_v24_fa3_max_free(),
     gpu_v25_fa3_max_free_tma_epilogue(),
+    gpu_v26_fa3_max_free_line_order(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn(),
 #endif

@@ -60,6 +60,6 @@ klab_family(attention
        v18_fa3_persistent_q_halves.cu v19_fa3_trimmed_diagonal.cu v20_fa3_line_order.cu
        v21_fa3_line_small_sections.cu v22_fa3_serial_wide_keys.cu
        v23_fa3_two_consumer_wide_keys.cu v24_fa3_max_free.cu
-       v25_fa3_max_free_tma_epilogue.cu
+       v25_fa3_max_free_tma_epilogue.cu v26_fa3_max_free_line_order.cu
        ${KLAB_ATTENTION_CUDNN_SRC}
   CUDA_LIBS ${KLAB_ATTENTION_CUDNN_LIB})
