@@ -1015,6 +1015,10 @@ h100_report 2026-12-07_6ae6bfa_v25_swap_trims 'attn/bench_*.json' attention atte
   results-6ae6bfa-v25
 h100_ab 2026-12-07_6ae6bfa_v25_swap_trims/dec decode_attention decode.md results-6ae6bfa-trims \
   old1 new1 old2 new2
+# v26 (v25 in v20's line order) beside v16 and v25 at causal D = 128, v24 beside v09 at D = 64, paired
+# with cuDNN (f42a9c8: v24's and v25's rare paths mended).
+h100_report 2026-12-07_f42a9c8_v26_checks 'goals/fa3/bench_*.json' attention attention.md \
+  results-f42a9c8-v26
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...

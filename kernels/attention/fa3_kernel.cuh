@@ -518,6 +518,7 @@ enum class MaxFree {
   kKept,        // every row kept its max: the terms are P's, alpha is 1
   kRescaled,    // some row raised its max: the terms are P's, O takes alpha (scale_rows)
   kScoresLost,  // a term overflowed and the scores are gone: recompute_s, then softmax_block
+  kUnseen,      // a row has seen no key yet: no term taken, softmax_block on the scores as they are
 };
 
 /// Opt::kMaxFree (v24): the online softmax of a block that no mask touches, with the block's max
@@ -529,7 +530,9 @@ enum class MaxFree {
 /// the first exponential waits on the S product alone, not on the max tree, the vote and the
 /// shuffles. The other cases (rare past a row's first blocks; every branch is warp-uniform):
 /// - a row that has seen no key yet (m = -inf: causal rows whose first visible block this is):
-///   softmax_block on the scores as they are, decided before any term (the vote needs no score);
+///   kUnseen, decided before any term (the vote needs no score): the caller runs softmax_block on
+///   the scores as they are, the same call as its masked blocks' and the recompute's (the kernel
+///   holds one inlined copy of softmax_block, not three);
 /// - every term finite: each row raises m by its largest term's exponent (max_free_exponent) and
 ///   scales its terms, sum, l (and O, by alpha) by the power of two, exactly;
 /// - a term overflowed (inf: some score lies 2^7 or more above m in log2 units) or a sum is NaN:
@@ -538,8 +541,7 @@ template <int kBlockN, class Opt>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                                   float scale_log2, float (&alpha)[2]) {
   if (!__all_sync(0xffffffffu, rows[0].m != -INFINITY && rows[1].m != -INFINITY))
-    return softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha) ? MaxFree::kRescaled
-                                                                    : MaxFree::kKept;
+    return MaxFree::kUnseen;
   float sum[2];  // m is finite: softmax_block's QuadRow::subtrahend(m) is m
 #pragma unroll
   for (int r = 0; r < 2; ++r) sum[r] = row_terms<kBlockN>(sc, r, scale_log2, rows[r].m);

@@ -181,17 +181,18 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
       };
       if constexpr (kMaxFree) {
-        if (jb < unmasked) {
+        // softmax_block's path (one call, so one inlined copy): the masked blocks and
+        // max_free_block's rare cases.
+        bool whole = jb >= unmasked, lost = false;
+        if (!whole) {
           const MaxFree f = max_free_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
           rescale = f == MaxFree::kRescaled;
-          if (f == MaxFree::kScoresLost) {
-            recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
-            rescale = softmax_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
-            __syncwarp();  // every lane's reads of K before lane 0 hands the slot back
-          }
-        } else {
-          softmax_masked();
+          lost = f == MaxFree::kScoresLost;
+          if (lost) recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
+          whole = lost || f == MaxFree::kUnseen;
         }
+        if (whole) softmax_masked();
+        if (lost) __syncwarp();  // every lane's reads of K before lane 0 hands the slot back
         release_k();
       } else {
         softmax_masked();
