@@ -1019,6 +1019,11 @@ h100_ab 2026-12-07_6ae6bfa_v25_swap_trims/dec decode_attention decode.md results
 # with cuDNN (f42a9c8: v24's and v25's rare paths mended).
 h100_report 2026-12-07_f42a9c8_v26_checks 'goals/fa3/bench_*.json' attention attention.md \
   results-f42a9c8-v26
+# v25 in three builds in turn (6ae6bfa, before the mends; f42a9c8, after them; 3f7fec4, one
+# softmax_block call), process by process; the last build's v25 and v26 at causal 8k and 16k.
+h100_processes attention.md results-3f7fec4-abc 2026-12-07_3f7fec4_v25_one_softmax/abc/ab
+h100_report 2026-12-07_3f7fec4_v25_one_softmax 'v26_fix_*.json' attention attention.md \
+  results-3f7fec4-v26
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
