@@ -513,6 +513,12 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
   return rescale;
 }
 
+/// Whether every row of the warp has seen a key (m finite): max_free_block's `seen`, a vote the
+/// caller takes before the block's scores are ready (it needs none of them).
+__device__ __forceinline__ bool rows_seen(const QuadRow (&rows)[2]) {
+  return __all_sync(0xffffffffu, rows[0].m != -INFINITY && rows[1].m != -INFINITY);
+}
+
 /// What max_free_block leaves to its caller.
 enum class MaxFree {
   kKept,        // every row kept its max: the terms are P's, alpha is 1
@@ -530,7 +536,8 @@ enum class MaxFree {
 /// the first exponential waits on the S product alone, not on the max tree, the vote and the
 /// shuffles. The other cases (rare past a row's first blocks; every branch is warp-uniform):
 /// - a row that has seen no key yet (m = -inf: causal rows whose first visible block this is):
-///   kUnseen, decided before any term (the vote needs no score): the caller runs softmax_block on
+///   kUnseen, decided before any term (`seen`: rows_seen's vote, which needs no score, taken by the
+///   caller before the S product's wait): the caller runs softmax_block on
 ///   the scores as they are, the same call as its masked blocks' and the recompute's (the kernel
 ///   holds one inlined copy of softmax_block, not three);
 /// - every term finite: each row raises m by its largest term's exponent (max_free_exponent) and
@@ -539,9 +546,8 @@ enum class MaxFree {
 ///   the scores are gone; the caller computes them again (recompute_s) and runs softmax_block.
 template <int kBlockN, class Opt>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
-                                                  float scale_log2, float (&alpha)[2]) {
-  if (!__all_sync(0xffffffffu, rows[0].m != -INFINITY && rows[1].m != -INFINITY))
-    return MaxFree::kUnseen;
+                                                  bool seen, float scale_log2, float (&alpha)[2]) {
+  if (!seen) return MaxFree::kUnseen;
   float sum[2];  // m is finite: softmax_block's QuadRow::subtrahend(m) is m
 #pragma unroll
   for (int r = 0; r < 2; ++r) sum[r] = row_terms<kBlockN>(sc, r, scale_log2, rows[r].m);

@@ -162,6 +162,11 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       issue_p_v(prev.index);
       device::wgmma_commit_group();
       pass(it);
+      // At D = 256 (64-key blocks: a max tree 4 deep) the recompute's loads made ptxas spill.
+      constexpr bool kMaxFree = Opt::kMaxFree && kD <= 128;
+      // max_free_block's unseen-row case depends on the rows' m alone: voted under the S
+      // product, so that the block's first term follows the wait.
+      [[maybe_unused]] const bool seen = kMaxFree && rows_seen(rows);
 
       device::wgmma_wait_group<1>();  // S done; P V may still run
       device::wgmma_fence_operands(sc);
@@ -171,8 +176,6 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         release(&bars.empty_k[cur.index], th.lane);
         if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
       };
-      // At D = 256 (64-key blocks: a max tree 4 deep) the recompute's loads made ptxas spill.
-      constexpr bool kMaxFree = Opt::kMaxFree && kD <= 128;
       if constexpr (!kMaxFree) release_k();
       float alpha[2];
       bool rescale;
@@ -185,7 +188,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         // max_free_block's rare cases.
         bool whole = jb >= unmasked, lost = false;
         if (!whole) {
-          const MaxFree f = max_free_block<kBlockN, Opt>(sc, rows, scale_log2, alpha);
+          const MaxFree f = max_free_block<kBlockN, Opt>(sc, rows, seen, scale_log2, alpha);
           rescale = f == MaxFree::kRescaled;
           lost = f == MaxFree::kScoresLost;
           if (lost) recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
