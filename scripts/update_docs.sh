@@ -1024,6 +1024,8 @@ h100_report 2026-12-07_f42a9c8_v26_checks 'goals/fa3/bench_*.json' attention att
 h100_processes attention.md results-3f7fec4-abc 2026-12-07_3f7fec4_v25_one_softmax/abc/ab
 h100_report 2026-12-07_3f7fec4_v25_one_softmax 'v26_fix_*.json' attention attention.md \
   results-3f7fec4-v26
+# The unseen-row vote under the S product (399884e) beside 6ae6bfa, in turn, process by process.
+h100_processes attention.md results-399884e-hoist 2026-12-07_399884e_v25_hoisted_vote/ab_hoist/ab
 # An FA2 A/B run on an H100 (results/h100): each build's folder's benches of the FA2 rungs with
 # PyTorch's SDPA of the same problems into attention.md's results-<SECTION>-<build>.
 fa2_builds() {  # RUN_NAME SECTION BUILD...
