@@ -537,14 +537,14 @@ enum class MaxFree {
 /// shuffles. The other cases (rare past a row's first blocks; every branch is warp-uniform):
 /// - a row that has seen no key yet (m = -inf: causal rows whose first visible block this is):
 ///   kUnseen, decided before any term (`seen`: rows_seen's vote, which needs no score, taken by the
-///   caller before the S product's wait): the caller runs softmax_block on
-///   the scores as they are, the same call as its masked blocks' and the recompute's (the kernel
-///   holds one inlined copy of softmax_block, not three);
+///   caller before the S product's wait): the caller runs softmax_block on the scores as they
+///   are, the same call as its masked blocks' and the recompute's (the kernel holds one inlined
+///   copy of softmax_block, not three);
 /// - every term finite: each row raises m by its largest term's exponent (max_free_exponent) and
 ///   scales its terms, sum, l (and O, by alpha) by the power of two, exactly;
 /// - a term overflowed (inf: some score lies 2^7 or more above m in log2 units) or a sum is NaN:
 ///   the scores are gone; the caller computes them again (recompute_s) and runs softmax_block.
-template <int kBlockN, class Opt>
+template <int kBlockN>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                                   bool seen, float scale_log2, float (&alpha)[2]) {
   if (!seen) return MaxFree::kUnseen;

@@ -188,7 +188,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         // max_free_block's rare cases.
         bool whole = jb >= unmasked, lost = false;
         if (!whole) {
-          const MaxFree f = max_free_block<kBlockN, Opt>(sc, rows, seen, scale_log2, alpha);
+          const MaxFree f = max_free_block<kBlockN>(sc, rows, seen, scale_log2, alpha);
           rescale = f == MaxFree::kRescaled;
           lost = f == MaxFree::kScoresLost;
           if (lost) recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);

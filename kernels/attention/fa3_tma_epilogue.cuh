@@ -1,12 +1,12 @@
 #pragma once
-// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16; v19, v20, v21 and v25 on it): v07's
-// overlapped loop with FlashAttention 4's conditional rescale, each consumer warpgroup rounding
-// O / l into its own 64 rows of the block's Q tile and one thread storing them by TMA
-// (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19). kOnLine (v20, v21): a
-// block's tile is its grid index's place on the persistent rungs' line (sections of (batch, head)
-// pairs whose K and V fit a share of the L2, half for v20 and an eighth for v21, longest tiles
-// first inside each; the short section first: fa3_schedule.hpp's ShortFirstLine), not (query
-// tile, head, batch).
+// The one-tile-a-block FA3 kernel with FlashAttention 3's epilogue (v16; v19, v20, v21, v25 and
+// v26 on it): v07's overlapped loop with FlashAttention 4's conditional rescale, each consumer
+// warpgroup rounding O / l into its own 64 rows of the block's Q tile and one thread storing them
+// by TMA (fa3_kernel.cuh's store_rows_tma). kTrimDiagonal: consume_tile's (v19). kOnLine (v20,
+// v21, v26): a block's tile is its grid index's place on the persistent rungs' line (sections of
+// (batch, head) pairs whose K and V fit a share of the L2, half for v20 and v26 and an eighth for
+// v21, longest tiles first inside each; the short section first: fa3_schedule.hpp's
+// ShortFirstLine), not (query tile, head, batch).
 #include <string>
 #include <utility>
 
@@ -41,10 +41,10 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 #endif
 }
 
-/// The launch of rung `name` (v16, v19, v20, v21, v25) on problem p: OverlapConfig's tiles, one
+/// The launch of rung `name` (v16, v19, v20, v21, v25, v26) on problem p: OverlapConfig's tiles, one
 /// block a query tile (longest first when causal; with kLineL2Share > 0, causal problems in the
 /// order of a line whose sections fit 1 / kLineL2Share of the L2), O's store map beside Q's, K's
-/// and V's; the softmax's options Opt (the lazy rescale; v25 without the block's max).
+/// and V's; the softmax's options Opt (the lazy rescale; v25 and v26 without the block's max).
 template <bool kTrimDiagonal, int kLineL2Share = 0, class Opt = SoftmaxOptions<0, true>>
 PreparedLaunch prepare_tma_epilogue(const char* name, const Problem& p, Buffers& b) {
   const Dims s = dims_of(p);
@@ -70,8 +70,8 @@ PreparedLaunch prepare_tma_epilogue_rung(const Problem& p, Buffers& b) {
   return prepare_tma_epilogue<kTrimDiagonal, kLineL2Share, Opt>(kName, p, b);
 }
 
-/// The Variant of a rung on this kernel (v16, v19, v20, v21, v25): id, summary, sm_90, FA3's
-/// limits.
+/// The Variant of a rung on this kernel (v16, v19, v20, v21, v25, v26): id, summary, sm_90,
+/// FA3's limits.
 template <bool kTrimDiagonal, int kLineL2Share, const char* kName,
           class Opt = SoftmaxOptions<0, true>>
 Variant tma_epilogue_variant(std::string id, std::string summary) {
