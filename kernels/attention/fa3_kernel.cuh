@@ -513,18 +513,12 @@ __device__ __forceinline__ bool softmax_block(float (&sc)[kBlockN / 2], QuadRow 
   return rescale;
 }
 
-/// Whether every row of the warp has seen a key (m finite): max_free_block's `seen`, a vote the
-/// caller takes before the block's scores are ready (it needs none of them).
-__device__ __forceinline__ bool rows_seen(const QuadRow (&rows)[2]) {
-  return __all_sync(0xffffffffu, rows[0].m != -INFINITY && rows[1].m != -INFINITY);
-}
-
 /// What max_free_block leaves to its caller.
 enum class MaxFree {
   kKept,        // every row kept its max: the terms are P's, alpha is 1
   kRescaled,    // some row raised its max: the terms are P's, O takes alpha (scale_rows)
-  kScoresLost,  // a term overflowed and the scores are gone: recompute_s, then softmax_block
-  kUnseen,      // a row has seen no key yet: no term taken, softmax_block on the scores as they are
+  kScoresLost,  // the scores are gone (a term overflowed, or a row had seen no key yet):
+                // recompute_s, then softmax_block
 };
 
 /// Opt::kMaxFree (v24): the online softmax of a block that no mask touches, with the block's max
@@ -535,23 +529,26 @@ enum class MaxFree {
 /// lazy path does when its vote says so, and the terms, the sum and l are its own bit for bit:
 /// the first exponential waits on the S product alone, not on the max tree, the vote and the
 /// shuffles. The other cases (rare past a row's first blocks; every branch is warp-uniform):
-/// - a row that has seen no key yet (m = -inf: causal rows whose first visible block this is):
-///   kUnseen, decided before any term (`seen`: rows_seen's vote, which needs no score, taken by the
-///   caller before the S product's wait): the caller runs softmax_block on the scores as they
-///   are, the same call as its masked blocks' and the recompute's (the kernel holds one inlined
-///   copy of softmax_block, not three);
-/// - every term finite: each row raises m by its largest term's exponent (max_free_exponent) and
-///   scales its terms, sum, l (and O, by alpha) by the power of two, exactly;
-/// - a term overflowed (inf: some score lies 2^7 or more above m in log2 units) or a sum is NaN:
-///   the scores are gone; the caller computes them again (recompute_s) and runs softmax_block.
+/// - every row has seen a key and every term is finite: each row raises m by its largest term's
+///   exponent (max_free_exponent) and scales its terms, sum, l (and O, by alpha) by the power of
+///   two, exactly;
+/// - a row has seen no key yet (m = -inf: causal rows whose first visible block this is; their
+///   terms were taken against 0 and may have overflowed or underflowed), or a term overflowed
+///   (inf: some score lies 2^7 or more above m in log2 units), or a sum is NaN: the scores are
+///   gone; the caller computes them again (recompute_s) and runs softmax_block.
+/// The unseen rows take no vote of their own: they join the sums' vote. With a vote and a branch
+/// of their own before the terms (d82cc53 to 5b8e7e9, so that such a row's softmax_block ran on
+/// its intact scores), v25 ran 5% slower at causal D = 128 with the same common path in the SASS
+/// (attention.md, "The unseen rows' vote bisected").
 template <int kBlockN>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
-                                                  bool seen, float scale_log2, float (&alpha)[2]) {
-  if (!seen) return MaxFree::kUnseen;
-  float sum[2];  // m is finite: softmax_block's QuadRow::subtrahend(m) is m
+                                                  float scale_log2, float (&alpha)[2]) {
+  const bool seen = rows[0].m != -INFINITY && rows[1].m != -INFINITY;
+  float sum[2];
 #pragma unroll
-  for (int r = 0; r < 2; ++r) sum[r] = row_terms<kBlockN>(sc, r, scale_log2, rows[r].m);
-  if (__all_sync(0xffffffffu, sum[0] <= kLazyTermBound && sum[1] <= kLazyTermBound)) {
+  for (int r = 0; r < 2; ++r)
+    sum[r] = row_terms<kBlockN>(sc, r, scale_log2, QuadRow::subtrahend(rows[r].m));
+  if (__all_sync(0xffffffffu, seen && sum[0] <= kLazyTermBound && sum[1] <= kLazyTermBound)) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       alpha[r] = 1.f;
@@ -559,7 +556,8 @@ __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], Quad
     }
     return MaxFree::kKept;
   }
-  if (__any_sync(0xffffffffu, !(isfinite(sum[0]) && isfinite(sum[1])))) return MaxFree::kScoresLost;
+  if (__any_sync(0xffffffffu, !(seen && isfinite(sum[0]) && isfinite(sum[1]))))
+    return MaxFree::kScoresLost;
   bool raised = false;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {

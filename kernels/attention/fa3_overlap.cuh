@@ -164,9 +164,6 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       pass(it);
       // At D = 256 (64-key blocks: a max tree 4 deep) the recompute's loads made ptxas spill.
       constexpr bool kMaxFree = Opt::kMaxFree && kD <= 128;
-      // max_free_block's unseen-row case depends on the rows' m alone: voted under the S
-      // product, so that the block's first term follows the wait.
-      [[maybe_unused]] const bool seen = kMaxFree && rows_seen(rows);
 
       device::wgmma_wait_group<1>();  // S done; P V may still run
       device::wgmma_fence_operands(sc);
@@ -188,11 +185,11 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         // max_free_block's rare cases.
         bool whole = jb >= unmasked, lost = false;
         if (!whole) {
-          const MaxFree f = max_free_block<kBlockN>(sc, rows, seen, scale_log2, alpha);
+          const MaxFree f = max_free_block<kBlockN>(sc, rows, scale_log2, alpha);
           rescale = f == MaxFree::kRescaled;
           lost = f == MaxFree::kScoresLost;
           if (lost) recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
-          whole = lost || f == MaxFree::kUnseen;
+          whole = lost;
         }
         if (whole) softmax_masked();
         if (lost) __syncwarp();  // every lane's reads of K before lane 0 hands the slot back
