@@ -963,6 +963,22 @@ if [ -d "$g8" ]; then
   "$klab" report "$g8"/dec/bench_*.json --family decode_attention \
     --readme docs/worklogs/decode.md --section results-8f9b47a-dec
 fi
+# v25's 5% bisected on the H200 (four builds in turn, process by process), and the open goals
+# measured again with the build of 4b3d578 (v24-v26's unseen rows in the sums' vote again): the
+# FA3 rungs with cuDNN, v18 at M = 64 and 128 after v19's tune, the M >= 512 near misses, decode.
+bis=$res/2026-12-07_4b3d578_v25_bisect
+[ -d "$bis" ] && "$klab" report "$bis"/ab --processes --readme docs/worklogs/attention.md \
+  --section results-4b3d578-bisect
+g4=$res/2026-12-07_4b3d578_open_goals
+if [ -d "$g4" ]; then
+  "$klab" report "$g4"/fa3/bench_*.json --family attention \
+    --readme docs/worklogs/attention.md --section results-4b3d578-fa3
+  "$klab" report "$g4"/tune/bench_*.json --family hgemm \
+    --readme docs/worklogs/gemm.md --section results-4b3d578-small-m
+  "$klab" report "$g4"/g13 --processes --readme docs/worklogs/gemm.md --section results-4b3d578-g13
+  "$klab" report "$g4"/dec/bench_*.json --family decode_attention \
+    --readme docs/worklogs/decode.md --section results-4b3d578-dec
+fi
 # v18 tuned on an H100 at issue 13's 34 shapes, each then paired with cuBLASLt.
 h100_report 2026-12-06_4f69d98_hgemm_h100_tune 'grid/bench_*.json' hgemm gemm.md results-4f69d98-h100-tune
 # v19 at M = 16, 17 and 64 (N = K = 4096) with cuBLASLt, Nsight of both and v19's PC samples.
