@@ -11,6 +11,9 @@
 #          and 128 on Qwen3-8B's four projections (the winners in tune/tuned.json: copy it to
 #          kernels/hgemm/tuned.json to commit them), then v18 paired with cuBLASLt there
 #          (tune/bench_<m>x<n>x<k>.json);
+#   small  13.5: v18 paired with cuBLASLt at M = 1 and 16 on Qwen3-8B's four projections, launch by
+#          launch in a drawn order (those rows' values came from the rotated order before e98e963:
+#          docs/goals.md): small/bench_<m>x<n>x<k>.json;
 #   v24    13.4's weakest shape, 6000 x 7000 x 5000: v24, v15 and v18 paired with cuBLASLt, then
 #          v18 tuned there (v24/);
 #   dec    15.5: the GPU tests of decode_attention v13, v15, v32 and v37 (dec/tests.log), then
@@ -29,7 +32,7 @@
 # A step starts no bench or tune that its share of KLAB_BUDGET (seconds, default 560; 40-120 s
 # a command, by step) would not leave room for.
 # Usage: scripts/measure_open_goals.sh BUILD_DIR OUTDIR   (BUILD_DIR as for scripts/h200.sh)
-#   KLAB_GOALS_STEPS selects the steps and their order (default "fa2 fa3 tune dec g13 v24");
+#   KLAB_GOALS_STEPS selects the steps and their order (default "fa2 fa3 tune dec g13 small v24");
 #   KLAB_MAX_TIME (seconds a bench, default 0.4). The issue's criteria are the H200's: on another
 #   GPU the script says so and runs anyway.
 set -uo pipefail
@@ -38,7 +41,7 @@ build=${1:?$usage}
 out=${2:?$usage}
 mkdir -p "$out"
 source "$(dirname "$0")/device_run_env.sh"
-all_steps="fa2 fa3 tune dec g13 v24"
+all_steps="fa2 fa3 tune dec g13 small v24"
 steps=${KLAB_GOALS_STEPS:-$all_steps}
 mt=${KLAB_MAX_TIME:-0.4}
 budget=${KLAB_BUDGET:-560}
@@ -108,6 +111,18 @@ step_tune() {
       read -r n k <<< "$nk"
       [ "$(left)" -gt 60 ] || break 2
       bench_v18 "$m" "$n" "$k" "$out/tune/bench_${m}x${n}x${k}"
+    done
+  done
+}
+
+step_small() {
+  mkdir -p "$out/small"
+  log "13.5: v18 with cuBLASLt at M = 1 and 16, launch by launch"
+  for m in 1 16; do
+    for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
+      read -r n k <<< "$nk"
+      [ "$(left)" -gt 40 ] || break 2
+      bench_v18 "$m" "$n" "$k" "$out/small/bench_${m}x${n}x${k}"
     done
   done
 }
