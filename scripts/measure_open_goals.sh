@@ -64,6 +64,20 @@ bench_v18() {
   paired "$4.txt"
 }
 
+# bench_v18_at DIR MIN_LEFT M...: bench_v18 at Qwen3-8B's four projections (N x K) for each M, into
+# DIR/bench_<m>x<n>x<k>, while more than MIN_LEFT seconds of the budget are left.
+bench_v18_at() {
+  local dir=$1 min_left=$2 m n k nk
+  shift 2
+  for m in "$@"; do
+    for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
+      read -r n k <<< "$nk"
+      [ "$(left)" -gt "$min_left" ] || return 0
+      bench_v18 "$m" "$n" "$k" "$dir/bench_${m}x${n}x${k}"
+    done
+  done
+}
+
 # gpu_tests FILE WHAT FILTER LIMIT: the GPU tests matching FILTER at the small awkward shapes into
 # FILE, their counts into summary.txt as "WHAT: ..."; a failure marks the run failed.
 gpu_tests() {
@@ -106,25 +120,13 @@ step_tune() {
         --json "$out/tune/tune_v19_${m}x${n}x${k}.json" >> "$out/tune/tune.txt" 2>&1 || status=1
     done
   done
-  for m in 64 128; do
-    for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
-      read -r n k <<< "$nk"
-      [ "$(left)" -gt 60 ] || break 2
-      bench_v18 "$m" "$n" "$k" "$out/tune/bench_${m}x${n}x${k}"
-    done
-  done
+  bench_v18_at "$out/tune" 60 64 128
 }
 
 step_small() {
   mkdir -p "$out/small"
   log "13.5: v18 with cuBLASLt at M = 1 and 16, launch by launch"
-  for m in 1 16; do
-    for nk in "6144 4096" "4096 4096" "24576 4096" "4096 12288"; do
-      read -r n k <<< "$nk"
-      [ "$(left)" -gt 40 ] || break 2
-      bench_v18 "$m" "$n" "$k" "$out/small/bench_${m}x${n}x${k}"
-    done
-  done
+  bench_v18_at "$out/small" 40 1 16
 }
 
 step_v24() {
