@@ -519,6 +519,11 @@ enum class MaxFree {
   kRescaled,    // some row raised its max: the terms are P's, O takes alpha (scale_rows)
   kScoresLost,  // the scores are gone (a term overflowed, or a row had seen no key yet):
                 // recompute_s, then softmax_block
+  // Returned by no path since the unseen rows joined the sums' vote again. The caller still tests
+  // for it: without that test (one ISETP never true) ptxas lays v25's loop out 8 instructions
+  // longer, a form no run has timed, where this one is the build measured on the H200
+  // (4b3d578's, attention.md, "The bisect on the H200").
+  kUnseen,
 };
 
 /// Opt::kMaxFree (v24): the online softmax of a block that no mask touches, with the block's max
@@ -539,7 +544,7 @@ enum class MaxFree {
 /// The unseen rows take no vote of their own: they join the sums' vote. With a vote and a branch
 /// of their own before the terms (d82cc53 to 5b8e7e9, so that such a row's softmax_block ran on
 /// its intact scores), v25 ran 5% slower at causal D = 128 with the same common path in the SASS
-/// (attention.md, "The unseen rows' vote bisected").
+/// (attention.md, "The bisect on the H200").
 template <int kBlockN>
 __device__ __forceinline__ MaxFree max_free_block(float (&sc)[kBlockN / 2], QuadRow (&rows)[2],
                                                   float scale_log2, float (&alpha)[2]) {

@@ -189,7 +189,7 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
           rescale = f == MaxFree::kRescaled;
           lost = f == MaxFree::kScoresLost;
           if (lost) recompute_s<C, T, kD>(sc, smem, wg_q, cur.index, th.tid);
-          whole = lost;
+          whole = lost || f == MaxFree::kUnseen;  // kUnseen: see MaxFree
         }
         if (whole) softmax_masked();
         if (lost) __syncwarp();  // every lane's reads of K before lane 0 hands the slot back
