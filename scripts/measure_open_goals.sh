@@ -50,6 +50,14 @@ for s in $steps; do
   [[ " $all_steps " == *" $s "* ]] ||
     { echo "measure_open_goals.sh: no step '$s' (steps: $all_steps)" >&2; exit 2; }
 done
+# v18 and v19 read their tuned table at launch from kernels/hgemm/tuned.json under the working
+# folder (kernels/hgemm/tune.hpp): without it the GEMM steps would time built-in choices, not the
+# dispatch the goals judge.
+if [[ " $steps " =~ \ (tune|g13|small|v24)\  ]] && [ ! -r kernels/hgemm/tuned.json ]; then
+  echo "measure_open_goals.sh: kernels/hgemm/tuned.json is not under $(pwd): the GEMM steps" \
+    "(tune, g13, small, v24) need the committed table; run from the repository's root" >&2
+  exit 2
+fi
 left() { echo $((budget - ($(date +%s) - t0))); }
 status=0
 machine_and_ceilings || status=1
