@@ -767,3 +767,25 @@ exit 0
   EXPECT_EQ(lines(no_shapes.err), 1) << no_shapes.err;
   EXPECT_NE(sh("test -e " + none).code, 0);
 }
+
+// scripts/measure_open_goals.sh's GEMM steps read hgemm's committed table at launch, from
+// kernels/hgemm/tuned.json under the working folder: run from elsewhere they would time built-in
+// choices, so the script refuses them in one line and exit 2 before touching a GPU; an unknown
+// step is refused the same way.
+TEST(Cli, MeasureOpenGoalsRefusesGemmStepsWithoutTheTable) {
+  const std::string dir = ::testing::TempDir() + "/klab_goals_no_table";
+  ASSERT_EQ(sh("rm -rf " + dir + " && mkdir -p " + dir).code, 0);
+  const std::string script = std::string(KLAB_SOURCE_DIR) + "/scripts/measure_open_goals.sh";
+  for (const char* steps : {"g13", "fa3 tune", "small", "v24"}) {
+    const Out o = sh("cd " + dir + " && KLAB_GOALS_STEPS='" + steps + "' bash " + script + " " +
+                     dir + "/build " + dir + "/out");
+    EXPECT_EQ(o.code, 2) << steps << ": " << o.err;
+    EXPECT_NE(o.err.find("kernels/hgemm/tuned.json is not under"), std::string::npos) << o.err;
+    EXPECT_EQ(lines(o.err), 1) << o.err;
+  }
+  const Out bad =
+      sh("cd " + std::string(KLAB_SOURCE_DIR) + " && KLAB_GOALS_STEPS='g13 nope' bash " + script +
+         " " + dir + "/build " + dir + "/out");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("no step 'nope'"), std::string::npos) << bad.err;
+}
