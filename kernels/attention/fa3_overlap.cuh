@@ -162,8 +162,6 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
       issue_p_v(prev.index);
       device::wgmma_commit_group();
       pass(it);
-      // At D = 256 (64-key blocks: a max tree 4 deep) the recompute's loads made ptxas spill.
-      constexpr bool kMaxFree = Opt::kMaxFree && kD <= 128;
 
       device::wgmma_wait_group<1>();  // S done; P V may still run
       device::wgmma_fence_operands(sc);
@@ -173,6 +171,8 @@ __device__ __forceinline__ void consume_tile(unsigned char* smem, const Barriers
         release(&bars.empty_k[cur.index], th.lane);
         if (kQAfterLastS && it == n - 1) release(empty_q, th.lane);
       };
+      // At D = 256 (64-key blocks: a max tree 4 deep) the recompute's loads made ptxas spill.
+      constexpr bool kMaxFree = Opt::kMaxFree && kD <= 128;
       if constexpr (!kMaxFree) release_k();
       float alpha[2];
       bool rescale;
