@@ -141,7 +141,9 @@ int run_goals(const GoalsOptions& o) {
       std::to_string(records.size()) + " record(s) in " + std::to_string(files) + " file(s) (" +
       inputs + "): " + std::to_string(met) + " of " + std::to_string(judged.size()) +
       " criteria met. A record counts only if it was timed cold (L2 flushed), at the rung's own "
-      "block size, and did not fail its check. Each problem is judged on one run folder, the "
+      "block size, and did not fail its check; a tuned rung's record that names its choice, "
+      "only if it ran the committed table's dispatch (the table found, no tune cache's "
+      "choice). Each problem is judged on one run folder, the "
       "newest that measured it (both sides, for a ratio to another library or dtype): its best "
       "rung there, each rung by its newest record in it. Speed-ups over a baseline are the "
       "paired median of rounds interleaved launch by launch where the record has them, else the "

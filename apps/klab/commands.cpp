@@ -1,15 +1,17 @@
 // klab list / run / check / bench / sweep / ceilings.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "apps/klab/cli.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/harness/ceilings.hpp"
+#include "klab/harness/tune_table.hpp"
 
 namespace klab::cli {
 
@@ -165,6 +167,42 @@ RunOptions options_of(const Common& c, bool check, bool bench, std::vector<Dist>
   return o;
 }
 
+// A tunable rung's records from `first` on say which configuration ran and where the choice came
+// from (the tune cache, the committed table, the built-in guess), and whether the committed
+// table was where the rung looks for it: run from a folder without it (a build carried to another
+// machine), a tuned dispatch times its built-in guesses, and its records must say so.
+void attach_tuned_choices(std::vector<Result>& fam, size_t first) {
+  for (size_t j = first; j < fam.size(); ++j) {
+    Result& r = fam[j];
+    const Tunable* t = registry().tunable(r.variant);
+    if (!t || !t->current || r.status != "ok") continue;
+    const TunedChoice c = t->current(r.problem);
+    if (c.config < 0 || c.config >= static_cast<int>(t->configs.size())) continue;
+    r.tuned.config = t->configs[static_cast<size_t>(c.config)];
+    r.tuned.source = c.source;
+    r.tuned.path = c.path;
+    std::error_code ec;
+    r.tuned.committed_table = std::filesystem::exists(committed_table_path(t->committed_table), ec);
+  }
+}
+
+// One line a tuned record (its configuration and the choice's source), flagged where it is not
+// the committed table's dispatch; empty when no record is of a tunable rung.
+std::string tuned_summary(const std::vector<Result>& fam) {
+  std::string out;
+  for (const Result& r : fam) {
+    if (r.tuned.config.empty()) continue;
+    out += "  " + r.variant + " " + r.problem.shape.str() + ": " + r.tuned.config + " from " +
+           r.tuned.source + (r.tuned.path.empty() ? "" : " (" + r.tuned.path + ")");
+    if (!r.tuned.committed_table)
+      out += "; no committed table where the rung looks for it: not the tuned dispatch";
+    else if (r.tuned.source == "cache")
+      out += "; the tune cache's choice, not the committed table's";
+    out += "\n";
+  }
+  return out.empty() ? out : "\nTuned rungs' choices:\n" + out;
+}
+
 // Runs selections x problems, prints one table per family, writes JSON; exit 1 on a failed check.
 int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt,
             bool cpu_fallback) {
@@ -225,6 +263,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
       }
       for (size_t j = first; j < fam.size(); ++j)
         failed |= fam[j].status == "error" || (fam[j].checked && !fam[j].check.passed);
+      attach_tuned_choices(fam, first);
       // Rewritten after every problem: a run stopped by a time limit keeps what it measured.
       attach_baselines(fam);
       if (!c.json_path.empty() && c.json_path != "-") {
@@ -235,7 +274,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
     }
     if (!fam.empty()) {
       std::cout << "\n## " << sel[i].family->name << " — " << sel[i].family->summary << "\n";
-      std::cout << format_table(fam, false);
+      std::cout << format_table(fam, false) << tuned_summary(fam);
       if (const std::string ps = paired_summary(fam); !ps.empty())
         std::cout << "\nInterleaved launch by launch with the baseline:\n" << ps;
     }

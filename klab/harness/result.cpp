@@ -147,6 +147,11 @@ json to_json(const Result& r) {
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!r.problem.layout.empty()) j["layout"] = r.problem.layout;
   if (r.block_threads) j["block_threads"] = r.block_threads;
+  if (!r.tuned.config.empty())
+    j["tuned"] = {{"config", r.tuned.config},
+                  {"source", r.tuned.source},
+                  {"path", r.tuned.path},
+                  {"committed_table", r.tuned.committed_table}};
   if (r.seed) j["seed"] = r.seed;
   if (!r.host_seconds.empty()) {
     json h = json::object();
@@ -215,6 +220,13 @@ Result result_from_json(const json& j) {
   r.counts.flops = j.value("flops", 0.0);
   r.counts.bytes = j.value("bytes", 0.0);
   r.block_threads = j.value("block_threads", 0);
+  if (j.contains("tuned")) {
+    const json& t = j["tuned"];
+    r.tuned.config = t.value("config", std::string());
+    r.tuned.source = t.value("source", std::string());
+    r.tuned.path = t.value("path", std::string());
+    r.tuned.committed_table = t.value("committed_table", false);
+  }
   r.seed = j.value("seed", uint64_t{0});
   for (const char* key : {"device", "build"})
     if (j.contains(key)) r.machine[key] = j[key];

@@ -42,6 +42,14 @@ struct Result {
   /// baseline timed in the same rounds) from the rounds' paired samples; pairs = 0 otherwise.
   PairedRatio paired;
   std::string paired_with;
+  /// A tunable rung's choice for the problem (its Tunable's `current`): the configuration's
+  /// name, where it came from ("cache", "committed" or "built-in", TunedChoice::source), the
+  /// table file (empty for built-in) and whether the committed table was there to read where the
+  /// run looked for it. Empty for other variants and for records written before it was kept.
+  struct {
+    std::string config, source, path;
+    bool committed_table = false;
+  } tuned;
   int block_threads = 0;  ///< sweep knob (0: the rung's default)
   /// The inputs' seed (RunOptions::seed, or the one drawn for a fresh run): `--seed` with it draws
   /// the same inputs again; 0 where none were drawn (a refused variant).

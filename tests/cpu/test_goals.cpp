@@ -274,6 +274,28 @@ TEST(Goals, FailedHotSweptAndOtherProblemsDoNotCount) {
   EXPECT_TRUE(out[0].met);
 }
 
+TEST(Goals, ATunedRungCountsOnlyWithTheCommittedTablesDispatch) {
+  const auto goals = one(json::object());
+  auto tuned = with_speedup(rec("hgemm.v18_a", kGemm, 1.0, "r", "2026-01-01"),
+                            "hgemm.baseline_cublaslt", 1.5);
+  tuned.r.tuned.config = "v15";
+  tuned.r.tuned.source = "committed";
+  tuned.r.tuned.path = "/src/kernels/hgemm/tuned.json";
+  tuned.r.tuned.committed_table = true;
+  std::vector<SourcedResult> rs(2, tuned);
+  rs[0].r.tuned = {"v14", "built-in", "", false};  // run where the table was not to be found
+  rs[1].r.tuned.source = "cache";                  // a local tune's choice
+  auto out = judge(goals, rs);
+  EXPECT_FALSE(out[0].rows[0].measured);
+  rs.push_back(tuned);
+  out = judge(goals, rs);
+  EXPECT_TRUE(out[0].rows[0].measured);
+  EXPECT_TRUE(out[0].met);
+  // A built-in choice with the table there (no entry for the shape) is the dispatch a user gets.
+  rs.back().r.tuned = {"v14", "built-in", "", true};
+  EXPECT_TRUE(judge(goals, rs)[0].rows[0].measured);
+}
+
 TEST(Goals, GeometricMeanNeedsEveryProblem) {
   const auto goals = one({{"aggregate", "geomean"}, {"problems", {kGemm, "m=512,n=4096,k=4096"}}});
   std::vector<SourcedResult> rs = {

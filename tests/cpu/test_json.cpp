@@ -75,6 +75,27 @@ TEST(Json, HostSecondsRoundTripAndOldRecordsReadWithout) {
   EXPECT_FALSE(to_json(result_from_json(old)).contains("host_seconds"));
 }
 
+TEST(Json, TunedChoiceRoundTripsAndOldRecordsReadWithout) {
+  Result r;
+  r.variant = "hgemm.v18_wgmma_dispatch";
+  r.family = "hgemm";
+  r.problem.family = "hgemm";
+  r.problem.shape.dims = {{"m", 4096}, {"n", 4096}, {"k", 4096}};
+  r.tuned = {"v15", "committed", "/src/kernels/hgemm/tuned.json", true};
+  const nlohmann::json j = to_json(r);
+  ASSERT_TRUE(j.contains("tuned"));
+  EXPECT_EQ(j["tuned"]["config"], "v15");
+  const Result back = result_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.tuned.config, "v15");
+  EXPECT_EQ(back.tuned.source, "committed");
+  EXPECT_EQ(back.tuned.path, "/src/kernels/hgemm/tuned.json");
+  EXPECT_TRUE(back.tuned.committed_table);
+  nlohmann::json old = j;
+  old.erase("tuned");
+  EXPECT_TRUE(result_from_json(old).tuned.config.empty());
+  EXPECT_FALSE(to_json(result_from_json(old)).contains("tuned"));
+}
+
 // A record read back keeps the device and build it was measured with: rewriting it (klab report
 // --plot hands the plot script a rewritten file) must not restamp it with this machine.
 TEST(Json, RecordReadBackKeepsItsMachine) {
