@@ -50,6 +50,9 @@ int cmd_report(const std::vector<std::string>& inputs, const std::string& out_md
 // table.cpp
 /// The side-by-side table: variant, problem, time, TFLOP/s, GB/s, % ceiling, x baseline, check.
 std::string format_table(const std::vector<Result>& results, bool markdown);
+/// A tuned rung's records (Result::tuned): the configuration each ran and where the choice came
+/// from, flagged where it is not the committed table's dispatch; empty when none is tuned.
+std::string tuned_summary(const std::vector<Result>& results, bool markdown);
 /// Records above 100% of their measured ceiling (marked in the table): an error to explain, never
 /// a result. Says so on stderr in one line when there are any.
 int report_above_ceiling(const std::vector<Result>& results);

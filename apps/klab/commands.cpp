@@ -186,23 +186,6 @@ void attach_tuned_choices(std::vector<Result>& fam, size_t first) {
   }
 }
 
-// One line a tuned record (its configuration and the choice's source), flagged where it is not
-// the committed table's dispatch; empty when no record is of a tunable rung.
-std::string tuned_summary(const std::vector<Result>& fam) {
-  std::string out;
-  for (const Result& r : fam) {
-    if (r.tuned.config.empty()) continue;
-    out += "  " + r.variant + " " + r.problem.shape.str() + ": " + r.tuned.config + " from " +
-           r.tuned.source + (r.tuned.path.empty() ? "" : " (" + r.tuned.path + ")");
-    if (!r.tuned.committed_table)
-      out += "; no committed table where the rung looks for it: not the tuned dispatch";
-    else if (r.tuned.source == "cache")
-      out += "; the tune cache's choice, not the committed table's";
-    out += "\n";
-  }
-  return out.empty() ? out : "\nTuned rungs' choices:\n" + out;
-}
-
 // Runs selections x problems, prints one table per family, writes JSON; exit 1 on a failed check.
 int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, const RunOptions& opt,
             bool cpu_fallback) {
@@ -274,7 +257,7 @@ int execute(const Common& c, std::vector<Selection> sel, bool with_awkward, cons
     }
     if (!fam.empty()) {
       std::cout << "\n## " << sel[i].family->name << " — " << sel[i].family->summary << "\n";
-      std::cout << format_table(fam, false) << tuned_summary(fam);
+      std::cout << format_table(fam, false) << tuned_summary(fam, false);
       if (const std::string ps = paired_summary(fam); !ps.empty())
         std::cout << "\nInterleaved launch by launch with the baseline:\n" << ps;
     }

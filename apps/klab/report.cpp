@@ -28,7 +28,8 @@ std::string key(const Result& r) {
 std::string family_markdown(const std::string& family, const std::vector<Result>& rs,
                             const std::vector<std::string>& files, bool fast_state,
                             const std::vector<std::string>& against) {
-  std::string md = format_table(rs, true) + speedup_summary(rs) + dtype_summary(rs);
+  std::string md =
+      format_table(rs, true) + tuned_summary(rs, true) + speedup_summary(rs) + dtype_summary(rs);
   for (const std::string& id : against) {
     const std::string vs = against_summary(rs, id);
     if (!vs.empty())

@@ -92,6 +92,23 @@ std::string format_table(const std::vector<Result>& results, bool markdown) {
   return render_table(rows, markdown, right);
 }
 
+std::string tuned_summary(const std::vector<Result>& results, bool markdown) {
+  std::vector<std::vector<std::string>> rows{
+      {"variant", "problem", "configuration", "chosen from"}};
+  for (const auto& r : results) {
+    if (r.tuned.config.empty()) continue;
+    std::string from = r.tuned.source + (r.tuned.path.empty() ? "" : " (" + r.tuned.path + ")");
+    if (!r.tuned.committed_table)
+      from += "; no committed table where the rung looks for it: not the tuned dispatch";
+    else if (r.tuned.source == "cache")
+      from += "; the tune cache's choice, not the committed table's";
+    rows.push_back({r.variant, row(r)[1], r.tuned.config, from});
+  }
+  if (rows.size() == 1) return "";
+  return std::string("\nThe tuned rungs' choices:\n") + (markdown ? "\n" : "") +
+         render_table(rows, markdown, std::vector<bool>(4, false));
+}
+
 void write_json(const std::vector<Result>& results, const std::string& path) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : results) arr.push_back(to_json(r));

@@ -207,6 +207,37 @@ TEST(Cli, ReportKeepsTheNewestOfRepeatedRecords) {
   }
 }
 
+// A tuned rung's record names its choice: the report tables it, and flags a run that did not find
+// the committed table (its records time the built-in guesses, not the tuned dispatch).
+TEST(Cli, ReportTablesTheTunedRungsChoices) {
+  const std::string dir = ::testing::TempDir();
+  auto record = [](const char* m, const char* tuned) {
+    return std::string(R"({"variant":"hgemm.v18_wgmma_dispatch","family":"hgemm","problem":"m=)") +
+           m +
+           R"(,n=4096,k=4096","dtype":"bf16","status":"ok","timestamp":"2026-01-01T00:00:00Z",)" +
+           R"("flops":1,"bytes":1,"mode":"cold","samples_ms":[0.2],"median_ms":0.2,"tuned":)" +
+           tuned + "}";
+  };
+  const std::string in = dir + "/klab_tuned.json", md = dir + "/klab_tuned.md";
+  write_file(in, "[" +
+                     record("4096", R"({"config":"v15","source":"committed","path":"/s/t.json",)"
+                                    R"("committed_table":true})") +
+                     "," +
+                     record("2048", R"({"config":"128x256_k1","source":"built-in","path":"",)"
+                                    R"("committed_table":false})") +
+                     "]");
+  const Out o = klab("report " + in + " --md " + md);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = read_file(md);
+  EXPECT_NE(text.find("| hgemm.v18_wgmma_dispatch | m=4096,n=4096,k=4096 bf16 | v15 | "
+                      "committed (/s/t.json) |"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| 128x256_k1 | built-in; no committed table where the rung looks for it"),
+            std::string::npos)
+      << text;
+}
+
 // klab report --steps: a problem's rungs in their ladder's order (not the file's), each against
 // the one before it and the first, the speed-up over the baseline as each record carries it; a
 // rung whose check failed left out (and counted); a table only (no --plot).
