@@ -224,5 +224,12 @@ step_g13() {
 for s in $steps; do
   "step_$s"
 done
+# A tuned rung's record says whether the committed table was found (klab goals sets those without
+# it aside); the run says so at once.
+no_table=$(grep -rl '"committed_table": false' "$out" --include='*.json' 2>/dev/null | wc -l)
+if [ "$no_table" -gt 0 ]; then
+  log "error: $no_table result file(s) hold tuned records run without the committed table"
+  status=1
+fi
 log "done"
 exit $status
