@@ -289,10 +289,14 @@ done
   --readme docs/worklogs/decode.md --section results-6fda6f1
 "$klab" report "$att0"/bench_decode_attention.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-de53735
-# Assignment 5's memory table (issue 14, item 4): `klab memory` of attention's v01, v03-v05 and
-# cuDNN at causal N = 1k..64k (scripts/measure_attention.sh, step memory), from the newest run
-# that holds one (the last by folder name: date first); no committed run has one yet.
-mem=$(find "$res" -name memory_attention.json 2>/dev/null | sort | tail -n 1 || true)
+# Assignment 5's memory table (issue 14, item 4): `klab memory` of attention's rungs and cuDNN at
+# causal N = 1k..64k (scripts/measure_attention.sh, step memory), from the newest run that holds
+# one, on the H200 or the H100 (peak memory does not depend on the card's speed; the H100's 80 GB
+# refuse v01 one size earlier, and the table says which card): the last by run folder name, date
+# first.
+mem=$( (find "$res" "$(dirname "$res")/h100" -name memory_attention.json 2>/dev/null || true) |
+  awk -F/ '{ for (i = 1; i <= NF; i++) if ($i ~ /^20[0-9][0-9]-/) { print $i "\t" $0; break } }' |
+  sort | tail -n 1 | cut -f2)
 if [ -f "$mem" ]; then
   "$klab" report "$mem" --memory --family attention --readme docs/worklogs/attention.md \
     --section memory-assignment5
