@@ -1038,6 +1038,12 @@ h100_report 2026-12-07_6ae6bfa_v25_swap_trims 'attn/bench_*.json' attention atte
   results-6ae6bfa-v25
 h100_ab 2026-12-07_6ae6bfa_v25_swap_trims/dec decode_attention decode.md results-6ae6bfa-trims \
   old1 new1 old2 new2
+# The e4m3 swapped stage's S^T as two chains (c881a73, branch decode-e4m3-split-chains) against
+# the build before, in turn.
+for x in old1 new1 old2 new2; do
+  h100_report 2026-12-07_c881a73_decode_e4m3_split_chains "dec_e4m3/$x/bench_*.json" \
+    decode_attention decode.md "results-c881a73-split-$x"
+done
 # v26 (v25 in v20's line order) beside v16 and v25 at causal D = 128, v24 beside v09 at D = 64, paired
 # with cuDNN (f42a9c8: v24's and v25's rare paths mended).
 h100_report 2026-12-07_f42a9c8_v26_checks 'goals/fa3/bench_*.json' attention attention.md \
