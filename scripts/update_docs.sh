@@ -298,10 +298,9 @@ mem=$( (find "$res" "$(dirname "$res")/h100" -name memory_attention.json 2>/dev/
   awk -F/ '{ for (i = 1; i <= NF; i++) if ($i ~ /^20[0-9][0-9]-/) { print $i "\t" $0; break } }' |
   sort | tail -n 1 | cut -f2)
 if [ -f "$mem" ]; then
-  mem_v02=$(dirname "$mem")/memory_attention_v02.json  # v02 (CUDA cores) at N <= 8k, apart
-  [ -f "$mem_v02" ] || mem_v02=
-  "$klab" report "$mem" $mem_v02 --memory --family attention --readme docs/worklogs/attention.md \
-    --section memory-assignment5
+  # Beside it, the rungs run apart: v02 (CUDA cores) at N <= 8k, v12 (FP8) on e4m3 inputs.
+  "$klab" report "$mem" $(ls "$(dirname "$mem")"/memory_attention_v*.json 2>/dev/null) --memory \
+    --family attention --readme docs/worklogs/attention.md --section memory-assignment5
 fi
 # 5fbc421's run: hgemm v19 at 128 tokens beside v18 (tuned) and cuBLASLt at M = 128; v18's
 # tune at M = 128, N = K = 4096 and M = 512, N = 6144 (every entry); v20 beside v14 and
