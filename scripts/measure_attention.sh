@@ -18,10 +18,11 @@
 #   memory    assignment 5's table: `klab memory` of every GPU rung of attention and cuDNN at
 #             causal B = 1, Hq = Hkv = 32, D = 128, bf16, N = 1k to 64k (one allocation, prepare
 #             and synchronised run each, no timing; v01 is refused where its scores do not fit;
-#             v02, on CUDA cores, at N <= 8k only: seconds a run beyond), into
-#             memory_attention.json. Not a default step: its time on the device is not measured
-#             yet (KLAB_ATTN_MEMORY_LIMIT: seconds, default 400; KLAB_ATTN_MEMORY_RUNGS: an
-#             extended regex of the rungs, default every GPU rung).
+#             v02, on CUDA cores, apart: 28 TFLOP/s, ~1.3 s a causal launch at 64k), into
+#             memory_attention.json and memory_attention_v02.json. Not a default step: ~25 s on
+#             an H100 for every rung but v02 (2026-12-07_7940f11_attention_close_out)
+#             (KLAB_ATTN_MEMORY_LIMIT: seconds, default 400; KLAB_ATTN_MEMORY_RUNGS: an extended
+#             regex of the rungs, default every GPU rung).
 # Usage: scripts/measure_attention.sh BUILD_DIR OUTDIR   (steps run in the order above)
 #   BUILD_DIR as for scripts/h200.sh (e.g. .out/build after scripts/pack_for_device.sh).
 #   KLAB_ATTN_STEPS="check sanitize bench torch" selects steps (default: those four; add memory
@@ -106,21 +107,23 @@ if has memory; then
   # The rungs as klab lists them (cuDNN's only where it was built), one --shape per N.
   mem_re=${KLAB_ATTN_MEMORY_RUNGS:-'^attention\.'}
   mem_rungs=$(gpu_rungs attention | grep -E "$mem_re" | grep -v '^attention\.v02_' | tr '\n' ' ')
-  shapes=() short=()
+  shapes=()
   for n in 1024 2048 4096 8192 16384 32768 65536; do
     shapes+=(--shape "b=1,nq=$n,nkv=$n,hq=32,hkv=32,d=128,causal=1")
-    [ "$n" -le 8192 ] && short+=(--shape "b=1,nq=$n,nkv=$n,hq=32,hkv=32,d=128,causal=1")
   done
-  log "memory: $mem_rungs at causal N = 1k..64k"
-  timeout "${KLAB_ATTN_MEMORY_LIMIT:-400}" "$klab" memory $mem_rungs "${shapes[@]}" --dtype bf16 \
-    --quiet --json "$out/memory_attention.json" > "$out/memory_attention.txt" 2>&1 || status=1
+  if [ -n "${mem_rungs// /}" ]; then
+    log "memory: $mem_rungs at causal N = 1k..64k"
+    timeout "${KLAB_ATTN_MEMORY_LIMIT:-400}" "$klab" memory $mem_rungs "${shapes[@]}" --dtype bf16 \
+      --quiet --json "$out/memory_attention.json" > "$out/memory_attention.txt" 2>&1 || status=1
+    tail -n 50 "$out/memory_attention.txt" | tee -a "$out/summary.txt"
+  fi
   if gpu_rungs attention | grep -E "$mem_re" | grep -q '^attention\.v02_'; then
-    log "memory: attention.v02 (CUDA cores) at causal N = 1k..8k"
-    timeout 200 "$klab" memory "$(gpu_rungs attention | grep '^attention\.v02_')" "${short[@]}" \
+    log "memory: attention.v02 (CUDA cores) at causal N = 1k..64k"
+    timeout 200 "$klab" memory "$(gpu_rungs attention | grep '^attention\.v02_')" "${shapes[@]}" \
       --dtype bf16 --quiet --json "$out/memory_attention_v02.json" \
       > "$out/memory_attention_v02.txt" 2>&1 || status=1
+    tail -n 10 "$out/memory_attention_v02.txt" | tee -a "$out/summary.txt"
   fi
-  tail -n 50 "$out/memory_attention.txt" | tee -a "$out/summary.txt"
 fi
 log "done (status $status)"
 echo "- **Finished**: $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status" >> "$out/MANIFEST.md"
