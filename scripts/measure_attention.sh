@@ -106,7 +106,9 @@ fi
 if has memory; then
   # The rungs as klab lists them (cuDNN's only where it was built), one --shape per N.
   mem_re=${KLAB_ATTN_MEMORY_RUNGS:-'^attention\.'}
-  mem_rungs=$(gpu_rungs attention | grep -E "$mem_re" | grep -v '^attention\.v02_' | tr '\n' ' ')
+  selected=$(gpu_rungs attention | grep -E "$mem_re")
+  mem_rungs=$(grep -v '^attention\.v02_' <<< "$selected" | tr '\n' ' ')
+  v02=$(grep '^attention\.v02_' <<< "$selected")
   shapes=()
   for n in 1024 2048 4096 8192 16384 32768 65536; do
     shapes+=(--shape "b=1,nq=$n,nkv=$n,hq=32,hkv=32,d=128,causal=1")
@@ -117,9 +119,9 @@ if has memory; then
       --quiet --json "$out/memory_attention.json" > "$out/memory_attention.txt" 2>&1 || status=1
     tail -n 50 "$out/memory_attention.txt" | tee -a "$out/summary.txt"
   fi
-  if gpu_rungs attention | grep -E "$mem_re" | grep -q '^attention\.v02_'; then
-    log "memory: attention.v02 (CUDA cores) at causal N = 1k..64k"
-    timeout 200 "$klab" memory "$(gpu_rungs attention | grep '^attention\.v02_')" "${shapes[@]}" \
+  if [ -n "$v02" ]; then
+    log "memory: $v02 (CUDA cores) at causal N = 1k..64k"
+    timeout 200 "$klab" memory "$v02" "${shapes[@]}" \
       --dtype bf16 --quiet --json "$out/memory_attention_v02.json" \
       > "$out/memory_attention_v02.txt" 2>&1 || status=1
     tail -n 10 "$out/memory_attention_v02.txt" | tee -a "$out/summary.txt"

@@ -298,7 +298,7 @@ mem=$( (find "$res" "$(dirname "$res")/h100" -name memory_attention.json 2>/dev/
   awk -F/ '{ for (i = 1; i <= NF; i++) if ($i ~ /^20[0-9][0-9]-/) { print $i "\t" $0; break } }' |
   sort | tail -n 1 | cut -f2)
 if [ -f "$mem" ]; then
-  # Beside it, the rungs run apart: v02 (CUDA cores) at N <= 8k, v12 (FP8) on e4m3 inputs.
+  # Beside it, the rungs run apart: v02 (CUDA cores), v12 (FP8) on e4m3 inputs.
   "$klab" report "$mem" $(ls "$(dirname "$mem")"/memory_attention_v*.json 2>/dev/null) --memory \
     --family attention --readme docs/worklogs/attention.md --section memory-assignment5
 fi
@@ -874,12 +874,12 @@ h100_processes() {  # DOC SECTION FOLDER...
   [ ${#dirs[@]} -gt 0 ] || return 0
   "$klab" report "${dirs[@]}" --processes --readme "docs/worklogs/$doc" --section "$section"
 }
-# An A/B run on an H100 (scripts/measure_ab.sh's layout): each build's folder ab/BUILD's
-# benches into DOC's SECTION-BUILD.
-h100_ab() {  # RUN FAMILY DOC SECTION BUILD...
-  local run=$1 family=$2 doc=$3 section=$4
+# An A/B run on an H100: each build's folder BUILDS/BUILD's benches into DOC's SECTION-BUILD
+# (BUILDS: the run's folder of builds, <run>/ab in scripts/measure_ab.sh's layout).
+h100_ab() {  # BUILDS FAMILY DOC SECTION BUILD...
+  local builds=$1 family=$2 doc=$3 section=$4
   shift 4
-  for x in "$@"; do h100_report "$run" "ab/$x/bench_*.json" "$family" "$doc" "$section-$x"; done
+  for x in "$@"; do h100_report "$builds" "$x/bench_*.json" "$family" "$doc" "$section-$x"; done
 }
 # A decode run on an H100 (results/h100): its benches' table into decode.md's
 # results-<TAG>-decode, and each rung's `klab timeline` at (1, 32k) into timeline-<TAG>-<rung>
@@ -997,7 +997,7 @@ if [ -d "$vm" ]; then
     --section stalls-4f69d98-v19-m64
 fi
 # v19's A box and dealt-out split epilogue (8932e03) against 4f69d98, in turn twice; v18 after it.
-h100_ab 2026-12-06_8932e03_hgemm_v19_ends hgemm gemm.md results-8932e03-v19 old1 new1 old2 new2
+h100_ab 2026-12-06_8932e03_hgemm_v19_ends/ab hgemm gemm.md results-8932e03-v19 old1 new1 old2 new2
 h100_report 2026-12-06_8932e03_hgemm_v19_ends 'grid/bench_*.json' hgemm gemm.md results-8932e03-v18-small
 # v19 tuned per shape class at M <= 128, v18 with cuBLASLt after each (4a65d1e).
 h100_report 2026-12-06_4a65d1e_hgemm_v19_tuned 'grid/bench_*.json' hgemm gemm.md results-4a65d1e-v19-tuned
@@ -1009,7 +1009,7 @@ h100_report 2026-12-06_5f7c367_hgemm_v24 'b/tuned_*.json' hgemm gemm.md results-
 h100_profile 2026-12-06_7e4b294_hgemm_v24_profile prof/profiles.json gemm.md profile-7e4b294-v24
 # v24 (at aligned shapes v18's 128x256_k1) on the split-tiles kernel (a, 7e4b294) and on v14's own
 # kernel (b, c491392), beside v14 and cuBLASLt, in turn twice.
-h100_ab 2026-12-06_c491392_hgemm_v14_own_kernel hgemm gemm.md results-c491392-v14-own a1 b1 a2 b2
+h100_ab 2026-12-06_c491392_hgemm_v14_own_kernel/ab hgemm gemm.md results-c491392-v14-own a1 b1 a2 b2
 # v18's unsplit 128 x 128 and 128 x 192 entries on v14's own kernel, 6 stages at 128 (b, 29e7427),
 # against the split-tiles kernel (a, 3923963), in turn twice at M = 512; build b's entries tuned.
 h100_report 2026-12-06_29e7427_hgemm_v14_kernel_128 'tune/tune_*.json' hgemm gemm.md results-29e7427-v14-128-tune
@@ -1035,14 +1035,12 @@ h100_processes attention.md results-229707c-ab-attn 2026-12-07_229707c_ab_store_
 # trims (6ae6bfa) against the build before, the e4m3 loop's rate with the cache in L2.
 h100_report 2026-12-07_6ae6bfa_v25_swap_trims 'attn/bench_*.json' attention attention.md \
   results-6ae6bfa-v25
-h100_ab 2026-12-07_6ae6bfa_v25_swap_trims/dec decode_attention decode.md results-6ae6bfa-trims \
+h100_ab 2026-12-07_6ae6bfa_v25_swap_trims/dec/ab decode_attention decode.md results-6ae6bfa-trims \
   old1 new1 old2 new2
 # The e4m3 swapped stage's S^T as two chains (c881a73, branch decode-e4m3-split-chains) against
 # the build before, in turn.
-for x in old1 new1 old2 new2; do
-  h100_report 2026-12-07_c881a73_decode_e4m3_split_chains "dec_e4m3/$x/bench_*.json" \
-    decode_attention decode.md "results-c881a73-split-$x"
-done
+h100_ab 2026-12-07_c881a73_decode_e4m3_split_chains/dec_e4m3 decode_attention decode.md \
+  results-c881a73-split old1 new1 old2 new2
 # v26 (v25 in v20's line order) beside v16 and v25 at causal D = 128, v24 beside v09 at D = 64, paired
 # with cuDNN (f42a9c8: v24's and v25's rare paths mended).
 h100_report 2026-12-07_f42a9c8_v26_checks 'goals/fa3/bench_*.json' attention attention.md \
@@ -1084,25 +1082,25 @@ fa2_builds 2026-12-06_231334b_fa2_k_order 231334b-fa2 old new
 fa2_builds 2026-12-06_4f69d98_fa2_alone 4f69d98-fa2 fa2
 # The FA3 descriptors advanced and Q's from a uniform index (af85b52) against 4f69d98, in turn
 # twice: each build's benches (the rungs with cuDNN).
-h100_ab 2026-12-06_af85b52_attention_desc_advance attention attention.md results-af85b52 \
+h100_ab 2026-12-06_af85b52_attention_desc_advance/ab attention attention.md results-af85b52 \
   old1 new1 old2 new2
 # The softmax's row max (every D) and row sum (D = 64) as trees (8c64945) against 2a27a5e's code,
 # in turn twice: each build's benches (the rungs with cuDNN).
-h100_ab 2026-12-06_8c64945_attention_row_trees attention attention.md results-8c64945 x1 t1 x2 t2
+h100_ab 2026-12-06_8c64945_attention_row_trees/ab attention attention.md results-8c64945 x1 t1 x2 t2
 # The row sum tree apart from the max tree (m), and Q's uniform index at D = 64 only (u), beside
 # the tree build (t), at D = 64.
-h100_ab 2026-12-06_dc038f9_attention_row_sum_apart attention attention.md results-dc038f9 \
+h100_ab 2026-12-06_dc038f9_attention_row_sum_apart/ab attention attention.md results-dc038f9 \
   t1 m1 u1 t2 m2
 # Q's uniform index at D = 64 (u, as the code after 9527110 keeps it) against 9527110, in turn three
 # times, at D = 64.
-h100_ab 2026-12-06_9527110_attention_q_uniform_d64 attention attention.md results-9527110 \
+h100_ab 2026-12-06_9527110_attention_q_uniform_d64/ab attention attention.md results-9527110 \
   h1 u1 h2 u2 h3 u3
 # Nsight Compute of v09 and cuDNN at D = 64 non-causal 8k, with the XU (MUFU) pipe (27a6ef4).
 h100_profile 2026-12-06_27a6ef4_attention_d64_xu_profile prof/profiles_d64.json attention.md \
   profile-27a6ef4-d64
 # v10 at every eighth term (h, 27a6ef4) and every sixteenth (p) beside v09 and cuDNN at D = 64, in
 # turn twice; Nsight Compute of both v10 builds.
-h100_ab 2026-12-06_27a6ef4_attention_v10_sixteenth attention attention.md results-27a6ef4-v10 \
+h100_ab 2026-12-06_27a6ef4_attention_v10_sixteenth/ab attention attention.md results-27a6ef4-v10 \
   h1 p1 h2 p2
 for x in h p; do
   h100_profile 2026-12-06_27a6ef4_attention_v10_sixteenth "prof/profiles_v10_$x.json" \

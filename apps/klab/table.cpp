@@ -98,10 +98,7 @@ std::string tuned_summary(const std::vector<Result>& results, bool markdown) {
   for (const auto& r : results) {
     if (r.tuned.config.empty()) continue;
     std::string from = r.tuned.source + (r.tuned.path.empty() ? "" : " (" + r.tuned.path + ")");
-    if (!r.tuned.committed_table)
-      from += "; no committed table where the rung looks for it: not the tuned dispatch";
-    else if (r.tuned.source == "cache")
-      from += "; the tune cache's choice, not the committed table's";
+    if (const std::string flag = tuned_dispatch_flag(r); !flag.empty()) from += "; " + flag;
     rows.push_back({r.variant, row(r)[1], r.tuned.config, from});
   }
   if (rows.size() == 1) return "";

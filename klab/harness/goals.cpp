@@ -129,19 +129,13 @@ Goal parse_goal(const json& g, size_t index) {
   return out;
 }
 
-/// A tuned rung's record that names its choice ran the dispatch a user gets: the committed
-/// table was there to read and the choice was not a local tune cache's. (Records written before
-/// the choice was kept name none and count.)
-bool committed_dispatch(const Result& r) {
-  return r.tuned.config.empty() || (r.tuned.committed_table && r.tuned.source != "cache");
-}
-
 /// The records a goal may use at one problem: timed, cold, the rung's own block size, not
 /// failing its check, a tuned rung's committed dispatch, of the goal's family and dtype.
 bool usable(const Result& r, const Goal& g, const Shape& shape, DType dtype) {
   return r.timed && r.status == "ok" && r.timing.mode == "cold" && r.block_threads == 0 &&
-         committed_dispatch(r) && !(r.checked && !r.check.passed) && r.timing.stats.median > 0 &&
-         r.family == g.family && r.problem.dtype == dtype && r.problem.shape == shape;
+         tuned_dispatch_flag(r).empty() && !(r.checked && !r.check.passed) &&
+         r.timing.stats.median > 0 && r.family == g.family && r.problem.dtype == dtype &&
+         r.problem.shape == shape;
 }
 
 bool is_candidate(const Result& r, const Goal& g) {

@@ -26,6 +26,14 @@ std::string printed(double x, const char* format) {
   return std::string(buf);
 }
 
+std::string tuned_dispatch_flag(const Result& r) {
+  if (r.tuned.config.empty()) return "";
+  if (!r.tuned.committed_table)
+    return "no committed table where the rung looks for it: not the tuned dispatch";
+  if (r.tuned.source == "cache") return "the tune cache's choice, not the committed table's";
+  return "";
+}
+
 std::string build_sha(const Result& r) {
   return r.machine.contains("build") && r.machine["build"].contains("git_sha")
              ? r.machine["build"]["git_sha"].get<std::string>()

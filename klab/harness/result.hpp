@@ -74,6 +74,10 @@ std::string printed(double x, const char* format);
 /// A rung of a family is "<family>.vNN_<name>": baselines, other libraries' records and a tune's
 /// configurations ("<rung>[cfgN]", `klab tune`) are not.
 bool is_rung_id(const std::string& id);
+/// Why a tuned rung's record did not run the dispatch a user gets ("" where it did, or where the
+/// record names no choice: other variants, records written before it was kept): the committed
+/// table was not found, or the choice was a local tune cache's.
+std::string tuned_dispatch_flag(const Result& r);
 /// The build a record was measured with (its machine's git sha), "" where the record does not say.
 std::string build_sha(const Result& r);
 
