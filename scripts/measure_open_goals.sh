@@ -21,9 +21,10 @@
 #          (v15, v22, v30) at (16, 8k), the ragged batch, (1, 32k) and (1, 128k), pages of 16
 #          and 64, v36 and v37 (the dependent merge) at B = 1
 #          (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
-#   fa3    14.1, 14.3, 14.4: v24's, v25's and v26's GPU tests (fa3/tests.log), then the wgmma
+#   fa3    14.1-14.4: v24's, v25's and v26's GPU tests (fa3/tests.log), then the wgmma
 #          rungs closest to cuDNN, paired: v16, v25 and v26 at causal 4k, 8k and 16k (D = 128), v09
-#          beside v24 at D = 64 causal and not at 8k (fa3/bench_<n>_d<d>_c<causal>.json);
+#          beside v24 at D = 64 causal and not at 8k, and last v16, v25 and v26 non-causal at 8k
+#          (D = 128, 14.2) (fa3/bench_<n>_d<d>_c<causal>.json);
 #   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x (or met only
 #          inside the rotated order's margin: docs/goals.md), each in
 #          KLAB_GOALS_PROCESSES processes (default 2; with the order rotated, before e98e963, one
@@ -188,14 +189,15 @@ step_dec() {
 
 step_fa3() {
   mkdir -p "$out/fa3"
-  log "14.1, 14.3, 14.4: the FA3 rungs closest to cuDNN, paired (v24's, v25's and v26's GPU tests first)"
+  log "14.1-14.4: the FA3 rungs closest to cuDNN, paired (v24's, v25's and v26's GPU tests first)"
   gpu_tests "$out/fa3/tests.log" "v24, v25, v26" \
     '*/attention_v24_*:*/attention_v25_*:*/attention_v26_*' 90
   for s in "8 4096 128 1 v16_fa3_tma_epilogue v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order" \
            "4 8192 64 0 v09_fa3_three_consumers v24_fa3_max_free" \
            "2 16384 128 1 v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order v16_fa3_tma_epilogue" \
            "4 8192 128 1 v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order v16_fa3_tma_epilogue" \
-           "4 8192 64 1 v09_fa3_three_consumers v24_fa3_max_free"; do
+           "4 8192 64 1 v09_fa3_three_consumers v24_fa3_max_free" \
+           "4 8192 128 0 v16_fa3_tma_epilogue v25_fa3_max_free_tma_epilogue v26_fa3_max_free_line_order"; do
     read -r b n d c rungs <<< "$s"
     [ "$(left)" -gt 45 ] || break
     f=$out/fa3/bench_${n}_d${d}_c${c}
