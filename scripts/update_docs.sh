@@ -669,6 +669,14 @@ for v in v14 v13; do
     --min-share 0.015 --readme docs/worklogs/decode.md --section stalls-aafb937-$v
 done
 "$klab" profile-report "$tl13"/prof/profile.json --readme docs/worklogs/decode.md --section profile-2b7f8cf-v13
+# decode v15 (e4m3) under Nsight's source counters on an H100 (7940f11's run): from DRAM and hot.
+st=$(dirname "$res")/h100/2026-12-07_7940f11_decode_e4m3_stalls
+if [ -d "$st" ]; then
+  for x in v15_e4m3_16x8k v15_e4m3_16x1k_hot; do
+    python3 scripts/ncu_source_stalls.py "$st/src/${x}_source.csv.xz" --min-share 0.015 \
+      --readme docs/worklogs/decode.md --section "stalls-7940f11-$x"
+  done
+fi
 "$klab" report "$res"/2026-12-04_adae0fb_decode_v13/il/bench_*.json --family decode_attention \
   --readme docs/worklogs/decode.md --section results-adae0fb-v13
 # v13_v11_timelines RUN SHA FILE SUFFIX: the timelines of decode v13 and v11 in RUN/tl
