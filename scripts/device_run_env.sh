@@ -5,7 +5,7 @@
 # PyTorch's libcudnn where the loader finds none, sets $klab, caches the measured ceilings in
 # $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
 # sets $timing_opts, and defines log (a timestamped line, also in summary.txt),
-# machine_and_ceilings, sanitize, bench_interleaved and paired.
+# machine_and_ceilings, sanitize, bench_interleaved, paired and source_stalls.
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.txz" ]; then
   tar xJf "$pack/device.txz" -C "$pack" || exit 1
@@ -70,3 +70,26 @@ bench_interleaved() {
 # paired FILE: the paired speed-ups of a bench's text output (klab bench --interleave), into
 # summary.txt.
 paired() { grep -h "paired" -A8 "$1" | grep "^| [a-z_]*\." | cut -c1-170 | tee -a "$out/summary.txt"; }
+# source_stalls DIR NAME KERNEL_REGEX CACHE VARIANT BENCH_ARGS...: three launches of the kernels
+# matching KERNEL_REGEX under `klab bench VARIANT BENCH_ARGS` (the first five skipped: the check's
+# and the warm-up's) through Nsight Compute's source counters, warp states, occupancy and
+# scheduler sections, --cache-control CACHE (all: L2 flushed before each; none: with --hot, the
+# data left in L2), the clocks left alone: DIR/NAME_details.txt (--page details) and
+# DIR/NAME_source.csv.xz (the SASS source page that scripts/ncu_source_stalls.py tables). klab may
+# refuse to time a launch that the profiler serialises; the profiled launches are in the report
+# all the same, so only a missing report fails.
+source_stalls() {
+  local dir=$1 name=$2 kernels=$3 cache=$4
+  shift 4
+  mkdir -p "$dir"
+  log "Nsight source counters: $name"
+  timeout 150 ncu --clock-control none --cache-control "$cache" --kernel-name "regex:$kernels" \
+    --launch-skip 5 --launch-count 3 --section SourceCounters --section WarpStateStats \
+    --section LaunchStats --section Occupancy --section SpeedOfLight --section ComputeWorkloadAnalysis \
+    --section SchedulerStats -o "$dir/$name" -f "$klab" bench "$@" --max-time 0.05 \
+    > "$dir/${name}_ncu.txt" 2>&1
+  [ -f "$dir/$name.ncu-rep" ] || { echo "source_stalls: no report for $name" | tee -a "$out/summary.txt"; return 1; }
+  ncu -i "$dir/$name.ncu-rep" --page source --csv --print-source sass | xz -6 > "$dir/${name}_source.csv.xz"
+  ncu -i "$dir/$name.ncu-rep" --page details > "$dir/${name}_details.txt"
+  rm -f "$dir/$name.ncu-rep"
+}

@@ -25,6 +25,9 @@
 #          rungs closest to cuDNN, paired: v16, v25 and v26 at causal 4k, 8k and 16k (D = 128), v09
 #          beside v24 at D = 64 causal and not at 8k, and last v16, v25 and v26 non-causal at 8k
 #          (D = 128, 14.2) (fa3/bench_<n>_d<d>_c<causal>.json);
+#   stalls 15.5: the e4m3 swapped rungs closest to 1.8x at (16, 8k), v22 and v15, pages of 16,
+#          from DRAM, under Nsight Compute's source counters (stalls/<rung>_e4m3_16x8k_*: the
+#          samples by SASS line, scripts/ncu_source_stalls.py; not in the default steps);
 #   g13    13.3: v18 paired with cuBLASLt at the M >= 512 projections under 1.00x (or met only
 #          inside the rotated order's margin: docs/goals.md), each in
 #          KLAB_GOALS_PROCESSES processes (default 2; with the order rotated, before e98e963, one
@@ -33,16 +36,18 @@
 # A step starts no bench or tune that its share of KLAB_BUDGET (seconds, default 560; 40-120 s
 # a command, by step) would not leave room for.
 # Usage: scripts/measure_open_goals.sh BUILD_DIR OUTDIR   (BUILD_DIR as for scripts/h200.sh)
-#   KLAB_GOALS_STEPS selects the steps and their order (default "fa2 fa3 tune dec g13 small v24");
+#   KLAB_GOALS_STEPS selects the steps and their order (default "fa2 fa3 tune dec g13 small v24";
+#   "stalls" only when named);
 #   KLAB_MAX_TIME (seconds a bench, default 0.4). The issue's criteria are the H200's: on another
 #   GPU the script says so and runs anyway.
 set -uo pipefail
 usage="usage: scripts/measure_open_goals.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
 out=${2:?$usage}
-all_steps="fa2 fa3 tune dec g13 small v24"
+default_steps="fa2 fa3 tune dec g13 small v24"
+all_steps="$default_steps stalls"
 gemm_steps="tune g13 small v24"  # v18 and v19 read their tuned table at launch
-steps=${KLAB_GOALS_STEPS:-$all_steps}
+steps=${KLAB_GOALS_STEPS:-$default_steps}
 for s in $steps; do
   [[ " $all_steps " == *" $s "* ]] ||
     { echo "measure_open_goals.sh: no step '$s' (steps: $all_steps)" >&2; exit 2; }
@@ -206,6 +211,15 @@ step_fa3() {
       --shape "b=$b,nq=$n,nkv=$n,hq=32,hkv=32,d=$d,causal=$c" --dtype bf16 --interleave \
       --max-time "$mt" --json "$f.json" > "$f.txt" 2>&1 || status=1
     paired "$f.txt"
+  done
+}
+
+step_stalls() {
+  local r s=b=16,qlen=1,hq=32,hkv=8,d=128,page=16,len=8192,min_len=8192,empty=0
+  for r in v22_fp8_compact_grid v15_fp8_stage_pairs; do
+    [ "$(left)" -gt 60 ] || break
+    source_stalls "$out/stalls" "${r%%_*}_e4m3_16x8k" tma_pages_kernel all \
+      "decode_attention.$r" --shape "$s" --dtype e4m3 || status=1
   done
 }
 
