@@ -131,6 +131,8 @@ Variant gpu_v31_counter_steal();
 Variant gpu_v32_counter_compact_tail();
 Variant gpu_v36_dependent_merge();
 Variant gpu_v37_fp8_dependent_merge();
+Variant gpu_v38_fp8_table_window();
+Variant gpu_v39_table_window();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

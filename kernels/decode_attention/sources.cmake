@@ -29,5 +29,5 @@ klab_family(decode_attention
        v27_fp8_cluster_steal.cu
        v28_longest_first.cu v29_longest_first_chunks.cu v30_fp8_longest_first.cu
        v31_counter_steal.cu v32_counter_compact_tail.cu v36_dependent_merge.cu
-       v37_fp8_dependent_merge.cu
+       v37_fp8_dependent_merge.cu v38_fp8_table_window.cu v39_table_window.cu
        ${KLAB_DECODE_CUDNN_SRC})

@@ -158,10 +158,13 @@ __device__ __forceinline__ void cluster_merge(Mark&& mark, float* s_part, const 
 // (merge_counted_rows), where rows x splits weights fit there (else merge_partials).
 // kDependentMerge (v36, with kCompactTail): the CTA ends once its rows are stored; the splits are
 // merged by dependent_merge_kernel, launched programmatically after this one.
+// kTableWindow (v38, not with kSteal): the producer takes its page indices from windows of 32
+// table columns (TableWindow: a warp load each, the next window requested a window ahead)
+// instead of loading each stage's entries one stage ahead.
 template <int kD, int kElem, int kSwapTiles = 0, bool kCluster = false, bool kTrace = false,
           bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false, int kRing = 0,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
-          bool kCompactTail = false, bool kDependentMerge = false>
+          bool kCompactTail = false, bool kDependentMerge = false, bool kTableWindow = false>
 __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     tma_pages_kernel(const __grid_constant__ CUtensorMap k_map,
                      const __grid_constant__ CUtensorMap v_map, const __nv_bfloat16* __restrict__ q,
@@ -196,6 +199,7 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
       !kSteal || (kStageGroup == 1 && !kEarlyIssue && (kCluster ? kPush : kGrid == kGridSplits)),
       "kSteal: one stage at a time, issued after the barrier; clustered, the push "
       "merge's cluster; unclustered, the (split, row group, sequence) grid");
+  static_assert(!kTableWindow || !kSteal, "kTableWindow: a split's stages in order, not units");
   // kPush: the descriptors' fetch overlaps the inputs' round trip (they are kernel parameters,
   // or kGlobalMaps copied before the launch: not written by a kernel before this one).
   // aux: kGlobalMaps' tensor maps, kGridWorkList's items.
@@ -244,10 +248,14 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const int32_t* table_row = block_table + bi * g.max_pages;
   const uint32_t sq = device::smem_addr(s_q);
   int next = -1;                    // the producer lane's page of the stage it issues next
+  TableWindow window;               // kTableWindow: the producer's windows of table entries
   SwapAbQ<kD, kNT, kElem> q_frags;  // kSwap: the math warps' Q, each warp's own copy
-  if (warp == kProducerWarp)
-    next = StagePages::entry_ahead(table_row, j0, lane, g);
-  else if constexpr (kSwap)
+  if (warp == kProducerWarp) {
+    if constexpr (kTableWindow)
+      window.start(table_row, j0, lane, g);
+    else
+      next = StagePages::entry_ahead(table_row, j0, lane, g);
+  } else if constexpr (kSwap)
     q_frags.load(q, bi, hk, row0, g, lane);
   else if constexpr (kE4m3)
     load_q_tile_e4m3<kD>(sq, q, bi, hk, row0, g, tid);
@@ -269,7 +277,8 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
   const PushRecv<kD> recv(s_q + kRows * kD * 2);  // kPush only
 
   // The producer: stage i + 1's table entries are loaded (one a lane) before the wait for
-  // stage i's slot, so a table load is never on a refill's path.
+  // stage i's slot, so a table load is never on a refill's path; kTableWindow: stage i's come
+  // from the window loaded a window ahead.
   auto stage_at = [&](int64_t k0) { return StagePages{k0, min(j1, k0 + kBlockN)}; };
   auto stage = [&](int i) { return stage_at(j0 + int64_t(i) * kBlockN); };
   // The i-th stage's slot, once the math warps have handed it back (the ring's first fill waits
@@ -299,6 +308,11 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
     if (kTrace && i == 0 && lane == 0) mark(kPhFirstIssue);
   };
   auto produce = [&](int i) {
+    if constexpr (kTableWindow) {
+      const StagePages st = stage(i);
+      put(i, st, window.entry(st, lane, g), 0);
+      return;
+    }
     const int pool_page = next;
     if (i + 1 < tiles) next = stage(i + 1).entry(table_row, lane, g);
     put(i, stage(i), pool_page, 0);
@@ -581,7 +595,7 @@ static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap
 template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
           int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
-          int kCounter = kCounterPlain>
+          int kCounter = kCounterPlain, bool kTableWindow = false>
 struct TmaPagesLaunch {
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
@@ -672,7 +686,7 @@ struct TmaPagesLaunch {
     constexpr auto kernel =
         tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing,
                          kGrid, false, (kCounter & kCounterSteal) != 0,
-                         (kCounter & kCounterCompactTail) != 0, kDependentMerge>;
+                         (kCounter & kCounterCompactTail) != 0, kDependentMerge, kTableWindow>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -686,7 +700,7 @@ struct TmaPagesLaunch {
       if (cluster && out.plan.max_splits > 1) {
         constexpr auto clustered =
             tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps,
-                             0, kGridSplits, kEarlyIssue, kSteal>;
+                             0, kGridSplits, kEarlyIssue, kSteal, false, false, kTableWindow>;
         int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         if (cluster_smem_floor > csmem && clusters_fit<clustered>(grid, cluster_smem_floor))
           csmem = cluster_smem_floor;
@@ -797,9 +811,10 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
           bool kGlobalMaps = false, int kCounterRing = 0, int kGrid = kGridSplits,
           bool kEarlyIssue = false, bool kSteal = false, int kCounter = kCounterPlain,
-          typename Plan, bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
+          bool kTableWindow = false, typename Plan,
+          bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
 TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
-               kEarlyIssue, kSteal, kCounter>
+               kEarlyIssue, kSteal, kCounter, kTableWindow>
 tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
@@ -831,7 +846,7 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
   KvScales scales;
   if constexpr (kElem == 1) scales = {b.ptr<const float>("k_scale"), b.ptr<const float>("v_scale")};
   using Launch = TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps,
-                                kCounterRing, kGrid, kEarlyIssue, kSteal, kCounter>;
+                                kCounterRing, kGrid, kEarlyIssue, kSteal, kCounter, kTableWindow>;
   Launch launch{pool_map(b.ptr<const void>("k_cache"), s, kElem),
                 pool_map(b.ptr<const void>("v_cache"), s, kElem),
                 b.ptr<const __nv_bfloat16>("q"),
@@ -889,16 +904,20 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
 /// kCounter (CounterPath bits): kCounterSteal (v31), the counter path's CTAs share their
 /// sequence's stages through a global ticket counter a row group (its `groups` ints past the
 /// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail;
-/// kCounterDependentMerge (v36, with it), the splits merged by a kernel launched programmatically.
+/// kCounterDependentMerge (v36, with it), the splits merged by a kernel launched programmatically;
+/// kTableWindow (v38): both kernels' producers take their page indices from windows of 32 table
+/// columns (TableWindow).
 template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
           int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
-          bool kSteal = false, int kCounter = kCounterPlain, class PlanOf>
+          bool kSteal = false, int kCounter = kCounterPlain, bool kTableWindow = false,
+          class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        auto launch = tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing,
-                                       kGrid, kEarlyIssue, kSteal, kCounter>(p, b, plan(p));
+        auto launch =
+            tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
+                             kEarlyIssue, kSteal, kCounter, kTableWindow>(p, b, plan(p));
         if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
         return launch;
       },
