@@ -588,15 +588,37 @@ __global__ void __launch_bounds__(tma_pages_detail::kThreads)
 static_assert(kGlobalMapsBytes == 2 * sizeof(CUtensorMap) && alignof(CUtensorMap) <= 128,
               "v16's maps at the workspace's tail (rung_plans.hpp)");
 
+/// What a rung of the TMA-fed kernel turns on (a C++20 class template argument, named field by
+/// field at each rung): the launch's choices, from which it derives the template arguments of
+/// its kernels (the clustered one and the counter path's). cluster_merge_variant_on tells each
+/// field. (The kernel keeps positional template parameters: nvcc's host stubs cannot name a
+/// class-type template argument of a kernel in a namespace.)
+struct TmaRung {
+  int elem = 2;                 ///< the KV element's bytes: 2 bf16, 1 e4m3
+  bool swap_ab = false;         ///< gqa_swap_ab.cuh's stages (v09, v10 and the cluster rungs)
+  bool push = false;            ///< v13
+  int stage_group = 1;          ///< v15, v19
+  bool global_maps = false;     ///< v16
+  int counter_ring = 0;         ///< v17
+  int grid = kGridSplits;       ///< CounterGrid: v22, v28
+  bool early_issue = false;     ///< v23
+  bool one_cta_an_sm = false;   ///< v24 (the variant's, not the launch's)
+  bool steal = false;           ///< v25 (the clustered kernel)
+  int counter = kCounterPlain;  ///< CounterPath bits: v31, v32, v36
+  bool table_window = false;    ///< v38, v39
+};
+
 /// The kernel's arguments, resolved once (prepare): the tensor maps over the pools, the plan;
 /// kSwapAb picks gqa_swap_ab.cuh's stages (v09, v10), in one n8 tile when a KV head has at most 8
 /// query rows, two above (at D = 256 the padded stage of v06 or v08 instead: two tiles' state
 /// spills there).
-template <int kElem, bool kSwapAb = false, bool kCluster = false, bool kPush = false,
-          int kStageGroup = 1, bool kGlobalMaps = false, int kCounterRing = 0,
-          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kSteal = false,
-          int kCounter = kCounterPlain, bool kTableWindow = false>
+template <TmaRung kR, bool kCluster = false>
 struct TmaPagesLaunch {
+  static constexpr int kElem = kR.elem, kStageGroup = kR.stage_group;
+  static constexpr int kCounterRing = kR.counter_ring, kGrid = kR.grid, kCounter = kR.counter;
+  static constexpr bool kSwapAb = kR.swap_ab, kPush = kR.push, kGlobalMaps = kR.global_maps;
+  static constexpr bool kEarlyIssue = kR.early_issue, kSteal = kR.steal;
+  static constexpr bool kTableWindow = kR.table_window;
   CUtensorMap k_map, v_map;
   const __nv_bfloat16* q;
   const int32_t *seq_lens, *block_table;
@@ -683,10 +705,12 @@ struct TmaPagesLaunch {
     // kCounterRing (v17): the unclustered kernel's ring where plan_v13 counted on it (one n8
     // tile at D = 128: counter_ring_applies); the clustered kernels keep their own.
     constexpr int kRing = kSwapTiles == 1 && counter_ring_applies(kD, 8) ? kCounterRing : 0;
-    constexpr auto kernel =
-        tma_pages_kernel<kD, kElem, kSwapTiles, false, kTrace, false, kStageGroup, false, kRing,
-                         kGrid, false, (kCounter & kCounterSteal) != 0,
-                         (kCounter & kCounterCompactTail) != 0, kDependentMerge, kTableWindow>;
+    constexpr auto kernel =  // the counter path's: no cluster, push, maps or early issue
+        tma_pages_kernel<kD, kElem, kSwapTiles, /*kCluster*/ false, kTrace, /*kPush*/ false,
+                         kStageGroup, /*kGlobalMaps*/ false, kRing, kGrid, /*kEarlyIssue*/ false,
+                         /*kSteal*/ (kCounter & kCounterSteal) != 0,
+                         /*kCompactTail*/ (kCounter & kCounterCompactTail) != 0, kDependentMerge,
+                         kTableWindow>;
     const int smem = static_cast<int>(TmaPagesConfig::smem_bytes(kD, kElem));
     const dim3 grid(static_cast<unsigned>(out.plan.max_splits),
                     static_cast<unsigned>(g.hkv * g.row_tiles), static_cast<unsigned>(b));
@@ -698,9 +722,10 @@ struct TmaPagesLaunch {
       counter_grid = dim3(static_cast<unsigned>(compact_items * g.hkv * g.row_tiles), 1, 1);
     if constexpr (kCluster) {
       if (cluster && out.plan.max_splits > 1) {
-        constexpr auto clustered =
-            tma_pages_kernel<kD, kElem, kSwapTiles, true, kTrace, kPush, kStageGroup, kGlobalMaps,
-                             0, kGridSplits, kEarlyIssue, kSteal, false, false, kTableWindow>;
+        constexpr auto clustered =  // no ring of its own, compact grid, tail or merge kernel
+            tma_pages_kernel<kD, kElem, kSwapTiles, /*kCluster*/ true, kTrace, kPush, kStageGroup,
+                             kGlobalMaps, /*kRing*/ 0, kGridSplits, kEarlyIssue, kSteal,
+                             /*kCompactTail*/ false, /*kDependentMerge*/ false, kTableWindow>;
         int csmem = kPush ? static_cast<int>(PushMergeConfig::smem_bytes(kD, kElem)) : smem;
         if (cluster_smem_floor > csmem && clusters_fit<clustered>(grid, cluster_smem_floor))
           csmem = cluster_smem_floor;
@@ -808,14 +833,11 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 /// ClusterSplitPlan (v11, v12, v13) builds the clustered kernel too (kPush: v13's merge) and says
 /// whether its splits merge in a cluster, with no workspace, or through v06's counters; any other
 /// plan uses the counters.
-template <int kElem, bool kSwapAb = false, bool kPush = false, int kStageGroup = 1,
-          bool kGlobalMaps = false, int kCounterRing = 0, int kGrid = kGridSplits,
-          bool kEarlyIssue = false, bool kSteal = false, int kCounter = kCounterPlain,
-          bool kTableWindow = false, typename Plan,
-          bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
-TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
-               kEarlyIssue, kSteal, kCounter, kTableWindow>
-tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
+template <TmaRung kR, typename Plan, bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
+TmaPagesLaunch<kR, kCluster> tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
+  using Launch = TmaPagesLaunch<kR, kCluster>;
+  constexpr int kElem = kR.elem, kGrid = kR.grid;
+  constexpr bool kGlobalMaps = kR.global_maps;
   bool cluster = false;
   if constexpr (kCluster) cluster = plan.cluster;
   const Dims s = dims_of(p);
@@ -845,8 +867,6 @@ tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
       out.ws_lse ? reinterpret_cast<int*>(out.ws_lse + s.rows() * plan.max_splits) : nullptr;
   KvScales scales;
   if constexpr (kElem == 1) scales = {b.ptr<const float>("k_scale"), b.ptr<const float>("v_scale")};
-  using Launch = TmaPagesLaunch<kElem, kSwapAb, kCluster, kPush, kStageGroup, kGlobalMaps,
-                                kCounterRing, kGrid, kEarlyIssue, kSteal, kCounter, kTableWindow>;
   Launch launch{pool_map(b.ptr<const void>("k_cache"), s, kElem),
                 pool_map(b.ptr<const void>("v_cache"), s, kElem),
                 b.ptr<const __nv_bfloat16>("q"),
@@ -889,41 +909,53 @@ inline Status tma_pages_limits(const std::string& rung, const Dims& s, int64_t e
   return Status::yes();
 }
 
-/// v11 (kElem = 2, bf16) and v12 (kElem = 1, e4m3): the swapped-operand kernel on plan_v11,
-/// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere;
-/// kPush (v13, and v14 on e4m3): on plan_v13, the cluster merge by push (cluster_push_merge.cuh);
-/// kStageGroup (v15 on e4m3: 2, v19: 3): that many stages at once a math warp; kGlobalMaps (v16, with kPush): the
-/// clustered kernel's tensor maps in the workspace; kCounterRing (v17, with kPush): the counter
-/// path's kernel on that many stages, its plan on the CTAs an SM they leave room for.
+/// cluster_merge_variant_on's launch of rung r: the swapped stage; one CTA an SM is the variant's
+/// setting, not the launch type's (so that v24's launch shares v13's kernels).
+constexpr TmaRung cluster_launch_rung(TmaRung r) {
+  r.swap_ab = true;
+  r.one_cta_an_sm = false;
+  return r;
+}
+
+/// v11 (elem = 2, bf16) and v12 (elem = 1, e4m3): the swapped-operand kernel on plan_v11,
+/// merged in a cluster where the plan says so (cluster_merge_pays), through counters elsewhere
+/// (kR.swap_ab is implied). kR's fields, each a rung's change:
+/// - push (v13, and v14 on e4m3): on plan_v13, the cluster merge by push
+///   (cluster_push_merge.cuh);
+/// - stage_group (v15 on e4m3: 2, v19: 3): that many stages at once a math warp;
+/// - global_maps (v16, with push): the clustered kernel's tensor maps in the workspace;
+/// - counter_ring (v17, with push): the counter path's kernel on that many stages, its plan on
+///   the CTAs an SM they leave room for;
+/// - grid (v22: kGridCompact, v28: kGridWorkList): the counter path's grid on a ragged batch
+///   (CounterGrid);
+/// - early_issue (v23): the clustered kernel's first stages issued before the CTA's barrier;
+/// - one_cta_an_sm (v24): the clustered launch at one CTA an SM where its clusters all fit so
+///   (TmaPagesLaunch::cluster_smem_floor);
+/// - steal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a
+///   counter;
+/// - counter (CounterPath bits): kCounterSteal (v31), the counter path's CTAs share their
+///   sequence's stages through a global ticket counter a row group (its `groups` ints past the
+///   plan's workspace); kCounterCompactTail (v32), the counter path's compact tail;
+///   kCounterDependentMerge (v36, with it), the splits merged by a kernel launched
+///   programmatically;
+/// - table_window (v38, v39): both kernels' producers take their page indices from windows of 32
+///   table columns (TableWindow).
 /// cluster_merge_variant's rung on another plan: plan(p) gives the ClusterSplitPlan (v20, v21:
-/// plan_v20); kGrid (v22: kGridCompact, v28: kGridWorkList): the counter path's grid on a ragged
-/// batch (CounterGrid); kEarlyIssue (v23): the clustered
-/// kernel's first stages issued before the CTA's barrier; kOneCtaAnSm (v24): the clustered
-/// launch at one CTA an SM where its clusters all fit so (TmaPagesLaunch::cluster_smem_floor);
-/// kSteal (v25, v26): the clustered kernel's CTAs share their sequence's stages through a counter;
-/// kCounter (CounterPath bits): kCounterSteal (v31), the counter path's CTAs share their
-/// sequence's stages through a global ticket counter a row group (its `groups` ints past the
-/// plan's workspace); kCounterCompactTail (v32), the counter path's compact tail;
-/// kCounterDependentMerge (v36, with it), the splits merged by a kernel launched programmatically;
-/// kTableWindow (v38): both kernels' producers take their page indices from windows of 32 table
-/// columns (TableWindow).
-template <int kElem, bool kPush, int kStageGroup, bool kGlobalMaps, int kCounterRing,
-          int kGrid = kGridSplits, bool kEarlyIssue = false, bool kOneCtaAnSm = false,
-          bool kSteal = false, int kCounter = kCounterPlain, bool kTableWindow = false,
-          class PlanOf>
+/// plan_v20).
+template <TmaRung kR, class PlanOf>
 Variant cluster_merge_variant_on(const std::string& rung, std::string summary, PlanOf plan) {
+  constexpr int kElem = kR.elem, kGrid = kR.grid, kCounter = kR.counter;
+  constexpr bool kGlobalMaps = kR.global_maps;
   Variant v = split_kv_variant(
       rung, std::move(summary),
       [plan](const Problem& p, Buffers& b) {
-        auto launch =
-            tma_pages_launch<kElem, true, kPush, kStageGroup, kGlobalMaps, kCounterRing, kGrid,
-                             kEarlyIssue, kSteal, kCounter, kTableWindow>(p, b, plan(p));
-        if constexpr (kOneCtaAnSm) launch.cluster_smem_floor = one_cta_an_sm_smem();
+        auto launch = tma_pages_launch<cluster_launch_rung(kR)>(p, b, plan(p));
+        if constexpr (kR.one_cta_an_sm) launch.cluster_smem_floor = one_cta_an_sm_smem();
         return launch;
       },
       plan,
       [rung](const Problem& p) {
-        return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kElem);
+        return tma_pages_limits(rung.substr(0, rung.find('_')), dims_of(p), kR.elem);
       },
       /*min_sm*/ 90, kElem == 1 ? DType::e4m3 : DType::bf16);
   if constexpr (kGlobalMaps)
@@ -949,7 +981,7 @@ Variant cluster_merge_variant_on(const std::string& rung, std::string summary, P
       if (!counter_grid_applies(pl.cluster, lens)) return bytes;
       return work_list_layout(bytes, work_items(pl, lens)).end();
     };
-  if constexpr (TmaPagesLaunch<kElem, true, true, kPush>::kTraceable && kGrid == kGridSplits)
+  if constexpr (TmaPagesLaunch<cluster_launch_rung(kR), true>::kTraceable && kGrid == kGridSplits)
     add_trace_hooks(v.info.id, {tma_pages_phases(), [plan](const Problem& p) {
                                   const Dims s = dims_of(p);
                                   return plan(p).max_splits * s.hkv * GqaMmaConfig::row_tiles(s) *
@@ -958,17 +990,17 @@ Variant cluster_merge_variant_on(const std::string& rung, std::string summary, P
   return v;
 }
 
-template <int kElem, bool kPush = false, int kStageGroup = 1, bool kGlobalMaps = false,
-          int kCounterRing = 0>
+/// The rungs on their own plan: plan_v13 with push (its ring's CTAs where counter_ring > 0),
+/// else plan_v11.
+template <TmaRung kR>
 Variant cluster_merge_variant(const std::string& rung, std::string summary) {
-  static_assert(kCounterRing == 0 || kPush, "v17's ring on v13's plan");
-  return cluster_merge_variant_on<kElem, kPush, kStageGroup, kGlobalMaps, kCounterRing>(
-      rung, std::move(summary), [](const Problem& p) {
-        if constexpr (kPush)
-          return plan_v13(dims_of(p), device_info().sm_count, kElem, kCounterRing);
-        else
-          return plan_v11(dims_of(p), device_info().sm_count, kElem);
-      });
+  static_assert(kR.counter_ring == 0 || kR.push, "v17's ring on v13's plan");
+  return cluster_merge_variant_on<kR>(rung, std::move(summary), [](const Problem& p) {
+    if constexpr (kR.push)
+      return plan_v13(dims_of(p), device_info().sm_count, kR.elem, kR.counter_ring);
+    else
+      return plan_v11(dims_of(p), device_info().sm_count, kR.elem);
+  });
 }
 
 }  // namespace klab::decode_attention

@@ -49,8 +49,10 @@ Variant gpu_v06_tma_pages() {
       "v06_tma_pages",
       "split-KV in one launch: a producer warp gathers whole pages by TMA (128-byte swizzled "
       "boxes) into an mbarrier ring, v03's mma.sync math warps, splits merged by the last CTA",
-      [plan](const Problem& p, Buffers& b) { return tma_pages_launch<2>(p, b, plan(p)); }, plan,
-      [](const Problem& p) { return tma_pages_limits("v06", dims_of(p)); }, /*min_sm*/ 90);
+      [plan](const Problem& p, Buffers& b) {
+        return tma_pages_launch<TmaRung{.elem = 2}>(p, b, plan(p));
+      },
+      plan, [](const Problem& p) { return tma_pages_limits("v06", dims_of(p)); }, /*min_sm*/ 90);
 }
 
 }  // namespace klab::decode_attention

@@ -34,8 +34,10 @@ Variant gpu_v08_fp8_kv() {
       "v06 on an e4m3 KV cache with per-head scales: TMA boxes of FP8 pages, K and V turned into "
       "f16 mma.sync operands in registers (Q's and O's head dimension permuted to the FP8 "
       "fragments), half the bytes a key",
-      [plan](const Problem& p, Buffers& b) { return tma_pages_launch<1>(p, b, plan(p)); }, plan,
-      [](const Problem& p) { return tma_pages_limits("v08", dims_of(p), /*elem*/ 1); },
+      [plan](const Problem& p, Buffers& b) {
+        return tma_pages_launch<TmaRung{.elem = 1}>(p, b, plan(p));
+      },
+      plan, [](const Problem& p) { return tma_pages_limits("v08", dims_of(p), /*elem*/ 1); },
       /*min_sm*/ 90, DType::e4m3);
 }
 

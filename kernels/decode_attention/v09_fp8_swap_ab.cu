@@ -32,7 +32,9 @@ Variant gpu_v09_fp8_swap_ab() {
       "v08 with the products' operands swapped: the warp's 16 keys as mma.sync's M and the KV "
       "head's query rows as n8 tiles (S^T = K Q^T, O^T = V^T P^T), Q in registers, P^T by "
       "movmatrix: half the mma and softmax work at up to 8 rows a KV head",
-      [plan](const Problem& p, Buffers& b) { return tma_pages_launch<1, true>(p, b, plan(p)); },
+      [plan](const Problem& p, Buffers& b) {
+        return tma_pages_launch<TmaRung{.elem = 1, .swap_ab = true}>(p, b, plan(p));
+      },
       plan, [](const Problem& p) { return tma_pages_limits("v09", dims_of(p), /*elem*/ 1); },
       /*min_sm*/ 90, DType::e4m3);
 }

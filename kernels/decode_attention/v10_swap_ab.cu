@@ -26,7 +26,9 @@ Variant gpu_v10_swap_ab() {
       "v10_swap_ab",
       "v06 with v09's swapped operands on the bf16 cache: the warp's 16 keys as mma.sync's M, the "
       "KV head's query rows as n8 tiles, Q in registers, P^T by movmatrix",
-      [plan](const Problem& p, Buffers& b) { return tma_pages_launch<2, true>(p, b, plan(p)); },
+      [plan](const Problem& p, Buffers& b) {
+        return tma_pages_launch<TmaRung{.elem = 2, .swap_ab = true}>(p, b, plan(p));
+      },
       plan, [](const Problem& p) { return tma_pages_limits("v10", dims_of(p)); }, /*min_sm*/ 90);
 }
 

@@ -32,7 +32,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v11_cluster_merge() {
-  return cluster_merge_variant<2>(
+  return cluster_merge_variant<TmaRung{.elem = 2}>(
       "v11_cluster_merge",
       "v10 with a row group's splits as one thread-block cluster: each CTA's rows merged by its "
       "peers through distributed shared memory (no workspace, fence or atomic), where that pays");

@@ -22,7 +22,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v12_fp8_cluster_merge() {
-  return cluster_merge_variant<1>(
+  return cluster_merge_variant<TmaRung{.elem = 1}>(
       "v12_fp8_cluster_merge",
       "v09 (e4m3, swapped operands) with v11's cluster merge: a row group's splits as one "
       "thread-block cluster, merged through distributed shared memory, where that pays");

@@ -45,7 +45,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v13_cluster_push_merge() {
-  return cluster_merge_variant<2, /*kPush*/ true>(
+  return cluster_merge_variant<TmaRung{.elem = 2, .push = true}>(
       "v13_cluster_push_merge",
       "v11 with each CTA's rows stored into their owner's shared memory (st.async on the owner's "
       "mbarrier): no barrier after the stores and no remote loads in the merge; tensor maps "

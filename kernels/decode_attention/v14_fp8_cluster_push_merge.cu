@@ -21,7 +21,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v14_fp8_cluster_push_merge() {
-  return cluster_merge_variant<1, /*kPush*/ true>(
+  return cluster_merge_variant<TmaRung{.elem = 1, .push = true}>(
       "v14_fp8_cluster_push_merge",
       "v09 (e4m3, swapped operands) with v13's cluster merge by push: rows stored into their "
       "owners' shared memory (st.async), chunks of up to 1024 keys clustered, and two long "

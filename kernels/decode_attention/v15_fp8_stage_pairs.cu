@@ -24,7 +24,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v15_fp8_stage_pairs() {
-  return cluster_merge_variant<1, /*kPush*/ true, /*kStageGroup*/ 2>(
+  return cluster_merge_variant<TmaRung{.elem = 1, .push = true, .stage_group = 2}>(
       "v15_fp8_stage_pairs",
       "v14 with each math warp taking its 16 keys of two stages at once: two independent S^T "
       "chains, one softmax's reductions for 32 keys");

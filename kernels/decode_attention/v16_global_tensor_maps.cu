@@ -32,7 +32,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v16_global_tensor_maps() {
-  return cluster_merge_variant<2, /*kPush*/ true, /*kStageGroup*/ 1, /*kGlobalMaps*/ true>(
+  return cluster_merge_variant<TmaRung{.elem = 2, .push = true, .global_maps = true}>(
       "v16_global_tensor_maps",
       "v13 with K's and V's tensor maps copied once to device memory by the prepare step, fenced "
       "and prefetched at the first instruction, instead of read from the launch's parameters");

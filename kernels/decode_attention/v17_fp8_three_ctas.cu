@@ -24,8 +24,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v17_fp8_three_ctas() {
-  return cluster_merge_variant<1, /*kPush*/ true, /*kStageGroup*/ 1, /*kGlobalMaps*/ false,
-                               kThreeCtaRing>(
+  return cluster_merge_variant<TmaRung{.elem = 1, .push = true, .counter_ring = kThreeCtaRing}>(
       "v17_fp8_three_ctas",
       "v14 with the counter path's kernel on four 16 KiB stages instead of six: three CTAs an SM, "
       "twelve math warps, the same bytes in flight");

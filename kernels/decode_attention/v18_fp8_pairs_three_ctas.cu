@@ -16,8 +16,8 @@
 namespace klab::decode_attention {
 
 Variant gpu_v18_fp8_pairs_three_ctas() {
-  return cluster_merge_variant<1, /*kPush*/ true, /*kStageGroup*/ 2, /*kGlobalMaps*/ false,
-                               kThreeCtaRing>(
+  return cluster_merge_variant<TmaRung{
+      .elem = 1, .push = true, .stage_group = 2, .counter_ring = kThreeCtaRing}>(
       "v18_fp8_pairs_three_ctas",
       "v15's stage pairs on v17's counter-path ring of four stages: two stages at once a math "
       "warp, three CTAs an SM");

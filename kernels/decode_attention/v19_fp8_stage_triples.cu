@@ -24,7 +24,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v19_fp8_stage_triples() {
-  return cluster_merge_variant<1, /*kPush*/ true, /*kStageGroup*/ 3>(
+  return cluster_merge_variant<TmaRung{.elem = 1, .push = true, .stage_group = 3}>(
       "v19_fp8_stage_triples",
       "v15 with each math warp taking its 16 keys of three stages at once: three independent S^T "
       "chains, one softmax's reductions for 48 keys");

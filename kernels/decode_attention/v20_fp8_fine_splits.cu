@@ -23,7 +23,7 @@ namespace klab::decode_attention {
 Variant gpu_v20_fp8_fine_splits() {
   // v15's launch (e4m3, swapped operands, pairs of stages) on plan_v20: the counter path's kernel
   // where it splits finer, v15's own kernels (plan_v13) elsewhere.
-  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0>(
+  return cluster_merge_variant_on<TmaRung{.elem = 1, .push = true, .stage_group = 2}>(
       "v20_fp8_fine_splits",
       "v15 with about four CTAs a resident slot on batches of equal lengths (counter merge), so "
       "that the block scheduler balances SMs that stream at different speeds",

@@ -15,7 +15,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v21_fine_splits() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, /*kStageGroup*/ 1, false, 0>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true}>(
       "v21_fine_splits",
       "v13 on v20's finer splits (bf16): about four CTAs a resident slot on batches of equal "
       "lengths, counter merge",

@@ -16,7 +16,8 @@
 namespace klab::decode_attention {
 
 Variant gpu_v22_fp8_compact_grid() {
-  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0, kGridCompact>(
+  return cluster_merge_variant_on<TmaRung{
+      .elem = 1, .push = true, .stage_group = 2, .grid = kGridCompact}>(
       "v22_fp8_compact_grid",
       "v15 whose counter path launches only the splits that exist (the grid's x enumerates every "
       "sequence's splits from the device's lengths): no empty CTAs on a ragged batch",

@@ -26,7 +26,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v23_early_issue() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, false, /*kEarlyIssue*/ true>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .early_issue = true}>(
       "v23_early_issue",
       "v13 whose producer warp arms the ring's barriers itself and issues the first stages as "
       "soon as the length and its table entries arrive, before the CTA's barrier",

@@ -26,8 +26,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v24_one_cta_an_sm() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, false, false,
-                                  /*kOneCtaAnSm*/ true>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .one_cta_an_sm = true}>(
       "v24_one_cta_an_sm",
       "v13 whose clustered launch asks for half an SM's shared memory a CTA, so that each "
       "cluster of 16 spans 16 SMs, where all of its clusters fit so at once",

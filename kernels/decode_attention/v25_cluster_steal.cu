@@ -32,8 +32,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v25_cluster_steal() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, false, false,
-                                  /*kOneCtaAnSm*/ false, /*kSteal*/ true>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .steal = true}>(
       "v25_cluster_steal",
       "v13's clusters whose splits share their sequence's 64-key stages through a counter in "
       "rank 0's shared memory, at any chunk where the lengths are equal and there are at most 8 "

@@ -21,8 +21,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v27_fp8_cluster_steal() {
-  return cluster_merge_variant_on<1, /*kPush*/ true, 1, false, 0, false, false,
-                                  /*kOneCtaAnSm*/ false, /*kSteal*/ true>(
+  return cluster_merge_variant_on<TmaRung{.elem = 1, .push = true, .steal = true}>(
       "v27_fp8_cluster_steal",
       "v25 on the e4m3 cache: v14's clusters whose splits share their sequence's stages through "
       "a counter in rank 0's shared memory, at any chunk where the lengths are equal and there "

@@ -26,7 +26,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v28_longest_first() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, /*kStageGroup*/ 1, false, 0, kGridWorkList>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .grid = kGridWorkList}>(
       "v28_longest_first",
       "v13 whose counter path starts a ragged batch's CTAs longest first, from a work list the "
       "host builds from the lengths and copies to the workspace once",

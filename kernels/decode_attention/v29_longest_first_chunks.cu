@@ -17,7 +17,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v29_longest_first_chunks() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, /*kStageGroup*/ 1, false, 0, kGridWorkList>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .grid = kGridWorkList}>(
       "v29_longest_first_chunks",
       "v28 on the chunk whose longest-first list schedule, simulated on the host, ends soonest",
       [](const Problem& p) { return plan_longest_first(dims_of(p), device_info().sm_count, 2); });

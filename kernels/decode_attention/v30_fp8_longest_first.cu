@@ -16,7 +16,8 @@
 namespace klab::decode_attention {
 
 Variant gpu_v30_fp8_longest_first() {
-  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0, kGridWorkList>(
+  return cluster_merge_variant_on<TmaRung{
+      .elem = 1, .push = true, .stage_group = 2, .grid = kGridWorkList}>(
       "v30_fp8_longest_first", "v15 (e4m3) on v29's longest-first work list and chunks",
       [](const Problem& p) { return plan_longest_first(dims_of(p), device_info().sm_count, 1); });
 }

@@ -34,9 +34,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v31_counter_steal() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, kGridSplits,
-                                  /*kEarlyIssue*/ false, /*kOneCtaAnSm*/ false, /*kSteal*/ false,
-                                  kCounterSteal>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .counter = kCounterSteal}>(
       "v31_counter_steal",
       "v13 whose counter path's splits share their sequence's 64-key stages through a ticket "
       "counter a row group in global memory (one atomicAdd a stage); v13's clusters unchanged",

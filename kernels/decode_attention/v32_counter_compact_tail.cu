@@ -34,9 +34,7 @@
 namespace klab::decode_attention {
 
 Variant gpu_v32_counter_compact_tail() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, kGridSplits,
-                                  /*kEarlyIssue*/ false, /*kOneCtaAnSm*/ false, /*kSteal*/ false,
-                                  kCounterCompactTail>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2, .push = true, .counter = kCounterCompactTail}>(
       "v32_counter_compact_tail",
       "v13 whose counter path stores each CTA's rows and merges the splits' partials with each "
       "row's weights computed once (the push merge's way), in compact loops; v13's clusters "

@@ -37,9 +37,8 @@
 namespace klab::decode_attention {
 
 Variant gpu_v36_dependent_merge() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, kGridSplits,
-                                  /*kEarlyIssue*/ false, /*kOneCtaAnSm*/ false, /*kSteal*/ false,
-                                  kCounterCompactTail | kCounterDependentMerge>(
+  return cluster_merge_variant_on<TmaRung{
+      .elem = 2, .push = true, .counter = kCounterCompactTail | kCounterDependentMerge}>(
       "v36_dependent_merge",
       "v32 whose counter path ends at the CTA's stored rows; the splits merged by a second "
       "kernel launched programmatically, a CTA a row, every split's loads of a batch at once; "

@@ -19,9 +19,10 @@
 namespace klab::decode_attention {
 
 Variant gpu_v37_fp8_dependent_merge() {
-  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0, kGridSplits,
-                                  /*kEarlyIssue*/ false, /*kOneCtaAnSm*/ false, /*kSteal*/ false,
-                                  kCounterCompactTail | kCounterDependentMerge>(
+  return cluster_merge_variant_on<TmaRung{.elem = 1,
+                                          .push = true,
+                                          .stage_group = 2,
+                                          .counter = kCounterCompactTail | kCounterDependentMerge}>(
       "v37_fp8_dependent_merge",
       "v36's dependent merge on the e4m3 cache: v15's stage pairs, v32's compact tail, the splits "
       "merged by a kernel launched programmatically; never clustered",

@@ -22,9 +22,8 @@
 namespace klab::decode_attention {
 
 Variant gpu_v38_fp8_table_window() {
-  return cluster_merge_variant_on<1, /*kPush*/ true, /*kStageGroup*/ 2, false, 0, kGridCompact,
-                                  /*kEarlyIssue*/ false, /*kOneCtaAnSm*/ false, /*kSteal*/ false,
-                                  kCounterPlain, /*kTableWindow*/ true>(
+  return cluster_merge_variant_on<TmaRung{
+      .elem = 1, .push = true, .stage_group = 2, .grid = kGridCompact, .table_window = true}>(
       "v38_fp8_table_window",
       "v22 whose producer takes its page indices from windows of 32 table columns (a warp load "
       "each, the next window a window ahead) instead of a stage's entries a stage ahead",

@@ -20,10 +20,10 @@
 namespace klab::decode_attention {
 
 Variant gpu_v39_table_window() {
-  return cluster_merge_variant_on<2, /*kPush*/ true, 1, false, 0, kGridSplits,
-                                  /*kEarlyIssue*/ false, /*kOneCtaAnSm*/ false, /*kSteal*/ false,
-                                  kCounterCompactTail | kCounterDependentMerge,
-                                  /*kTableWindow*/ true>(
+  return cluster_merge_variant_on<TmaRung{.elem = 2,
+                                          .push = true,
+                                          .counter = kCounterCompactTail | kCounterDependentMerge,
+                                          .table_window = true}>(
       "v39_table_window",
       "v36 whose producer takes its page indices from windows of 32 table columns (a warp load "
       "each, the next window a window ahead), as v38's",
