@@ -14,6 +14,7 @@
 
 #include "kernels/decode_attention/gqa_mma.cuh"
 #include "kernels/decode_attention/rung_plans.hpp"
+#include "kernels/decode_attention/table_window.hpp"
 #include "klab/device/mbarrier_sm90.cuh"
 #include "klab/device/tensor_map.hpp"
 #include "klab/device/tma_sm90.cuh"
@@ -115,24 +116,19 @@ struct StagePages {
 
 /// v38's page indices for the producer warp: the table entries of 32 consecutive columns (a
 /// window), one a lane, in one warp load (a 128-byte line where the row is aligned so); each
-/// stage's entries taken from the window by a shuffle. Two windows are held: the one in use and
-/// the next, whose load is issued when its predecessor's first stage is taken, so it has the
-/// window's stages (eight at pages of 16, 32 at 64) to arrive, where StagePages::entry loads a
-/// stage's entries one stage ahead. A stage's pages never straddle two windows: a stage starts
-/// at a multiple of kBlockN keys, so its first column, relative to the window's first (a split's
-/// first stage's), is a multiple of its page count (64 / P <= 8, or 1), which divides 32.
-/// Stages must be taken in order, each at most one window past the previous (consecutive stages
-/// are).
+/// stage's entries taken from the window by a shuffle (TableWindowIndex: which window and lane).
+/// Two windows are held: the one in use and the next, whose load is issued when its
+/// predecessor's first stage is taken, so it has the window's stages (eight at pages of 16, 32 at
+/// 64) to arrive, where StagePages::entry loads a stage's entries one stage ahead. Stages must be
+/// taken in order.
 struct TableWindow {
-  static constexpr int kColumns = 32;
   const int32_t* __restrict__ table_row = nullptr;
-  int64_t c0 = 0;  // the first window's first column: the split's first stage's
   int64_t max_pages = 0;
-  int w = 0;                // the window in use
-  int cur = -1, next = -1;  // the lane's entry of window w and of window w + 1
+  TableWindowIndex at;
+  int cur = -1, next = -1;  // the lane's entry of window at.w and of window at.w + 1
   /// The lane's entry of window `win`, -1 past the table's row.
   __device__ int load(int win, int lane) const {
-    const int64_t col = c0 + int64_t(win) * kColumns + lane;
+    const int64_t col = at.column(win, lane);
     return col < max_pages ? table_row[col] : -1;
   }
   /// Windows 0 and 1 requested for the split whose first stage starts at key k0 (beside the
@@ -140,24 +136,21 @@ struct TableWindow {
   __device__ void start(const int32_t* __restrict__ row, int64_t k0, int lane,
                         const GqaGeometry& g) {
     table_row = row;
-    c0 = k0 >> g.page_shift;
     max_pages = g.max_pages;
-    w = 0;
+    at = TableWindowIndex{k0 >> g.page_shift, 0};
     cur = load(0, lane);
     next = load(1, lane);
   }
   /// Lane `lane`'s page of stage `st` (for lanes below st.count(g); the others' value is unused):
-  /// the windows advanced to the stage's, the next one requested on the way. The whole warp
+  /// the windows moved on to the stage's, the next one requested on the way. The whole warp
   /// calls it.
   __device__ int entry(const StagePages& st, int lane, const GqaGeometry& g) {
-    const int64_t rel = (st.k0 >> g.page_shift) - c0;
-    if (rel >= int64_t(w + 1) * kColumns) {
+    const int64_t col = st.k0 >> g.page_shift;
+    if (at.advance(col)) {
       cur = next;
-      ++w;
-      next = load(w + 1, lane);
+      next = load(at.w + 1, lane);
     }
-    const int at = static_cast<int>(rel - int64_t(w) * kColumns) + lane;
-    return __shfl_sync(0xffffffffu, cur, at & (kColumns - 1));
+    return __shfl_sync(0xffffffffu, cur, at.source_lane(col, lane));
   }
 };
 

@@ -23,6 +23,7 @@
 #include "kernels/decode_attention/rung_plans.hpp"
 #include "kernels/decode_attention/steal_plan.hpp"
 #include "kernels/decode_attention/steal_units.hpp"
+#include "kernels/decode_attention/table_window.hpp"
 #include "kernels/register.hpp"
 #include "klab/core/errors.hpp"
 #include "klab/device/lse_merge.hpp"
@@ -1326,6 +1327,34 @@ TEST(DecodeAttentionClusterSteal, PlanAtTheHeadlineAndAwkwardShapes) {
                                                         p.max_splits))
         << at;
   }
+}
+
+// v38's table windows (TableWindow in tma_pages.cuh): at every page size, split start and length,
+// each stage's pages come from the window in use, the one the producer's registers hold then
+// (requested when the window before it came into use), at the lanes holding their columns: none
+// wraps past the window's end, none reads another window's entry.
+TEST(DecodeAttentionTableWindow, EveryStageFindsItsPagesInTheWindowInUse) {
+  using decode_attention::TableWindowIndex;
+  for (int shift = 3; shift <= 8; ++shift)  // pages of 8 to 256 tokens
+    for (int64_t j0 : {0, 64, 128, 960, 4096, 4160, 131008})
+      for (int64_t keys : {1, 63, 64, 65, 2048, 2049, 20000}) {
+        const int64_t j1 = j0 + keys;
+        TableWindowIndex at{j0 >> shift, 0};
+        int cur = 0, next = 1;  // the windows the producer's two registers hold
+        for (int64_t k0 = j0; k0 < j1; k0 += 64) {
+          const int64_t col = k0 >> shift;
+          const int count = static_cast<int>(((std::min(j1, k0 + 64) - 1) >> shift) - col + 1);
+          if (at.advance(col)) {
+            cur = next;
+            next = at.w + 1;
+          }
+          ASSERT_EQ(cur, at.w) << "page " << (1 << shift) << ", keys " << k0;
+          for (int p = 0; p < count; ++p)
+            ASSERT_EQ(at.column(cur, at.source_lane(col, p)), col + p)
+                << "page " << (1 << shift) << ", split from " << j0 << ", stage at " << k0
+                << ", page " << p;
+        }
+      }
 }
 
 // v25's walk: the splits of a row group, stepped in random orders against one counter as the
