@@ -3,13 +3,17 @@
 # warps), an e4m3 one beside v15 and v22 and a bf16 one beside v36, v13 and cuDNN's paged SDPA,
 # measured on a GPU in about eight minutes with a warm ceilings cache. Steps (KLAB_DECODE_STEPS,
 # default all, in this order):
+#   readat   `klab ceilings --read-at` over the KV bytes of B = 1 at 4k, 32k and 128k (bf16: 16,
+#            128 and 512 MiB; e4m3: 8, 64 and 256 MiB): what the read kernel itself sustains over
+#            exactly those bytes (read_at.txt), the bound of a B = 1 rung's share of the ceiling;
 #   tests    the rungs' GPU tests at the awkward shapes (KLAB_TEST_SHAPES=small: every page size,
 #            the short and empty contexts, the ragged batches), then `klab check` at the family's
 #            headline and awkward shapes;
-#   e4m3     passes (KLAB_AB_PASSES, their numbers: default "1 2") of `klab bench E4M3_RUNGS v15 v22 --dtype e4m3
-#            --rounds 3` (whole benchmarks interleaved, the L2 flushed before every launch: from
-#            DRAM), Qwen3-8B heads, at (16, 8k) and (64, 4k) with pages of 16 and 64, the ragged
-#            batch of 64 (100 to 16k keys) and (1, 32k) at pages of 16: dec/e4m3_<N>/bench_*.json;
+#   e4m3     passes (KLAB_AB_PASSES, their numbers: default "1 2") of `klab bench E4M3_RUNGS v15
+#            v22 --dtype e4m3 --rounds 3` (whole benchmarks interleaved, the L2 flushed before
+#            every launch: from DRAM), Qwen3-8B heads, at (16, 8k) and (64, 4k) with pages of 16
+#            and 64, the ragged batch of 64 (100 to 16k keys) and (1, 32k) at pages of 16:
+#            dec/e4m3_<N>/bench_*.json;
 #   bf16     the same passes of the bf16 rungs beside v36, v13, v29 and cuDNN's paged SDPA at those
 #            problems and (1, 128k) at pages of 16 and 64 (dec/bf16_<N>/): with the e4m3 passes,
 #            issue 15.5's FP8 / bf16 ratio on this GPU;
@@ -25,11 +29,12 @@ set -uo pipefail
 usage="usage: scripts/measure_decode_stream.sh BUILD_DIR OUTDIR"
 build=${1:?$usage}
 out=${2:?$usage}
-steps=${KLAB_DECODE_STEPS:-tests e4m3 bf16 stalls sanitize}
+steps=${KLAB_DECODE_STEPS:-readat tests e4m3 bf16 stalls sanitize}
 for s in $steps; do
   case "$s" in
-    tests | e4m3 | bf16 | stalls | sanitize) ;;
-    *) echo "measure_decode_stream: unknown step '$s' (tests e4m3 bf16 stalls sanitize)" >&2; exit 2 ;;
+    readat | tests | e4m3 | bf16 | stalls | sanitize) ;;
+    *) echo "measure_decode_stream: unknown step '$s' (readat tests e4m3 bf16 stalls sanitize)" >&2
+      exit 2 ;;
   esac
 done
 mkdir -p "$out/dec"
@@ -79,6 +84,12 @@ bench_rounds() {
   done
 }
 
+if has readat; then
+  log "the read kernel over B = 1's KV bytes"
+  timeout 120 "$klab" ceilings --read-at 8M,16M,64M,128M,256M,512M --json "$out/read_at.json" \
+    > "$out/read_at.txt" 2>&1 || status=1
+  tail -n 7 "$out/read_at.txt" | tee -a "$out/summary.txt"
+fi
 if has tests; then
   log "GPU tests of $rungs8 $rungs at the small awkward shapes"
   KLAB_TEST_SHAPES=small GTEST_FILTER="$filter" timeout 240 "$build/tests/klab_gpu_tests" \

@@ -19,7 +19,10 @@
 #   dec    15.5: the GPU tests of decode_attention v13, v15, v32, v37, v38 and v39
 #          (dec/tests.log), then bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3
 #          (v15, v22, v30, v38: its table window) at (16, 8k), the ragged batch, (1, 32k) and
-#          (1, 128k), pages of 16 and 64; at B = 1 also v36, v39 (its table window) and v37
+#          (1, 128k), pages of 16 and 64; at B = 1 also v36, v39 (its table window) and v37; first
+#          `klab ceilings --read-at` over the KV bytes of B = 1 at 4k, 32k and 128k (bf16: 16, 128
+#          and 512 MiB; e4m3: 8, 64 and 256 MiB): what the read kernel itself sustains over
+#          exactly those bytes, the bound of 15.1, 15.3 and 15.4 there (dec/read_at.txt)
 #          (dec/bench_<b>x<len>_<min_len>_p<page>_<dtype>.json);
 #   fa3    14.1-14.4: v24's, v25's and v26's GPU tests (fa3/tests.log), then the wgmma
 #          rungs closest to cuDNN, paired: v16, v25 and v26 at causal 4k, 8k and 16k (D = 128), v09
@@ -166,7 +169,10 @@ step_v24() {
 
 step_dec() {
   mkdir -p "$out/dec"
-  log "15.5: the decode rungs' GPU tests; bf16 (paired with cuDNN's paged SDPA) and e4m3"
+  log "15.1-15.5: the read kernel over B = 1's KV bytes; the decode rungs' GPU tests; bf16 (paired with cuDNN's paged SDPA) and e4m3"
+  timeout 120 "$klab" ceilings --read-at 8M,16M,64M,128M,256M,512M --json "$out/dec/read_at.json" \
+    > "$out/dec/read_at.txt" 2>&1 || status=1
+  tail -n 7 "$out/dec/read_at.txt" | tee -a "$out/summary.txt"
   gpu_tests "$out/dec/tests.log" "decode rungs" \
     '*decode_attention_v13_*:*decode_attention_v15_*:*decode_attention_v32_*:*decode_attention_v37_*:*decode_attention_v38_*:*decode_attention_v39_*' 120
   for s in "16 8192 8192" "64 16384 100" "1 32768 32768" "1 131072 131072"; do
