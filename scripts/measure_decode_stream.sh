@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # decode_attention rungs that change how a split streams its keys (the producer or the math
 # warps), an e4m3 one beside v15 and v22 and a bf16 one beside v36, v13 and cuDNN's paged SDPA,
-# measured on a GPU in about eight minutes with a warm ceilings cache. Steps (KLAB_DECODE_STEPS,
-# default all, in this order):
+# measured on a GPU in 15-20 minutes with a warm ceilings cache (KLAB_DECODE_STEPS and
+# KLAB_AB_PASSES split it into shorter runs). Steps (KLAB_DECODE_STEPS, default all, in order):
 #   readat   `klab ceilings --read-at` over the KV bytes of B = 1 at 4k, 32k and 128k (bf16: 16,
 #            128 and 512 MiB; e4m3: 8, 64 and 256 MiB): what the read kernel itself sustains over
 #            exactly those bytes (read_at.txt), the bound of a B = 1 rung's share of the ceiling;
