@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # decode_attention rungs that change how a split streams its keys (the producer or the math
-# warps), an e4m3 one beside v15 and v22 and a bf16 one beside v36, v13 and cuDNN's paged SDPA,
+# warps), e4m3 ones beside v15, v22, v30 and v37 and bf16 ones beside v36, v13, v29 and cuDNN's
+# paged SDPA,
 # measured on a GPU in 15-20 minutes with a warm ceilings cache (KLAB_DECODE_STEPS and
 # KLAB_AB_PASSES split it into shorter runs). Steps (KLAB_DECODE_STEPS, default all, in order):
 #   readat   `klab ceilings --read-at` over the KV bytes of B = 1 at 4k, 32k and 128k (bf16: 16,
@@ -10,19 +11,20 @@
 #            the short and empty contexts, the ragged batches), then `klab check` at the family's
 #            headline and awkward shapes;
 #   e4m3     passes (KLAB_AB_PASSES, their numbers: default "1 2") of `klab bench E4M3_RUNGS v15
-#            v22 --dtype e4m3 --rounds 3` (whole benchmarks interleaved, the L2 flushed before
-#            every launch: from DRAM), Qwen3-8B heads, at (16, 8k) and (64, 4k) with pages of 16
-#            and 64, the ragged batch of 64 (100 to 16k keys) and (1, 32k) at pages of 16:
-#            dec/e4m3_<N>/bench_*.json;
-#   bf16     the same passes of the bf16 rungs beside v36, v13, v29 and cuDNN's paged SDPA at those
-#            problems and (1, 128k) at pages of 16 and 64 (dec/bf16_<N>/): with the e4m3 passes,
-#            issue 15.5's FP8 / bf16 ratio on this GPU;
+#            v22 v30 v37 --dtype e4m3 --rounds 3` (whole benchmarks interleaved, the L2 flushed
+#            before every launch: from DRAM), Qwen3-8B heads, at (16, 8k) and (64, 4k) with pages
+#            of 16 and 64, the ragged batch of 64 (100 to 16k keys) and (1, 32k) at pages of 16,
+#            (1, 128k) at pages of 16 and 64: dec/e4m3_<N>/bench_*.json;
+#   bf16     the same passes of the bf16 rungs beside v36, v13, v29 and cuDNN's paged SDPA at the
+#            same problems (dec/bf16_<N>/): with the e4m3 passes, issue 15.5's FP8 / bf16 ratio
+#            on this GPU;
 #   stalls   Nsight's source counters of the first e4m3 rung's kernels and v15's at (16, 8k),
 #            pages of 16, from DRAM (stalls/: source_stalls of device_run_env.sh);
 #   sanitize compute-sanitizer memcheck, racecheck and synccheck over the rungs' GPU tests.
 # Usage: scripts/measure_decode_stream.sh BUILD_DIR OUTDIR
 #   BUILD_DIR as for scripts/h200.sh; KLAB_DECODE_RUNGS_E4M3 the e4m3 rungs under test (default
-#   "v38_fp8_table_window"), KLAB_DECODE_RUNGS the bf16 ones (default "v39_table_window");
+#   "v38_fp8_table_window v40_fp8_longest_first_window v41_fp8_dependent_window"),
+#   KLAB_DECODE_RUNGS the bf16 ones (default "v39_table_window");
 #   KLAB_CACHE_DIR the ceilings cache (default OUTDIR/cache); KLAB_MAX_TIME seconds a benchmark
 #   (default 0.3); KLAB_SANITIZE_LIMIT seconds a sanitizer (default 150).
 set -uo pipefail
@@ -42,7 +44,7 @@ source "$(dirname "$0")/device_run_env.sh"
 has() { [[ " $steps " == *" $1 "* ]]; }
 fam=decode_attention
 heads="qlen=1,hq=32,hkv=8,d=128"
-rungs8=${KLAB_DECODE_RUNGS_E4M3-v38_fp8_table_window}
+rungs8=${KLAB_DECODE_RUNGS_E4M3-v38_fp8_table_window v40_fp8_longest_first_window v41_fp8_dependent_window}
 rungs=${KLAB_DECODE_RUNGS-v39_table_window}
 ids8=() ids=() filter=""
 for r in $rungs8; do ids8+=("$fam.$r"); done
@@ -54,7 +56,7 @@ passes=${KLAB_AB_PASSES:-1 2}
 status=0
 machine_and_ceilings || status=1
 
-# NAME=SHAPE of every timed problem; the bf16 step adds (1, 128k).
+# NAME=SHAPE of every timed problem.
 shapes=()
 for bl in 16x8192 64x4096; do
   for page in 16 64; do
@@ -64,9 +66,8 @@ for bl in 16x8192 64x4096; do
 done
 shapes+=("ragged_p16=b=64,$heads,page=16,len=16384,min_len=100,empty=0")
 shapes+=("1x32768_p16=b=1,$heads,page=16,len=32768,min_len=32768,empty=0")
-long=()
 for page in 16 64; do
-  long+=("1x131072_p$page=b=1,$heads,page=$page,len=131072,min_len=131072,empty=0")
+  shapes+=("1x131072_p$page=b=1,$heads,page=$page,len=131072,min_len=131072,empty=0")
 done
 # bench_rounds DIR DTYPE NAME=SHAPE... -- VARIANT...: each problem, rounds of whole benchmarks.
 bench_rounds() {
@@ -102,13 +103,14 @@ if has tests; then
 fi
 for pass in $passes; do
   if has e4m3 && [ ${#ids8[@]} -gt 0 ]; then
-    log "pass $pass: ${ids8[*]} beside v15 and v22, e4m3, from DRAM"
+    log "pass $pass: ${ids8[*]} beside v15, v22, v30 and v37, e4m3, from DRAM"
     bench_rounds "$out/dec/e4m3_$pass" e4m3 "${shapes[@]}" -- "${ids8[@]}" \
-      "$fam.v15_fp8_stage_pairs" "$fam.v22_fp8_compact_grid"
+      "$fam.v15_fp8_stage_pairs" "$fam.v22_fp8_compact_grid" "$fam.v30_fp8_longest_first" \
+      "$fam.v37_fp8_dependent_merge"
   fi
   if has bf16 && [ ${#ids[@]} -gt 0 ]; then
     log "pass $pass: ${ids[*]} beside v36, v13, v29 and cuDNN's paged SDPA, bf16, from DRAM"
-    bench_rounds "$out/dec/bf16_$pass" bf16 "${shapes[@]}" "${long[@]}" -- "${ids[@]}" \
+    bench_rounds "$out/dec/bf16_$pass" bf16 "${shapes[@]}" -- "${ids[@]}" \
       "$fam.v36_dependent_merge" "$fam.v13_cluster_push_merge" "$fam.v29_longest_first_chunks" \
       "$fam.baseline_cudnn_paged"
   fi

@@ -16,10 +16,10 @@
 #          docs/goals.md): small/bench_<m>x<n>x<k>.json;
 #   v24    13.4's weakest shape, 6000 x 7000 x 5000: v24, v15 and v18 paired with cuBLASLt, then
 #          v18 tuned there (v24/);
-#   dec    15.5: the GPU tests of decode_attention v13, v15, v32, v37, v38 and v39
-#          (dec/tests.log), then bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3
-#          (v15, v22, v30, v38: its table window) at (16, 8k), the ragged batch, (1, 32k) and
-#          (1, 128k), pages of 16 and 64; at B = 1 also v36, v39 (its table window) and v37; first
+#   dec    15.5: the GPU tests of decode_attention v13, v15, v32 and v37-v41 (dec/tests.log),
+#          then bf16 (v13, v29, v32 with cuDNN's paged SDPA, paired) and e4m3 (v15, v22, v30, and
+#          v38 and v40: their table windows) at (16, 8k), the ragged batch, (1, 32k) and
+#          (1, 128k), pages of 16 and 64; at B = 1 also v36, v39, v37 and v41; first
 #          `klab ceilings --read-at` over the KV bytes of B = 1 at 4k, 32k and 128k (bf16: 16, 128
 #          and 512 MiB; e4m3: 8, 64 and 256 MiB): what the read kernel itself sustains over
 #          exactly those bytes, the bound of 15.1, 15.3 and 15.4 there (dec/read_at.txt)
@@ -174,7 +174,7 @@ step_dec() {
     > "$out/dec/read_at.txt" 2>&1 || status=1
   tail -n 7 "$out/dec/read_at.txt" | tee -a "$out/summary.txt"
   gpu_tests "$out/dec/tests.log" "decode rungs" \
-    '*decode_attention_v13_*:*decode_attention_v15_*:*decode_attention_v32_*:*decode_attention_v37_*:*decode_attention_v38_*:*decode_attention_v39_*' 120
+    '*decode_attention_v13_*:*decode_attention_v15_*:*decode_attention_v32_*:*decode_attention_v37_*:*decode_attention_v38_*:*decode_attention_v39_*:*decode_attention_v40_*:*decode_attention_v41_*' 150
   for s in "16 8192 8192" "64 16384 100" "1 32768 32768" "1 131072 131072"; do
     read -r b l ml <<< "$s"
     for p in 16 64; do
@@ -183,14 +183,15 @@ step_dec() {
       f=$out/dec/bench_${b}x${l}_${ml}_p${p}
       tail16=() tail8=()  # B = 1: the dependent merge's rungs too
       [ "$b" = 1 ] && tail16=(decode_attention.v36_dependent_merge decode_attention.v39_table_window) &&
-        tail8=(decode_attention.v37_fp8_dependent_merge)
-      timeout 90 "$klab" bench decode_attention.v13_cluster_push_merge \
+        tail8=(decode_attention.v37_fp8_dependent_merge decode_attention.v41_fp8_dependent_window)
+      timeout 120 "$klab" bench decode_attention.v13_cluster_push_merge \
         decode_attention.v29_longest_first_chunks decode_attention.v32_counter_compact_tail \
         "${tail16[@]}" decode_attention.baseline_cudnn_paged --shape "$shape" --dtype bf16 --interleave \
         --max-time 0.3 --json "${f}_bf16.json" > "${f}_bf16.txt" 2>&1 || status=1
-      timeout 90 "$klab" bench decode_attention.v15_fp8_stage_pairs \
+      timeout 120 "$klab" bench decode_attention.v15_fp8_stage_pairs \
         decode_attention.v22_fp8_compact_grid decode_attention.v30_fp8_longest_first \
-        decode_attention.v38_fp8_table_window "${tail8[@]}" \
+        decode_attention.v38_fp8_table_window decode_attention.v40_fp8_longest_first_window \
+        "${tail8[@]}" \
         --shape "$shape" --dtype e4m3 --max-time 0.3 --json "${f}_e4m3.json" \
         > "${f}_e4m3.txt" 2>&1 || status=1
       grep -h "decode_attention\." "${f}_bf16.txt" "${f}_e4m3.txt" | grep -v "^|" | cut -c1-150 |

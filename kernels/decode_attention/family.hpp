@@ -133,6 +133,8 @@ Variant gpu_v36_dependent_merge();
 Variant gpu_v37_fp8_dependent_merge();
 Variant gpu_v38_fp8_table_window();
 Variant gpu_v39_table_window();
+Variant gpu_v40_fp8_longest_first_window();
+Variant gpu_v41_fp8_dependent_window();
 /// cuDNN's paged SDPA (baseline_cudnn_paged.cpp; CUDA builds with cuDNN's frontend only).
 Variant gpu_baseline_cudnn_paged();
 

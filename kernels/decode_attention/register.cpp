@@ -52,6 +52,8 @@ void register_decode_attention(Registry& r) {
     gpu_v37_fp8_dependent_merge(),
     gpu_v38_fp8_table_window(),
     gpu_v39_table_window(),
+    gpu_v40_fp8_longest_first_window(),
+    gpu_v41_fp8_dependent_window(),
 #if KLAB_HAS_CUDNN_FRONTEND
     gpu_baseline_cudnn_paged(),
     gpu_baseline_cudnn_contiguous(),

@@ -30,4 +30,5 @@ klab_family(decode_attention
        v28_longest_first.cu v29_longest_first_chunks.cu v30_fp8_longest_first.cu
        v31_counter_steal.cu v32_counter_compact_tail.cu v36_dependent_merge.cu
        v37_fp8_dependent_merge.cu v38_fp8_table_window.cu v39_table_window.cu
+       v40_fp8_longest_first_window.cu v41_fp8_dependent_window.cu
        ${KLAB_DECODE_CUDNN_SRC})
