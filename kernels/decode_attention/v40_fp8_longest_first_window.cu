@@ -16,11 +16,8 @@
 namespace klab::decode_attention {
 
 Variant gpu_v40_fp8_longest_first_window() {
-  return cluster_merge_variant_on<TmaRung{.elem = 1,
-                                          .push = true,
-                                          .stage_group = 2,
-                                          .grid = kGridWorkList,
-                                          .table_window = true}>(
+  return cluster_merge_variant_on<TmaRung{
+      .elem = 1, .push = true, .stage_group = 2, .grid = kGridWorkList, .table_window = true}>(
       "v40_fp8_longest_first_window", "v30 (e4m3, longest first) with v38's table windows",
       [](const Problem& p) { return plan_longest_first(dims_of(p), device_info().sm_count, 1); });
 }
