@@ -311,10 +311,12 @@ int cmd_list(const Common& c) {
     }
     std::cout << f.name << "  (" << dims << ")  " << f.summary
               << (f.sabotaged ? "  [sabotaged: not in `klab run`; try `klab doctor`]" : "") << "\n";
+    size_t width = 40;  // the id column: the family's longest id, so the columns stay aligned
+    for (const Variant* v : s.variants) width = std::max(width, v->info.id.size());
     for (const Variant* v : s.variants) {
       std::string dt;
       for (DType t : v->info.dtypes) dt += (dt.empty() ? "" : ",") + std::string(dtype_name(t));
-      std::cout << fmt::format("  {:<40} {:<4} {:<9} {:<10} {}{}\n", v->info.id,
+      std::cout << fmt::format("  {:<{}} {:<4} {:<9} {:<10} {}{}\n", v->info.id, width,
                                v->info.device == Device::gpu ? "gpu" : "cpu",
                                v->info.min_sm ? "sm_" + std::to_string(v->info.min_sm) : "-", dt,
                                v->info.summary, v->info.baseline ? "  [baseline]" : "");
