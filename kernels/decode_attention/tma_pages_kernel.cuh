@@ -835,6 +835,8 @@ inline int one_cta_an_sm_smem() { return static_cast<int>(device_info().smem_per
 /// plan uses the counters.
 template <TmaRung kR, typename Plan, bool kCluster = std::is_same_v<Plan, ClusterSplitPlan>>
 TmaPagesLaunch<kR, kCluster> tma_pages_launch(const Problem& p, Buffers& b, const Plan& plan) {
+  static_assert(!kR.one_cta_an_sm,
+                "one CTA an SM is cluster_merge_variant_on's setting (cluster_smem_floor)");
   using Launch = TmaPagesLaunch<kR, kCluster>;
   constexpr int kElem = kR.elem, kGrid = kR.grid;
   constexpr bool kGlobalMaps = kR.global_maps;
