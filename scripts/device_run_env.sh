@@ -5,7 +5,7 @@
 # PyTorch's libcudnn where the loader finds none, sets $klab, caches the measured ceilings in
 # $out/cache unless the caller named a cache (an earlier run's cache skips measuring them again),
 # sets $timing_opts, and defines log (a timestamped line, also in summary.txt),
-# machine_and_ceilings, sanitize, bench_interleaved, paired and source_stalls.
+# machine_and_ceilings, sanitize, bench_interleaved, paired, source_stalls and decode_read_at.
 pack=$(dirname "$build")
 if [ ! -x "$build/apps/klab/klab" ] && [ -f "$pack/device.txz" ]; then
   tar xJf "$pack/device.txz" -C "$pack" || exit 1
@@ -92,4 +92,16 @@ source_stalls() {
   ncu -i "$dir/$name.ncu-rep" --page source --csv --print-source sass | xz -6 > "$dir/${name}_source.csv.xz"
   ncu -i "$dir/$name.ncu-rep" --page details > "$dir/${name}_details.txt"
   rm -f "$dir/$name.ncu-rep"
+}
+# decode_read_at DIR: `klab ceilings --read-at` over the KV bytes of Qwen3-8B's decode at B = 1
+# with 4k, 32k and 128k keys (bf16: 16, 128 and 512 MiB; e4m3: 8, 64 and 256 MiB), what the read
+# kernel itself sustains over exactly those bytes: DIR/read_at.json and .txt, its table into
+# summary.txt; returns non-zero when the measurement fails.
+decode_read_at() {
+  local dir=$1 rc=0
+  log "the read kernel over B = 1's KV bytes"
+  timeout 120 "$klab" ceilings --read-at 8M,16M,64M,128M,256M,512M --json "$dir/read_at.json" \
+    > "$dir/read_at.txt" 2>&1 || rc=1
+  tail -n 7 "$dir/read_at.txt" | tee -a "$out/summary.txt"
+  return $rc
 }

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # decode_attention rungs that change how a split streams its keys (the producer or the math
 # warps), e4m3 ones beside v15, v22, v30 and v37 and bf16 ones beside v36, v13, v29 and cuDNN's
-# paged SDPA,
-# measured on a GPU in 15-20 minutes with a warm ceilings cache (KLAB_DECODE_STEPS and
+# paged SDPA, measured on a GPU in 15-20 minutes with a warm ceilings cache (KLAB_DECODE_STEPS and
 # KLAB_AB_PASSES split it into shorter runs). Steps (KLAB_DECODE_STEPS, default all, in order):
-#   readat   `klab ceilings --read-at` over the KV bytes of B = 1 at 4k, 32k and 128k (bf16: 16,
-#            128 and 512 MiB; e4m3: 8, 64 and 256 MiB): what the read kernel itself sustains over
-#            exactly those bytes (read_at.txt), the bound of a B = 1 rung's share of the ceiling;
+#   readat   the read kernel over the KV bytes of B = 1 at 4k, 32k and 128k (decode_read_at of
+#            device_run_env.sh: read_at.txt), the bound of a B = 1 rung's share of the ceiling;
 #   tests    the rungs' GPU tests at the awkward shapes (KLAB_TEST_SHAPES=small: every page size,
 #            the short and empty contexts, the ragged batches), then `klab check` at the family's
 #            headline and awkward shapes;
@@ -86,10 +84,7 @@ bench_rounds() {
 }
 
 if has readat; then
-  log "the read kernel over B = 1's KV bytes"
-  timeout 120 "$klab" ceilings --read-at 8M,16M,64M,128M,256M,512M --json "$out/read_at.json" \
-    > "$out/read_at.txt" 2>&1 || status=1
-  tail -n 7 "$out/read_at.txt" | tee -a "$out/summary.txt"
+  decode_read_at "$out" || status=1
 fi
 if has tests; then
   log "GPU tests of $rungs8 $rungs at the small awkward shapes"

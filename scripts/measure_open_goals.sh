@@ -170,9 +170,7 @@ step_v24() {
 step_dec() {
   mkdir -p "$out/dec"
   log "15.1-15.5: the read kernel over B = 1's KV bytes; the decode rungs' GPU tests; bf16 (paired with cuDNN's paged SDPA) and e4m3"
-  timeout 120 "$klab" ceilings --read-at 8M,16M,64M,128M,256M,512M --json "$out/dec/read_at.json" \
-    > "$out/dec/read_at.txt" 2>&1 || status=1
-  tail -n 7 "$out/dec/read_at.txt" | tee -a "$out/summary.txt"
+  decode_read_at "$out/dec" || status=1
   gpu_tests "$out/dec/tests.log" "decode rungs" \
     '*decode_attention_v13_*:*decode_attention_v15_*:*decode_attention_v32_*:*decode_attention_v37_*:*decode_attention_v38_*:*decode_attention_v39_*:*decode_attention_v40_*:*decode_attention_v41_*' 150
   for s in "16 8192 8192" "64 16384 100" "1 32768 32768" "1 131072 131072"; do
